@@ -1,0 +1,49 @@
+"""What a judge is: answer equivalence, DiscoBench checkpoint/ask judgement, CTS nuggets."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol as TypingProtocol
+
+from pydantic import BaseModel
+
+from clarify_tui.models import Answer, Checkpoint, Nugget, Usage
+
+Coverage = Literal["full", "partial", "none"]
+CheckpointVerdict = Literal["target", "distractor", "none"]
+
+
+class Verdict(BaseModel):
+    correct: bool
+    reason: str = ""
+    usage: Usage | None = None
+
+
+class CheckpointJudgement(BaseModel):
+    verdict: CheckpointVerdict
+    usage: Usage | None = None
+
+
+class AskJudgement(BaseModel):
+    targets: bool
+    usage: Usage | None = None
+
+
+class NuggetJudgement(BaseModel):
+    coverage: list[Coverage]
+    usage: Usage | None = None
+
+
+class Judge(TypingProtocol):
+    spec: str
+
+    async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict: ...
+
+    async def checkpoint(self, checkpoint: Checkpoint, kind: str, text: str) -> CheckpointJudgement:
+        """Does this search query / answer establish the target, commit to a distractor, or neither?"""
+        ...
+
+    async def ask_targets(self, checkpoint: Checkpoint, question: str) -> AskJudgement:
+        """Does this ask target the checkpoint's ambiguity?"""
+        ...
+
+    async def nuggets(self, answer: str, nuggets: list[Nugget]) -> NuggetJudgement: ...

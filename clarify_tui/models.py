@@ -1,0 +1,297 @@
+"""The data model shared by every layer: tasks, actions, observations, steps, sessions.
+
+Tasks keep agent-visible and hidden fields apart: `Task.question` is the only text an
+agent is given; everything listed by `Task.hidden_strings()` must stay behind the barrier.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Protocol(StrEnum):
+    discobench = "discobench"
+    interactcomp = "interactcomp"
+    cts = "cts"
+
+
+class AmbiguityType(StrEnum):
+    entity = "entity"
+    version = "version"
+    criteria = "criteria"
+    factual_inaccuracy = "factual_inaccuracy"
+
+
+class Answer(BaseModel):
+    """A gold answer with the other spellings that count as the same answer."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+
+    def forms(self) -> list[str]:
+        return [self.text, *self.aliases]
+
+
+class Checkpoint(BaseModel):
+    """One retrieval sub-goal of a DiscoBench question (paper §3, appendix I)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["ambi", "unambi"]
+    ambiguity_type: AmbiguityType | None = None
+    description: str = ""
+    target: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+    distractors: list[str] = Field(default_factory=list)
+    ambiguity_logic: str | None = None
+    clue: str | None = None
+
+    @model_validator(mode="after")
+    def _ambiguous_has_clue(self) -> Checkpoint:
+        if self.type == "ambi":
+            if self.ambiguity_type is None:
+                raise ValueError("an ambi checkpoint needs ambiguity_type")
+            if not self.clue:
+                raise ValueError("an ambi checkpoint needs a clue")
+        return self
+
+    def target_forms(self) -> list[str]:
+        return [self.target, *self.aliases]
+
+
+class DiscoBenchPart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    original_question: str
+    checkpoints: list[Checkpoint] = Field(min_length=1)
+    difficulty: str | None = None
+
+
+class InteractCompPart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    context: str
+    distractors: list[str] = Field(default_factory=list)
+
+
+class Nugget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    text: str = Field(min_length=1)
+    weight: int = Field(ge=1, le=3)
+    source_ids: list[str] = Field(default_factory=list)
+
+
+class CTSPart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    blurred_query: str
+    fused_query: str
+    intent_slots: dict[str, str] = Field(default_factory=dict)
+    nuggets: list[Nugget] = Field(min_length=1)
+
+
+class Task(BaseModel):
+    """A benchmark task. `question` is what the agent sees; the protocol part is hidden."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1)
+    protocol: Protocol
+    question: str = Field(min_length=1)
+    answer: Answer | None = None
+    domain: str = ""
+    language: str = "en"
+    discobench: DiscoBenchPart | None = None
+    interactcomp: InteractCompPart | None = None
+    cts: CTSPart | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_str(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+    @model_validator(mode="after")
+    def _part_matches_protocol(self) -> Task:
+        part = getattr(self, self.protocol.value)
+        if part is None:
+            raise ValueError(f"a {self.protocol.value} task needs its '{self.protocol.value}' part")
+        if self.protocol != Protocol.cts and self.answer is None:
+            raise ValueError(f"a {self.protocol.value} task needs an answer")
+        return self
+
+    def hidden_strings(self) -> list[str]:
+        """Every hidden text an agent must not see before the user reveals it."""
+        hidden: list[str] = []
+        if self.answer:
+            hidden += self.answer.forms()
+        if self.discobench:
+            for cp in self.discobench.checkpoints:
+                hidden += [cp.target, *cp.aliases]
+                hidden += [s for s in (cp.clue, cp.ambiguity_logic) if s]
+        if self.interactcomp:
+            hidden.append(self.interactcomp.context)
+        if self.cts:
+            hidden.append(self.cts.fused_query)
+            hidden += [n.text for n in self.cts.nuggets]
+        return [h for h in hidden if h and h.strip()]
+
+
+class ActionKind(StrEnum):
+    search = "search"
+    ask = "ask"
+    answer = "answer"
+    clarify = "clarify"
+    visit = "visit"
+    reply = "reply"
+    rewrite = "rewrite"
+    judge = "judge"
+    invalid = "invalid"
+
+
+class Usage(BaseModel):
+    """What one backend call cost: tokens, money, wall time, which model."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    model: str | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            cost_usd=self.cost_usd + other.cost_usd,
+            latency_ms=self.latency_ms + other.latency_ms,
+            model=self.model or other.model,
+        )
+
+
+class Action(BaseModel):
+    """What an actor does. `text` is the query, question, answer, url, reply or rewrite;
+    `items` carries the k questions of a CTS clarify (or the k replies)."""
+
+    kind: ActionKind
+    text: str = ""
+    items: list[str] = Field(default_factory=list)
+    confidence: float | None = None
+    raw: str | None = None
+    usage: Usage | None = Field(default=None, exclude=True)
+
+    @classmethod
+    def search(cls, query: str) -> Action:
+        return cls(kind=ActionKind.search, text=query)
+
+    @classmethod
+    def ask(cls, question: str) -> Action:
+        return cls(kind=ActionKind.ask, text=question)
+
+    @classmethod
+    def answer(cls, text: str, confidence: float | None = None) -> Action:
+        return cls(kind=ActionKind.answer, text=text, confidence=confidence)
+
+    @classmethod
+    def clarify(cls, questions: list[str]) -> Action:
+        return cls(kind=ActionKind.clarify, items=list(questions))
+
+    @classmethod
+    def visit(cls, url: str) -> Action:
+        return cls(kind=ActionKind.visit, text=url)
+
+    def summary(self) -> str:
+        if self.kind == ActionKind.clarify:
+            return " | ".join(self.items)
+        if self.kind == ActionKind.answer and self.confidence is not None:
+            return f"{self.text} (confidence {self.confidence:g})"
+        return self.text
+
+
+class SearchHit(BaseModel):
+    """One search result, shaped like Tavily's."""
+
+    title: str
+    url: str
+    content: str
+    score: float = 0.0
+
+
+class Observation(BaseModel):
+    """What came back from an action: search hits, a reply, a verdict, or an error."""
+
+    text: str = ""
+    hits: list[SearchHit] = Field(default_factory=list)
+    items: list[str] = Field(default_factory=list)
+    data: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    done: bool = False
+
+
+Actor = Literal["agent", "user", "environment", "judge"]
+
+
+class Step(BaseModel):
+    """One actor's contribution to a session, persisted as it happens."""
+
+    index: int
+    actor: Actor
+    action: Action
+    observation: Observation = Field(default_factory=Observation)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    model: str | None = None
+    error: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=now_iso)
+
+
+SessionStatus = Literal["running", "completed", "errored", "abandoned"]
+SessionMode = Literal["automated", "stepped", "human_agent", "human_user"]
+
+
+class EpisodeConfig(BaseModel):
+    """Protocol settings of one session (modes and ablations from the papers)."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_rounds: int = Field(default=10, ge=1)
+    interactcomp_mode: Literal[
+        "answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"
+    ] = "full"
+    forced_asks: int = Field(default=0, ge=0)
+    prompting: Literal["neutral", "guided"] = "neutral"
+    ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
+    k: int = Field(default=1, ge=1, le=3)
+    search_results: int = Field(default=5, ge=1, le=20)
+
+
+class Session(BaseModel):
+    id: str = Field(default_factory=new_id)
+    run: str = "default"
+    task_id: str
+    protocol: Protocol
+    agent: str
+    user: str
+    search: str
+    judge: str = "rule"
+    mode: SessionMode = "automated"
+    annotator: str | None = None
+    status: SessionStatus = "running"
+    error: str | None = None
+    config: EpisodeConfig = Field(default_factory=EpisodeConfig)
+    result: dict[str, Any] = Field(default_factory=dict)
+    parent_id: str | None = None
+    fork_step: int | None = None
+    note: str | None = None
+    created_at: str = Field(default_factory=now_iso)
+    finished_at: str | None = None

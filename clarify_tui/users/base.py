@@ -1,0 +1,36 @@
+"""What a user simulator is. Users may read the hidden task: that is their job."""
+
+from __future__ import annotations
+
+from typing import Protocol as TypingProtocol
+
+from pydantic import BaseModel
+
+from clarify_tui.models import Checkpoint, Task, Usage
+
+
+class UserReply(BaseModel):
+    text: str
+    usage: Usage | None = None
+
+
+class UserSimulator(TypingProtocol):
+    spec: str
+
+    async def reply_interactcomp(self, task: Task, question: str) -> UserReply:
+        """Exactly 'yes', 'no' or "i don't know"."""
+        ...
+
+    async def reply_discobench(
+        self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
+    ) -> UserReply:
+        """The checkpoint's clue when `asked_right` on an ambi checkpoint, else no new information."""
+        ...
+
+    async def answer_clarification(self, task: Task, question: str) -> UserReply:
+        """CTS user answerer: a short answer found in the intent query, else 'unknown'."""
+        ...
+
+    async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
+        """CTS rewriter: sees only the blurred query and the Q&A pairs."""
+        ...
