@@ -1,0 +1,49 @@
+"""Loading and validating benchmark tasks, whatever form they come in.
+
+    load_tasks("interactcomp", "InteractComp210.jsonl")   # encrypted or decrypted release
+    load_tasks("cts", "release/")                         # Clarify-Then-Search folder or files
+    load_tasks(None, "my_discobench.jsonl")               # our Task JSON(L), any protocol
+    load_tasks("cts", "demo")                             # bundled data/demo/cts.jsonl
+
+Invalid input raises `DatasetError` listing every problem (file, line, field) before any
+task is used; `validate_dataset` returns the same list instead of raising.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clarify_tui.models import Protocol, Task
+from clarify_tui.tasks.catalog import DatasetInfo, list_datasets
+from clarify_tui.tasks.loading import collect
+from clarify_tui.tasks.problems import DatasetError, Problem
+
+__all__ = [
+    "DatasetError",
+    "DatasetInfo",
+    "Problem",
+    "list_datasets",
+    "load_tasks",
+    "validate_dataset",
+]
+
+
+def load_tasks(
+    benchmark: str | Protocol | None, dataset: str | Path, *, canary: str | None = None
+) -> list[Task]:
+    """Tasks of `dataset` ("demo" or a path); `benchmark` None infers it from the file.
+
+    `canary` decrypts an InteractComp release whose canary column was stripped.
+    Raises DatasetError if anything at all is wrong with the dataset.
+    """
+    tasks, problems = collect(benchmark, dataset, canary=canary)
+    if problems:
+        raise DatasetError(problems)
+    return [item.task for item in tasks]
+
+
+def validate_dataset(
+    path: str | Path, benchmark: str | Protocol | None = None, *, canary: str | None = None
+) -> list[Problem]:
+    """Every problem with the dataset at `path` (or "demo"); empty means it loads."""
+    return list(collect(benchmark, path, canary=canary)[1])
