@@ -264,7 +264,7 @@ class EpisodeConfig(BaseModel):
     """Protocol settings of one session (modes and ablations from the papers)."""
 
     model_config = ConfigDict(extra="forbid")
-    max_rounds: int = Field(default=10, ge=1)
+    max_rounds: int | None = Field(default=None, ge=1)  # None: the protocol's default
     interactcomp_mode: Literal[
         "answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"
     ] = "full"

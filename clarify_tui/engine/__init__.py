@@ -1,0 +1,44 @@
+"""The episode engine: protocol state machines, UI-agnostic and async."""
+
+from __future__ import annotations
+
+from clarify_tui.engine.cts import CTSRules
+from clarify_tui.engine.discobench import DiscoBenchRules
+from clarify_tui.engine.episode import Episode, Rules, StepSink
+from clarify_tui.engine.interactcomp import InteractCompRules
+from clarify_tui.engine.view import AgentView, ViewTurn
+from clarify_tui.models import EpisodeConfig, Protocol, Session, Task
+
+RULES: dict[Protocol, type[Rules]] = {
+    Protocol.interactcomp: InteractCompRules,
+    Protocol.discobench: DiscoBenchRules,
+    Protocol.cts: CTSRules,
+}
+
+
+def build_episode(
+    task: Task,
+    *,
+    agent,
+    user,
+    search,
+    judge,
+    config: EpisodeConfig | None = None,
+    session: Session | None = None,
+    sink: StepSink | None = None,
+) -> Episode:
+    """An Episode with the rules of the task's protocol."""
+    return Episode(
+        task,
+        agent=agent,
+        user=user,
+        search=search,
+        judge=judge,
+        config=config,
+        session=session,
+        sink=sink,
+        rules_class=RULES[task.protocol],
+    )
+
+
+__all__ = ["AgentView", "Episode", "EpisodeConfig", "Rules", "StepSink", "ViewTurn", "build_episode"]

@@ -1,0 +1,103 @@
+"""Backend specs (strings on the command line and in config) to backend objects.
+
+agent: scripted:<policy> | openai:MODEL | human;  user: rule | openai:MODEL | human;
+search: local | tavily;  judge: rule | openai:MODEL.  Offline specs need no key.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
+from clarify_tui.errors import NotBuiltError
+
+
+class SpecError(ValueError):
+    """A backend spec that names nothing we have."""
+
+
+def _llm_factory():
+    try:
+        from clarify_tui.llm import factory
+    except ImportError as exc:  # pragma: no cover - only while the services part is missing
+        raise NotBuiltError(f"LLM backends are not available: {exc}") from exc
+    return factory
+
+
+def _config(config):
+    if config is not None:
+        return config
+    from clarify_tui.config import load_config
+
+    return load_config()
+
+
+def make_agent(spec: str, config=None):
+    kind, _, arg = spec.partition(":")
+    if kind == "scripted":
+        if arg not in POLICIES:
+            raise SpecError(f"unknown scripted agent '{arg}'; choose one of: {', '.join(POLICIES)}")
+        return ScriptedAgent(arg)
+    if kind == "openai":
+        if not arg:
+            raise SpecError("openai agent needs a model: openai:MODEL")
+        return _llm_factory().build_agent(arg, _config(config))
+    if kind == "human":
+        from clarify_tui.agents.human import HumanAgent
+
+        return HumanAgent()
+    raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL or human)")
+
+
+def make_user(spec: str, config=None):
+    kind, _, arg = spec.partition(":")
+    if kind == "rule":
+        from clarify_tui.users.rule import RuleUser
+
+        return RuleUser()
+    if kind == "openai":
+        if not arg:
+            raise SpecError("openai user needs a model: openai:MODEL")
+        return _llm_factory().build_user(arg, _config(config))
+    if kind == "human":
+        from clarify_tui.users.human import HumanUser
+
+        return HumanUser()
+    raise SpecError(f"unknown user spec '{spec}' (rule, openai:MODEL or human)")
+
+
+def make_judge(spec: str, config=None):
+    kind, _, arg = spec.partition(":")
+    if kind == "rule":
+        from clarify_tui.judges.rule import RuleJudge
+
+        return RuleJudge()
+    if kind == "openai":
+        if not arg:
+            raise SpecError("openai judge needs a model: openai:MODEL")
+        return _llm_factory().build_judge(arg, _config(config))
+    raise SpecError(f"unknown judge spec '{spec}' (rule or openai:MODEL)")
+
+
+@lru_cache(maxsize=1)
+def _local_search():
+    from clarify_tui.search.local import LocalSearch
+
+    return LocalSearch()
+
+
+def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
+    """A search backend, behind the record/replay cache when a database is given."""
+    if spec == "local":
+        backend = _local_search()
+    elif spec == "tavily":
+        backend = _llm_factory().build_search(_config(config))
+    else:
+        raise SpecError(f"unknown search spec '{spec}' (local or tavily)")
+    if db is not None and cache_mode != "off":
+        try:
+            from clarify_tui.search.cache import CachedSearch
+        except ImportError as exc:
+            raise NotBuiltError(f"the search cache is not available: {exc}") from exc
+        return CachedSearch(backend, db, cache_mode)
+    return backend

@@ -1,0 +1,171 @@
+"""Clarify-Then-Search rules (paper §3-5): clarify -> answer -> rewrite -> deep search -> nuggets.
+
+Phase "clarify": the clarifier's one action is `clarify` with exactly k questions (an
+empty list skips clarification: the `orig` baseline). The user answerer replies to each
+from the intent only ("unknown" otherwise); the rewriter builds q-hat from the blurred
+query and the Q&A pairs only. Phase "search": the deep-search agent sees only q-hat and
+its own searches and visits, then answers; the answer is scored by nugget coverage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from clarify_tui.engine.aspects import classify_question
+from clarify_tui.engine.episode import Rules, merge_usage
+from clarify_tui.models import Action, ActionKind, Observation
+
+COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
+
+
+def restore_score(weights: list[int], coverage: list[str]) -> float:
+    """restore_score_100 = 100 * sum(w * s(cov)) / sum(w) (paper §4.4)."""
+    total = sum(weights)
+    if not total:
+        return 0.0
+    return 100.0 * sum(w * COVERAGE_SCORE[c] for w, c in zip(weights, coverage)) / total
+
+
+class CTSState(BaseModel):
+    phase: str = "clarify"
+    orig: bool = False
+    questions: list[str] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list)
+    aspects: list[str] = Field(default_factory=list)
+    rewritten: str | None = None
+    clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
+    search_rounds: int = 0
+    answer: str | None = None
+    coverage: list[dict[str, Any]] = Field(default_factory=list)
+    restore_score: float | None = None
+
+
+class CTSRules(Rules):
+    default_max_rounds = 10
+
+    def __init__(self, episode) -> None:
+        super().__init__(episode)
+        self.state = CTSState()
+
+    def phase(self) -> str:
+        return self.state.phase
+
+    def visible_question(self) -> str:
+        if self.state.phase == "search" and self.state.rewritten:
+            return self.state.rewritten
+        return self.ep.task.cts.blurred_query
+
+    def view_turns(self):
+        agent = [s for s in self.ep.steps if s.actor == "agent"]
+        if self.state.phase == "clarify" or self.state.clarify_step is None:
+            return agent
+        return [s for s in agent if s.index > self.state.clarify_step]
+
+    def allowed(self) -> list[ActionKind]:
+        if self.state.phase == "clarify":
+            return [ActionKind.clarify]
+        if self.ep.final_round:
+            return [ActionKind.answer]
+        return [ActionKind.search, ActionKind.visit, ActionKind.answer]
+
+    def notice(self) -> str | None:
+        if self.state.phase == "clarify":
+            return f"Ask exactly {self.ep.config.k} clarification question(s)."
+        return "This is your last round: you must answer now." if self.ep.final_round else None
+
+    def refusal(self, action: Action) -> str | None:
+        if action.kind == ActionKind.clarify:
+            questions = [q for q in action.items if q.strip()]
+            if questions and len(questions) != self.ep.config.k:
+                return f"Ask exactly {self.ep.config.k} question(s); got {len(questions)}."
+            return None
+        return None if (action.text or "").strip() else f"{action.kind.value} needs text."
+
+    async def handle(self, action: Action) -> Observation:
+        if action.kind == ActionKind.clarify:
+            return await self._clarify(action)
+        ep = self.ep
+        self.state.search_rounds += 1
+        if action.kind == ActionKind.search:
+            result = await ep.search.search(action.text, ep.config.search_results)
+            obs = Observation(text=f"{len(result.hits)} results", hits=result.hits)
+            ep.record("agent", action, obs, usage=merge_usage(action.usage, result.usage))
+            return obs
+        if action.kind == ActionKind.visit:
+            page = await ep.search.visit(action.text)
+            obs = Observation(text=page if page is not None else f"could not open {action.text}")
+            ep.record("agent", action, obs)
+            return obs
+        return await self._answer(action)
+
+    async def _clarify(self, action: Action) -> Observation:
+        ep = self.ep
+        questions = [q.strip() for q in action.items if q.strip()]
+        self.state.orig = not questions
+        self.state.questions = questions
+        self.state.aspects = [classify_question(q) for q in questions]
+        answers, usages = [], []
+        for question in questions:
+            reply = await ep.user.answer_clarification(ep.task, question)
+            answers.append(reply.text.strip() or "unknown")
+            usages.append(reply.usage)
+        self.state.answers = answers
+        self.state.phase = "search"
+        # The clarify action is not a deep-search round.
+        ep.rounds_used -= 1
+        obs = Observation(text="no clarification (orig)" if not questions else "; ".join(answers), items=answers)
+        step = ep.record("agent", action, obs)
+        self.state.clarify_step = step.index
+        for question, answer, aspect, usage in zip(questions, answers, self.state.aspects, usages):
+            ep.record(
+                "user",
+                Action(kind=ActionKind.reply, text=answer),
+                Observation(text=question, data={"aspect": aspect}),
+                usage=usage,
+            )
+        blurred = ep.task.cts.blurred_query
+        if questions:
+            rewrite = await ep.user.rewrite(blurred, list(zip(questions, answers)))
+            self.state.rewritten = rewrite.text.strip() or blurred
+            ep.record("user", Action(kind=ActionKind.rewrite, text=self.state.rewritten), usage=rewrite.usage)
+        else:
+            self.state.rewritten = blurred
+        ep.refresh_last_state()
+        return obs
+
+    async def _answer(self, action: Action) -> Observation:
+        ep = self.ep
+        self.state.answer = action.text
+        obs = Observation(text="answer recorded", done=True)
+        ep.record("agent", action, obs)
+        nuggets = ep.task.cts.nuggets
+        judgement = await ep.judge.nuggets(action.text, nuggets)
+        self.state.coverage = [
+            {"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)
+        ]
+        self.state.restore_score = round(restore_score([n.weight for n in nuggets], judgement.coverage), 4)
+        obs.data["restore_score"] = self.state.restore_score
+        ep.done = True
+        ep.record(
+            "judge",
+            Action(kind=ActionKind.judge, text="nugget coverage"),
+            Observation(
+                text=f"restore score {self.state.restore_score:.1f}",
+                data={"coverage": judgement.coverage, "restore_score": self.state.restore_score},
+            ),
+            usage=judgement.usage,
+        )
+        return obs
+
+    def on_rounds_exhausted(self) -> None:
+        nuggets = self.ep.task.cts.nuggets
+        self.state.coverage = [{"id": n.id, "weight": n.weight, "coverage": "none"} for n in nuggets]
+        self.state.restore_score = 0.0
+        self.ep.done = True
+
+    def result(self) -> dict[str, Any]:
+        data = self.state.model_dump(exclude={"phase", "clarify_step", "search_rounds"})
+        data["k"] = self.ep.config.k
+        return data

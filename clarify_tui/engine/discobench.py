@@ -1,0 +1,257 @@
+"""DiscoBench rules (paper §3, appendix B): free search / ask / answer, tracked against
+the hidden checkpoints in order.
+
+The current checkpoint passes when the agent establishes its target (checkpoint judge on
+a search query or the answer) and fails when the agent commits to a distractor first;
+the last checkpoint is judged on the final answer. Checkpoints after a failure are
+unreached (silent cascading: the agent is not told). An ask is judged against the
+current checkpoint; on an ambiguous checkpoint a well-targeted ask releases its clue.
+Asks never pass or fail a checkpoint: a question is not a commitment.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from clarify_tui.engine.episode import Rules, merge_usage
+from clarify_tui.models import Action, ActionKind, Observation
+
+Status = Literal["pending", "current", "passed", "failed", "unreached"]
+
+
+class CheckpointState(BaseModel):
+    index: int
+    type: str
+    ambiguity_type: str | None = None
+    status: Status = "pending"
+    asked: bool = False
+    asked_right: bool = False
+    clue_released: bool = False
+    searches: int = 0
+    asks: int = 0
+    first_action: str | None = None
+    searches_before_first_ask: int | None = None
+
+    @property
+    def outcome(self) -> str:
+        if self.status == "passed":
+            missed = self.type == "ambi" and not self.asked_right
+            return "missed_ambiguity_correct" if missed else "correct_answer"
+        if self.status == "unreached":
+            return "unreached"
+        return "failed"
+
+
+class DiscoBenchState(BaseModel):
+    checkpoints: list[CheckpointState]
+    current: int | None = 0
+    answer: str | None = None
+    correct: bool | None = None
+
+
+class DiscoBenchRules(Rules):
+    default_max_rounds = 20
+
+    def __init__(self, episode) -> None:
+        super().__init__(episode)
+        cps = episode.task.discobench.checkpoints
+        states = [
+            CheckpointState(index=i, type=cp.type, ambiguity_type=cp.ambiguity_type)
+            for i, cp in enumerate(cps)
+        ]
+        states[0].status = "current"
+        self.state = DiscoBenchState(checkpoints=states)
+
+    # ---- what the agent sees and may do ----------------------------------------------
+
+    def visible_question(self) -> str:
+        if self.ep.config.ablation == "original_question":
+            return self.ep.task.discobench.original_question
+        return self.ep.task.question
+
+    def allowed(self) -> list[ActionKind]:
+        if self.ep.final_round:
+            return [ActionKind.answer]
+        kinds = [ActionKind.search, ActionKind.ask, ActionKind.answer]
+        if self.ep.config.ablation == "no_search":
+            kinds.remove(ActionKind.search)
+        if self.ep.config.ablation == "no_ask":
+            kinds.remove(ActionKind.ask)
+        return kinds
+
+    def notice(self) -> str | None:
+        return "This is your last round: you must answer now." if self.ep.final_round else None
+
+    def refusal(self, action: Action) -> str | None:
+        return None if (action.text or "").strip() else f"{action.kind.value} needs text."
+
+    # ---- checkpoint tracking ---------------------------------------------------------
+
+    def _current(self) -> tuple[CheckpointState, Any] | None:
+        i = self.state.current
+        if i is None:
+            return None
+        return self.state.checkpoints[i], self.ep.task.discobench.checkpoints[i]
+
+    def _is_last(self, index: int) -> bool:
+        return index == len(self.state.checkpoints) - 1
+
+    def _pass(self, index: int) -> None:
+        self.state.checkpoints[index].status = "passed"
+        nxt = index + 1
+        if nxt < len(self.state.checkpoints):
+            self.state.checkpoints[nxt].status = "current"
+            self.state.current = nxt
+        else:
+            self.state.current = None
+
+    def _fail(self, index: int) -> None:
+        self.state.checkpoints[index].status = "failed"
+        for cp in self.state.checkpoints[index + 1 :]:
+            cp.status = "unreached"
+        self.state.current = None
+
+    async def _judge_progress(self, kind: str, text: str) -> list[tuple[int, str]]:
+        """Advance through non-final checkpoints this text settles; returns the events."""
+        events = []
+        while (cur := self._current()) is not None and not self._is_last(cur[0].index):
+            state, checkpoint = cur
+            judgement = await self.ep.judge.checkpoint(checkpoint, kind, text)
+            if judgement.verdict == "target":
+                self._pass(state.index)
+                events.append((state.index, "passed", judgement.usage))
+            elif judgement.verdict == "distractor":
+                self._fail(state.index)
+                events.append((state.index, "failed", judgement.usage))
+                break
+            else:
+                break
+        return events
+
+    def _record_events(self, events) -> None:
+        for index, what, usage in events:
+            self.ep.record(
+                "judge",
+                Action(kind=ActionKind.judge, text=f"checkpoint {index + 1}"),
+                Observation(text=f"checkpoint {index + 1} {what}", data={"checkpoint": index, "status": what}),
+                usage=usage,
+            )
+
+    # ---- actions ---------------------------------------------------------------------
+
+    async def handle(self, action: Action) -> Observation:
+        if action.kind == ActionKind.search:
+            return await self._search(action)
+        if action.kind == ActionKind.ask:
+            return await self._ask(action)
+        return await self._answer(action)
+
+    async def _search(self, action: Action) -> Observation:
+        ep = self.ep
+        if (cur := self._current()) is not None:
+            state = cur[0]
+            state.searches += 1
+            state.first_action = state.first_action or "search"
+        result = await ep.search.search(action.text, ep.config.search_results)
+        obs = Observation(text=f"{len(result.hits)} results", hits=result.hits)
+        events = await self._judge_progress("search", action.text)
+        ep.record("agent", action, obs, usage=merge_usage(action.usage, result.usage))
+        self._record_events(events)
+        return obs
+
+    async def _ask(self, action: Action) -> Observation:
+        ep = self.ep
+        cur = self._current()
+        right, judge_usage = False, None
+        if cur is not None:
+            state, checkpoint = cur
+            state.asks += 1
+            state.asked = True
+            state.first_action = state.first_action or "ask"
+            if state.searches_before_first_ask is None:
+                state.searches_before_first_ask = state.searches
+            judgement = await ep.judge.ask_targets(checkpoint, action.text)
+            judge_usage = judgement.usage
+            right = judgement.targets and checkpoint.type == "ambi"
+            if right:
+                state.asked_right = True
+            reply = await ep.user.reply_discobench(ep.task, checkpoint, action.text, right)
+        else:
+            last = ep.task.discobench.checkpoints[-1]
+            reply = await ep.user.reply_discobench(ep.task, last, action.text, False)
+        if right and cur is not None:
+            cur[0].clue_released = True
+        obs = Observation(text=reply.text)
+        ep.record("agent", action, obs)
+        if cur is not None:
+            ep.record(
+                "judge",
+                Action(kind=ActionKind.judge, text="ask target"),
+                Observation(
+                    text=f"ask {'targets' if right else 'does not target'} checkpoint {cur[0].index + 1}",
+                    data={"checkpoint": cur[0].index, "asked_right": right},
+                ),
+                usage=judge_usage,
+            )
+        ep.record(
+            "user",
+            Action(kind=ActionKind.reply, text=reply.text),
+            Observation(data={"released_clue": right}),
+            usage=reply.usage,
+        )
+        return obs
+
+    async def _answer(self, action: Action) -> Observation:
+        ep = self.ep
+        if (cur := self._current()) is not None:
+            cur[0].first_action = cur[0].first_action or "answer"
+        self.state.answer = action.text
+        obs = Observation(text="answer recorded", done=True)
+        ep.record("agent", action, obs)
+        self._record_events(await self._judge_progress("answer", action.text))
+        verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.answer)
+        self.state.correct = verdict.correct
+        obs.data["correct"] = verdict.correct
+        if (cur := self._current()) is not None:
+            if verdict.correct:
+                for i in range(cur[0].index, len(self.state.checkpoints)):
+                    self._pass(i)
+            else:
+                self._fail(cur[0].index)
+        ep.done = True
+        ep.record(
+            "judge",
+            Action(kind=ActionKind.judge, text="answer equivalence"),
+            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
+            usage=verdict.usage,
+        )
+        return obs
+
+    def on_rounds_exhausted(self) -> None:
+        if (cur := self._current()) is not None:
+            self._fail(cur[0].index)
+        self.state.correct = False
+        self.ep.done = True
+
+    def result(self) -> dict[str, Any]:
+        agent_steps = [s for s in self.ep.steps if s.actor == "agent"]
+        checkpoints = []
+        for cp in self.state.checkpoints:
+            row = cp.model_dump()
+            row.update(
+                outcome=cp.outcome,
+                reached=cp.status != "unreached",
+                advanced=cp.status == "passed",
+            )
+            checkpoints.append(row)
+        return {
+            "answer": self.state.answer,
+            "correct": self.state.correct,
+            "prompting": self.ep.config.prompting,
+            "ablation": self.ep.config.ablation,
+            "checkpoints": checkpoints,
+            "ask_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
+            "tool_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
+        }

@@ -1,0 +1,323 @@
+"""Episode: one task played by one agent against one user, search and judge.
+
+The same object drives batch runs and the TUI: `propose()` asks the agent for its next
+action without executing it, `apply(action)` executes any action (proposed, edited or
+typed by a human), `step()` is both, `run()` loops until done. Protocol rules live in
+the per-protocol `Rules` classes; this module owns what they share: rounds, the invalid
+action streak, usage accounting, persistence of every step as it happens, and ending the
+session as completed, errored or abandoned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
+
+from clarify_tui.engine.view import AgentView, ViewTurn
+from clarify_tui.errors import BackendError
+from clarify_tui.models import (
+    Action,
+    ActionKind,
+    Actor,
+    EpisodeConfig,
+    Observation,
+    Session,
+    Step,
+    Task,
+    Usage,
+    now_iso,
+)
+
+if TYPE_CHECKING:
+    from clarify_tui.agents.base import Agent
+    from clarify_tui.judges.base import Judge
+    from clarify_tui.search.base import SearchBackend
+    from clarify_tui.users.base import UserSimulator
+
+log = logging.getLogger(__name__)
+
+MAX_INVALID_STREAK = 3
+
+
+def merge_usage(a: Usage | None, b: Usage | None) -> Usage | None:
+    """Sum two optional usages (an agent's call plus the search it triggered)."""
+    if a is None or b is None:
+        return a or b
+    return a + b
+
+
+class StepSink(TypingProtocol):
+    """Where steps go as they happen (the Store implements it)."""
+
+    def start_session(self, session: Session, task: Task) -> None: ...
+
+    def add_step(self, session: Session, step: Step) -> None: ...
+
+    def finish_session(self, session: Session) -> None: ...
+
+
+class Rules:
+    """Protocol rules. Subclasses keep their state in `self.state` (a pydantic model)."""
+
+    default_max_rounds = 10
+
+    def __init__(self, episode: Episode) -> None:
+        self.ep = episode
+
+    def allowed(self) -> list[ActionKind]:
+        raise NotImplementedError
+
+    def visible_question(self) -> str:
+        return self.ep.task.question
+
+    def phase(self) -> str:
+        return "act"
+
+    def notice(self) -> str | None:
+        return None
+
+    def refusal(self, action: Action) -> str | None:
+        """A reason to refuse an otherwise allowed action (e.g. forced asks), or None."""
+        return None
+
+    def view_turns(self) -> list[Step]:
+        """The agent steps this agent may see now (CTS search phase hides the clarify phase)."""
+        return [s for s in self.ep.steps if s.actor == "agent"]
+
+    async def handle(self, action: Action) -> Observation:
+        raise NotImplementedError
+
+    def on_rounds_exhausted(self) -> None:
+        """Called when the agent used its last round without finishing."""
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.state.model_dump(mode="json")
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.state = type(self.state).model_validate(state)
+
+    def result(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class Episode:
+    def __init__(
+        self,
+        task: Task,
+        *,
+        agent: Agent,
+        user: UserSimulator,
+        search: SearchBackend,
+        judge: Judge,
+        config: EpisodeConfig | None = None,
+        session: Session | None = None,
+        sink: StepSink | None = None,
+        rules_class: type[Rules],
+    ) -> None:
+        self.task = task
+        self.agent, self.user, self.search, self.judge = agent, user, search, judge
+        self.config = config or EpisodeConfig()
+        self.session = session or Session(
+            task_id=task.id,
+            protocol=task.protocol,
+            agent=agent.spec,
+            user=user.spec,
+            search=search.spec,
+            judge=judge.spec,
+            config=self.config,
+        )
+        self.session.config = self.config
+        self.sink = sink
+        self.steps: list[Step] = []
+        self.rounds_used = 0
+        self.invalid_streak = 0
+        self.done = False
+        self.rules = rules_class(self)
+        self.max_rounds = self.config.max_rounds or self.rules.default_max_rounds
+        self._started = False
+
+    # ---- views -------------------------------------------------------------------
+
+    @property
+    def final_round(self) -> bool:
+        return self.rounds_used >= self.max_rounds - 1
+
+    def allowed(self) -> list[ActionKind]:
+        if self.done:
+            return []
+        return self.rules.allowed()
+
+    def view(self) -> AgentView:
+        turns = [ViewTurn(action=s.action, observation=s.observation) for s in self.rules.view_turns()]
+        context = None
+        if self.config.interactcomp_mode == "full_with_context" and self.task.interactcomp:
+            context = self.task.interactcomp.context
+        return AgentView(
+            task_id=self.task.id,
+            protocol=self.task.protocol,
+            question=self.rules.visible_question(),
+            language=self.task.language,
+            phase=self.rules.phase(),
+            history=turns,
+            allowed=self.allowed(),
+            rounds_used=self.rounds_used,
+            max_rounds=self.max_rounds,
+            k=self.config.k,
+            context=context,
+            prompting=self.config.prompting,
+            notice=self.rules.notice(),
+        )
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "rounds_used": self.rounds_used,
+            "max_rounds": self.max_rounds,
+            "invalid_streak": self.invalid_streak,
+            "done": self.done,
+            "protocol": self.rules.snapshot(),
+        }
+
+    # ---- driving -----------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            if self.sink:
+                self.sink.start_session(self.session, self.task)
+
+    async def propose(self) -> Action:
+        """The agent's next action, not executed. Its call time lands in its usage."""
+        self.start()
+        t0 = time.perf_counter()
+        action = await self.agent.act(self.view())
+        elapsed = (time.perf_counter() - t0) * 1000
+        if action.usage is None:
+            action.usage = Usage(latency_ms=elapsed)
+        elif not action.usage.latency_ms:
+            action.usage.latency_ms = elapsed
+        return action
+
+    async def apply(self, action: Action) -> Observation:
+        """Execute an action of the agent's (proposed, edited or typed) and record it."""
+        self.start()
+        if self.done:
+            raise RuntimeError("the episode is over")
+        self.rounds_used += 1
+        if action.kind == ActionKind.invalid:
+            return self._invalid(action, action.text or "That was not a valid action.")
+        allowed = self.allowed()
+        if action.kind not in allowed:
+            names = ", ".join(k.value for k in allowed)
+            return self._invalid(action, f"'{action.kind.value}' is not allowed now. Allowed: {names}.")
+        refusal = self.rules.refusal(action)
+        if refusal:
+            return self._invalid(action, refusal)
+        self.invalid_streak = 0
+        observation = await self.rules.handle(action)
+        if not self.done and self.rounds_used >= self.max_rounds:
+            self.rules.on_rounds_exhausted()
+        if self.done:
+            self.finish()
+        return observation
+
+    async def step(self) -> Observation:
+        return await self.apply(await self.propose())
+
+    async def run(self) -> Session:
+        """Play to the end. Any exception ends the session errored, never as wrong."""
+        try:
+            while not self.done:
+                await self.step()
+        except BackendError as exc:
+            self.fail(str(exc))
+        except Exception as exc:  # an episode's bug must not kill a whole batch run
+            log.exception("episode %s crashed", self.session.id)
+            self.fail(f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
+        return self.session
+
+    # ---- recording ---------------------------------------------------------------
+
+    def record(
+        self,
+        actor: Actor,
+        action: Action,
+        observation: Observation | None = None,
+        usage: Usage | None = None,
+        error: str | None = None,
+    ) -> Step:
+        usage = usage or action.usage or Usage()
+        step = Step(
+            index=len(self.steps),
+            actor=actor,
+            action=action,
+            observation=observation or Observation(),
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            cost_usd=usage.cost_usd,
+            latency_ms=round(usage.latency_ms, 3),
+            model=usage.model,
+            error=error,
+        )
+        self.steps.append(step)
+        step.state = self.state()
+        if self.sink:
+            self.sink.add_step(self.session, step)
+        return step
+
+    def refresh_last_state(self) -> None:
+        """Re-snapshot the newest step after the rules updated state following it."""
+        if self.steps:
+            self.steps[-1].state = self.state()
+            if self.sink:
+                self.sink.add_step(self.session, self.steps[-1])
+
+    def _invalid(self, action: Action, feedback: str) -> Observation:
+        self.invalid_streak += 1
+        observation = Observation(text=feedback, error=feedback)
+        self.record("agent", action, observation, error=feedback)
+        if self.invalid_streak >= MAX_INVALID_STREAK:
+            raw = action.raw or action.summary()
+            self.fail(f"{MAX_INVALID_STREAK} invalid actions in a row; last output: {raw}")
+        elif self.rounds_used >= self.max_rounds:
+            self.rules.on_rounds_exhausted()
+            if self.done:
+                self.finish()
+        return observation
+
+    def finish(self) -> None:
+        self.done = True
+        if self.session.status == "running":
+            self.session.status = "completed"
+        self.session.result = self.rules.result()
+        self.session.finished_at = now_iso()
+        if self.sink:
+            self.sink.finish_session(self.session)
+
+    def fail(self, error: str) -> None:
+        self.session.status = "errored"
+        self.session.error = error
+        self.finish()
+
+    def abandon(self) -> None:
+        if not self.done:
+            self.session.status = "abandoned"
+            self.finish()
+
+    # ---- forking -------------------------------------------------------------------
+
+    def restore(self, steps: list[Step]) -> None:
+        """Continue from copied steps: their state snapshot becomes the live state."""
+        self.steps = [s.model_copy(deep=True) for s in steps]
+        for i, s in enumerate(self.steps):
+            s.index = i
+        if self.steps:
+            state = self.steps[-1].state
+            self.rounds_used = state.get("rounds_used", 0)
+            self.invalid_streak = state.get("invalid_streak", 0)
+            self.rules.restore(state["protocol"])
+        self.start()
+        if self.sink:
+            for s in self.steps:
+                self.sink.add_step(self.session, s)

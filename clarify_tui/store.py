@@ -1,0 +1,248 @@
+"""SQLite store (sqlite-utils): every session, its task snapshot and every step, written
+through as they happen so a crash loses at most the step in flight.
+
+Opening a Store creates the file and schema; nothing happens at import time.
+API keys never reach it: only specs (e.g. `openai:gpt-4o`) and model names are stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+import sqlite_utils
+
+from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
+
+SCHEMA_VERSION = 1
+
+
+def task_key(task: Task) -> str:
+    """The snapshot key: protocol, id and a hash of the content actually used."""
+    digest = hashlib.sha256(task.model_dump_json().encode()).hexdigest()[:16]
+    return f"{task.protocol.value}:{task.id}:{digest}"
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite_utils.Database(str(path))
+        self._lock = threading.RLock()
+        if str(path) != ":memory:":
+            self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self._create_schema()
+
+    # ---- schema ----------------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        db = self.db
+        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if version and int(version[0]) > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{self.path} has schema version {version[0]}; this clarify-tui knows {SCHEMA_VERSION}. Upgrade clarify-tui."
+            )
+        db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
+        db["runs"].create(
+            {"name": str, "created_at": str, "benchmark": str, "dataset": str, "agent": str,
+             "user": str, "search": str, "judge": str, "config": str},
+            pk="name", if_not_exists=True,
+        )
+        db["tasks"].create(
+            {"key": str, "task_id": str, "protocol": str, "data": str}, pk="key", if_not_exists=True
+        )
+        db["sessions"].create(
+            {"id": str, "run": str, "task_id": str, "task_key": str, "protocol": str, "agent": str,
+             "user": str, "search": str, "judge": str, "mode": str, "annotator": str, "status": str,
+             "error": str, "config": str, "result": str, "parent_id": str, "fork_step": int,
+             "note": str, "created_at": str, "finished_at": str},
+            pk="id", if_not_exists=True,
+        )
+        db["steps"].create(
+            {"session_id": str, "idx": int, "actor": str, "kind": str, "input": str, "action": str,
+             "output": str, "tokens_in": int, "tokens_out": int, "cost_usd": float,
+             "latency_ms": float, "model": str, "error": str, "state": str, "created_at": str},
+            pk=("session_id", "idx"), if_not_exists=True,
+        )
+        db["judgments"].create(
+            {"id": int, "session_id": str, "judge": str, "kind": str, "verdict": str, "created_at": str},
+            pk="id", if_not_exists=True,
+        )
+        db["sessions"].create_index(["run", "task_id"], if_not_exists=True)
+        db["judgments"].create_index(["session_id"], if_not_exists=True)
+
+    # ---- writing (the engine's StepSink) ----------------------------------------------
+
+    def save_task(self, task: Task) -> str:
+        key = task_key(task)
+        with self._lock:
+            self.db["tasks"].insert(
+                {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": task.model_dump_json()},
+                pk="key", ignore=True,
+            )
+        return key
+
+    def ensure_run(self, name: str, **fields: Any) -> None:
+        row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
+        with self._lock:
+            self.db["runs"].insert(row, pk="name", ignore=True)
+
+    def start_session(self, session: Session, task: Task) -> None:
+        key = self.save_task(task)
+        self._write_session(session, key)
+
+    def add_step(self, session: Session, step: Step) -> None:
+        row = {
+            "session_id": session.id,
+            "idx": step.index,
+            "actor": step.actor,
+            "kind": step.action.kind.value,
+            "input": step.action.summary(),
+            "action": step.action.model_dump_json(),
+            "output": step.observation.model_dump_json(),
+            "tokens_in": step.tokens_in,
+            "tokens_out": step.tokens_out,
+            "cost_usd": step.cost_usd,
+            "latency_ms": step.latency_ms,
+            "model": step.model,
+            "error": step.error,
+            "state": json.dumps(step.state),
+            "created_at": step.created_at,
+        }
+        with self._lock:
+            self.db["steps"].upsert(row, pk=("session_id", "idx"))
+
+    def finish_session(self, session: Session) -> None:
+        self._write_session(session)
+
+    def update_session(self, session: Session) -> None:
+        self._write_session(session)
+
+    def _write_session(self, session: Session, task_key_: str | None = None) -> None:
+        row = session.model_dump(mode="json")
+        row["config"] = json.dumps(row["config"])
+        row["result"] = json.dumps(row["result"])
+        row["protocol"] = session.protocol.value
+        with self._lock:
+            if task_key_ is None:
+                existing = self.db.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
+                task_key_ = existing[0] if existing else None
+            row["task_key"] = task_key_
+            self.db["sessions"].upsert(row, pk="id")
+
+    def add_judgment(self, session_id: str, judge: str, kind: str, verdict: dict) -> None:
+        with self._lock:
+            self.db["judgments"].insert(
+                {"session_id": session_id, "judge": judge, "kind": kind,
+                 "verdict": json.dumps(verdict), "created_at": now_iso()}
+            )
+
+    def delete_session(self, session_id: str) -> None:
+        with self._lock:
+            self.db.execute("DELETE FROM steps WHERE session_id=?", [session_id])
+            self.db.execute("DELETE FROM judgments WHERE session_id=?", [session_id])
+            self.db.execute("DELETE FROM sessions WHERE id=?", [session_id])
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def sessions(
+        self,
+        runs: Iterable[str] | None = None,
+        protocol: str | None = None,
+        status: str | None = None,
+    ) -> list[Session]:
+        where, params = [], []
+        runs = list(runs or [])
+        if runs:
+            where.append(f"run IN ({', '.join('?' for _ in runs)})")
+            params += runs
+        if protocol:
+            where.append("protocol = ?")
+            params.append(protocol)
+        if status:
+            where.append("status = ?")
+            params.append(status)
+        sql = "SELECT * FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY created_at, id"
+        return [self._session(row) for row in self.db.query(sql, params)]
+
+    def session(self, session_id: str) -> Session:
+        rows = list(self.db.query("SELECT * FROM sessions WHERE id = ? OR id LIKE ?", [session_id, session_id + "%"]))
+        if not rows:
+            raise KeyError(f"no session '{session_id}' in {self.path}")
+        if len(rows) > 1:
+            raise KeyError(f"'{session_id}' matches {len(rows)} sessions; give more of the id")
+        return self._session(rows[0])
+
+    @staticmethod
+    def _session(row: dict) -> Session:
+        row = dict(row)
+        row.pop("task_key", None)
+        row["config"] = json.loads(row["config"] or "{}")
+        row["result"] = json.loads(row["result"] or "{}")
+        return Session.model_validate({k: v for k, v in row.items() if v is not None})
+
+    def steps(self, session_id: str) -> list[Step]:
+        rows = self.db.query("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session_id])
+        return [self._step(r) for r in rows]
+
+    def steps_by_session(self, session_ids: Iterable[str] | None = None) -> dict[str, list[Step]]:
+        """All steps grouped by session, in one query (metrics over thousands of sessions)."""
+        out: dict[str, list[Step]] = {}
+        for r in self.db.query("SELECT * FROM steps ORDER BY session_id, idx"):
+            out.setdefault(r["session_id"], []).append(self._step(r))
+        if session_ids is not None:
+            wanted = set(session_ids)
+            out = {k: v for k, v in out.items() if k in wanted}
+        return out
+
+    @staticmethod
+    def _step(r: dict) -> Step:
+        return Step(
+            index=r["idx"],
+            actor=r["actor"],
+            action=Action.model_validate_json(r["action"]),
+            observation=Observation.model_validate_json(r["output"]),
+            tokens_in=r["tokens_in"] or 0,
+            tokens_out=r["tokens_out"] or 0,
+            cost_usd=r["cost_usd"] or 0.0,
+            latency_ms=r["latency_ms"] or 0.0,
+            model=r["model"],
+            error=r["error"],
+            state=json.loads(r["state"] or "{}"),
+            created_at=r["created_at"],
+        )
+
+    def task_for(self, session_id: str) -> Task:
+        row = self.db.execute(
+            "SELECT t.data FROM sessions s JOIN tasks t ON t.key = s.task_key WHERE s.id = ?", [session_id]
+        ).fetchone()
+        if not row:
+            raise KeyError(f"no task snapshot for session {session_id}")
+        return Task.model_validate_json(row[0])
+
+    def tasks_by_key(self) -> dict[str, Task]:
+        return {r["key"]: Task.model_validate_json(r["data"]) for r in self.db.query("SELECT * FROM tasks")}
+
+    def judgments(self, session_id: str) -> list[dict]:
+        rows = self.db.query("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
+        return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]
+
+    def run_names(self) -> list[str]:
+        return [r["run"] for r in self.db.query("SELECT DISTINCT run FROM sessions ORDER BY run")]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _text(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return value

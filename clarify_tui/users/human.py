@@ -1,0 +1,70 @@
+"""A person playing the user: each reply waits until the UI submits it.
+
+`pending` describes what is being asked (protocol, question, allowed replies) so the UI
+can show the right reply box. InteractComp replies are checked here: only yes, no and
+"i don't know" are accepted, whatever the UI sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Callable
+
+from pydantic import BaseModel
+
+from clarify_tui.models import Checkpoint, Task, Usage
+from clarify_tui.users.base import UserReply
+from clarify_tui.users.rule import IDK, NO, YES
+
+INTERACTCOMP_REPLIES = (YES, NO, IDK)
+
+
+class ReplyRequest(BaseModel):
+    kind: str  # interactcomp | discobench | clarification | rewrite
+    question: str
+    choices: list[str] = []
+    clue: str | None = None
+    asked_right: bool | None = None
+
+
+class HumanUser:
+    spec = "human"
+
+    def __init__(self, on_request: Callable[[ReplyRequest], None] | None = None) -> None:
+        self._replies: asyncio.Queue[str] = asyncio.Queue()
+        self.on_request = on_request
+        self.pending: ReplyRequest | None = None
+
+    def submit(self, text: str) -> None:
+        if self.pending and self.pending.kind == "interactcomp" and text not in INTERACTCOMP_REPLIES:
+            raise ValueError(f"InteractComp replies must be one of: {', '.join(INTERACTCOMP_REPLIES)}")
+        self._replies.put_nowait(text)
+
+    async def _wait(self, request: ReplyRequest) -> UserReply:
+        self.pending = request
+        if self.on_request:
+            self.on_request(request)
+        t0 = time.perf_counter()
+        try:
+            text = await self._replies.get()
+        finally:
+            self.pending = None
+        return UserReply(text=text, usage=Usage(latency_ms=(time.perf_counter() - t0) * 1000))
+
+    async def reply_interactcomp(self, task: Task, question: str) -> UserReply:
+        return await self._wait(ReplyRequest(kind="interactcomp", question=question, choices=list(INTERACTCOMP_REPLIES)))
+
+    async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
+        return await self._wait(
+            ReplyRequest(kind="discobench", question=question, clue=checkpoint.clue, asked_right=asked_right)
+        )
+
+    async def answer_clarification(self, task: Task, question: str) -> UserReply:
+        return await self._wait(ReplyRequest(kind="clarification", question=question, choices=["unknown"]))
+
+    async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
+        from clarify_tui.users.rule import RuleUser
+
+        # Rewriting is mechanical under the closed-book rules; the rule rewriter does it.
+        return await RuleUser().rewrite(blurred_query, qa_pairs)
