@@ -168,7 +168,8 @@ class ScriptedAgent:
 
         replies = {t.observation.text.strip() for t in history if t.action.kind == ActionKind.ask}
         chain: list[str] = []
-        hop_start = 0  # index in history of the search that opened the current hop
+        # index in history of the search that opened the current hop
+        hop_start = next(i for i, t in enumerate(history) if t.action.kind == ActionKind.search)
         clue_search = False
         for i, turn in enumerate(history):
             if turn.action.kind != ActionKind.search:

@@ -1,0 +1,66 @@
+"""The `clarify-tui` command. Each subcommand lives in `clarify_tui/commands/<name>.py`
+with `register(subparsers)`; this module only assembles them and maps errors to exit codes.
+
+Contract (DESIGN.md): clarify-tui | play | run | score | sessions | replay | export | datasets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from rich.console import Console
+
+COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache")
+
+err = Console(stderr=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="clarify-tui",
+        description="A terminal workbench for clarification-aware search agents. "
+        "Without a command it opens the TUI on the bundled demo.",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"clarify_tui.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"clarify_tui.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    if args.command is None:
+        from clarify_tui.commands.default import open_default
+
+        return open_default(args)
+    from clarify_tui.errors import BackendError, NotBuiltError
+    from clarify_tui.tasks import DatasetError
+
+    try:
+        return int(args.func(args) or 0)
+    except DatasetError as exc:
+        err.print(f"[red]Invalid dataset[/red]\n{exc}")
+        return 2
+    except (NotBuiltError, BackendError, ValueError, KeyError, FileNotFoundError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        err.print(f"[red]error:[/red] {message}")
+        return 2
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

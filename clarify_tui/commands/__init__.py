@@ -1,0 +1,1 @@
+"""One module per `clarify-tui` subcommand; each exposes `register(subparsers)`."""

@@ -1,0 +1,30 @@
+"""Options several subcommands share, so they read and behave the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from clarify_tui.paths import default_db_path
+
+BENCHMARKS = ("discobench", "interactcomp", "cts")
+
+
+def add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help="SQLite file (default: $CLARIFY_DB or sessions/clarify.db under the current directory)",
+    )
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return args.db or default_db_path()
+
+
+def open_store(args: argparse.Namespace, must_exist: bool = False):
+    from clarify_tui.store import Store
+
+    path = db_path(args)
+    if must_exist and not path.exists():
+        raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
+    return Store(path)

@@ -1,0 +1,106 @@
+"""`clarify-tui run`: a batch of episodes into the database, with a progress bar and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from datetime import datetime
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.models import EpisodeConfig
+
+console = Console(stderr=True)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
+    p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
+    p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
+    p.add_argument("--agent", required=True, help="scripted:POLICY | openai:MODEL")
+    p.add_argument("--user", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
+    add_db(p)
+    p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
+    p.add_argument("--k", type=int, default=1, choices=(1, 2, 3), help="CTS clarification budget")
+    p.add_argument("--max-rounds", type=int, default=None)
+    p.add_argument(
+        "--mode", default="full",
+        choices=("answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"),
+        help="InteractComp action space",
+    )
+    p.add_argument("--forced-asks", type=int, default=0, help="InteractComp forced_ask: asks required before answering")
+    p.add_argument("--prompting", default="neutral", choices=("neutral", "guided"), help="DiscoBench prompting")
+    p.add_argument(
+        "--ablation", default="none", choices=("none", "no_search", "no_ask", "original_question"),
+        help="DiscoBench ablation",
+    )
+    p.add_argument("--search-cache", default="off", choices=("record", "replay", "off"),
+                   help="cache searches in the database (record: use and fill; replay: cache only)")
+    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.runner import RunSpec, run_batch
+    from clarify_tui.tasks import load_tasks
+
+    tasks = load_tasks(args.benchmark, args.dataset)
+    if args.limit is not None:
+        tasks = tasks[: args.limit]
+    mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
+    config = EpisodeConfig(
+        max_rounds=args.max_rounds, interactcomp_mode=mode, forced_asks=args.forced_asks,
+        prompting=args.prompting, ablation=args.ablation, k=args.k,
+    )
+    name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
+    spec = RunSpec(
+        name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
+        benchmark=args.benchmark, dataset=str(args.dataset), config=config,
+        concurrency=args.concurrency, search_cache=args.search_cache,
+    )
+    config_obj = None
+    if args.config or any(s.startswith(("openai", "tavily")) for s in (args.agent, args.user, args.judge, args.search)):
+        from clarify_tui.config import load_config
+
+        config_obj = load_config(args.config)
+    store = open_store(args)
+    with Progress(
+        TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    ) as progress:
+        bar = progress.add_task("run", total=len(tasks))
+        summary = asyncio.run(
+            run_batch(
+                store, spec, tasks, resume=args.resume, config_obj=config_obj,
+                on_session_done=lambda s: progress.advance(bar),
+            )
+        )
+        progress.update(bar, completed=len(tasks))
+    print_summary(args.benchmark, name, summary, store)
+    return 0
+
+
+def print_summary(benchmark: str, name: str, summary, store) -> None:
+    sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
+    done = [s for s in sessions if s.status == "completed"]
+    errored = [s for s in sessions if s.status == "errored"]
+    line = f"run [bold]{name}[/bold]: {len(done)} completed, {len(errored)} errored"
+    if summary.skipped:
+        line += f", {summary.skipped} already done (resumed)"
+    if done:
+        if benchmark == "cts":
+            scores = [s.result.get("restore_score") or 0.0 for s in done]
+            line += f"; mean restore score {sum(scores) / len(scores):.1f}"
+        else:
+            correct = sum(1 for s in done if s.result.get("correct"))
+            line += f"; accuracy {correct / len(done):.2f} ({correct}/{len(done)})"
+    console.print(line)
+    for s in errored[:5]:
+        console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
