@@ -96,15 +96,17 @@ def load_release(
         return []
     tasks: list[Sourced] = []
     for qid, row in rows.items():
-        nuggets = golds.pop(qid, None)
-        if nuggets is None:
+        gold_record = golds.pop(qid, None)
+        if gold_record is None:
             problems.add(csv_path, row.line, row.id_column, f"no gold record with id {qid!r} in {gold_path.name}")
             continue
-        task = _task(qid, row, nuggets, csv_path, gold_path, problems)
+        if gold_record.nuggets is None:
+            continue  # its problems are reported already
+        task = _task(qid, row, gold_record, csv_path, gold_path, problems)
         if task is not None:
             tasks.append(task)
-    for qid, nuggets in golds.items():
-        problems.add(gold_path, nuggets.line, "id", f"no query row with id {qid!r} in {csv_path.name}")
+    for qid, gold_record in golds.items():
+        problems.add(gold_path, gold_record.line, "id", f"no query row with id {qid!r} in {csv_path.name}")
     return tasks
 
 
@@ -115,7 +117,7 @@ class _Row:
 
 
 class _Gold:
-    def __init__(self, line: int, prefix: str, nuggets: list[dict[str, Any]]) -> None:
+    def __init__(self, line: int, prefix: str, nuggets: list[dict[str, Any]] | None) -> None:
         self.line, self.prefix, self.nuggets = line, prefix, nuggets
 
 
@@ -207,9 +209,9 @@ def _read_gold(path: Path, records: list[Record], problems: Problems) -> dict[st
         if qid in golds:
             problems.add(path, line, id_key, f"duplicate id {qid!r} (first on line {golds[qid].line})")
             continue
-        found = _nuggets(path, line, record, problems)
-        if found is not None:
-            golds[qid] = _Gold(line, *found)
+        # a record with bad nuggets still pairs, so its query row is not also reported
+        prefix, nuggets = _nuggets(path, line, record, problems) or ("", None)
+        golds[qid] = _Gold(line, prefix, nuggets)
     return golds
 
 

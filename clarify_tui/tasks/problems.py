@@ -89,8 +89,8 @@ def describe_error(err: Any) -> str:
     if kind == "extra_forbidden":
         return "unknown field (not part of the Task format, see data/schema/task.schema.json)"
     message = str(err["msg"]).removeprefix("Value error, ")
-    if kind == "string_too_short":
-        message = "must not be empty"
+    if kind == "string_too_short" and err.get("ctx", {}).get("min_length") == 1:
+        return "must not be empty"
     value = err.get("input")
     if kind != "value_error" and value is not None and not isinstance(value, dict | list):
         message += f" (got {short(value)})"
