@@ -13,8 +13,18 @@ from clarify_tui.models import Protocol
 from clarify_tui.tasks import DatasetError, load_tasks, validate_dataset
 
 QUERIES = [
-    {"qid": "q1", "fused_query": "2023年北京市二手房成交量是多少", "blurred_query": "二手房成交量是多少", "domain": "房产"},
-    {"qid": "q2", "fused_query": "Tesla Model 3 range in winter in Norway", "blurred_query": "Model 3 range", "domain": "auto"},
+    {
+        "qid": "q1",
+        "fused_query": "2023年北京市二手房成交量是多少",
+        "blurred_query": "二手房成交量是多少",
+        "domain": "房产",
+    },
+    {
+        "qid": "q2",
+        "fused_query": "Tesla Model 3 range in winter in Norway",
+        "blurred_query": "Model 3 range",
+        "domain": "auto",
+    },
 ]
 GOLD = [
     {
@@ -30,7 +40,11 @@ GOLD = [
     },
     {  # the second record keeps its nuggets under gold.nuggets, with an integer source id
         "qid": "q2",
-        "gold": {"nuggets": [{"id": "N1", "text": "Range drops about 30% in cold weather", "weight": 2, "source_ids": [7]}]},
+        "gold": {
+            "nuggets": [
+                {"id": "N1", "text": "Range drops about 30% in cold weather", "weight": 2, "source_ids": [7]}
+            ]
+        },
     },
 ]
 
@@ -63,7 +77,10 @@ def test_release_folder_loads(tmp_path):
     assert q1.question == q1.cts.blurred_query == "二手房成交量是多少"
     assert q1.cts.fused_query == "2023年北京市二手房成交量是多少"
     assert q1.cts.intent_slots == {}
-    assert [(n.id, n.weight, n.source_ids) for n in q1.cts.nuggets] == [("N1", 3, ["S1", "S2"]), ("N2", 1, ["S2"])]
+    assert [(n.id, n.weight, n.source_ids) for n in q1.cts.nuggets] == [
+        ("N1", 3, ["S1", "S2"]),
+        ("N2", 1, ["S2"]),
+    ]
     assert q1.language == "zh" and q1.domain == "房产"
     assert q2.language == "en" and q2.cts.nuggets[0].source_ids == ["7"]
 
@@ -72,8 +89,12 @@ def test_release_folder_loads(tmp_path):
 def test_every_entry_point_gives_the_same_tasks(tmp_path, pick):
     root = _release(tmp_path)
     data = root / "data"
-    path = {"release": root, "data": data, "csv": data / "hard_518_queries.csv",
-            "gold": data / "gold_public_hard518.jsonl"}[pick]
+    path = {
+        "release": root,
+        "data": data,
+        "csv": data / "hard_518_queries.csv",
+        "gold": data / "gold_public_hard518.jsonl",
+    }[pick]
     assert load_tasks(None, path) == load_tasks("cts", root)
 
 
@@ -142,8 +163,10 @@ def test_unpaired_and_duplicate_ids(tmp_path):
 def test_gold_without_nuggets_and_empty_cells(tmp_path):
     queries = [QUERIES[0], dict(QUERIES[1], blurred_query="  ")]
     gold = [{"id": "q1", "query_intent": "x"}, GOLD[1]]
-    found = {(Path(p.file).suffix, p.line, p.field): p.message
-             for p in validate_dataset(_release(tmp_path, queries=queries, gold=gold))}
+    found = {
+        (Path(p.file).suffix, p.line, p.field): p.message
+        for p in validate_dataset(_release(tmp_path, queries=queries, gold=gold))
+    }
     assert found[(".jsonl", 1, "nuggets")] == "missing (looked for nuggets and gold.nuggets)"
     assert found[(".csv", 3, "blurred_query")] == "empty"
 

@@ -72,9 +72,14 @@ def test_encrypt_field_round_trips_unicode():
 
 
 def test_chinese_record_is_detected_as_zh(tmp_path):
-    record = {"id": 9, "canary": "k", "domain": encrypt_field("文学", "k"),
-              "question": encrypt_field("哪部清代小说以贾宝玉为主人公？", "k"),
-              "answer": encrypt_field("红楼梦", "k"), "context": encrypt_field("曹雪芹著。", "k")}
+    record = {
+        "id": 9,
+        "canary": "k",
+        "domain": encrypt_field("文学", "k"),
+        "question": encrypt_field("哪部清代小说以贾宝玉为主人公？", "k"),
+        "answer": encrypt_field("红楼梦", "k"),
+        "context": encrypt_field("曹雪芹著。", "k"),
+    }
     [task] = load_tasks("interactcomp", _write(tmp_path / "zh.jsonl", [record]))
     assert task.language == "zh" and task.answer.text == "红楼梦"
 

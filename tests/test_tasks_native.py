@@ -22,16 +22,26 @@ DISCO = {
     "discobench": {
         "original_question": "Which club did Player X join after the 2014 final?",
         "checkpoints": [
-            {"type": "ambi", "ambiguity_type": "entity", "target": "Player X",
-             "distractors": ["Player Y"], "clue": "I mean the one who scored in 2014."},
+            {
+                "type": "ambi",
+                "ambiguity_type": "entity",
+                "target": "Player X",
+                "distractors": ["Player Y"],
+                "clue": "I mean the one who scored in 2014.",
+            },
             {"type": "unambi", "target": "Club B"},
         ],
     },
 }
 CTS_TASK = {
-    "id": "c1", "protocol": "cts", "question": "Model 3 range",
-    "cts": {"blurred_query": "Model 3 range", "fused_query": "Model 3 range in Norway winter",
-            "nuggets": [{"id": "N1", "text": "about 30% less", "weight": 2}]},
+    "id": "c1",
+    "protocol": "cts",
+    "question": "Model 3 range",
+    "cts": {
+        "blurred_query": "Model 3 range",
+        "fused_query": "Model 3 range in Norway winter",
+        "nuggets": [{"id": "N1", "text": "about 30% less", "weight": 2}],
+    },
 }
 
 
@@ -94,7 +104,7 @@ def test_pydantic_errors_map_to_field_paths(tmp_path):
     records = [heavy, _task(id="d2", surprise=1), _task(id="d3", answer=None), _task(id="")]
     problems = validate_dataset(_jsonl(tmp_path / "t.jsonl", records))
     assert _where(problems) == [(1, "cts.nuggets[0].weight"), (2, "surprise"), (3, None), (4, "id")]
-    assert problems[0].message == "Input should be less than or equal to 3 (got 4)"
+    assert problems[0].message == "nugget weight must be 1, 2 or 3 (got 4)"
     assert problems[1].message.startswith("unknown field")
     assert problems[2].message == "a discobench task needs an answer"
     assert problems[3].message == "must not be empty"
@@ -126,7 +136,7 @@ def test_empty_file(tmp_path, content):
 
 
 def test_wrong_encodings(tmp_path):
-    latin = (json.dumps(DISCO) + "\n" + json.dumps(_task(id="d2", question="Où est Zoë?"), ensure_ascii=False))
+    latin = json.dumps(DISCO) + "\n" + json.dumps(_task(id="d2", question="Où est Zoë?"), ensure_ascii=False)
     (tmp_path / "latin.jsonl").write_bytes(latin.encode("latin-1"))
     [problem] = validate_dataset(tmp_path / "latin.jsonl")
     assert problem.line == 2 and problem.message.startswith("not UTF-8: byte 0xf9")
@@ -191,6 +201,22 @@ def test_bundled_demo_set_loads(protocol):
     [info] = [i for i in list_datasets() if i.protocol == protocol]
     assert info.ok and info.task_count == len(tasks) and info.path == path
     assert info.languages == sorted({t.language for t in tasks})
+
+
+def test_demo_loading_fills_protocol_and_lists_sets(tmp_path, monkeypatch):
+    """The demo mechanics on a stand-in folder, whatever state data/demo/ is in."""
+    monkeypatch.setattr("clarify_tui.tasks.demo.demo_dir", lambda: tmp_path)
+    _jsonl(tmp_path / "discobench.jsonl", [{k: v for k, v in DISCO.items() if k != "protocol"}])
+    _jsonl(tmp_path / "cts.jsonl", [CTS_TASK, {**CTS_TASK, "id": "c1"}])
+    assert [t.id for t in load_tasks("discobench", "demo")] == ["d1"]
+    [missing] = validate_dataset("demo", "interactcomp")
+    assert missing.message == "the bundled interactcomp demo set is missing"
+    infos = list_datasets()
+    assert [(i.protocol, i.task_count, i.languages, i.ok) for i in infos] == [
+        (Protocol.discobench, 1, ["en"], True),
+        (Protocol.cts, 1, ["en"], False),
+    ]
+    assert infos[1].problems[0].message == "duplicate id 'c1' (first on line 1)"
 
 
 def test_tasks_package_does_not_import_textual():

@@ -59,9 +59,10 @@ def locate_release(path: Path, problems: Problems) -> tuple[Path, Path] | None:
         if csv_path and gold_path:
             return csv_path, gold_path
         problems.add(
-            path, None, None,
-            f"not a Clarify-Then-Search release folder: expected data/{QUERIES_NAME} "
-            f"and data/{GOLD_NAME}",
+            path,
+            None,
+            None,
+            f"not a Clarify-Then-Search release folder: expected data/{QUERIES_NAME} and data/{GOLD_NAME}",
         )
         return None
     if path.suffix.lower() == ".csv":
@@ -98,7 +99,9 @@ def load_release(
     for qid, row in rows.items():
         gold_record = golds.pop(qid, None)
         if gold_record is None:
-            problems.add(csv_path, row.line, row.id_column, f"no gold record with id {qid!r} in {gold_path.name}")
+            problems.add(
+                csv_path, row.line, row.id_column, f"no gold record with id {qid!r} in {gold_path.name}"
+            )
             continue
         if gold_record.nuggets is None:
             continue  # its problems are reported already
@@ -150,9 +153,10 @@ def _read_queries(path: Path, problems: Problems) -> dict[str, _Row] | None:
             index = 0  # unnamed first column: a pandas index
         if index is None:
             problems.add(
-                path, 1, names[0],
-                f"no {names[0]} column (accepted names: {', '.join(names)}; "
-                f"found: {', '.join(headers)})",
+                path,
+                1,
+                names[0],
+                f"no {names[0]} column (accepted names: {', '.join(names)}; found: {', '.join(headers)})",
             )
         columns[role] = index
     if None in columns.values():
@@ -184,7 +188,9 @@ def _read_queries(path: Path, problems: Problems) -> dict[str, _Row] | None:
                 problems.add(path, line, headers[columns[role]], "empty")
                 bad = True
         if qid in first_line:
-            problems.add(path, line, headers[columns["id"]], f"duplicate id {qid!r} (first on line {first_line[qid]})")
+            problems.add(
+                path, line, headers[columns["id"]], f"duplicate id {qid!r} (first on line {first_line[qid]})"
+            )
             continue
         if bad:
             continue
@@ -274,8 +280,12 @@ def _nugget(
         ok = False
     if not ok:
         return None
-    return {"id": str(nid).strip(), "text": item.get("text"), "weight": int(weight),
-            "source_ids": [str(s) for s in sources]}
+    return {
+        "id": str(nid).strip(),
+        "text": item.get("text"),
+        "weight": int(weight),
+        "source_ids": [str(s) for s in sources],
+    }
 
 
 def _task(

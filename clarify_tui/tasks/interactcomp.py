@@ -98,7 +98,7 @@ def tasks_from_records(
         try:
             tasks.append(Sourced(Task.model_validate(data), str(path), line))
         except ValidationError as err:
-            problems.add_validation_error(err, lambda loc: (str(path), line, _release_field(loc)))
+            problems.add_validation_error(err, lambda loc, line=line: (str(path), line, _release_field(loc)))
     return tasks
 
 

@@ -40,13 +40,10 @@ def collect(
         tasks = _load_path(Path(dataset), protocol, problems, canary)
     if not tasks and not problems:
         problems.add(dataset, None, None, "no tasks in the dataset")
-    _check_unique(tasks, problems)
-    return tasks, Problems(problems.sorted())
+    return _unique(tasks, problems), Problems(problems.sorted())
 
 
-def _protocol(
-    benchmark: str | Protocol | None, dataset: str | Path, problems: Problems
-) -> Protocol | None:
+def _protocol(benchmark: str | Protocol | None, dataset: str | Path, problems: Problems) -> Protocol | None:
     if benchmark is None or isinstance(benchmark, Protocol):
         return benchmark
     try:
@@ -117,7 +114,9 @@ def _same_protocol(path: Path, found: Protocol, wanted: Protocol | None, problem
     if wanted is None or wanted == found:
         return True
     release = _RELEASE_NAMES.get(found, found.value)
-    problems.add(path, None, None, f"this is the {release} release, but benchmark {wanted.value!r} was asked for")
+    problems.add(
+        path, None, None, f"this is the {release} release, but benchmark {wanted.value!r} was asked for"
+    )
     return False
 
 
@@ -131,13 +130,16 @@ def _expect(tasks: list[Sourced], protocol: Protocol | None, problems: Problems)
             kept.append(item)
         else:
             problems.add(
-                item.file, item.line, "protocol",
+                item.file,
+                item.line,
+                "protocol",
                 f"a {item.task.protocol.value} task, but benchmark {protocol.value} was asked for",
             )
     return kept
 
 
-def _check_unique(tasks: list[Sourced], problems: Problems) -> None:
+def _unique(tasks: list[Sourced], problems: Problems) -> list[Sourced]:
+    """The first task of each id; every later one is a problem."""
     first: dict[str, Sourced] = {}
     for item in tasks:
         seen = first.setdefault(item.task.id, item)
@@ -145,3 +147,4 @@ def _check_unique(tasks: list[Sourced], problems: Problems) -> None:
             continue
         where = f"line {seen.line}" if seen.file == item.file else f"{seen.file}:{seen.line}"
         problems.add(item.file, item.line, "id", f"duplicate id {item.task.id!r} (first on {where})")
+    return list(first.values())

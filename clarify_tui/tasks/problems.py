@@ -88,6 +88,9 @@ def describe_error(err: Any) -> str:
         return "missing (required)"
     if kind == "extra_forbidden":
         return "unknown field (not part of the Task format, see data/schema/task.schema.json)"
+    loc = tuple(err.get("loc", ()))
+    if loc[-1:] == ("weight",) and "nuggets" in loc and kind != "missing":
+        return f"nugget weight must be 1, 2 or 3 (got {short(err.get('input'))})"
     message = str(err["msg"]).removeprefix("Value error, ")
     if kind == "string_too_short" and err.get("ctx", {}).get("min_length") == 1:
         return "must not be empty"
