@@ -130,3 +130,11 @@ def test_release_under_the_wrong_benchmark_is_one_problem():
     problems = validate_dataset(SAMPLE, "cts")
     assert len(problems) == 1
     assert "InteractComp release" in problems[0].message and "'cts'" in problems[0].message
+
+
+def test_unrecognised_records_under_interactcomp_are_held_to_the_release_format(tmp_path):
+    problems = validate_dataset(_write(tmp_path / "x.jsonl", [{"id": 1, "question": "Who?"}]), "interactcomp")
+    assert [(p.line, p.field, p.message) for p in problems] == [
+        (1, "answer", "missing (required)"),
+        (1, "context", "missing (required)"),
+    ]

@@ -76,7 +76,8 @@ def _load_path(
     records = read_records(path, problems)
     kind = _kind(records)
     if kind is None and protocol is not None:
-        kind = "task"  # the caller named the benchmark: hold the records to the Task format
+        # the caller named the benchmark: hold the records to its most likely format
+        kind = Protocol.interactcomp if protocol == Protocol.interactcomp else "task"
     if kind is None:
         if records:
             problems.add(path, records[0][0], None, f"cannot tell the dataset format: {_FORMAT_HINT}")
