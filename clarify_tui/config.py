@@ -1,0 +1,187 @@
+"""Settings for the real services: OpenAI-compatible models and Tavily search.
+
+Why pydantic models with a docstring per field: `clarify.toml` is hand-written, so a typo
+must fail loudly (extra fields are forbidden) and every knob must say what it does.
+
+Precedence, lowest to highest: built-in defaults (the papers' sampling settings) <
+`clarify.toml` < environment (OPENAI_BASE_URL, TAVILY_BASE_URL) < a role's own section
+in `clarify.toml` (e.g. a judge on another endpoint) < command-line overrides.
+
+API keys are never part of a Config: a config names the *environment variable* holding a
+key (`api_key_env`), and the key is read only when a client is built, so dumping,
+logging or storing a Config can never leak one.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+CONFIG_FILE_NAME = "clarify.toml"
+Role = Literal["agent", "user", "judge"]
+ROLES: tuple[Role, ...] = ("agent", "user", "judge")
+
+
+class ConfigError(ValueError):
+    """The configuration is unusable (bad clarify.toml, missing API key)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class EndpointConfig(_Strict):
+    """An OpenAI-compatible server shared by every role that does not override it."""
+
+    base_url: str | None = None
+    """Server root, e.g. `http://localhost:8000/v1`. None: the OpenAI API (or OPENAI_BASE_URL)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable that holds the key (the key itself never goes here)."""
+    timeout: float = Field(default=120.0, gt=0)
+    """Seconds before one HTTP attempt is abandoned (then retried)."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on 408/409/429/5xx, connection errors and timeouts, with exponential backoff."""
+    max_concurrency: int = Field(default=32, ge=1)
+    """Requests in flight at once against this endpoint (roles sharing it share the limit)."""
+
+
+class RoleConfig(_Strict):
+    """Per-role sampling settings and optional endpoint overrides. None = the default."""
+
+    base_url: str | None = None
+    """Use another server for this role (e.g. the judge elsewhere than the agent)."""
+    api_key_env: str | None = None
+    """Environment variable with this role's key when it uses another server."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """None: the paper's setting for the call (InteractComp agent 0.6, responder 1.0,
+    grader 0.0; CTS clarifier, answerer, rewriter and judge 0)."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """None: the paper's setting (InteractComp agents 0.95), else not sent."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Cap on generated tokens per call; None leaves it to the server."""
+    max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    """Which request field carries `max_tokens` (newer OpenAI models want the second)."""
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    """Sent as `reasoning_effort` for reasoning models; None: not sent."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Per-attempt timeout for this role; None: the endpoint's."""
+    max_retries: int | None = Field(default=None, ge=0)
+    """Retries for this role; None: the endpoint's."""
+    max_concurrency: int | None = Field(default=None, ge=1)
+    """Concurrency limit of this role's endpoint; None: the endpoint's."""
+    parse_retries: int = Field(default=2, ge=0)
+    """Judges: extra calls when the model's output cannot be parsed (CTS 4.4.1)."""
+
+
+class Price(_Strict):
+    """What a model costs, in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(default=0.0, ge=0)
+    """Dollars per million prompt tokens."""
+    output_per_mtok: float = Field(default=0.0, ge=0)
+    """Dollars per million completion tokens (reasoning tokens included)."""
+
+
+class TavilyConfig(_Strict):
+    """The Tavily search API."""
+
+    base_url: str | None = None
+    """API root; None: TAVILY_BASE_URL if set, else https://api.tavily.com."""
+    api_key_env: str = "TAVILY_API_KEY"
+    """Name of the environment variable holding the Tavily key."""
+    search_depth: Literal["basic", "advanced", "fast", "ultra-fast"] = "basic"
+    """Tavily's `search_depth` (advanced costs two credits)."""
+    topic: Literal["general", "news", "finance"] = "general"
+    """Tavily's `topic`."""
+    timeout: float = Field(default=60.0, gt=0, le=120)
+    """Seconds per attempt (Tavily caps it at 120)."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on 429, 5xx, connection errors and timeouts (tenacity, exponential backoff)."""
+    backoff_initial: float = Field(default=0.5, ge=0)
+    """First backoff wait in seconds; doubles per retry up to `backoff_max`."""
+    backoff_max: float = Field(default=8.0, ge=0)
+    """Longest backoff wait in seconds."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Tavily requests in flight at once."""
+    cost_per_search: float = Field(default=0.0, ge=0)
+    """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
+
+
+class Config(_Strict):
+    """Everything `clarify.toml` can set. Keys come from the environment only."""
+
+    openai: EndpointConfig = Field(default_factory=EndpointConfig)
+    """The default OpenAI-compatible endpoint."""
+    agent: RoleConfig = Field(default_factory=RoleConfig)
+    """The agent under test (`--agent openai:MODEL`)."""
+    user: RoleConfig = Field(default_factory=RoleConfig)
+    """The user simulator (`--user openai:MODEL`)."""
+    judge: RoleConfig = Field(default_factory=RoleConfig)
+    """The judge (`--judge openai:MODEL`)."""
+    tavily: TavilyConfig = Field(default_factory=TavilyConfig)
+    """Tavily search (`--search tavily`)."""
+    search_cache: Literal["record", "replay", "off"] = "record"
+    """record: use and fill the cache; replay: cache only (a miss is an error); off."""
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """Model name (or a prefix of it) -> price; unknown models cost 0."""
+
+    def role(self, role: Role) -> RoleConfig:
+        return getattr(self, role)
+
+    def price(self, model: str) -> Price | None:
+        """The exact entry, else the longest key that prefixes the model name."""
+        if model in self.prices:
+            return self.prices[model]
+        prefixes = [k for k in self.prices if model.startswith(k)]
+        return self.prices[max(prefixes, key=len)] if prefixes else None
+
+    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float:
+        price = self.price(model)
+        if price is None:
+            return 0.0
+        return (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_config(
+    path: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Config:
+    """Read `path` (default: ./clarify.toml if present), apply env vars, then overrides.
+
+    `overrides` is a nested dict as the CLI builds it, e.g. `{"judge": {"temperature": 0}}`.
+    """
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    file = path if path is not None else Path.cwd() / CONFIG_FILE_NAME
+    if path is not None and not file.is_file():
+        raise ConfigError(f"config file not found: {file}")
+    if file.is_file():
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: {exc}") from exc
+    if env.get("OPENAI_BASE_URL"):
+        data = _merge(data, {"openai": {"base_url": env["OPENAI_BASE_URL"]}})
+    if env.get("TAVILY_BASE_URL"):
+        data = _merge(data, {"tavily": {"base_url": env["TAVILY_BASE_URL"]}})
+    data = _merge(data, overrides or {})
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        where = file if file.is_file() else "configuration"
+        raise ConfigError(f"{where}: {exc}") from exc

@@ -1,0 +1,5 @@
+"""Talking to OpenAI-compatible models: the client wrapper, prompt loading, robust
+parsing of model output (actions, JSON, yes/no replies) and the backend factory.
+
+Nothing here opens a connection at import time; clients are built lazily per event loop.
+"""

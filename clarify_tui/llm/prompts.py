@@ -1,0 +1,25 @@
+"""Prompt templates live in `prompts/*.txt`, one file each, so they can be read and
+diffed without reading code. Leading lines starting with `//` are a header (source,
+what was changed) and are not sent to the model. Templates use `str.format` fields,
+with `{{`/`}}` for literal braces as in the InteractComp reference prompts.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from clarify_tui.paths import prompts_dir
+
+
+@lru_cache(maxsize=None)
+def template(name: str) -> str:
+    """The body of prompts/NAME.txt without its `//` header."""
+    path = prompts_dir() / f"{name}.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def render(name: str, **fields: object) -> str:
+    return template(name).format(**fields)

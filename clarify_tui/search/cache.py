@@ -1,0 +1,157 @@
+"""Record / replay cache for any search backend, in the sessions' SQLite file.
+
+Why: Tavily is a black box whose results drift from day to day (DiscoBench appendix H);
+caching the raw responses turns "re-derive the same web view" into "replay a fixed
+snippet log". Entries are keyed by backend, normalised query (or url) and the parameters
+that shape the result, and can be exported to / imported from JSONL so a run can be
+replayed on a machine with no Tavily key.
+
+Modes: `record` uses the cache and fills it on a miss; `replay` uses only the cache (a miss
+is a CacheMissError naming the query); `off` passes straight through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any, Literal
+
+import sqlite_utils
+
+from clarify_tui.errors import BackendError
+from clarify_tui.models import SearchHit, Usage, now_iso
+from clarify_tui.search.base import SearchBackend, SearchResult
+
+CacheMode = Literal["record", "replay", "off"]
+TABLE = "search_cache"
+_COLUMNS = ("key", "kind", "backend", "query", "params", "response", "created_at")
+
+
+class CacheMissError(BackendError):
+    """Replay mode met a query (or url) that the cache does not hold."""
+
+
+def normalise_query(text: str) -> str:
+    """Unicode NFKC, case-folded, whitespace collapsed: 'Hornussen  Rules' == 'hornussen rules'."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
+
+
+def cache_key(kind: str, backend: str, query: str, params: dict[str, Any]) -> str:
+    subject = normalise_query(query) if kind == "search" else query.strip()  # urls keep their case
+    blob = json.dumps([kind, backend, subject, params], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def ensure_table(db: sqlite_utils.Database) -> None:
+    db[TABLE].create(
+        {"key": str, "kind": str, "backend": str, "query": str, "params": str, "response": str,
+         "created_at": str},
+        pk="key",
+        if_not_exists=True,
+    )
+
+
+class CachedSearch:
+    """A SearchBackend in front of another one."""
+
+    def __init__(self, backend: SearchBackend, db: sqlite_utils.Database, mode: CacheMode = "record") -> None:
+        if mode not in ("record", "replay", "off"):
+            raise ValueError(f"search cache mode must be record, replay or off, not {mode!r}")
+        self.backend = backend
+        self.db = db
+        self.mode = mode
+        self.spec = f"cache({backend.spec})"
+        self._base_params: dict[str, Any] = dict(getattr(backend, "cache_params", {}) or {})
+        ensure_table(db)
+
+    def _lookup(self, key: str) -> dict[str, Any] | None:
+        rows = list(self.db.query(f"select response from {TABLE} where key = ?", [key]))
+        return json.loads(rows[0]["response"]) if rows else None
+
+    def _store(self, key: str, kind: str, query: str, params: dict[str, Any], response: Any) -> None:
+        self.db[TABLE].insert(
+            {"key": key, "kind": kind, "backend": self.backend.spec, "query": query,
+             "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
+             "created_at": now_iso()},
+            pk="key",
+            replace=True,
+        )
+
+    def _miss(self, what: str, params: dict[str, Any]) -> CacheMissError:
+        return CacheMissError(
+            f"search cache miss in replay mode: backend {self.backend.spec}, {what}, params {params}"
+        )
+
+    async def search(self, query: str, max_results: int = 5) -> SearchResult:
+        if self.mode == "off":
+            return await self.backend.search(query, max_results)
+        params = {**self._base_params, "max_results": max_results}
+        key = cache_key("search", self.backend.spec, query, params)
+        cached = self._lookup(key)
+        if cached is not None:
+            hits = [SearchHit.model_validate(hit) for hit in cached["hits"]]
+            return SearchResult(query=query, hits=hits, usage=Usage(model=self.backend.spec), cached=True)
+        if self.mode == "replay":
+            raise self._miss(f"query {query!r}", params)
+        result = await self.backend.search(query, max_results)
+        self._store(key, "search", query, params, {"hits": [h.model_dump() for h in result.hits]})
+        return result
+
+    async def visit(self, url: str) -> str | None:
+        if self.mode == "off":
+            return await self.backend.visit(url)
+        key = cache_key("visit", self.backend.spec, url.strip(), self._base_params)
+        cached = self._lookup(key)
+        if cached is not None:
+            return cached["text"]
+        if self.mode == "replay":
+            raise self._miss(f"url {url!r}", self._base_params)
+        text = await self.backend.visit(url)
+        self._store(key, "visit", url.strip(), self._base_params, {"text": text})
+        return text
+
+
+def export_cache(db: sqlite_utils.Database, path: Path) -> int:
+    """Write every cached response to `path` as JSONL (one entry a line); returns the count."""
+    ensure_table(db)
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as out:
+        for row in db.query(f"select * from {TABLE} order by created_at, key"):
+            entry = {name: row[name] for name in _COLUMNS}
+            entry["params"] = json.loads(entry["params"])
+            entry["response"] = json.loads(entry["response"])
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def import_cache(db: sqlite_utils.Database, path: Path) -> int:
+    """Load a JSONL export (entries replace same-key ones); returns the count.
+
+    The key of each entry is recomputed from its content, so an edited or foreign file
+    cannot file a response under another query's key.
+    """
+    ensure_table(db)
+    rows = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            kind, backend, query, params = entry["kind"], entry["backend"], entry["query"], entry["params"]
+            response = entry["response"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number}: not a search cache entry ({exc})") from exc
+        if kind not in ("search", "visit") or not isinstance(params, dict):
+            raise ValueError(f"{path}:{number}: not a search cache entry (kind {kind!r})")
+        rows.append(
+            {"key": cache_key(kind, backend, query, params), "kind": kind, "backend": backend, "query": query,
+             "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
+             "created_at": entry.get("created_at") or now_iso()}
+        )
+    if rows:
+        db[TABLE].insert_all(rows, pk="key", replace=True)
+    return len(rows)

@@ -1,0 +1,72 @@
+"""User simulators backed by an OpenAI-compatible model (`--user openai:MODEL`).
+
+Each method puts into its prompt only what that simulator may use: the InteractComp
+responder sees the context; the DiscoBench responder sees the clue only when the engine's
+judge found the ask well targeted; the CTS answerer sees the intent query; the CTS
+rewriter sees the blurred query and the Q&A pairs, never the intent.
+"""
+
+from __future__ import annotations
+
+import json
+
+from clarify_tui.errors import BackendError
+from clarify_tui.llm.client import ChatClient
+from clarify_tui.llm.parsing import strip_reasoning
+from clarify_tui.llm.prompts import render
+from clarify_tui.llm.yesno import UNKNOWN, read_short_answer, read_yes_no
+from clarify_tui.models import Checkpoint, Task
+from clarify_tui.users.base import UserReply
+
+
+class LLMUser:
+    def __init__(self, client: ChatClient) -> None:
+        self.client = client
+        self.spec = f"openai:{client.model}"
+
+    async def _ask(self, text: str, purpose: str):
+        return await self.client.complete([{"role": "user", "content": text}], purpose)
+
+    async def reply_interactcomp(self, task: Task, question: str) -> UserReply:
+        """InteractComp A.3 responder; a reply committing to nothing counts as i don't know."""
+        assert task.interactcomp is not None
+        done = await self._ask(
+            render("interactcomp_responder", context=task.interactcomp.context, question=question),
+            "interactcomp.responder",
+        )
+        return UserReply(text=read_yes_no(done.text) or UNKNOWN, usage=done.usage)
+
+    async def reply_discobench(
+        self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
+    ) -> UserReply:
+        release = asked_right and checkpoint.type == "ambi" and bool(checkpoint.clue)
+        clue_block = f"\nCLUE\n{checkpoint.clue}\n" if release else ""
+        done = await self._ask(
+            render("discobench_responder", question=task.question, ask=question, clue_block=clue_block),
+            "discobench.responder",
+        )
+        text = strip_reasoning(done.text)
+        if not text:
+            raise BackendError(f"user model {self.client.model} returned an empty DiscoBench reply")
+        return UserReply(text=text, usage=done.usage)
+
+    async def answer_clarification(self, task: Task, question: str) -> UserReply:
+        """CTS Prompt B: a short answer found in the intent query, else exactly 'unknown'."""
+        assert task.cts is not None
+        done = await self._ask(
+            render("cts_user_answerer", clear_query=task.cts.fused_query, clarification_question=question),
+            "cts.answerer",
+        )
+        return UserReply(text=read_short_answer(done.text), usage=done.usage)
+
+    async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
+        """CTS Prompt C: one rewritten query from the blurred query and the Q&A pairs only."""
+        pairs = [{"clarification_question": q, "user_answer": a} for q, a in qa_pairs]
+        done = await self._ask(
+            render("cts_rewriter", blurred_query=blurred_query, qa_pairs=json.dumps(pairs, ensure_ascii=False)),
+            "cts.rewriter",
+        )
+        lines = [line.strip() for line in strip_reasoning(done.text).splitlines() if line.strip()]
+        if not lines:
+            raise BackendError(f"user model {self.client.model} returned an empty rewrite")
+        return UserReply(text=lines[-1], usage=done.usage)
