@@ -191,3 +191,9 @@ def test_folder_that_is_not_a_release(tmp_path):
 def test_release_under_the_wrong_benchmark(tmp_path):
     [problem] = validate_dataset(_release(tmp_path), "interactcomp")
     assert "Clarify-Then-Search release" in problem.message
+
+
+def test_empty_gold_file_is_one_problem(tmp_path):
+    root = _release(tmp_path, gold=[])
+    [problem] = validate_dataset(root)
+    assert problem.file.endswith("gold_public_hard518.jsonl") and problem.message == "file is empty"

@@ -23,6 +23,7 @@ notes, must_cover, missing_evidence) are read past: only nuggets are scored.
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,8 @@ def load_release(
     if gold is None:
         gold = read_records(gold_path, problems)
     golds = _read_gold(gold_path, gold, problems)
-    if rows is None:
-        return []
+    if rows is None or not gold:
+        return []  # an unreadable file is reported once, not as a missing partner per row
     tasks: list[Sourced] = []
     for qid, row in rows.items():
         gold_record = golds.pop(qid, None)
@@ -113,15 +114,20 @@ def load_release(
     return tasks
 
 
+@dataclass(frozen=True)
 class _Row:
-    def __init__(self, line: int, id_column: str, fused: str, blurred: str, domain: str) -> None:
-        self.line, self.id_column = line, id_column
-        self.fused, self.blurred, self.domain = fused, blurred, domain
+    line: int
+    id_column: str
+    fused: str
+    blurred: str
+    domain: str
 
 
+@dataclass(frozen=True)
 class _Gold:
-    def __init__(self, line: int, prefix: str, nuggets: list[dict[str, Any]] | None) -> None:
-        self.line, self.prefix, self.nuggets = line, prefix, nuggets
+    line: int
+    prefix: str  # "nuggets" or "gold.nuggets": where this record keeps them
+    nuggets: list[dict[str, Any]] | None  # None when any nugget was bad (already reported)
 
 
 def _norm(header: str) -> str:
