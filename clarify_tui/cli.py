@@ -51,11 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except DatasetError as exc:
-        err.print(f"[red]Invalid dataset[/red]\n{exc}")
+        err.print("[red]Invalid dataset[/red]")
+        err.print(str(exc), markup=False, highlight=False)
         return 2
     except (NotBuiltError, BackendError, ValueError, KeyError, FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        err.print(f"[red]error:[/red] {message}")
+        err.print("[red]error:[/red] ", end="")
+        err.print(str(message), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
