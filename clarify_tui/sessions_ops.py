@@ -1,0 +1,113 @@
+"""Operations on stored sessions that the TUI and the CLI share: fork, resume, queue.
+
+Fork copies a session's steps up to a chosen step into a new session (recorded with its
+parent and fork step) and continues from the state snapshot stored with that step, so
+the protocol rules are never re-run on copied steps. Resume does the same for an
+interrupted session, keeping its id. The human-baseline queue serves the tasks of a run
+to one annotator in a fixed (optionally shuffled) order.
+"""
+
+from __future__ import annotations
+
+import random
+
+from clarify_tui.engine import Episode, build_episode
+from clarify_tui.models import Session, SessionMode, Step, Task
+from clarify_tui.store import Store
+
+
+class ForkError(ValueError):
+    """The chosen step cannot be continued from (e.g. the session had already ended)."""
+
+
+def action_group_end(steps: list[Step], index: int) -> int:
+    """The last step of the action at `index`: an ask's reply and judge steps belong to it."""
+    if not 0 <= index < len(steps):
+        raise ForkError(f"step {index} does not exist (the session has {len(steps)} steps)")
+    end = index
+    while end + 1 < len(steps) and steps[end + 1].actor != "agent":
+        end += 1
+    return end
+
+
+def fork_session(
+    store: Store,
+    session_id: str,
+    step_index: int,
+    *,
+    agent,
+    user,
+    search,
+    judge,
+    mode: SessionMode = "automated",
+    annotator: str | None = None,
+    run: str | None = None,
+) -> Episode:
+    """A live Episode continuing `session_id` after `step_index` (and its replies)."""
+    parent = store.session(session_id)
+    task = store.task_for(parent.id)
+    steps = store.steps(parent.id)
+    end = action_group_end(steps, step_index)
+    if steps[end].state.get("done"):
+        raise ForkError(f"the session had ended at step {end}; fork from an earlier step")
+    session = Session(
+        run=run or parent.run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
+        search=search.spec, judge=judge.spec, mode=mode, annotator=annotator, config=parent.config,
+        parent_id=parent.id, fork_step=end,
+    )
+    episode = build_episode(
+        task, agent=agent, user=user, search=search, judge=judge, config=parent.config, session=session, sink=store
+    )
+    episode.restore(steps[: end + 1])
+    return episode
+
+
+def resume_session(store: Store, session_id: str, *, agent, user, search, judge) -> Episode:
+    """Continue an interrupted (still `running`) session in place, from its last step."""
+    session = store.session(session_id)
+    if session.status != "running":
+        raise ForkError(f"session {session_id} is {session.status}; only running sessions resume")
+    task = store.task_for(session.id)
+    steps = store.steps(session.id)
+    if steps:
+        steps = steps[: action_group_end(steps, max(i for i, s in enumerate(steps) if s.actor == "agent")) + 1]
+    episode = build_episode(
+        task, agent=agent, user=user, search=search, judge=judge, config=session.config, session=session, sink=store
+    )
+    episode.restore(steps)
+    return episode
+
+
+def family(store: Store, session_id: str) -> list[Session]:
+    """The session's root and every fork under it, parents before children."""
+    by_id = {s.id: s for s in store.sessions()}
+    root = by_id[store.session(session_id).id]
+    while root.parent_id and root.parent_id in by_id:
+        root = by_id[root.parent_id]
+    out, frontier = [root], [root.id]
+    while frontier:
+        children = [s for s in by_id.values() if s.parent_id in frontier]
+        out += children
+        frontier = [c.id for c in children]
+    return out
+
+
+def queue_order(tasks: list[Task], shuffle_seed: int | None) -> list[Task]:
+    order = list(tasks)
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(order)
+    return order
+
+
+def next_in_queue(
+    store: Store, run: str, annotator: str, tasks: list[Task], shuffle_seed: int | None = None
+) -> tuple[Task, Session | None] | None:
+    """The annotator's next task in the queue and, if it was interrupted, its session."""
+    mine = [s for s in store.sessions(runs=[run]) if s.annotator == annotator]
+    finished = {s.task_id for s in mine if s.status in ("completed", "errored", "abandoned")}
+    running = {s.task_id: s for s in mine if s.status == "running"}
+    for task in queue_order(tasks, shuffle_seed):
+        if task.id in finished:
+            continue
+        return task, running.get(task.id)
+    return None
