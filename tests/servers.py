@@ -207,6 +207,20 @@ class FakeTavily(LoopbackServer):
     """Speaks POST /search and /extract; point tavily-python's api_base_url at `url`."""
 
 
+def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **sections: dict) -> Any:
+    """A clarify_tui Config aimed at these servers, with fast retries and short timeouts."""
+    from clarify_tui.config import Config
+
+    data: dict[str, Any] = {
+        "openai": {"base_url": openai_url, "timeout": 5, "max_retries": 2, "max_concurrency": 8},
+        "tavily": {"base_url": tavily_url, "timeout": 5, "max_retries": 2, "backoff_initial": 0.01,
+                   "backoff_max": 0.05},
+    }
+    for name, values in sections.items():
+        data[name] = {**data.get(name, {}), **values}
+    return Config.model_validate(data)
+
+
 # ---- a stateless InteractComp world, for the throughput benchmark ---------------------
 
 _ROUND = re.compile(r"^\[Round \d+\]", re.MULTILINE)
