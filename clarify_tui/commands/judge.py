@@ -1,0 +1,54 @@
+"""`clarify-tui judge`: re-judge the final answers (and CTS nuggets) of stored sessions.
+
+New verdicts are stored beside the old ones with the judge spec; `score --judge SPEC`
+chooses which verdicts to score (default: the latest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from rich.console import Console
+
+from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+
+console = Console(stderr=True)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
+    add_db(p)
+    p.add_argument("--run", dest="runs", action="append", required=True, help="run to re-judge (repeatable)")
+    p.add_argument("--judge", required=True, help="rule | openai:MODEL")
+    p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.backends import make_judge
+    from clarify_tui.rejudge import rejudge
+
+    config = None
+    if args.config or args.judge.startswith("openai"):
+        from clarify_tui.config import load_config
+
+        config = load_config(args.config)
+    judge = make_judge(args.judge, config)
+    store = open_store(args, must_exist=True)
+    known = set(store.run_names())
+    missing = [r for r in args.runs if r not in known]
+    if missing:
+        raise KeyError(f"no run named {', '.join(missing)} in {store.path}")
+    summary = asyncio.run(rejudge(store, judge, runs=args.runs, benchmark=args.benchmark,
+                                  concurrency=args.concurrency))
+    console.print(
+        f"judge [bold]{args.judge}[/bold]: {summary.judged} session(s) judged, "
+        f"{summary.changed} verdict(s) changed, {summary.skipped} skipped (not completed or no answer), "
+        f"{len(summary.failed)} failed"
+    )
+    for sid, error in summary.failed[:5]:
+        console.print(f"  [red]failed[/red] {sid}: {error.splitlines()[0][:200]}")
+    return 1 if summary.failed else 0

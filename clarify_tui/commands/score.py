@@ -1,0 +1,204 @@
+"""`clarify-tui score`: every metric of the three papers over saved sessions.
+
+`--format table` prints a rich table per benchmark (metrics as rows, groups as columns),
+`json` the object of DESIGN.md, `csv` one row per group with dotted column names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any
+
+from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+
+# Rows of the table per benchmark: (metric key, label, kind). kind: rate | num | int | money | score
+TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
+    "interactcomp": [
+        ("accuracy", "accuracy", "rate"),
+        ("rounds", "rounds (mean)", "num"),
+        ("interaction_rate", "interaction rate (asks / actions)", "rate"),
+        ("calibration_error", "calibration error (5 bins)", "rate"),
+        ("calibration_missing", "  no confidence (left out of CE)", "int"),
+    ],
+    "discobench": [
+        ("accuracy", "accuracy", "rate"),
+        ("checkpoint_pass_rate", "checkpoint pass rate", "rate"),
+        ("detection_accuracy", "detection accuracy", "rate"),
+        ("detection_precision", "detection precision", "rate"),
+        ("detection_recall", "detection recall", "rate"),
+        ("detection_f1", "detection F1", "rate"),
+        ("ce_a", "CE-A (asked right / asked)", "rate"),
+        ("ce_b", "CE-B (right and advanced / asked)", "rate"),
+        ("ask_turns", "ask turns (mean)", "num"),
+        ("tool_turns", "tool turns (mean)", "num"),
+    ],
+    "cts": [
+        ("restore_score_mean", "restore_score_100 mean", "score"),
+        ("restore_score_p50", "  p50", "score"),
+        ("restore_score_p90", "  p90", "score"),
+        ("restore_score_min", "  min", "score"),
+        ("restore_score_max", "  max", "score"),
+        ("delta_vs_orig", "Δ vs orig [95% CI]", "delta"),
+        ("ua_unknown_rate", "UA unknown rate", "rate"),
+        ("cq_region_rate", "region question rate", "rate"),
+        ("region_only_unknown_rate", "region-only unknown rate", "rate"),
+        ("all_unknown_rate", "all-unknown rate", "rate"),
+        ("known_cnt", "known_cnt shares (0..k)", "hist"),
+    ],
+}
+COMMON_ROWS = [
+    ("tokens_in", "tokens in", "int"),
+    ("tokens_out", "tokens out", "int"),
+    ("cost_usd", "cost (USD)", "money"),
+    ("errored", "errored (excluded)", "int"),
+]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
+    add_db(p)
+    p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
+    p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
+    p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
+    p.add_argument("--format", default="table", choices=("table", "json", "csv"))
+    p.add_argument("--judge", default=None,
+                   help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
+    p.add_argument("--profile-k", type=int, default=3,
+                   help="DiscoBench profiles: searches above K make a guess search-heavy (default 3)")
+    p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.metrics import score
+
+    store = open_store(args, must_exist=True)
+    report = score(
+        store, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
+        profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
+    )
+    if args.format == "json":
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "csv":
+        write_csv(report, sys.stdout)
+    else:
+        print_tables(report, args.by)
+    return 0
+
+
+def write_csv(report: dict, out) -> None:
+    from clarify_tui.metrics import flatten
+
+    rows = []
+    for g in report["groups"]:
+        row = {"benchmark": g["benchmark"], **{f"key.{k}": v for k, v in g["key"].items()},
+               "n_sessions": g["n_sessions"]}
+        row.update(flatten(g["metrics"]))
+        rows.append(row)
+    columns: list[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+
+
+def _cell(value: Any, kind: str) -> str:
+    if kind == "delta":
+        if not value:
+            return "-"
+        lo, hi = value.get("ci95") or (None, None)
+        ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
+        return f"{value['mean']:+.2f}{ci} (n={value['n_tasks']})"
+    if kind == "hist":
+        return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
+    if value is None:
+        return "-"
+    if kind == "rate":
+        return f"{value:.3f}"
+    if kind == "score":
+        return f"{value:.2f}"
+    if kind == "num":
+        return f"{value:.2f}"
+    if kind == "money":
+        return f"{value:.4f}"
+    return str(value)
+
+
+def print_tables(report: dict, by: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not report["groups"]:
+        console.print("[yellow]no sessions match[/yellow]")
+        return
+    for benchmark in BENCHMARKS:
+        groups = [g for g in report["groups"] if g["benchmark"] == benchmark]
+        if not groups:
+            continue
+        table = Table(title=f"{benchmark} — by {by}", title_justify="left")
+        table.add_column("metric")
+        for g in groups:
+            table.add_column(str(next(iter(g["key"].values()))), justify="right")
+        table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
+        rows = TABLE_ROWS[benchmark] + COMMON_ROWS
+        for key, label, kind in rows:
+            table.add_row(label, *[_cell(g["metrics"].get(key), kind) for g in groups])
+        for role in ("agent", "user", "judge"):
+            table.add_row(
+                f"  {role} tokens in/out, USD",
+                *[_role_cell(g["metrics"]["tokens_by_role"].get(role)) for g in groups],
+            )
+        if benchmark == "discobench":
+            k = groups[0]["metrics"].get("profile_k")
+            table.add_section()
+            for name in ("direct_guess", "search_heavy_guess", "direct_ask", "search_then_ask"):
+                table.add_row(
+                    f"profile {name} share / pass (K={k})",
+                    *[_profile_cell(g["metrics"]["profiles"][name]) for g in groups],
+                )
+        if benchmark == "cts" and any(g["metrics"].get("per_turn") for g in groups):
+            table.add_section()
+            turns = max(len(g["metrics"].get("per_turn") or []) for g in groups)
+            for t in range(turns):
+                table.add_row(
+                    f"turn {t + 1}: unknown / region / region unknown",
+                    *[_turn_cell((g["metrics"].get("per_turn") or [])[t:t + 1]) for g in groups],
+                )
+        console.print(table)
+        notes = []
+        for g in groups:
+            m = g["metrics"]
+            extra = [f"{m[k]} {k}" for k in ("abandoned", "running", "unjudged") if m.get(k)]
+            if extra:
+                notes.append(f"{next(iter(g['key'].values()))}: " + ", ".join(extra))
+        if notes:
+            console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+
+
+def _role_cell(u: dict | None) -> str:
+    if not u:
+        return "-"
+    return f"{u['tokens_in']}/{u['tokens_out']}, {u['cost_usd']:.4f}"
+
+
+def _profile_cell(p: dict) -> str:
+    share = "-" if p["share"] is None else f"{p['share']:.2f}"
+    rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
+    return f"{share} / {rate} (n={p['n']})"
+
+
+def _turn_cell(turn: list[dict]) -> str:
+    if not turn:
+        return "-"
+    t = turn[0]
+    return " / ".join(
+        "-" if t[k] is None else f"{t[k]:.2f}" for k in ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate")
+    )

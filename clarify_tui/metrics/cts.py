@@ -1,0 +1,165 @@
+"""Clarify-Then-Search metrics (paper 001 §4.4, §6.1-6.3, appendix C; release notes 004).
+
+- restore_score_100 = 100 * sum_j w_j s(cov_j) / sum_j w_j, s(full)=1, s(partial)=0.5,
+  s(none)=0, recomputed from the stored coverage (so re-judged coverage counts);
+  mean, p50, p90, min, max over sessions (linear interpolation between order statistics).
+- ua_unknown_rate: share of all UA answers that are `unknown` (pooled).
+- cq_region_rate: share of clarification questions whose aspect is region
+  (engine/aspects.py; stored in result["aspects"]); region_only_n and
+  region_only_unknown_rate: the unknown rate among those region questions (Table 5).
+- all_unknown_rate: share of clarified sessions whose k answers are all unknown;
+  known_cnt: share of clarified sessions with 0..k non-unknown answers (Table 7;
+  known_cnt["0"] equals all_unknown_rate).
+- per_turn (k > 1): per question position, the unknown rate, region rate and region-only
+  unknown rate (Table 10).
+- delta_vs_orig: when the selection holds `orig` sessions (result["orig"] true) on the
+  same tasks: mean over tasks of (this group's mean score - the orig mean score), with a
+  paired bootstrap 95% CI over the per-task differences (Table 3).
+`orig` sessions ask nothing, so they enter the restore-score statistics of their group
+but none of the question/answer diagnostics.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+from clarify_tui.metrics.common import bootstrap_mean_ci, exclusion_counts, mean, ratio, summary, usage_totals
+from clarify_tui.metrics.records import ScoredSession
+
+COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
+UNKNOWN_FORMS = {"unknown", "未知"}
+DEFAULT_BOOTSTRAP = 10_000
+_PUNCT = re.compile(r"[\s\.\,\!\?。，！？\"'`]+")
+
+
+def is_unknown(answer: str | None) -> bool:
+    """The UA's `unknown` (case, surrounding punctuation and quotes ignored)."""
+    return _PUNCT.sub("", (answer or "").casefold()) in UNKNOWN_FORMS or not (answer or "").strip()
+
+
+def restore_score(coverage: Sequence[dict]) -> float | None:
+    """restore_score_100 of coverage rows {weight, coverage}; None without weights."""
+    total = sum(int(c.get("weight") or 0) for c in coverage)
+    if not total:
+        return None
+    return 100.0 * math.fsum(int(c.get("weight") or 0) * COVERAGE_SCORE[c.get("coverage", "none")] for c in coverage) / total
+
+
+def session_score(result: dict) -> float | None:
+    coverage = result.get("coverage") or []
+    score = restore_score(coverage) if coverage else None
+    if score is None:
+        score = result.get("restore_score")
+    return None if score is None else float(score)
+
+
+def is_orig(s: ScoredSession) -> bool:
+    return bool(s.result.get("orig"))
+
+
+def _qa(s: ScoredSession) -> list[tuple[str, str]]:
+    """(aspect, answer) per clarification question of a session."""
+    answers = list(s.result.get("answers") or [])
+    aspects = list(s.result.get("aspects") or [])
+    questions = list(s.result.get("questions") or [])
+    n = max(len(answers), len(questions))
+    return [
+        (aspects[i] if i < len(aspects) else "other", answers[i] if i < len(answers) else "")
+        for i in range(n)
+    ]
+
+
+def _diagnostics(pairs: Sequence[tuple[str, str]]) -> dict:
+    unknown = sum(1 for _, a in pairs if is_unknown(a))
+    region = [a for aspect, a in pairs if aspect == "region"]
+    return {
+        "n_questions": len(pairs),
+        "ua_unknown_rate": ratio(unknown, len(pairs)),
+        "cq_region_rate": ratio(len(region), len(pairs)),
+        "region_only_n": len(region),
+        "region_only_unknown_rate": ratio(sum(1 for a in region if is_unknown(a)), len(region)),
+    }
+
+
+def per_task_scores(sessions: Sequence[ScoredSession]) -> dict[str, float]:
+    """Mean restore score per task (repeated sessions of a task are averaged)."""
+    by_task: dict[str, list[float]] = {}
+    for s in sessions:
+        score = session_score(s.result)
+        if score is not None:
+            by_task.setdefault(s.task_id, []).append(score)
+    return {t: math.fsum(v) / len(v) for t, v in by_task.items()}
+
+
+def delta_vs_orig(
+    sessions: Sequence[ScoredSession], orig: Sequence[ScoredSession], resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0
+) -> dict | None:
+    """Paired difference of this group's per-task mean score against orig's; None when unpaired."""
+    mine = per_task_scores([s for s in sessions if not is_orig(s)])
+    base = per_task_scores(orig)
+    tasks = sorted(set(mine) & set(base))
+    if not tasks:
+        return None
+    diffs = [mine[t] - base[t] for t in tasks]
+    ci = bootstrap_mean_ci(diffs, resamples=resamples, seed=seed)
+    return {
+        "mean": mean(diffs),
+        "ci95": list(ci) if ci else None,
+        "n_tasks": len(tasks),
+        "orig_mean": mean([base[t] for t in tasks]),
+        "resamples": resamples,
+        "seed": seed,
+    }
+
+
+def cts_metrics(
+    sessions: Sequence[ScoredSession],
+    orig: Sequence[ScoredSession] | None = None,
+    resamples: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> dict:
+    """The metrics of one group of CTS sessions.
+
+    `orig`: the selection's scorable orig sessions (for delta_vs_orig); None or empty
+    leaves delta_vs_orig null.
+    """
+    scored = [s for s in sessions if s.scorable and session_score(s.result) is not None]
+    stats = summary(session_score(s.result) for s in scored)
+    clarified = [s for s in scored if not is_orig(s) and _qa(s)]
+    pairs = [p for s in clarified for p in _qa(s)]
+    diag = _diagnostics(pairs)
+    k_max = max((len(_qa(s)) for s in clarified), default=0)
+    known = [sum(1 for _, a in _qa(s) if not is_unknown(a)) for s in clarified]
+    known_cnt = {str(i): ratio(sum(1 for c in known if c == i), len(known)) for i in range(k_max + 1)}
+    per_turn = []
+    if k_max > 1:
+        for t in range(k_max):
+            turn = _diagnostics([_qa(s)[t] for s in clarified if len(_qa(s)) > t])
+            per_turn.append({"turn": t + 1, **turn})
+    delta = None
+    if orig and any(not is_orig(s) for s in scored):
+        delta = delta_vs_orig(scored, orig, resamples=resamples, seed=seed)
+    metrics = {
+        "restore_score_mean": stats["mean"],
+        "restore_score_p50": stats["p50"],
+        "restore_score_p90": stats["p90"],
+        "restore_score_min": stats["min"],
+        "restore_score_max": stats["max"],
+        "ua_unknown_rate": diag["ua_unknown_rate"],
+        "cq_region_rate": diag["cq_region_rate"],
+        "region_only_n": diag["region_only_n"],
+        "region_only_unknown_rate": diag["region_only_unknown_rate"],
+        "all_unknown_rate": ratio(sum(1 for c in known if c == 0), len(known)),
+        "known_cnt": known_cnt,
+        "n_questions": diag["n_questions"],
+        "n_clarified": len(clarified),
+        "n_orig": sum(1 for s in scored if is_orig(s)),
+        "per_turn": per_turn,
+        "delta_vs_orig": delta,
+        **usage_totals(scored),
+        **exclusion_counts(sessions),
+    }
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and session_score(s.result) is None)
+    return metrics

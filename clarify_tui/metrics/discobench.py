@@ -1,0 +1,83 @@
+"""DiscoBench metrics (paper 000, appendix B; profiles in appendix E, see profiles.py).
+
+Per session (question): accuracy (final answer equivalence) and the checkpoint pass score
+A_q / N_q, where A_q counts outcomes correct_answer and missed_ambiguity_correct and N_q
+is the number of checkpoints; both averaged over sessions. ask_turns and tool_turns are
+per-session means.
+
+Detection over *reached* checkpoints, pooled over the group:
+TP = ambiguous and asked right, FN = ambiguous and not asked right,
+FP = unambiguous and asked, TN = unambiguous and not asked.
+detection_accuracy = (TP+TN)/all, precision = TP/(TP+FP), recall = TP/(TP+FN),
+F1 = 2PR/(P+R). Over checkpoints where the agent asked: ce_a = asked right / asked,
+ce_b = (asked right and advanced) / asked. A zero denominator gives null.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
+from clarify_tui.metrics.profiles import ADVANCED, DEFAULT_K, profile_metrics
+from clarify_tui.metrics.records import ScoredSession
+
+
+def detection_counts(checkpoints: Sequence[dict]) -> dict[str, int]:
+    tp = fn = fp = tn = 0
+    for cp in checkpoints:
+        if not cp.get("reached"):
+            continue
+        if cp.get("type") == "ambi":
+            if cp.get("asked_right"):
+                tp += 1
+            else:
+                fn += 1
+        elif cp.get("asked"):
+            fp += 1
+        else:
+            tn += 1
+    return {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) -> dict:
+    """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted)."""
+    scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
+    checkpoints = [cp for s in scored for cp in s.result.get("checkpoints") or []]
+    pass_scores = []
+    for s in scored:
+        cps = s.result.get("checkpoints") or []
+        if cps:
+            pass_scores.append(sum(1 for cp in cps if cp.get("outcome") in ADVANCED) / len(cps))
+    c = detection_counts(checkpoints)
+    precision = ratio(c["tp"], c["tp"] + c["fp"])
+    recall = ratio(c["tp"], c["tp"] + c["fn"])
+    asked = [cp for cp in checkpoints if cp.get("reached") and cp.get("asked")]
+    right = [cp for cp in asked if cp.get("asked_right")]
+    right_advanced = [cp for cp in right if cp.get("advanced") or cp.get("outcome") in ADVANCED]
+    metrics = {
+        "accuracy": mean([bool(s.result["correct"]) for s in scored]),
+        "checkpoint_pass_rate": mean(pass_scores),
+        "detection_accuracy": ratio(c["tp"] + c["tn"], sum(c.values())),
+        "detection_precision": precision,
+        "detection_recall": recall,
+        "detection_f1": f1(precision, recall),
+        "ce_a": ratio(len(right), len(asked)),
+        "ce_b": ratio(len(right_advanced), len(asked)),
+        "ask_turns": mean([int(s.result.get("ask_turns") or 0) for s in scored]),
+        "tool_turns": mean([int(s.result.get("tool_turns") or 0) for s in scored]),
+        "detection": c,
+        "profiles": profile_metrics(checkpoints, k),
+        "profile_k": k,
+        **usage_totals(scored),
+        **exclusion_counts(sessions),
+    }
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)
+    return metrics

@@ -1,0 +1,71 @@
+"""InteractComp metrics (paper 003 §4.1): accuracy, rounds, interaction rate, calibration error, cost.
+
+- accuracy: mean of the graded correctness over completed sessions (a session that ran
+  out of rounds without answering is wrong: the engine grades it so).
+- rounds: mean number of agent actions per session (invalid actions included: each one
+  used a round).
+- interaction_rate: asks / agent actions, pooled over the group (the paper's IR,
+  "percentage of rounds where interact actions are used").
+- calibration_error: sum over 5 equal-width confidence bins on [0, 1] of
+  (n_b / N) * |acc_b - conf_b| (confidence 0-100 scaled to 0-1; 1.0 falls in the last
+  bin). Sessions without a confidence are left out of it and counted in
+  `calibration_missing`. A fraction in [0, 1]; the paper prints it as a percentage.
+- tokens_in, tokens_out, cost_usd over agent, user simulator and judge, and per role.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
+from clarify_tui.metrics.records import ScoredSession
+
+CALIBRATION_BINS = 5
+
+
+def calibration_bin(confidence: float, bins: int = CALIBRATION_BINS) -> int:
+    """The bin of a 0-100 confidence: [0, 20), [20, 40), ..., [80, 100] for 5 bins."""
+    return min(int(confidence * bins // 100), bins - 1)
+
+
+def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATION_BINS) -> float | None:
+    """Expected calibration error of (confidence 0-100, correct) pairs; None when empty."""
+    if not pairs:
+        return None
+    groups: dict[int, list[tuple[float, bool]]] = {}
+    for confidence, correct in pairs:
+        groups.setdefault(calibration_bin(confidence, bins), []).append((confidence / 100.0, correct))
+    total = len(pairs)
+    error = math.fsum(
+        len(members) / total * abs(
+            sum(1 for _, ok in members if ok) / len(members) - math.fsum(c for c, _ in members) / len(members)
+        )
+        for members in groups.values()
+    )
+    return error
+
+
+def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
+    """The metrics of one group of InteractComp sessions (any statuses; excluded ones counted)."""
+    scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
+    correct = [bool(s.result["correct"]) for s in scored]
+    rounds = [int(s.result.get("rounds") or 0) for s in scored]
+    asks = sum(int(s.result.get("asks") or 0) for s in scored)
+    pairs = [
+        (float(s.result["confidence"]), bool(s.result["correct"]))
+        for s in scored
+        if s.result.get("confidence") is not None
+    ]
+    metrics = {
+        "accuracy": mean(correct),
+        "rounds": mean(rounds),
+        "interaction_rate": ratio(asks, sum(rounds)),
+        "calibration_error": calibration_error(pairs),
+        "calibration_n": len(pairs),
+        "calibration_missing": len(scored) - len(pairs),
+        **usage_totals(scored),
+        **exclusion_counts(sessions),
+    }
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)
+    return metrics

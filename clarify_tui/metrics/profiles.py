@@ -1,0 +1,51 @@
+"""DiscoBench behaviour profiles of reached ambiguous checkpoints (paper 000, appendix E).
+
+- direct_guess: no ask, searches <= K in that checkpoint
+- search_heavy_guess: no ask, searches > K
+- direct_ask: an ask before any search in that checkpoint
+- search_then_ask: at least one search before the first ask
+
+K = 3 by default (the paper's median search count among successful no-ask
+trajectories). Each profile reports its `share` of the reached ambiguous checkpoints,
+its count `n` and its `pass_rate` (share of them advanced: outcome correct_answer or
+missed_ambiguity_correct); null when the denominator is zero.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from clarify_tui.metrics.common import ratio
+
+PROFILES = ("direct_guess", "search_heavy_guess", "direct_ask", "search_then_ask")
+DEFAULT_K = 3
+ADVANCED = ("correct_answer", "missed_ambiguity_correct")
+
+
+def profile_of(checkpoint: dict, k: int = DEFAULT_K) -> str:
+    """The profile of one checkpoint row of a DiscoBench result."""
+    if not checkpoint.get("asked"):
+        return "direct_guess" if int(checkpoint.get("searches") or 0) <= k else "search_heavy_guess"
+    before = checkpoint.get("searches_before_first_ask")
+    if before is None:  # older rows: fall back to the first action
+        before = 0 if checkpoint.get("first_action") == "ask" else 1
+    return "direct_ask" if before == 0 else "search_then_ask"
+
+
+def profile_metrics(checkpoints: Iterable[dict], k: int = DEFAULT_K) -> dict:
+    """Profiles over checkpoint rows; only reached ambiguous checkpoints count."""
+    counts = {p: 0 for p in PROFILES}
+    passed = {p: 0 for p in PROFILES}
+    total = 0
+    for cp in checkpoints:
+        if cp.get("type") != "ambi" or not cp.get("reached"):
+            continue
+        profile = profile_of(cp, k)
+        total += 1
+        counts[profile] += 1
+        if cp.get("outcome") in ADVANCED:
+            passed[profile] += 1
+    return {
+        p: {"share": ratio(counts[p], total), "pass_rate": ratio(passed[p], counts[p]), "n": counts[p]}
+        for p in PROFILES
+    }

@@ -1,0 +1,103 @@
+"""Grouping and the `score --format json` object.
+
+`score(store, runs=..., benchmark=..., by="run", judge=None)` returns
+`{"groups": [{"key": {by: value}, "benchmark": B, "n_sessions": N, "metrics": {...}}]}`
+with the metric names of DESIGN.md. `n_sessions` counts the sessions the metrics are
+computed over; sessions left out (errored, abandoned, running, unjudged) are counted
+inside `metrics`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, session_score
+from clarify_tui.metrics.discobench import discobench_metrics
+from clarify_tui.metrics.interactcomp import interactcomp_metrics
+from clarify_tui.metrics.profiles import DEFAULT_K
+from clarify_tui.metrics.records import ScoredSession, load_sessions
+
+BENCHMARKS = ("interactcomp", "discobench", "cts")
+GROUP_BY = ("run", "agent", "mode", "annotator")
+
+
+def group_sessions(sessions: Iterable[ScoredSession], by: str = "run") -> dict[tuple[str, Any], list[ScoredSession]]:
+    """Sessions by (benchmark, value of `by`), in first-seen order."""
+    if by not in GROUP_BY:
+        raise ValueError(f"--by must be one of: {', '.join(GROUP_BY)}")
+    groups: dict[tuple[str, Any], list[ScoredSession]] = {}
+    for s in sessions:
+        groups.setdefault((s.protocol, s.key(by)), []).append(s)
+    return groups
+
+
+def _is_counted(s: ScoredSession) -> bool:
+    if not s.scorable:
+        return False
+    if s.protocol == "cts":
+        return session_score(s.result) is not None
+    return s.result.get("correct") is not None
+
+
+def score_sessions(
+    sessions: Sequence[ScoredSession],
+    by: str = "run",
+    profile_k: int = DEFAULT_K,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> dict:
+    """The score object for already loaded sessions."""
+    orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and _is_counted(s)]
+    out = []
+    for (benchmark, value), members in group_sessions(sessions, by).items():
+        if benchmark == "interactcomp":
+            metrics = interactcomp_metrics(members)
+        elif benchmark == "discobench":
+            metrics = discobench_metrics(members, k=profile_k)
+        elif benchmark == "cts":
+            metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed)
+        else:
+            continue
+        out.append({
+            "key": {by: value},
+            "benchmark": benchmark,
+            "n_sessions": sum(1 for s in members if _is_counted(s)),
+            "metrics": metrics,
+        })
+    order = {b: i for i, b in enumerate(BENCHMARKS)}
+    out.sort(key=lambda g: order.get(g["benchmark"], len(order)))  # stable: keeps group order
+    return {"groups": out}
+
+
+def score(
+    store: Any,
+    runs: Iterable[str] | None = None,
+    benchmark: str | None = None,
+    by: str = "run",
+    judge: str | None = None,
+    profile_k: int = DEFAULT_K,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> dict:
+    """Load the selection from a Store (or its sqlite_utils Database) and score it."""
+    sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
+    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed)
+
+
+def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
+    """Nested metrics as dotted columns (csv): profiles.direct_ask.share, ci95 as .lo/.hi."""
+    flat: dict[str, Any] = {}
+    for name, value in metrics.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, dict):
+            flat.update(flatten(value, key + "."))
+        elif isinstance(value, list):
+            if name == "ci95" and len(value) == 2:
+                flat[key + ".lo"], flat[key + ".hi"] = value
+            else:
+                for item in value:
+                    if isinstance(item, dict) and "turn" in item:
+                        flat.update(flatten({k: v for k, v in item.items() if k != "turn"}, f"{key}.{item['turn']}."))
+        else:
+            flat[key] = value
+    return flat

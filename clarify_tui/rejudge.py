@@ -1,0 +1,135 @@
+"""Re-judging stored sessions with another judge (`clarify-tui judge`).
+
+For each completed session of the selected runs, the final answer is judged again
+(answer equivalence for InteractComp and DiscoBench, nugget coverage for CTS) and the
+verdict is stored beside the old ones with the judge's spec (`Store.add_judgment`).
+Nothing is overwritten: `score --judge SPEC` chooses whose verdicts to use.
+
+Verdicts are overlays on the session result (see metrics/records.py):
+- kind "answer": {"correct", "reason", "answer", "usage"} and, for DiscoBench, the
+  checkpoint rows recomputed for the new verdict: the checkpoint that was current when
+  the answer came is passed with every later one when the answer is now right, or failed
+  with every later one unreached when it is now wrong (the engine's rule).
+- kind "nuggets": {"coverage", "restore_score", "answer", "usage"}.
+Sessions without a final answer (out of rounds) keep the engine's verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from clarify_tui.metrics.cts import restore_score
+from clarify_tui.metrics.profiles import ADVANCED
+
+
+@dataclass
+class RejudgeSummary:
+    judged: int = 0
+    changed: int = 0
+    skipped: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _usage(usage: Any) -> dict | None:
+    if usage is None:
+        return None
+    return {"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.cost_usd,
+            "model": usage.model}
+
+
+def current_at_answer(steps: list) -> int | None:
+    """Index of the DiscoBench checkpoint the final answer was judged against, from the
+    step states (the state just before the answer-equivalence verdict)."""
+    for i in range(len(steps) - 1, 0, -1):
+        step = steps[i]
+        if step.actor == "judge" and step.action.text == "answer equivalence":
+            return (steps[i - 1].state.get("protocol") or {}).get("current")
+    return None
+
+
+def recompute_checkpoints(checkpoints: list[dict], current: int | None, correct: bool) -> list[dict]:
+    """Checkpoint rows as the engine would have left them with this answer verdict."""
+    rows = [dict(cp) for cp in checkpoints]
+    if current is None:
+        return rows
+    for row in rows[current:]:
+        if correct:
+            row["status"] = "passed"
+        else:
+            row["status"] = "failed" if row["index"] == current else "unreached"
+    for row in rows:
+        status = row.get("status")
+        if status == "passed":
+            missed = row.get("type") == "ambi" and not row.get("asked_right")
+            row["outcome"] = "missed_ambiguity_correct" if missed else "correct_answer"
+        elif status == "unreached":
+            row["outcome"] = "unreached"
+        else:
+            row["outcome"] = "failed"
+        row["reached"] = status != "unreached"
+        row["advanced"] = row["outcome"] in ADVANCED
+    return rows
+
+
+async def rejudge_session(store, session, judge) -> dict | None:
+    """Judge one stored session again; stores and returns the verdict (None: nothing to judge)."""
+    result = session.result
+    answer = result.get("answer")
+    if session.status != "completed" or answer is None:
+        return None
+    task = store.task_for(session.id)
+    protocol = str(session.protocol)
+    if protocol == "cts":
+        nuggets = task.cts.nuggets
+        judgement = await judge.nuggets(answer, nuggets)
+        coverage = [{"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)]
+        verdict = {"coverage": coverage, "restore_score": restore_score(coverage), "answer": answer,
+                   "usage": _usage(judgement.usage)}
+        kind = "nuggets"
+    else:
+        v = await judge.equivalent(task.question, answer, task.answer)
+        verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
+        if protocol == "discobench" and result.get("checkpoints"):
+            current = current_at_answer(store.steps(session.id))
+            verdict["checkpoints"] = recompute_checkpoints(result["checkpoints"], current, v.correct)
+        kind = "answer"
+    store.add_judgment(session.id, judge.spec, kind, verdict)
+    return verdict
+
+
+async def rejudge(
+    store,
+    judge,
+    runs: Iterable[str] | None = None,
+    benchmark: str | None = None,
+    concurrency: int = 4,
+    on_done: Callable[[], None] | None = None,
+) -> RejudgeSummary:
+    """Re-judge every completed session of the runs with `judge` (from backends.make_judge)."""
+    summary = RejudgeSummary()
+    sessions = store.sessions(runs=list(runs or []), protocol=benchmark)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(session) -> None:
+        async with gate:
+            try:
+                verdict = await rejudge_session(store, session, judge)
+            except Exception as exc:  # one failed verdict must not stop the batch; it is reported
+                summary.failed.append((session.id, f"{type(exc).__name__}: {exc}"))
+            else:
+                if verdict is None:
+                    summary.skipped += 1
+                else:
+                    summary.judged += 1
+                    old = session.result
+                    if "correct" in verdict and verdict["correct"] != old.get("correct"):
+                        summary.changed += 1
+                    if "restore_score" in verdict and verdict["restore_score"] != old.get("restore_score"):
+                        summary.changed += 1
+            if on_done:
+                on_done()
+
+    await asyncio.gather(*(one(s) for s in sessions))
+    return summary
