@@ -6,7 +6,10 @@ a search query or the answer) and fails when the agent commits to a distractor f
 the last checkpoint is judged on the final answer. Checkpoints after a failure are
 unreached (silent cascading: the agent is not told). An ask is judged against the
 current checkpoint; on an ambiguous checkpoint a well-targeted ask releases its clue.
-Asks never pass or fail a checkpoint: a question is not a commitment.
+Asks never pass or fail a checkpoint: a question is not a commitment. A search that
+establishes a checkpoint's target also counts as the first retrieval of the checkpoint it
+makes current (its results are what the agent reasons over next), so an ask right after
+it is SearchThenAsk, not DirectAsk, in the appendix E profiles.
 """
 
 from __future__ import annotations
@@ -157,6 +160,9 @@ class DiscoBenchRules(Rules):
         result = await ep.search.search(action.text, ep.config.search_results)
         obs = Observation(text=f"{len(result.hits)} results", hits=result.hits)
         events = await self._judge_progress("search", action.text)
+        if events and events[-1][1] == "passed" and (cur := self._current()) is not None:
+            cur[0].searches += 1
+            cur[0].first_action = cur[0].first_action or "search"
         ep.record("agent", action, obs, usage=merge_usage(action.usage, result.usage))
         self._record_events(events)
         return obs
