@@ -165,7 +165,7 @@ class LoopbackServer:
 
     def __init__(self, handler: Handler) -> None:
         self._server = _Server(handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -207,7 +207,7 @@ class FakeTavily(LoopbackServer):
     """Speaks POST /search and /extract; point tavily-python's api_base_url at `url`."""
 
 
-def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **sections: dict) -> Any:
+def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **sections: Any) -> Any:
     """A clarify_tui Config aimed at these servers, with fast retries and short timeouts."""
     from clarify_tui.config import Config
 
@@ -217,7 +217,7 @@ def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **s
                    "backoff_max": 0.05},
     }
     for name, values in sections.items():
-        data[name] = {**data.get(name, {}), **values}
+        data[name] = {**data.get(name, {}), **values} if isinstance(values, dict) else values
     return Config.model_validate(data)
 
 

@@ -18,7 +18,7 @@ import httpx
 from tavily import AsyncTavilyClient
 from tavily.errors import BadRequestError, ForbiddenError, InvalidAPIKeyError, UsageLimitExceededError
 from tavily.errors import TimeoutError as TavilyTimeout
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 from clarify_tui.config import TavilyConfig
 from clarify_tui.errors import BackendError
@@ -76,14 +76,16 @@ class TavilySearch:
         s = self.settings
         retrying = AsyncRetrying(
             stop=stop_after_attempt(s.max_retries + 1),
-            wait=wait_exponential_jitter(initial=s.backoff_initial, max=s.backoff_max),
+            wait=wait_exponential(multiplier=s.backoff_initial, max=s.backoff_max) + wait_random(0, s.backoff_initial),
             retry=retry_if_exception(is_transient),
             reraise=True,
         )
         async with semaphore:
             started = time.perf_counter()
             try:
-                response = await retrying(call, client)
+                async for attempt in retrying:
+                    with attempt:
+                        response = await call(client)
             except (UsageLimitExceededError, InvalidAPIKeyError, ForbiddenError, BadRequestError,
                     TavilyTimeout, httpx.HTTPError, json.JSONDecodeError) as exc:
                 attempts = retrying.statistics.get("attempt_number", 1)
