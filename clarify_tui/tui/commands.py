@@ -1,0 +1,36 @@
+"""Command palette provider: the play screen's actions that are usable right now."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class PlayCommands(Provider):
+    """Offers the same actions as the play screen's keys, filtered by the current state."""
+
+    def _actions(self):
+        from clarify_tui.tui.screens.play import PlayScreen
+
+        screen = self.screen
+        if not isinstance(screen, PlayScreen):
+            # The palette is a screen on top; look beneath it.
+            stack = self.app.screen_stack
+            screen = next((s for s in reversed(stack) if isinstance(s, PlayScreen)), None)
+        if screen is None:
+            return None, []
+        return screen, screen.palette_actions()
+
+    async def discover(self) -> Hits:
+        screen, actions = self._actions()
+        for name, help_text, action in actions:
+            yield DiscoveryHit(name, partial(screen.run_action, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        screen, actions = self._actions()
+        for name, help_text, action in actions:
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), partial(screen.run_action, action), help=help_text)

@@ -1,0 +1,218 @@
+"""EpisodeDriver: the TUI's handle on one engine Episode.
+
+It builds the backends from specs (human ones wired to the UI through callbacks), sits
+between the engine and the Store as the episode's StepSink (forwarding every write and
+telling the screen), and makes an interrupted call leave the session consistent.
+It holds no protocol rules: allowed actions, replies and scores come from the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from textual.message import Message
+
+from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+from clarify_tui.engine import Episode, build_episode
+from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
+from clarify_tui.tui.messages import (
+    ActionProposed,
+    AgentTurnStarted,
+    BusyChanged,
+    ReplyRequested,
+    SessionEnded,
+    StepsChanged,
+)
+
+Role = Literal["observer", "user", "agent"]
+ROLES: tuple[Role, ...] = ("observer", "user", "agent")
+DEFAULT_AGENT = "scripted:search-then-ask"
+
+
+@dataclass
+class PlaySetup:
+    """Everything needed to start a session from the TUI."""
+
+    task: Task
+    role: Role = "observer"
+    agent_spec: str = DEFAULT_AGENT
+    user_spec: str = "rule"
+    search_spec: str = "local"
+    judge_spec: str = "rule"
+    config: EpisodeConfig = field(default_factory=EpisodeConfig)
+    run: str = "tui"
+
+
+def initial_mode(role: Role) -> SessionMode:
+    return {"agent": "human_agent", "user": "human_user"}.get(role, "automated")  # type: ignore[return-value]
+
+
+class EpisodeDriver:
+    """One live session. `post` delivers messages to the screen (its post_message)."""
+
+    def __init__(self, setup: PlaySetup, store, post: Callable[[Message], object], search=None) -> None:
+        self.setup = setup
+        self.store = store
+        self.post = post
+        self.pending: Action | None = None
+        self.edited: list[int] = []
+        self.started = False
+        role = setup.role
+        if role == "agent":
+            from clarify_tui.agents.human import HumanAgent
+
+            agent = HumanAgent(on_turn=lambda view: self.post(AgentTurnStarted(view)))
+        else:
+            agent = make_agent(setup.agent_spec)
+        if role == "user":
+            from clarify_tui.users.human import HumanUser
+
+            user = HumanUser(on_request=lambda request: self.post(ReplyRequested(request)))
+        else:
+            user = make_user(setup.user_spec)
+        search = search or make_search(setup.search_spec)
+        session = Session(
+            run=setup.run,
+            task_id=setup.task.id,
+            protocol=setup.task.protocol,
+            agent=agent.spec,
+            user=user.spec,
+            search=search.spec,
+            judge=setup.judge_spec,
+            mode=initial_mode(role),
+            annotator=_annotator() if role in ("agent", "user") else None,
+        )
+        self.episode: Episode = build_episode(
+            setup.task,
+            agent=agent,
+            user=user,
+            search=search,
+            judge=make_judge(setup.judge_spec),
+            config=setup.config.model_copy(),
+            session=session,
+            sink=self,
+        )
+
+    # ---- convenience -------------------------------------------------------------------
+
+    @property
+    def session(self) -> Session:
+        return self.episode.session
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.episode.steps
+
+    @property
+    def done(self) -> bool:
+        return self.episode.done
+
+    @property
+    def role(self) -> Role:
+        return self.setup.role
+
+    def mark_stepped(self) -> None:
+        """A person stepped the agent: the session is `stepped` from now on."""
+        if self.session.mode == "automated":
+            self.session.mode = "stepped"
+            self._update_session()
+
+    def _update_session(self) -> None:
+        if self.started:
+            self.store.update_session(self.session)
+
+    # ---- the StepSink the engine writes to ---------------------------------------------
+
+    def start_session(self, session: Session, task: Task) -> None:
+        self.store.start_session(session, task)
+        self.started = True
+
+    def add_step(self, session: Session, step: Step) -> None:
+        self.store.add_step(session, step)
+        self.post(StepsChanged())
+
+    def finish_session(self, session: Session) -> None:
+        self.store.finish_session(session)
+        self.post(StepsChanged())
+        self.post(SessionEnded())
+
+    # ---- driving -----------------------------------------------------------------------
+
+    async def propose(self) -> Action:
+        """Ask the agent for its next action; it becomes `pending` (not executed)."""
+        human = self.role == "agent"  # a person's turn is not a backend call
+        if not human:
+            self.post(BusyChanged("agent is thinking"))
+        try:
+            action = await self.episode.propose()
+        finally:
+            if not human:
+                self.post(BusyChanged(None))
+        self.pending = action
+        self.post(ActionProposed(action))
+        return action
+
+    async def apply(self, action: Action | None = None, *, edited: bool = False):
+        """Execute `action` (default: the pending one). A cancelled call leaves the
+        episode as it was before it (or, if it had already recorded steps, abandoned)."""
+        action = action or self.pending
+        if action is None:
+            raise RuntimeError("nothing to apply")
+        ep = self.episode
+        before = ep.state()
+        count = len(ep.steps)
+        if edited:
+            self.edited.append(count)
+            self.session.note = "edited or replaced steps: " + ", ".join(map(str, self.edited))
+        self.post(BusyChanged(f"{action.kind.value} running"))
+        try:
+            observation = await ep.apply(action)
+        except asyncio.CancelledError:
+            self._rollback(before, count)
+            raise
+        except Exception as exc:
+            self._rollback(before, count, error=f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self.post(BusyChanged(None))
+        self.pending = None
+        self.post(StepsChanged())
+        return observation
+
+    def _rollback(self, before: dict, count: int, error: str | None = None) -> None:
+        ep = self.episode
+        if ep.done:
+            return
+        if len(ep.steps) == count:
+            # Nothing was recorded: put the counters and protocol state back.
+            ep.rounds_used = before["rounds_used"]
+            ep.invalid_streak = before["invalid_streak"]
+            ep.rules.restore(before["protocol"])
+        else:
+            # Part of the action is already on disk: end the session rather than fake it.
+            if error:
+                ep.fail(error)
+            else:
+                ep.abandon()
+
+    def submit_action(self, action: Action) -> None:
+        """The human agent's action (play-the-agent mode)."""
+        self.episode.agent.submit(action)
+
+    def submit_reply(self, text: str) -> None:
+        """The human user's reply; the HumanUser rejects what the protocol forbids."""
+        self.episode.user.submit(text)
+
+    def abandon(self) -> None:
+        if self.started and not self.episode.done:
+            self.episode.abandon()
+
+
+def _annotator() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None

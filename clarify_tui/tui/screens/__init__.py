@@ -1,0 +1,1 @@
+"""Screens: task picker, play, help, and the action editor modal."""

@@ -1,0 +1,57 @@
+"""Step mode's editor: edit the pending action or type a replacement (a modal)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from clarify_tui.models import Action, ActionKind
+from clarify_tui.tui.widgets.action_bar import ActionBar
+
+
+class ComposeScreen(ModalScreen[Action | None]):
+    """Pick a kind the engine allows (s / k / v / c / enter), type it; dismisses with the Action."""
+
+    BINDINGS = [
+        Binding("s", "open('search')", "Search"),
+        Binding("k", "open('ask')", "Ask"),
+        Binding("v", "open('visit')", "Visit"),
+        Binding("c", "open('clarify')", "Clarify"),
+        Binding("enter", "open('answer')", "Answer"),
+        Binding("escape", "dismiss_none", "Close"),
+    ]
+
+    def __init__(self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False,
+                 prefill: Action | None = None) -> None:
+        super().__init__()
+        self.allowed, self.k, self.confidence, self.prefill = allowed, k, confidence, prefill
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="compose-dialog"):
+            title = "Edit the pending action" if self.prefill else "Replace: type the agent's next action"
+            yield Static(title, classes="dialog-title")
+            yield ActionBar(id="compose-bar")
+
+    def on_mount(self) -> None:
+        bar = self.query_one(ActionBar)
+        bar.set_allowed(self.allowed, k=self.k, confidence=self.confidence)
+        if self.prefill is not None and self.prefill.kind in self.allowed:
+            bar.open(self.prefill.kind, self.prefill)
+        elif self.allowed == [ActionKind.clarify]:
+            bar.open(ActionKind.clarify)
+
+    def action_open(self, kind: str) -> None:
+        self.query_one(ActionBar).open(ActionKind(kind))
+
+    def action_dismiss_none(self) -> None:
+        bar = self.query_one(ActionBar)
+        if bar.composing:
+            bar.close()
+        else:
+            self.dismiss(None)
+
+    def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
+        self.dismiss(message.action)

@@ -1,0 +1,126 @@
+"""The task picker: filter the loaded tasks by protocol, domain, language and text, then
+open one in the play screen as observer, user or agent."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+from clarify_tui.models import Task
+from clarify_tui.tui.driver import ROLES
+
+ALL = "all"
+ROLE_LABEL = {"observer": "watch / step the agent", "user": "play the user", "agent": "play the agent"}
+
+
+def matches(task: Task, protocol: str, domain: str, language: str, text: str) -> bool:
+    if protocol != ALL and task.protocol.value != protocol:
+        return False
+    if domain != ALL and task.domain != domain:
+        return False
+    if language != ALL and task.language != language:
+        return False
+    needle = text.strip().casefold()
+    return not needle or needle in f"{task.id} {task.question} {task.domain}".casefold()
+
+
+def _options(values: list[str]) -> list[tuple[str, str]]:
+    return [("all", ALL)] + [(v or "(none)", v) for v in sorted(set(values))]
+
+
+class PickerScreen(Screen):
+    """Tasks in a table; enter opens the highlighted one with the chosen role."""
+
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search", id="picker-search"),
+        Binding("o", "open_selected", "Open", id="picker-open"),
+        Binding("ctrl+q", "app.quit", "Quit", id="quit"),
+    ]
+
+    class TaskChosen(Message):
+        def __init__(self, task: Task, role: str) -> None:
+            super().__init__()
+            self.task = task
+            self.role = role
+
+    def __init__(self, tasks: list[Task] | None = None, role: str = "observer") -> None:
+        super().__init__()
+        self.tasks: list[Task] = list(tasks or [])
+        self.role = role
+        self.shown: list[Task] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="filters"):
+            yield Select(_options([]), value=ALL, allow_blank=False, id="f-protocol", prompt="protocol")
+            yield Select(_options([]), value=ALL, allow_blank=False, id="f-domain", prompt="domain")
+            yield Select(_options([]), value=ALL, allow_blank=False, id="f-language", prompt="language")
+            yield Select([(ROLE_LABEL[r], r) for r in ROLES], value=self.role, allow_blank=False, id="f-role")
+            yield Input(placeholder="search tasks (/)", id="f-text")
+        yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+        yield Static(id="picker-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "clarify-tui"
+        self.sub_title = "pick a task"
+        table = self.query_one(DataTable)
+        table.add_columns("protocol", "id", "domain", "lang", "question")
+        if self.tasks:
+            self.set_tasks(self.tasks)
+        table.focus()
+
+    def set_tasks(self, tasks: list[Task], problems: list[str] | None = None) -> None:
+        self.tasks = list(tasks)
+        self.query_one("#f-protocol", Select).set_options(_options([t.protocol.value for t in tasks]))
+        self.query_one("#f-domain", Select).set_options(_options([t.domain for t in tasks]))
+        self.query_one("#f-language", Select).set_options(_options([t.language for t in tasks]))
+        for sel in ("#f-protocol", "#f-domain", "#f-language"):
+            self.query_one(sel, Select).value = ALL
+        self.refilter()
+        if problems:
+            self.notify("\n".join(problems[:5]), title="some datasets did not load", severity="warning")
+
+    def refilter(self) -> None:
+        value = lambda sel: str(self.query_one(sel, Select).value)  # noqa: E731
+        text = self.query_one("#f-text", Input).value
+        self.shown = [
+            t for t in self.tasks
+            if matches(t, value("#f-protocol"), value("#f-domain"), value("#f-language"), text)
+        ]
+        table = self.query_one(DataTable)
+        table.clear()
+        for t in self.shown:
+            question = " ".join(t.question.split())
+            table.add_row(t.protocol.value, t.id, t.domain, t.language,
+                          question if len(question) <= 90 else question[:89] + "…", key=f"{t.protocol.value}:{t.id}")
+        status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
+        self.query_one("#picker-status", Static).update(status)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "f-role":
+            self.role = str(event.value)
+        self.refilter()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refilter()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self._open(event.cursor_row)
+
+    def action_open_selected(self) -> None:
+        self._open(self.query_one(DataTable).cursor_row)
+
+    def _open(self, row: int) -> None:
+        if 0 <= row < len(self.shown):
+            self.post_message(self.TaskChosen(self.shown[row], self.role))
+
+    def action_focus_search(self) -> None:
+        self.query_one("#f-text", Input).focus()

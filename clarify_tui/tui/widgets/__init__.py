@@ -1,0 +1,1 @@
+"""Widgets of the play screen, one module per screen region."""

@@ -1,0 +1,90 @@
+"""Typing one agent action: a text field (two for an InteractComp answer with
+confidence, k for a CTS clarify). Used by the human agent's action bar and by the
+step-mode editor. It only builds an `Action`; the engine decides if it is allowed."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Label
+
+from clarify_tui.models import Action, ActionKind
+
+PLACEHOLDER = {
+    ActionKind.search: "search query",
+    ActionKind.ask: "your question to the user",
+    ActionKind.visit: "url to open",
+    ActionKind.answer: "your final answer",
+}
+
+
+class ActionForm(Vertical):
+    """Fields for one action of `kind`; enter on the last field submits, escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
+
+    class Submitted(Message):
+        def __init__(self, action: Action) -> None:
+            super().__init__()
+            self.action = action
+
+    class Cancelled(Message):
+        pass
+
+    def __init__(self, kind: ActionKind, *, k: int = 1, confidence: bool = False,
+                 prefill: Action | None = None, **kwargs) -> None:
+        super().__init__(classes="action-form", **kwargs)
+        self.kind = kind
+        self.k = k
+        self.confidence = confidence and kind == ActionKind.answer
+        self.prefill = prefill if prefill is not None and prefill.kind == kind else None
+
+    def compose(self) -> ComposeResult:
+        pre = self.prefill
+        if self.kind == ActionKind.clarify:
+            yield Label(f"clarify: up to {self.k} question(s); leave all empty for no clarification (orig)")
+            for i in range(self.k):
+                value = pre.items[i] if pre and i < len(pre.items) else ""
+                yield Input(value, placeholder=f"question {i + 1}", classes="field")
+            return
+        yield Label(f"{self.kind.value}:")
+        yield Input(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field")
+        if self.confidence:
+            conf = pre.confidence if pre and pre.confidence is not None else None
+            yield Input("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
+                        type="number", classes="field confidence")
+
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        fields = list(self.query(Input))
+        i = fields.index(event.input)
+        if i < len(fields) - 1:
+            fields[i + 1].focus()
+            return
+        action = self.build()
+        if action is None:
+            self.app.bell()
+            self.notify("Type something first.", severity="warning")
+            return
+        self.post_message(self.Submitted(action))
+
+    def build(self) -> Action | None:
+        values = [f.value.strip() for f in self.query(Input)]
+        if self.kind == ActionKind.clarify:
+            return Action.clarify([v for v in values if v])
+        if not values[0]:
+            return None
+        if self.kind == ActionKind.answer:
+            confidence = None
+            if self.confidence and len(values) > 1 and values[1]:
+                confidence = float(values[1])
+            return Action.answer(values[0], confidence)
+        return Action(kind=self.kind, text=values[0])
+
+    def action_cancel(self) -> None:
+        self.post_message(self.Cancelled())

@@ -1,0 +1,113 @@
+"""The human user's reply box: the agent's question, what the user knows that is
+relevant, and the replies the protocol accepts (InteractComp: y / n / i only)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from clarify_tui.users.human import INTERACTCOMP_REPLIES, ReplyRequest
+
+YES, NO, IDK = INTERACTCOMP_REPLIES
+
+
+class ReplyBox(Vertical, can_focus=True):
+    """Focused when the agent asks. Keys depend on the request kind; any other printable
+    key starts a typed reply (where typing is allowed)."""
+
+    BINDINGS = [
+        Binding("y", "reply('yes')", "Yes", id="reply-yes"),
+        Binding("n", "reply('no')", "No", id="reply-no"),
+        Binding("i", "reply('idk')", "I don't know", id="reply-idk"),
+        Binding("c", "release_clue", "Release clue", id="reply-clue"),
+        Binding("u", "reply('unknown')", "Unknown", id="reply-unknown"),
+        Binding("t", "type", "Type a reply", id="reply-type"),
+    ]
+
+    class Replied(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.request: ReplyRequest | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="reply-question")
+        yield Input(placeholder="type a reply, enter to send", id="reply-input")
+
+    @property
+    def typed(self) -> bool:
+        return self.request is not None and self.request.kind != "interactcomp"
+
+    def ask(self, request: ReplyRequest, known: str | None = None) -> None:
+        self.request = request
+        text = Text("The agent asks: ", style="bold magenta")
+        text.append(request.question, style="bold")
+        if known:
+            text.append("\nyou know: ", style="dim")
+            text.append(known)
+        if request.kind == "interactcomp":
+            text.append("\nreply with  y yes · n no · i i don't know  (nothing else is accepted)", style="yellow")
+        elif request.kind == "discobench":
+            judged = "targets" if request.asked_right else "does not target"
+            text.append(f"\nthe judge says this ask {judged} the current ambiguity", style="dim")
+            text.append(f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta")
+            text.append("\nc release the clue · or type a reply", style="yellow")
+        else:
+            text.append("\nu unknown · or type a short answer found in the intent", style="yellow")
+        self.query_one("#reply-question", Static).update(text)
+        field = self.query_one("#reply-input", Input)
+        field.value = ""
+        field.display = self.typed
+        self.display = True
+        self.focus()
+        self.refresh_bindings()
+
+    def done(self) -> None:
+        self.request = None
+        self.display = False
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        kind = self.request.kind if self.request else None
+        if action == "reply":
+            return (kind == "interactcomp") if parameters[0] != "unknown" else kind == "clarification"
+        if action == "release_clue":
+            return kind == "discobench" and bool(self.request and self.request.clue)
+        if action == "type":
+            return self.typed
+        return True
+
+    def action_reply(self, which: str) -> None:
+        self.post_message(self.Replied({"yes": YES, "no": NO, "idk": IDK}.get(which, which)))
+
+    def action_release_clue(self) -> None:
+        if self.request and self.request.clue:
+            self.post_message(self.Replied(self.request.clue))
+
+    def action_type(self) -> None:
+        self.query_one("#reply-input", Input).focus()
+
+    def _bound_keys(self) -> set[str]:
+        kind = self.request.kind if self.request else None
+        return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
+
+    def on_key(self, event) -> None:
+        if event.key in self._bound_keys():
+            return  # the binding handles it
+        if self.typed and self.has_focus and event.is_printable and event.character:
+            field = self.query_one("#reply-input", Input)
+            field.focus()
+            field.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.post_message(self.Replied(event.value.strip()))

@@ -1,0 +1,136 @@
+"""One trajectory step as a compact card: who acted, what they did, what came back.
+
+Rendering is a pure function of the Step (plus the spoiler flag), so the same card shows
+a live step and a stored one (replay reads Step rows from the Store).
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from clarify_tui.models import Action, ActionKind, Step
+
+ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
+KIND_ICON = {
+    "search": "🔎", "ask": "❓", "answer": "✅", "clarify": "💬", "visit": "🌐",
+    "reply": "↩", "rewrite": "✎", "judge": "⚖", "invalid": "⚠",
+}
+FOLD_LINES = 3
+FOLD_HITS = 3
+SNIPPET = 110
+
+
+def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -> str:
+    """Long content folds to a few lines unless the card is expanded."""
+    if expanded:
+        return text
+    parts = text.splitlines() or [""]
+    out = [p if len(p) <= width else p[: width - 1] + "…" for p in parts[:lines]]
+    if len(parts) > lines:
+        out.append(f"… ({len(parts) - lines} more lines)")
+    return "\n".join(out)
+
+
+def action_line(action: Action) -> Text:
+    """The action's kind and content on one line (also used for the pending action)."""
+    line = Text()
+    line.append(f"{KIND_ICON.get(action.kind.value, '·')} {action.kind.value} ", style="bold")
+    if action.kind == ActionKind.clarify:
+        if not action.items:
+            line.append("(no questions: orig baseline)", style="dim")
+        for i, q in enumerate(action.items, 1):
+            line.append(f"\n   {i}. {q}")
+    elif action.kind == ActionKind.answer:
+        line.append(action.text)
+        if action.confidence is not None:
+            line.append(f"  (confidence {action.confidence:g})", style="dim")
+    elif action.kind == ActionKind.invalid:
+        line.append(action.raw or action.text or "", style="red")
+    else:
+        line.append(action.text)
+    return line
+
+
+def usage_text(step: Step) -> Text:
+    bits = []
+    if step.tokens_in or step.tokens_out:
+        bits.append(f"{step.tokens_in}→{step.tokens_out} tok")
+    bits.append(f"{step.latency_ms:,.0f} ms")
+    return Text(" · ".join(bits), style="dim")
+
+
+def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
+    head = Text()
+    head.append(f"#{step.index:<3}", style="dim")
+    head.append(f"{step.actor:<6} ", style=ACTOR_STYLE.get(step.actor, "bold"))
+    head.append_text(action_line(step.action))
+    head.append("  ")
+    head.append_text(usage_text(step))
+    body: list = [head]
+    obs = step.observation
+    if step.error:
+        body.append(Text("   ⚠ " + fold(step.error, expanded), style="red"))
+    elif step.action.kind == ActionKind.search:
+        body.append(Text(f"   {obs.text}", style="dim"))
+        hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
+        for hit in hits:
+            card = Text("   ▸ ")
+            card.append(hit.title, style="bold")
+            card.append(f"  {hit.url}", style="dim underline")
+            card.append(f"  {hit.score:.2f}", style="dim")
+            snippet = hit.content if expanded else _clip(hit.content, SNIPPET)
+            card.append(f"\n     {snippet}", style="italic")
+            body.append(card)
+        if len(obs.hits) > len(hits):
+            body.append(Text(f"   … {len(obs.hits) - len(hits)} more hits (click to unfold)", style="dim"))
+    elif step.action.kind == ActionKind.clarify and obs.items:
+        for i, reply in enumerate(obs.items, 1):
+            style = "yellow" if reply.strip().casefold() == "unknown" else ""
+            body.append(Text(f"   ↩ {i}. {reply}", style=style))
+    elif step.actor == "judge":
+        body.append(Text(f"   ⇒ {obs.text}", style="green"))
+    elif step.action.kind == ActionKind.answer:
+        if reveal and "correct" in obs.data:
+            ok = obs.data["correct"]
+            body.append(Text("   ⇒ correct" if ok else "   ⇒ wrong", style="green" if ok else "red"))
+    elif step.actor == "user" and step.action.kind == ActionKind.reply:
+        if obs.text:
+            body.append(Text(f"   to: {fold(obs.text, expanded, 1)}", style="dim"))
+        if reveal and obs.data.get("released_clue"):
+            body.append(Text("   (clue released)", style="magenta"))
+    elif obs.text:
+        body.append(Text("   ↩ " + fold(obs.text, expanded), style="italic"))
+    return Group(*body)
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+class StepCard(Static):
+    """A trajectory step; click to unfold long content."""
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+    """Whether long content (observations, hit lists) is shown in full."""
+
+    def __init__(self, step: Step, reveal: bool, expanded: bool = False) -> None:
+        super().__init__(classes=f"step actor-{step.actor}")
+        self.step = step
+        self.reveal = reveal
+        self.set_reactive(StepCard.expanded, expanded)
+        if step.error:
+            self.add_class("error")
+
+    def render(self):
+        return render_step(self.step, reveal=self.reveal, expanded=self.expanded)
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded
+
+    def update_step(self, step: Step, reveal: bool) -> None:
+        self.step, self.reveal = step, reveal
+        self.refresh(layout=True)
