@@ -126,7 +126,8 @@ async def rejudge(
                     old = session.result
                     if "correct" in verdict and verdict["correct"] != old.get("correct"):
                         summary.changed += 1
-                    if "restore_score" in verdict and verdict["restore_score"] != old.get("restore_score"):
+                    before = old.get("restore_score")
+                    if "restore_score" in verdict and (before is None or abs(verdict["restore_score"] - before) > 1e-3):
                         summary.changed += 1
             if on_done:
                 on_done()
