@@ -1,0 +1,70 @@
+"""`clarify-tui import`: results of other tools into the database as sessions.
+
+    clarify-tui import --format interactcomp-harness --dataset PATH FILE.csv [--run NAME]
+    clarify-tui import --format cts-candidates --dataset RELEASE_OR_FILE FILE.jsonl [--run NAME]
+
+(The module is not called `import` because that is a Python keyword.)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from clarify_tui.commands.common import add_db, open_store
+
+FORMATS = ("interactcomp-harness", "cts-candidates")
+console = Console(stderr=True)
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "import", help="import results of the reference harnesses as sessions",
+        description="Import the InteractComp reference harness's results CSV or Clarify-Then-Search "
+        "candidate files as sessions, played through the engine and scored like any session. "
+        "Any bad row is reported with file and line, and then nothing is written.",
+    )
+    add_db(p)
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--dataset", required=True,
+                   help="the tasks the file refers to (InteractComp release or Task JSONL; CTS release folder or file)")
+    p.add_argument("file", help="the results file to import")
+    p.add_argument("--run", default=None, help="run name (default: from the file name)")
+    p.add_argument("--max-rounds", type=int, default=None,
+                   help="interactcomp-harness: the harness's round limit (default: the protocol's 10)")
+    p.add_argument("--canary", default=None, help="decrypt an InteractComp release whose canary column was stripped")
+    p.add_argument("--user", default="rule", help="cts-candidates: simulator for replies or rewrites not in the file")
+    p.add_argument("--judge", default="rule", help="cts-candidates: nugget judge when the file stores no coverage")
+    p.add_argument("--config", default=None, help="clarify.toml (for openai: user or judge)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.importers import ImportFileError, import_cts_candidates, import_harness
+
+    store = open_store(args)
+    try:
+        if args.format == "interactcomp-harness":
+            summary = import_harness(
+                store, args.file, args.dataset, run=args.run, max_rounds=args.max_rounds, canary=args.canary
+            )
+        else:
+            config_obj = None
+            if args.config or any(s.startswith("openai") for s in (args.user, args.judge)):
+                from clarify_tui.config import load_config
+
+                config_obj = load_config(args.config)
+            summary = import_cts_candidates(
+                store, args.file, args.dataset, run=args.run, user=args.user, judge=args.judge, config_obj=config_obj
+            )
+    except ImportFileError as exc:
+        console.print(f"[red]Cannot import[/red] {args.file}")
+        console.print(str(exc), markup=False, highlight=False)
+        return 2
+    console.print(
+        f"imported {len(summary.sessions)} session(s) into run [bold]{summary.run}[/bold] "
+        f"({summary.completed} completed, {summary.errored} errored) in {store.path}",
+        soft_wrap=True,
+    )
+    return 0

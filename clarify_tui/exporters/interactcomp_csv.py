@@ -1,0 +1,132 @@
+"""InteractComp sessions as the reference harness's results CSV, so its analysis scripts
+run on our sessions. One row per completed or errored interactcomp session (running and
+abandoned sessions are left out; other protocols are skipped), in session order:
+
+| column | from |
+|---|---|
+| question | the task's question |
+| correct_answer | the task's gold answer text |
+| predicted_answer | result.answer ("" when the session ended unanswered); `Error` for errored |
+| confidence | result.confidence as the harness prints it (`85`); "" when the answer had none, `0` when there was no answer or the session errored |
+| history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict; `Error` for errored |
+| score | 1.0 when result.correct, else 0.0 (0.0 for errored, as the harness writes) |
+| cost | the running total of the sessions' cost_usd in row order, as the harness writes its shared LLM's total; 0.0 for errored |
+| action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a session imported as skipped by the harness; `{}` for errored |
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from typing import IO, Iterable
+
+from clarify_tui.importers.history import render_history
+from clarify_tui.models import ActionKind, Session, Step, Task
+from clarify_tui.store import Store
+
+COLUMNS = (
+    "question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost", "action_counts",
+)
+ACTION_SPACE = {
+    "answer_only": ("answer",),
+    "search_only": ("search", "answer"),
+    "ask_only": ("ask", "answer"),
+}
+FULL_SPACE = ("answer", "search", "ask")
+_N_RESULTS = re.compile(r"\d+ results?")
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def harness_question(session: Session, task: Task) -> str:
+    """The question as the harness put it in round 1 (its mode prefixes included)."""
+    question = task.question
+    if session.config.interactcomp_mode == "full_with_context" and task.interactcomp and task.interactcomp.context:
+        question = f"CONTEXT:\n{task.interactcomp.context}\n\nQUESTION:\n{question}"
+    if session.config.interactcomp_mode == "forced_ask":
+        question = (
+            f"Constraints: You must perform at least {session.config.forced_asks} ask actions before answering. "
+            f"Early answers will be rejected. The final round must answer.\n\nQUESTION:\n{question}"
+        )
+    return question
+
+
+def search_text(step: Step) -> str:
+    obs = step.observation
+    if obs.hits:
+        return "\n".join(f"{i}. {h.title} — {h.content} (src: {h.url})" for i, h in enumerate(obs.hits[:5], 1))
+    if obs.data.get("recorded") or not _N_RESULTS.fullmatch(obs.text.strip()):
+        return obs.text
+    return "No results"
+
+
+def history_rounds(steps: list[Step]) -> list[tuple[str, dict[str, str], str]]:
+    rounds = []
+    for s in steps:
+        if s.actor != "agent" or s.error:
+            continue
+        kind = s.action.kind
+        if kind == ActionKind.search:
+            rounds.append(("search", {"query": s.action.text}, search_text(s)))
+        elif kind == ActionKind.ask:
+            rounds.append(("ask", {"question": s.action.text}, s.observation.text))
+        elif kind == ActionKind.answer:
+            conf = s.action.confidence
+            props = {"answer": s.action.text}
+            if conf is not None:
+                props["confidence"] = _number(conf)
+            shown = {"answer": s.action.text.strip(), "confidence": _number(conf) if conf is not None else "0"}
+            rounds.append(("answer", props, repr(shown)))
+    return rounds
+
+
+def action_counts(session: Session, steps: list[Step]) -> str:
+    if (session.result.get("harness") or {}).get("skipped"):
+        return repr({"valid": True})
+    space = ACTION_SPACE.get(session.config.interactcomp_mode, FULL_SPACE)
+    counts = {name: 0 for name in space}
+    for s in steps:
+        if s.actor == "agent" and not s.error and s.action.kind.value in counts:
+            counts[s.action.kind.value] += 1
+    counts["invalid"] = int(session.result.get("invalid") or 0)
+    return repr(counts)
+
+
+def session_cost(steps: list[Step]) -> float:
+    return sum(s.cost_usd for s in steps)
+
+
+def export_interactcomp_csv(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+    sessions = [
+        s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")
+    ]
+    all_steps = store.steps_by_session([s.id for s in sessions])
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    total = 0.0
+    for session in sessions:
+        task = store.task_for(session.id)
+        steps = all_steps.get(session.id, [])
+        gold = task.answer.text if task.answer else ""
+        if session.status == "errored":
+            writer.writerow({
+                "question": task.question, "correct_answer": gold, "predicted_answer": "Error",
+                "confidence": 0, "history": "Error", "score": 0.0, "cost": 0.0, "action_counts": "{}",
+            })
+            continue
+        total = round(total + session_cost(steps), 10)
+        result = session.result
+        answered = any(s.actor == "agent" and s.action.kind == ActionKind.answer and not s.error for s in steps)
+        confidence = result.get("confidence")
+        writer.writerow({
+            "question": task.question,
+            "correct_answer": gold,
+            "predicted_answer": result.get("answer") or "",
+            "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
+            "history": render_history(harness_question(session, task), history_rounds(steps)),
+            "score": 1.0 if result.get("correct") else 0.0,
+            "cost": total,
+            "action_counts": action_counts(session, steps),
+        })

@@ -1,0 +1,79 @@
+"""One CSV row per session, for spreadsheets: who played what, and the per-session
+numbers of its result (docs/internals.md). A column that does not apply to the
+session's protocol is empty; so are the metric columns of a session that did not
+complete (running, errored, abandoned).
+
+| column | from |
+|---|---|
+| id, run, task, protocol, agent, user, mode, annotator, status | the session row (`task` = task id) |
+| correct | result.correct as 1 / 0 (interactcomp, discobench) |
+| confidence | result.confidence, 0-100 (interactcomp) |
+| rounds | result.rounds: agent actions, invalid included (interactcomp) |
+| asks | result.asks (interactcomp) |
+| checkpoint_pass_fraction | passed checkpoints / checkpoints (discobench) |
+| ask_turns, tool_turns | result.ask_turns, result.tool_turns (discobench) |
+| restore_score | result.restore_score, 0-100 (cts) |
+| known_count | replies of the user answerer that are not `unknown` (cts) |
+| tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor |
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import IO, Any, Iterable
+
+from clarify_tui.store import Store
+
+COLUMNS = (
+    "id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "status",
+    "correct", "confidence", "rounds", "asks",
+    "checkpoint_pass_fraction", "ask_turns", "tool_turns",
+    "restore_score", "known_count",
+    "tokens_in", "tokens_out", "cost_usd",
+)
+
+
+def _bool(value: Any) -> Any:
+    return "" if value is None else int(bool(value))
+
+
+def _opt(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def metric_cells(session) -> dict[str, Any]:
+    r = session.result
+    if session.status != "completed":
+        return {}
+    protocol = session.protocol.value
+    if protocol == "interactcomp":
+        return {"correct": _bool(r.get("correct")), "confidence": _opt(r.get("confidence")),
+                "rounds": _opt(r.get("rounds")), "asks": _opt(r.get("asks"))}
+    if protocol == "discobench":
+        checkpoints = r.get("checkpoints") or []
+        passed = sum(1 for c in checkpoints if c.get("status") == "passed")
+        return {"correct": _bool(r.get("correct")),
+                "checkpoint_pass_fraction": round(passed / len(checkpoints), 6) if checkpoints else "",
+                "ask_turns": _opt(r.get("ask_turns")), "tool_turns": _opt(r.get("tool_turns"))}
+    if protocol == "cts":
+        answers = r.get("answers") or []
+        known = sum(1 for a in answers if str(a).strip().casefold() != "unknown")
+        return {"restore_score": _opt(r.get("restore_score")), "known_count": known}
+    return {}
+
+
+def export_sessions_csv(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+    sessions = store.sessions(runs=runs)
+    steps = store.steps_by_session([s.id for s in sessions])
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", restval="")
+    writer.writeheader()
+    for s in sessions:
+        own = steps.get(s.id, [])
+        writer.writerow({
+            "id": s.id, "run": s.run, "task": s.task_id, "protocol": s.protocol.value, "agent": s.agent,
+            "user": s.user, "mode": s.mode, "annotator": s.annotator or "", "status": s.status,
+            **metric_cells(s),
+            "tokens_in": sum(x.tokens_in for x in own),
+            "tokens_out": sum(x.tokens_out for x in own),
+            "cost_usd": round(sum(x.cost_usd for x in own), 10),
+        })
