@@ -59,8 +59,8 @@ def main(args: argparse.Namespace) -> int:
                 store, args.file, args.dataset, run=args.run, user=args.user, judge=args.judge, config_obj=config_obj
             )
     except ImportFileError as exc:
-        console.print(f"[red]Cannot import[/red] {args.file}")
-        console.print(str(exc), markup=False, highlight=False)
+        console.print(f"[red]Cannot import[/red] {args.file}", soft_wrap=True)
+        console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
         return 2
     console.print(
         f"imported {len(summary.sessions)} session(s) into run [bold]{summary.run}[/bold] "

@@ -88,6 +88,9 @@ def write_all(store: Store, built: list[Built], run: str, **run_fields) -> Impor
 
 
 def built_from(episode: Episode) -> Built:
+    """The episode's session and steps; replay timings are not the imported tool's, so zero."""
+    for step in episode.steps:
+        step.latency_ms = 0.0
     return Built(session=episode.session, task=episode.task, steps=episode.steps)
 
 
