@@ -105,6 +105,7 @@ class Script:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs expect
+    disable_nagle_algorithm = True  # headers and body go out as separate writes: no 40 ms stalls
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet test output
