@@ -1,0 +1,85 @@
+"""BrowseApp: a small app that hosts the browsing screens (sessions, replay, compare,
+scores, ask-versus-guess) for `clarify-tui replay`, `clarify-tui demo ask-vs-guess` and
+the tests. The workbench app (`tui/app.py`) pushes the same screens.
+
+Nothing happens at import time; the store is opened by the caller (or lazily from `db`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from textual.app import App
+from textual.binding import Binding
+
+Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
+
+
+class BrowseApp(App):
+    """Opens on `start`; `q` on the first screen quits."""
+
+    CSS_PATH = "browse.tcss"
+    TITLE = "clarify-tui"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="browse-quit", show=False)]
+
+    def __init__(
+        self,
+        store=None,
+        *,
+        db: Path | None = None,
+        start: Start = "sessions",
+        session_id: str | None = None,
+        other_id: str | None = None,
+        task=None,
+        agent_a: str | None = None,
+        agent_b: str | None = None,
+        pace: float = 0.4,
+        by: str = "run",
+        config=None,
+    ) -> None:
+        super().__init__()
+        self._store = store
+        self.db = db
+        self.start = start
+        self.session_id, self.other_id = session_id, other_id
+        self.task_ = task
+        self.agents = (agent_a, agent_b)
+        self.pace = pace
+        self.by = by
+        self.config = config
+
+    @property
+    def store(self):
+        if self._store is None:
+            from clarify_tui.paths import default_db_path
+            from clarify_tui.store import Store
+
+            self._store = Store(self.db or default_db_path())
+        return self._store
+
+    def on_mount(self) -> None:
+        from clarify_tui.tui.screens.sessions import SessionsScreen
+
+        if self.start == "sessions":
+            self.push_screen(SessionsScreen(self.store))
+        elif self.start == "replay":
+            from clarify_tui.tui.screens.replay import ReplayScreen
+
+            self.push_screen(ReplayScreen(self.store, self.session_id, pace=self.pace, config=self.config))
+        elif self.start == "compare":
+            from clarify_tui.tui.screens.compare import CompareScreen
+
+            self.push_screen(CompareScreen(self.store, self.session_id, self.other_id))
+        elif self.start == "scores":
+            from clarify_tui.tui.screens.scores import ScoresScreen
+
+            self.push_screen(ScoresScreen(self.store, by=self.by))
+        elif self.start == "ask-vs-guess":
+            from clarify_tui.tui.screens.ask_vs_guess import DEFAULT_A, DEFAULT_B, AskVsGuessScreen
+
+            a, b = self.agents
+            self.push_screen(AskVsGuessScreen(self.store, self.task_, a or DEFAULT_A, b or DEFAULT_B,
+                                              pace=self.pace, config=self.config))
+        else:
+            raise ValueError(f"unknown start screen {self.start!r}")

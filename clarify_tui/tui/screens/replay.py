@@ -1,0 +1,429 @@
+"""The replay screen: a stored session step by step, and forks that continue live.
+
+`left` / `right` move one step, `home` / `end` jump; the state panel shows `Step.state`
+of the step under the cursor (the protocol state the engine recorded right after it),
+so nothing is recomputed. A failed DiscoBench session opens at its first failed
+checkpoint with the step where the agent guessed instead of asking highlighted.
+
+`f` forks after the current step (`sessions_ops.fork_session`): the dialog offers the
+session's agent spec, or any other (scripted:…, openai:…, human). The fork is saved with
+its parent and fork step and runs in a worker that reports each step with a message;
+a human agent acts through the action bar. When it ends, the screen replays the fork.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Header, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from clarify_tui.commands.sessions import outcome
+from clarify_tui.engine.view import AgentView
+from clarify_tui.errors import BackendError
+from clarify_tui.models import ActionKind, Protocol, Session, Step, Task
+from clarify_tui.tui.messages import AgentTurnStarted
+from clarify_tui.tui.widgets.action_bar import ActionBar
+from clarify_tui.tui.widgets.hidden import HiddenPanel
+from clarify_tui.tui.widgets.question import QuestionPanel
+from clarify_tui.tui.widgets.state import StatePanel, score_card
+from clarify_tui.tui.widgets.step_card import StepCard
+from clarify_tui.tui.widgets.trajectory import Trajectory
+
+GUESS_KINDS = (ActionKind.search, ActionKind.answer)
+
+
+def first_failure(steps: list[Step]) -> int | None:
+    """The first step after which a DiscoBench checkpoint is `failed`, if any."""
+    for step in steps:
+        checkpoints = step.state.get("protocol", {}).get("checkpoints") or []
+        if any(cp.get("status") == "failed" for cp in checkpoints):
+            return step.index
+    return None
+
+
+def guess_step(steps: list[Step], failure: int) -> int | None:
+    """The agent's search or answer at or before the failure: where it guessed instead of asking."""
+    for step in reversed(steps[: failure + 1]):
+        if step.actor == "agent" and step.action.kind in GUESS_KINDS:
+            return step.index
+    return None
+
+
+def opening_step(session: Session, steps: list[Step]) -> tuple[int, int | None]:
+    """Where replay opens (cursor, highlighted guess step)."""
+    if session.protocol == Protocol.discobench and steps:
+        failure = first_failure(steps)
+        if failure is not None:
+            return failure, guess_step(steps, failure)
+    return 0, None
+
+
+def replay_view(task: Task, session: Session, state: dict) -> AgentView:
+    """The question as the agent saw it at this point (CTS search phase: the rewritten query)."""
+    proto = state.get("protocol", {})
+    phase = proto.get("phase", "act")
+    question = task.question
+    if task.protocol == Protocol.cts and task.cts:
+        question = proto.get("rewritten") if phase == "search" and proto.get("rewritten") else task.cts.blurred_query
+    elif task.discobench and session.config.ablation == "original_question":
+        question = task.discobench.original_question
+    return AgentView(
+        task_id=task.id, protocol=task.protocol, question=question, language=task.language, phase=phase,
+        rounds_used=state.get("rounds_used", 0), max_rounds=state.get("max_rounds", 0), k=session.config.k,
+    )
+
+
+class ForkDialog(ModalScreen[str | None]):
+    """Which agent continues the fork: the same spec by default, or another one."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, default_spec: str, step: int) -> None:
+        super().__init__()
+        self.default_spec = default_spec
+        self.step = step
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="fork-dialog"):
+            yield Label(f"Fork after step {self.step}: who continues as the agent?")
+            yield Input(self.default_spec, id="fork-spec")
+            yield Static("scripted:direct-guess · scripted:search-heavy-guess · scripted:ask-first · "
+                         "scripted:search-then-ask · openai:MODEL · human\nenter fork · escape cancel",
+                         classes="hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or self.default_spec)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReplayScreen(Screen):
+    """One stored session, one step at a time."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "Prev", id="replay-prev", tooltip="one step back", priority=True),
+        Binding("right", "move(1)", "Next", id="replay-next", tooltip="one step forward", priority=True),
+        Binding("home", "jump('start')", "First", id="replay-first", priority=True),
+        Binding("end", "jump('end')", "Last", id="replay-last", priority=True),
+        Binding("f", "fork", "Fork", id="replay-fork", tooltip="fork after this step and continue live"),
+        Binding("c", "compare_parent", "Compare parent", id="replay-compare", tooltip="compare a fork with its parent"),
+        Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
+        Binding("s", "compose('search')", "Search", id="fork-search"),
+        Binding("k", "compose('ask')", "Ask", id="fork-ask"),
+        Binding("v", "compose('visit')", "Visit", id="fork-visit"),
+        Binding("c", "compose('clarify')", "Clarify", id="fork-clarify"),
+        Binding("enter", "compose('answer')", "Answer", id="fork-answer"),
+        Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
+        Binding("q", "back", "Back", id="replay-back"),
+    ]
+
+    class ForkStarted(Message):
+        """A fork was saved and its episode is running."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    class ForkStepped(Message):
+        """The live fork recorded steps (merged: only the latest matters)."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ReplayScreen.ForkStepped)
+
+    class ForkFinished(Message):
+        """The live fork ended (completed, errored or abandoned)."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    cursor: reactive[int] = reactive(0, init=False)
+    """Index of the step shown in the state panel."""
+
+    spoilers: reactive[bool] = reactive(True, init=False)
+    """Whether the hidden panel shows the hidden information."""
+
+    def __init__(self, store, session_id: str, *, pace: float = 0.3, config=None) -> None:
+        super().__init__()
+        self.store = store
+        self.pace = pace
+        self.config = config
+        self.live = None  # the fork's Episode while it runs
+        self.agent_turn = False
+        self.guess: int | None = None
+        self.shown_state: dict = {}
+        self.load(session_id)
+
+    def load(self, session_id: str) -> None:
+        self.session = self.store.session(session_id)
+        self.task_ = self.store.task_for(self.session.id)
+        self.steps = self.store.steps(self.session.id)
+        start, self.guess = opening_step(self.session, self.steps)
+        self.set_reactive(ReplayScreen.cursor, start)
+
+    # ---- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="replay-head")
+        with Horizontal(id="replay-regions"):
+            with Vertical(id="replay-left"):
+                yield QuestionPanel(id="replay-question")
+                yield HiddenPanel(id="replay-hidden")
+            with Vertical(id="replay-centre"):
+                yield Trajectory(id="replay-trajectory")
+                yield ActionBar(id="replay-action-bar")
+            with VerticalScroll(id="replay-right"):
+                yield Static(id="replay-score")
+                yield StatePanel(id="replay-state")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#replay-question").border_title = "Question"
+        self.query_one("#replay-trajectory").border_title = "Trajectory"
+        self.query_one("#replay-right").border_title = "State at this step"
+        self.query_one(ActionBar).display = False
+        self.query_one(Trajectory).follow = False
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        trajectory = self.query_one(Trajectory)
+        trajectory.rebuild(self.steps)
+        self.show_step()
+        self.call_after_refresh(self.mark_cards)
+
+    # ---- showing one step --------------------------------------------------------------
+
+    def watch_cursor(self) -> None:
+        self.show_step()
+
+    def watch_spoilers(self) -> None:
+        self.query_one(HiddenPanel).show_state(self.task_, locked=False, shown=self.spoilers)
+
+    def show_step(self) -> None:
+        steps = self.steps
+        s = self.session
+        self.title = f"replay · {s.protocol.value} · {s.task_id}"
+        head = f"session {s.id} · run {s.run} · agent {s.agent} · user {s.user} · {s.mode} · {s.status}"
+        if s.parent_id:
+            head += f" · fork of {s.parent_id} after step {s.fork_step}"
+        if self.live is not None:
+            head += " · LIVE"
+        if not steps:
+            self.query_one("#replay-head", Static).update(head + " · no steps")
+            self.query_one(HiddenPanel).show_state(self.task_, locked=False, shown=self.spoilers)
+            return
+        i = max(0, min(self.cursor, len(steps) - 1))
+        step = steps[i]
+        head += f"\nstep {i} / {len(steps) - 1} · {step.actor} {step.action.kind.value}"
+        if self.guess is not None:
+            head += f" · guessed at step {self.guess} instead of asking"
+        self.query_one("#replay-head", Static).update(head)
+        self.shown_state = step.state
+        self.query_one(QuestionPanel).show(self.task_, replay_view(self.task_, s, step.state))
+        self.query_one(StatePanel).show(self.task_, step.state, reveal=True, spoilers=True)
+        self.query_one(HiddenPanel).show_state(self.task_, locked=self.live is not None and self.agent_is_human,
+                                               shown=self.spoilers)
+        score = self.query_one("#replay-score", Static)
+        ended = bool(step.state.get("done")) or (i == len(steps) - 1 and s.status != "running")
+        score.display = ended and self.live is None
+        if score.display:
+            score.update(score_card(self.task_, s.result, s.status))
+        self.mark_cards()
+        self.refresh_bindings()
+
+    def mark_cards(self) -> None:
+        """The current step stands out, later ones are dimmed, the guess is flagged."""
+        i = self.cursor
+        for card in self.query(StepCard):
+            index = card.step.index
+            card.set_class(index == i, "current")
+            card.set_class(index > i and self.live is None, "future")
+            card.set_class(index == self.guess, "guess")
+            if index == i:
+                self.call_after_refresh(card.scroll_visible, animate=False)
+
+    @property
+    def agent_is_human(self) -> bool:
+        return self.live is not None and self.live.agent.spec == "human"
+
+    # ---- navigation --------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        if self.steps:
+            self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
+
+    def action_jump(self, where: str) -> None:
+        if self.steps:
+            self.cursor = 0 if where == "start" else len(self.steps) - 1
+
+    def action_toggle_hidden(self) -> None:
+        self.spoilers = not self.spoilers
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        live = self.live is not None
+        if action == "compose":
+            if not (live and self.agent_is_human):
+                return False
+            kind = ActionKind(parameters[0])
+            return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
+        if action in ("move", "jump", "fork", "compare_parent"):
+            return not live
+        if action == "stop_fork":
+            return live
+        return True
+
+    # ---- fork --------------------------------------------------------------------------
+
+    def action_fork(self) -> None:
+        if not self.steps:
+            self.notify("Nothing to fork: the session has no steps.", severity="warning")
+            return
+        step = self.cursor
+
+        def chosen(spec: str | None) -> None:
+            if spec:
+                self.start_fork(step, spec)
+
+        self.app.push_screen(ForkDialog(self.session.agent, step), chosen)
+
+    def start_fork(self, step: int, spec: str) -> None:
+        """Fork after `step` with agent `spec` and run it live (also called by tests)."""
+        from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+        from clarify_tui.sessions_ops import ForkError, fork_session
+
+        parent = self.session
+        try:
+            if spec == "human":
+                from clarify_tui.agents.human import HumanAgent
+
+                agent = HumanAgent(on_turn=lambda view: self.post_message(AgentTurnStarted(view)))
+            else:
+                agent = make_agent(spec, self.config)
+            user_spec = parent.user
+            if user_spec == "human":
+                user_spec = "rule"
+                self.notify("The parent's user was a person; the fork replies with the rule simulator.")
+            episode = fork_session(
+                self.store, parent.id, step, agent=agent, user=make_user(user_spec, self.config),
+                search=make_search(parent.search, self.config), judge=make_judge(parent.judge, self.config),
+                mode="human_agent" if spec == "human" else "automated",
+                annotator=_annotator() if spec == "human" else None,
+            )
+        except (ForkError, ValueError, ImportError, RuntimeError) as exc:
+            self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
+            return
+        self.live = episode
+        self.session = episode.session
+        self.steps = episode.steps
+        self.guess = None
+        self.query_one(Trajectory).follow = True
+        self.query_one(ActionBar).display = spec == "human"
+        self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
+        self.rebuild()
+        self.post_message(self.ForkStarted(episode.session.id))
+        self.run_fork()
+
+    @work(exclusive=True, group="fork", exit_on_error=False)
+    async def run_fork(self) -> None:
+        episode = self.live
+        try:
+            while not episode.done:
+                await episode.step()
+                self.post_message(self.ForkStepped())
+                if self.pace and not episode.done:
+                    await asyncio.sleep(self.pace)
+        except BackendError as exc:
+            episode.fail(str(exc))
+        except asyncio.CancelledError:
+            episode.abandon()
+            raise
+        except Exception as exc:
+            episode.fail(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self.post_message(self.ForkFinished(episode.session.id))
+
+    def on_replay_screen_fork_stepped(self, message: ForkStepped) -> None:
+        if self.live is None:
+            return
+        self.steps = self.live.steps
+        self.query_one(Trajectory).sync(self.steps, True)
+        self.cursor = len(self.steps) - 1
+        self.show_step()
+
+    def on_replay_screen_fork_finished(self, message: ForkFinished) -> None:
+        self.live = None
+        self.agent_turn = False
+        self.query_one(ActionBar).display = False
+        self.query_one(Trajectory).follow = False
+        self.load(message.session_id)
+        self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
+        self.rebuild()
+        s = self.session
+        self.notify(f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
+                    severity="error" if s.status == "errored" else "information")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title="the fork failed", severity="error", timeout=8)
+
+    # ---- a person continuing the fork as the agent --------------------------------------
+
+    def on_agent_turn_started(self, message: AgentTurnStarted) -> None:
+        self.agent_turn = True
+        view = message.view
+        bar = self.query_one(ActionBar)
+        bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
+        if view.allowed == [ActionKind.clarify]:
+            bar.open(ActionKind.clarify)
+        self.refresh_bindings()
+
+    def action_compose(self, kind: str) -> None:
+        self.query_one(ActionBar).open(ActionKind(kind))
+
+    def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
+        if self.live is not None and self.agent_turn:
+            self.agent_turn = False
+            self.query_one(ActionBar).set_allowed([], waiting=False)
+            self.live.agent.submit(message.action)
+            self.refresh_bindings()
+
+    def action_stop_fork(self) -> None:
+        self.workers.cancel_group(self, "fork")
+
+    # ---- elsewhere ---------------------------------------------------------------------
+
+    def action_compare_parent(self) -> None:
+        from clarify_tui.tui.screens.compare import CompareScreen
+
+        if not self.session.parent_id:
+            self.notify("Only a fork has a parent to compare with.", severity="warning")
+            return
+        self.app.push_screen(CompareScreen(self.store, self.session.parent_id, self.session.id))
+
+    def action_back(self) -> None:
+        if self.live is not None:
+            self.workers.cancel_group(self, "fork")
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+
+def _annotator() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None

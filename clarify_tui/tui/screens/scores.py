@@ -1,0 +1,258 @@
+"""The scores screen: the numbers of `clarify-tui score` for this database, grouped by
+run, agent, mode or annotator, and charts of them.
+
+Numbers: one table per benchmark (metrics as rows, groups as columns, the same rows as
+the `score` command). Charts: accuracy by group, the InteractComp reliability diagram,
+DiscoBench profile shares and pass rates, the CTS restore-score histogram.
+
+The sessions are read on the event loop (the store's connection belongs to it); the
+metrics, which may bootstrap confidence intervals, are computed in a thread worker that
+posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Select, Static, TabbedContent, TabPane
+
+from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS
+from clarify_tui.metrics import load_sessions, score_sessions
+from clarify_tui.metrics.cts import session_score
+from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
+from clarify_tui.metrics.profiles import PROFILES
+from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, group_sessions
+from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
+
+HIST_BINS = 10
+
+
+@dataclass
+class ScoresData:
+    """Everything the screen shows for one grouping."""
+
+    by: str
+    report: dict
+    accuracy: list[tuple[str, float | None]] = field(default_factory=list)
+    reliability: dict[str, list[tuple[float, float, int]]] = field(default_factory=dict)
+    profile_share: dict[str, list[float | None]] = field(default_factory=dict)
+    profile_pass: dict[str, list[float | None]] = field(default_factory=dict)
+    restore_hist: dict[str, list[int]] = field(default_factory=dict)
+
+
+def group_label(group: dict) -> str:
+    value = next(iter(group["key"].values()))
+    return "(none)" if value is None else str(value)
+
+
+def reliability_points(members) -> list[tuple[float, float, int]]:
+    """(mean confidence 0-1, accuracy, n) per non-empty confidence bin (the CE bins)."""
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for s in members:
+        r = s.result
+        if s.scorable and r.get("correct") is not None and r.get("confidence") is not None:
+            conf = float(r["confidence"])
+            bins.setdefault(calibration_bin(conf, CALIBRATION_BINS), []).append((conf / 100.0, bool(r["correct"])))
+    return [
+        (sum(c for c, _ in pts) / len(pts), sum(1 for _, ok in pts if ok) / len(pts), len(pts))
+        for _, pts in sorted(bins.items())
+    ]
+
+
+def restore_histogram(members, bins: int = HIST_BINS) -> list[int]:
+    counts = [0] * bins
+    for s in members:
+        score = session_score(s.result) if s.scorable else None
+        if score is not None:
+            counts[min(int(score * bins // 100), bins - 1)] += 1
+    return counts
+
+
+def compute_scores(sessions, by: str) -> ScoresData:
+    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe)."""
+    report = score_sessions(sessions, by=by)
+    data = ScoresData(by=by, report=report)
+    groups = group_sessions(sessions, by)
+    for g in report["groups"]:
+        label = group_label(g)
+        m = g["metrics"]
+        members = groups[(g["benchmark"], next(iter(g["key"].values())))]
+        if g["benchmark"] in ("interactcomp", "discobench"):
+            name = label if g["benchmark"] in label else f"{g['benchmark'][:5]} · {label}"
+            data.accuracy.append((name, m.get("accuracy")))
+        if g["benchmark"] == "interactcomp":
+            data.reliability[label] = reliability_points(members)
+        elif g["benchmark"] == "discobench":
+            profiles = m.get("profiles") or {}
+            data.profile_share[label] = [(profiles.get(p) or {}).get("share") for p in PROFILES]
+            data.profile_pass[label] = [(profiles.get(p) or {}).get("pass_rate") for p in PROFILES]
+        elif g["benchmark"] == "cts":
+            data.restore_hist[label] = restore_histogram(members)
+    return data
+
+
+def format_metric(value: Any, kind: str) -> str:
+    """A metric cell, formatted like the `score` table."""
+    if kind == "delta":
+        if not value:
+            return "-"
+        lo, hi = value.get("ci95") or (None, None)
+        ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
+        return f"{value['mean']:+.2f}{ci}"
+    if kind == "hist":
+        return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
+    if value is None:
+        return "-"
+    if kind == "rate":
+        return f"{value:.3f}"
+    if kind in ("score", "num"):
+        return f"{value:.2f}"
+    if kind == "money":
+        return f"{value:.4f}"
+    return str(value)
+
+
+class ScoresScreen(Screen):
+    """Scores of every session in the store."""
+
+    BINDINGS = [
+        Binding("t", "switch_tab", "Numbers/Charts", id="scores-tab", tooltip="switch between numbers and charts"),
+        Binding("r", "reload", "Reload", id="scores-reload"),
+        Binding("q", "back", "Back", id="scores-back"),
+    ]
+
+    class ScoresComputed(Message):
+        def __init__(self, data: ScoresData) -> None:
+            super().__init__()
+            self.data = data
+
+    def __init__(self, store, by: str = "run", tab: str = "numbers") -> None:
+        super().__init__()
+        self.store = store
+        self.by = by
+        self.initial_tab = tab
+        self.data: ScoresData | None = None
+        self.sessions = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="scores-bar"):
+            yield Label("group by ")
+            yield Select([(g, g) for g in GROUP_BY], value=self.by, allow_blank=False, id="scores-by")
+            yield Static(id="scores-summary")
+        with TabbedContent(initial=self.initial_tab, id="scores-tabs"):
+            with TabPane("Numbers", id="numbers"):
+                yield VerticalScroll(id="scores-tables")
+            with TabPane("Charts", id="charts"):
+                with Grid(id="scores-charts"):
+                    yield BarChart(id="chart-accuracy")
+                    yield ReliabilityChart(id="chart-calibration")
+                    yield GroupedBars(id="chart-profile-share")
+                    yield GroupedBars(id="chart-profile-pass")
+                    yield GroupedBars(id="chart-restore")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "scores"
+        self.sub_title = str(getattr(self.store, "path", ""))
+        self.reload()
+
+    def reload(self) -> None:
+        self.sessions = load_sessions(self.store)
+        self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")
+        self.compute(self.sessions, self.by)
+
+    @work(thread=True, exclusive=True, group="scores", exit_on_error=False)
+    def compute(self, sessions, by: str) -> None:
+        self.post_message(self.ScoresComputed(compute_scores(sessions, by)))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "scores-by" and event.value != self.by:
+            self.by = str(event.value)
+            self.compute(self.sessions, self.by)
+
+    def on_scores_screen_scores_computed(self, message: ScoresComputed) -> None:
+        if message.data.by != self.by:
+            return
+        self.data = message.data
+        groups = self.data.report["groups"]
+        self.query_one("#scores-summary", Static).update(
+            f"  {len(self.sessions)} sessions · {len(groups)} groups by {self.by}"
+        )
+        self.show_tables()
+        self.show_charts()
+
+    # ---- numbers -----------------------------------------------------------------------
+
+    def show_tables(self) -> None:
+        container = self.query_one("#scores-tables", VerticalScroll)
+        container.remove_children()
+        groups = self.data.report["groups"] if self.data else []
+        widgets = []
+        if not groups:
+            widgets.append(Static("No sessions to score.", classes="hint"))
+        for benchmark in BENCHMARKS:
+            mine = [g for g in groups if g["benchmark"] == benchmark]
+            if not mine:
+                continue
+            widgets.append(Static(f"{benchmark} — by {self.by}", classes="scores-title"))
+            table = DataTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
+            widgets.append(table)
+            self._fill(table, benchmark, mine)
+        container.mount_all(widgets)
+
+    def _fill(self, table: DataTable, benchmark: str, groups: list[dict]) -> None:
+        table.add_column("metric")
+        for g in groups:
+            table.add_column(group_label(g))
+        table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
+        for key, label, kind in TABLE_ROWS[benchmark] + COMMON_ROWS:
+            table.add_row(label, *[format_metric(g["metrics"].get(key), kind) for g in groups])
+        if benchmark == "discobench":
+            for name in PROFILES:
+                cells = []
+                for g in groups:
+                    p = g["metrics"]["profiles"][name]
+                    share = "-" if p["share"] is None else f"{p['share']:.2f}"
+                    rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
+                    cells.append(f"{share} / {rate} (n={p['n']})")
+                table.add_row(f"profile {name} share / pass", *cells)
+
+    # ---- charts ------------------------------------------------------------------------
+
+    def show_charts(self) -> None:
+        data = self.data
+        self.query_one("#chart-accuracy", BarChart).show(
+            f"accuracy by {self.by}", [a[0] for a in data.accuracy], [a[1] for a in data.accuracy])
+        self.query_one("#chart-calibration", ReliabilityChart).show(
+            "InteractComp reliability (5 bins)", data.reliability)
+        categories = ["guess", "heavy guess", "ask", "search+ask"]
+        self.query_one("#chart-profile-share", GroupedBars).show(
+            "DiscoBench profile share", categories if data.profile_share else [], data.profile_share, top=1.0)
+        self.query_one("#chart-profile-pass", GroupedBars).show(
+            "DiscoBench profile pass rate", categories if data.profile_pass else [], data.profile_pass, top=1.0)
+        bins = [f"{i * 10}" for i in range(HIST_BINS)]
+        self.query_one("#chart-restore", GroupedBars).show(
+            "CTS restore score (sessions per 10-point bin)", bins if data.restore_hist else [], data.restore_hist)
+
+    # ---- actions -----------------------------------------------------------------------
+
+    def action_switch_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "charts" if tabs.active == "numbers" else "numbers"
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()

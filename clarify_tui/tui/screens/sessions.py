@@ -1,0 +1,174 @@
+"""The sessions screen: every stored session, filtered and sorted, forks under their parent.
+
+enter opens the highlighted session in replay; space marks up to two sessions and `c`
+compares them (or the marked one with the highlighted one); `s` / `S` cycle the sort
+column and direction (a click on a column header sorts by it too); `g` opens the scores.
+The list reloads whenever the screen comes back (a fork made in replay shows up at once).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Checkbox, DataTable, Footer, Header, Select, Static
+
+from clarify_tui.tui.widgets.session_table import (
+    SORT_KEYS,
+    Filters,
+    SessionTable,
+    family_order,
+    filter_rows,
+    option_values,
+    session_rows,
+)
+
+SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
+           ("mode", "all modes"), ("annotator", "all annotators"))
+HEADER_SORT = {"id": "created", "run": "run", "task": "task", "protocol": "protocol", "agent": "agent",
+               "outcome": "outcome", "steps": "steps", "duration": "duration"}
+
+
+class SessionsScreen(Screen):
+    """All sessions of one database."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Replay", id="sessions-open", tooltip="open the session in replay"),
+        Binding("space", "mark", "Mark", id="sessions-mark", tooltip="mark for compare (two at most)"),
+        Binding("c", "compare", "Compare", id="sessions-compare", tooltip="compare the two marked sessions"),
+        Binding("s", "sort(1)", "Sort", id="sessions-sort", tooltip="next sort column"),
+        Binding("S", "reverse", "Reverse", id="sessions-reverse", tooltip="reverse the sort"),
+        Binding("g", "scores", "Scores", id="sessions-scores", tooltip="scores and charts of this database"),
+        Binding("r", "reload", "Reload", id="sessions-reload"),
+        Binding("q", "back", "Back", id="sessions-back"),
+    ]
+
+    def __init__(self, store, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.store = store
+        self.filters = Filters()
+        self.sort = "created"
+        self.reverse = False
+        self.rows = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="session-filters"):
+            for name, prompt in SELECTS:
+                yield Select([], prompt=prompt, id=f"filter-{name}")
+            yield Checkbox("failed only", id="filter-failed")
+            yield Checkbox("errored only", id="filter-errored")
+        yield SessionTable(id="session-table")
+        yield Static(id="sessions-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "sessions"
+        self.sub_title = str(getattr(self.store, "path", ""))
+        self.reload()
+        self.query_one(SessionTable).focus()
+
+    def on_screen_resume(self) -> None:
+        if self.rows:
+            self.reload()
+
+    # ---- data --------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.rows = session_rows(self.store)
+        for name, _prompt in SELECTS:
+            select = self.query_one(f"#filter-{name}", Select)
+            values = option_values(self.rows, name)
+            current = select.value
+            with select.prevent(Select.Changed):
+                select.set_options([(v, v) for v in values])
+                if current in values:
+                    select.value = current
+        self.refresh_table()
+
+    def refresh_table(self) -> None:
+        shown = family_order(filter_rows(self.rows, self.filters), self.sort, self.reverse)
+        table = self.query_one(SessionTable)
+        table.show(shown)
+        arrow = "↓" if self.reverse else "↑"
+        marked = f" · marked {', '.join(table.marked)}" if table.marked else ""
+        self.query_one("#sessions-status", Static).update(
+            f"{len(shown)} of {len(self.rows)} sessions · sorted by {self.sort} {arrow}{marked} · "
+            "enter replay · space mark · c compare · s sort · g scores"
+        )
+
+    # ---- filters -----------------------------------------------------------------------
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        name = (event.select.id or "").removeprefix("filter-")
+        value = None if event.value is Select.BLANK else str(event.value)
+        setattr(self.filters, name, value)
+        self.refresh_table()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "filter-failed":
+            self.filters.failed_only = event.value
+        elif event.checkbox.id == "filter-errored":
+            self.filters.errored_only = event.value
+        self.refresh_table()
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        key = HEADER_SORT.get(str(event.column_key.value))
+        if key:
+            self.reverse = not self.reverse if key == self.sort else False
+            self.sort = key
+            self.refresh_table()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.open_replay(str(event.row_key.value))
+
+    # ---- actions -----------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        sid = self.query_one(SessionTable).current_id
+        if sid:
+            self.open_replay(sid)
+
+    def open_replay(self, session_id: str) -> None:
+        from clarify_tui.tui.screens.replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(self.store, session_id))
+
+    def action_mark(self) -> None:
+        self.query_one(SessionTable).toggle_mark()
+        self.refresh_table()
+
+    def action_compare(self) -> None:
+        from clarify_tui.tui.screens.compare import CompareScreen
+
+        table = self.query_one(SessionTable)
+        pair = list(table.marked)
+        if len(pair) == 1 and table.current_id and table.current_id not in pair:
+            pair.append(table.current_id)
+        if len(pair) != 2:
+            self.notify("Mark two sessions with space (or one, and highlight the other).", severity="warning")
+            return
+        self.app.push_screen(CompareScreen(self.store, pair[0], pair[1]))
+
+    def action_sort(self, step: int) -> None:
+        self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + step) % len(SORT_KEYS)]
+        self.refresh_table()
+
+    def action_reverse(self) -> None:
+        self.reverse = not self.reverse
+        self.refresh_table()
+
+    def action_scores(self) -> None:
+        from clarify_tui.tui.screens.scores import ScoresScreen
+
+        self.app.push_screen(ScoresScreen(self.store))
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
