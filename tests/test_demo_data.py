@@ -284,3 +284,44 @@ def test_cts_clarified_query_restores_more_than_the_blurred_one(cts, search):
         clarified.append(_restore(task, search, " ".join([task.cts.blurred_query, *known])))
         assert clarified[-1] >= blurred[-1], task.id
     assert sum(clarified) / len(cts) >= sum(blurred) / len(cts) + 40
+
+
+# ---- end to end: the scripted policies on the bundled data -----------------------------
+
+
+async def _run_all(tasks, docs, policy: str, k: int = 1) -> list[dict]:
+    from clarify_tui.backends import make_agent, make_judge, make_user
+    from clarify_tui.engine import build_episode
+    from clarify_tui.models import EpisodeConfig
+    from clarify_tui.search.local import LocalSearch
+
+    search = LocalSearch(docs)
+    results = []
+    for task in tasks:
+        episode = build_episode(
+            task, agent=make_agent(f"scripted:{policy}"), user=make_user("rule"), search=search,
+            judge=make_judge("rule"), config=EpisodeConfig(k=k),
+        )
+        session = await episode.run()
+        assert session.status == "completed", (task.id, session.error)
+        results.append(session.result)
+    return results
+
+
+@pytest.mark.parametrize("name", ["discobench", "interactcomp"])
+async def test_search_then_ask_beats_direct_guess(name, docs):
+    tasks = _tasks(name)
+    guess = await _run_all(tasks, docs, "direct-guess")
+    ask = await _run_all(tasks, docs, "search-then-ask")
+    guess_acc = sum(bool(r["correct"]) for r in guess) / len(tasks)
+    ask_acc = sum(bool(r["correct"]) for r in ask) / len(tasks)
+    assert ask_acc >= guess_acc + 0.5, (guess_acc, ask_acc)
+
+
+async def test_cts_clarifying_beats_the_orig_baseline(docs):
+    tasks = _tasks("cts")
+    orig = await _run_all(tasks, docs, "direct-guess", k=2)
+    asked = await _run_all(tasks, docs, "search-then-ask", k=2)
+    mean = lambda rs: sum(r["restore_score"] for r in rs) / len(rs)  # noqa: E731
+    assert all(r["orig"] for r in orig)
+    assert mean(asked) >= mean(orig) + 40, (mean(orig), mean(asked))
