@@ -59,6 +59,9 @@ class LLMAgent:
         action.usage = done.usage
         return action
 
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
     def _react_prompts(self, view: AgentView) -> tuple[str, str]:
         question = render.question_block(view)
         actions = _actions_text(view)

@@ -74,6 +74,9 @@ class LLMJudge:
         self.spec = f"openai:{client.model}"
         self.parse_retries = client.settings.parse_retries
 
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
     async def _judge(self, text: str, purpose: str, read: Callable[[str], T]) -> tuple[T, Usage]:
         messages = [{"role": "user", "content": text}]
         usage = Usage()

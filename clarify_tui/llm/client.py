@@ -114,6 +114,12 @@ class ChatClient:
             self._clients[loop] = client
         return client
 
+    async def aclose(self) -> None:
+        """Close this loop's HTTP client (call before the loop ends to free sockets)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
     def _params(self, purpose: str) -> dict[str, Any]:
         paper_t, paper_p = PAPER_SAMPLING.get(purpose, (None, None))
         s = self.settings

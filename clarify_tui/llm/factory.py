@@ -62,14 +62,17 @@ def build_judge(model: str, config: Config) -> LLMJudge:
     return LLMJudge(chat_client("judge", model, config))
 
 
-def build_search(config: Config, environ: Mapping[str, str] | None = None) -> TavilySearch:
-    """Tavily; wrap it in search.cache.CachedSearch (mode `config.search_cache`) to record.
+def build_search(
+    config: Config, environ: Mapping[str, str] | None = None, cache_mode: str | None = None
+) -> TavilySearch:
+    """Tavily; wrap it in search.cache.CachedSearch to record or replay.
 
-    In replay mode no key is needed: the cache answers and Tavily is never called.
+    In replay mode (`cache_mode`, else `config.search_cache`) no key is needed: the cache
+    answers and Tavily is never called.
     """
     env = os.environ if environ is None else environ
     key_env = config.tavily.api_key_env
     api_key = env.get(key_env) or None
-    if api_key is None and config.search_cache != "replay":
+    if api_key is None and (cache_mode or config.search_cache) != "replay":
         raise ConfigError(f"--search tavily needs an API key: set {key_env} (or replay a cache)")
     return TavilySearch(config.tavily, api_key=api_key, base_url=config.tavily.base_url)

@@ -71,6 +71,12 @@ class TavilySearch:
             state = self._per_loop[loop] = (client, asyncio.Semaphore(self.settings.max_concurrency))
         return state
 
+    async def aclose(self) -> None:
+        """Close this loop's HTTP client."""
+        state = self._per_loop.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state[0].close()
+
     async def _call(self, what: str, call) -> tuple[dict[str, Any], float]:
         client, semaphore = self._state()
         s = self.settings

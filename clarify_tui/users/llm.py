@@ -27,6 +27,9 @@ class LLMUser:
     async def _ask(self, text: str, purpose: str):
         return await self.client.complete([{"role": "user", "content": text}], purpose)
 
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
     async def reply_interactcomp(self, task: Task, question: str) -> UserReply:
         """InteractComp A.3 responder; a reply committing to nothing counts as i don't know."""
         assert task.interactcomp is not None
