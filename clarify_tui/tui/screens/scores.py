@@ -161,7 +161,7 @@ class ScoresScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = "scores"
-        self.sub_title = str(getattr(self.store, "path", ""))
+        self.sub_title = getattr(getattr(self.store, "path", None), "name", "")
         self.reload()
 
     def reload(self) -> None:

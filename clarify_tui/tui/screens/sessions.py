@@ -65,7 +65,7 @@ class SessionsScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = "sessions"
-        self.sub_title = str(getattr(self.store, "path", ""))
+        self.sub_title = getattr(getattr(self.store, "path", None), "name", "")
         self.reload()
         self.query_one(SessionTable).focus()
 

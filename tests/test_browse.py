@@ -1,0 +1,206 @@
+"""Pilot tests of the browsing screens (BrowseApp): replay navigation, fork, compare,
+ask-versus-guess, the sessions list and the replay / demo commands.
+
+The database is built once per module through the CLI runner (scripted agents, offline).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from textual.widgets import Checkbox, Input, Static
+
+from clarify_tui.cli import main as cli
+from clarify_tui.commands.demo import pick_task
+from clarify_tui.store import Store
+from clarify_tui.tui.browse import BrowseApp
+from clarify_tui.tui.screens.ask_vs_guess import RUN_NAME, AskVsGuessScreen
+from clarify_tui.tui.screens.compare import CompareScreen
+from clarify_tui.tui.screens.replay import ReplayScreen
+from clarify_tui.tui.screens.sessions import SessionsScreen
+from clarify_tui.tui.widgets.session_table import SessionTable
+from clarify_tui.tui.widgets.state import StatePanel, render_state
+
+SIZE = (150, 45)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("browse") / "browse.db"
+    for agent in ("direct-guess", "search-then-ask"):
+        assert cli(["run", "--benchmark", "discobench", "--dataset", "demo", "--agent", f"scripted:{agent}",
+                    "--db", str(path), "--run", f"dg-{agent}", "--limit", "3", "--concurrency", "1"]) == 0
+    return path
+
+
+@pytest.fixture
+def store(db):
+    s = Store(db)
+    yield s
+    s.close()
+
+
+def first(store, run):
+    return store.sessions(runs=[run])[0]
+
+
+def plain(renderable) -> str:
+    console = Console(width=60, file=io.StringIO(), record=True)
+    console.print(renderable)
+    return console.export_text()
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def settle(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_replay_steps_show_the_state_recorded_at_each_step(store):
+    session = first(store, "dg-search-then-ask")
+    steps = store.steps(session.id)
+    task = store.task_for(session.id)
+    app = BrowseApp(store, start="replay", session_id=session.id[:6])  # a prefix is enough
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await pilot.press("home")
+        for n in range(len(steps)):
+            assert screen.cursor == n
+            assert screen.shown_state == steps[n].state
+            panel = screen.query_one(StatePanel)
+            expected = render_state(task, steps[n].state, reveal=True, spoilers=True)
+            assert plain(panel.content) == plain(expected)
+            await pilot.press("right")
+        assert screen.cursor == len(steps) - 1  # right at the last step stays there
+        await pilot.press("home")
+        assert screen.cursor == 0
+        await pilot.press("end")
+        assert screen.cursor == len(steps) - 1
+        await pilot.press("left", "left")
+        assert screen.shown_state == steps[-3].state
+
+
+async def test_failed_discobench_opens_at_the_first_failed_checkpoint(store):
+    session = first(store, "dg-direct-guess")
+    steps = store.steps(session.id)
+    failure = next(s.index for s in steps
+                   if any(cp["status"] == "failed" for cp in s.state["protocol"]["checkpoints"]))
+    app = BrowseApp(store, start="replay", session_id=session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert screen.cursor == failure
+        assert screen.guess is not None and steps[screen.guess].actor == "agent"
+        assert steps[screen.guess].action.kind.value in ("search", "answer")
+        cards = {c.step.index: c for c in screen.query("StepCard")}
+        await pilot.pause()
+        assert cards[screen.guess].has_class("guess")
+        assert "instead of asking" in text_of(screen.query_one("#replay-head", Static))
+
+
+async def test_fork_saves_parent_fork_step_copied_steps_and_continuation(store):
+    parent = first(store, "dg-direct-guess")
+    parent_steps = store.steps(parent.id)
+    app = BrowseApp(store, start="sessions", pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(SessionTable)
+        table.move_cursor(row=[r.id for r in table.rows_shown].index(parent.id))
+        await pilot.press("enter")
+        await pilot.pause()
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        replay.pace = 0
+        await pilot.press("home", "f")  # fork after step 0 (the search), before the guess
+        await pilot.pause()
+        spec = app.screen.query_one("#fork-spec", Input)
+        assert spec.value == parent.agent  # the same agent by default
+        spec.value = "scripted:search-then-ask"
+        await pilot.press("enter")
+        await settle(pilot)
+        fork = replay.session
+        assert fork.id != parent.id and fork.parent_id == parent.id and fork.fork_step == 0
+        saved = store.session(fork.id)
+        assert saved.parent_id == parent.id and saved.fork_step == 0 and saved.status == "completed"
+        assert saved.agent == "scripted:search-then-ask"
+        fork_steps = store.steps(fork.id)
+        copied = fork_steps[:1]
+        assert [s.model_dump(exclude={"created_at"}) for s in copied] == \
+            [s.model_dump(exclude={"created_at"}) for s in parent_steps[:1]]
+        assert len(fork_steps) > 1 and any(s.action.kind.value == "ask" for s in fork_steps[1:])
+        assert replay.steps[-1].index == fork_steps[-1].index  # the screen replays the fork now
+        # back in the sessions list the fork sits right under its parent
+        await pilot.press("q")
+        await pilot.pause()
+        rows = app.screen.query_one(SessionTable).rows_shown
+        ids = [r.id for r in rows]
+        assert ids[ids.index(parent.id) + 1] == fork.id
+        assert rows[ids.index(fork.id)].depth == 1
+
+
+async def test_compare_aligns_by_action_and_gives_a_verdict_per_column(store):
+    a, b = first(store, "dg-direct-guess"), first(store, "dg-search-then-ask")
+    app = BrowseApp(store, start="compare", session_id=a.id, other_id=b.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        left = text_of(screen.query_one("#compare-verdict-a", Static))
+        right = text_of(screen.query_one("#compare-verdict-b", Static))
+        assert "wrong" in left and "0 asks" in left and "1 search" in left
+        assert "correct" in right and "ask" in right
+        left_groups = [g for g, _, _ in screen.rows if g is not None]
+        right_groups = [g for _, g, _ in screen.rows if g is not None]
+        assert sum(len(g) for g in left_groups) == len(store.steps(a.id))
+        assert sum(len(g) for g in right_groups) == len(store.steps(b.id))
+        assert screen.rows[0][2]  # both open with the same search
+        assert all(g[0].actor == "agent" for g in left_groups + right_groups)
+        await pilot.press("x")
+        assert "correct" in text_of(screen.query_one("#compare-verdict-a", Static))
+
+
+async def test_ask_vs_guess_saves_both_sessions_and_shows_both_verdicts(tmp_path):
+    store = Store(tmp_path / "avg.db")
+    app = BrowseApp(store, start="ask-vs-guess", task=pick_task(None), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AskVsGuessScreen) and screen.finished
+        saved = store.sessions(runs=[RUN_NAME])
+        assert {s.agent for s in saved} == {"scripted:direct-guess", "scripted:search-then-ask"}
+        assert all(s.status == "completed" and s.task_id == pick_task(None).id for s in saved)
+        assert "wrong" in text_of(screen.query_one("#avg-verdict-a", Static))
+        assert "correct" in text_of(screen.query_one("#avg-verdict-b", Static))
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+    store.close()
+
+
+async def test_sessions_filters_failed_only(store):
+    app = BrowseApp(store, start="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        total = len(screen.query_one(SessionTable).rows_shown)
+        screen.query_one("#filter-failed", Checkbox).value = True
+        await pilot.pause()
+        shown = screen.query_one(SessionTable).rows_shown
+        assert 0 < len(shown) < total and all(r.failed for r in shown)
+        screen.query_one("#filter-errored", Checkbox).value = True
+        await pilot.pause()
+        assert screen.query_one(SessionTable).rows_shown == []
+
+
+def test_replay_command_rejects_an_unknown_session(db, capsys):
+    assert cli(["replay", "no-such-session", "--db", str(db)]) == 2
+    assert "no session" in capsys.readouterr().err
+
+
+def test_demo_picks_the_first_discobench_task_by_default():
+    task = pick_task(None)
+    assert task.protocol.value == "discobench"
+    assert pick_task(f"discobench:{task.id}").id == task.id
