@@ -4,14 +4,12 @@ costs, errored and skipped tasks, round trips through our export, and bad input.
 from __future__ import annotations
 
 import csv
-import io
 import shutil
 from pathlib import Path
 
 import pytest
 
 from clarify_tui import cli
-from clarify_tui.exporters import EXPORTERS
 from clarify_tui.importers import ImportFileError, import_harness
 from clarify_tui.importers.harness import parse_action_counts
 from clarify_tui.importers.history import HistoryError, parse_history, render_history

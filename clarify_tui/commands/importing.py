@@ -41,7 +41,11 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.importers import ImportFileError, import_cts_candidates, import_harness
+    from clarify_tui.importers import (
+        ImportFileError,
+        import_cts_candidates,
+        import_harness,
+    )
 
     store = open_store(args)
     try:

@@ -27,7 +27,8 @@ and where it comes from:
 from __future__ import annotations
 
 import json
-from typing import IO, Iterable
+from collections.abc import Iterable
+from typing import IO
 
 from clarify_tui.store import Store
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import csv
 import re
-from typing import IO, Iterable
+from collections.abc import Iterable
+from typing import IO
 
 from clarify_tui.importers.history import render_history
 from clarify_tui.models import ActionKind, Session, Step, Task

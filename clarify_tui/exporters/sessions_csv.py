@@ -20,7 +20,8 @@ complete (running, errored, abandoned).
 from __future__ import annotations
 
 import csv
-from typing import IO, Any, Iterable
+from collections.abc import Iterable
+from typing import IO, Any
 
 from clarify_tui.store import Store
 

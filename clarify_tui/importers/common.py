@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from clarify_tui.engine import Episode
@@ -70,7 +70,7 @@ def check_run_free(store: Store, run: str, source: str | Path) -> None:
 def write_all(store: Store, built: list[Built], run: str, **run_fields) -> ImportSummary:
     """Write every built session; if writing fails half-way, remove what was written."""
     written: list[str] = []
-    base = datetime.now(timezone.utc)
+    base = datetime.now(UTC)
     for i, item in enumerate(built):  # file order is session order
         item.session.created_at = (base + timedelta(milliseconds=i)).isoformat(timespec="milliseconds")
     try:

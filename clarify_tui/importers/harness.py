@@ -69,7 +69,14 @@ from clarify_tui.importers.common import (
 )
 from clarify_tui.importers.history import HarnessRound, HistoryError, parse_history
 from clarify_tui.judges.rule import answers_match
-from clarify_tui.models import Action, ActionKind, EpisodeConfig, Observation, Protocol, Task
+from clarify_tui.models import (
+    Action,
+    ActionKind,
+    EpisodeConfig,
+    Observation,
+    Protocol,
+    Task,
+)
 from clarify_tui.store import Store
 from clarify_tui.tasks import DatasetError, load_tasks
 from clarify_tui.tasks.problems import Problems, short
@@ -128,22 +135,26 @@ def parse_number(text: str) -> float | None:
         return None
 
 
+class ActionCountsError(ValueError):
+    """An action_counts cell that is not the harness's dict literal."""
+
+
 def parse_action_counts(text: str) -> dict[str, Any]:
-    """The harness's action_counts literal; raises ValueError saying what is wrong."""
+    """The harness's action_counts literal; raises ActionCountsError saying what is wrong."""
     text = (text or "").strip()
     if not text:
-        raise ValueError("empty (expected a dict literal such as {'search': 1, 'answer': 1, 'invalid': 0})")
+        raise ActionCountsError("empty (expected a dict literal such as {'search': 1, 'answer': 1, 'invalid': 0})")
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
-        raise ValueError(f"not a Python dict literal ({type(exc).__name__}): {short(text)}") from None
+        raise ActionCountsError(f"not a Python dict literal ({type(exc).__name__}): {short(text)}") from None
     if not isinstance(value, dict):
-        raise ValueError(f"must be a dict, got {type(value).__name__}: {short(text)}")
+        raise ActionCountsError(f"must be a dict, got {type(value).__name__}: {short(text)}")
     if value == {"valid": True}:
         return value
     for key, count in value.items():
         if not isinstance(key, str) or isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"entry {key!r}: {count!r} is not a count (expected name: non-negative int)")
+            raise ActionCountsError(f"entry {key!r}: {count!r} is not a count (expected name: non-negative int)")
     return value
 
 
