@@ -17,7 +17,8 @@ Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 
 
 class BrowseApp(App):
-    """Opens on `start`; `q` on the first screen quits."""
+    """Opens on `start`; `q` on the first screen quits. Replay opens over the sessions
+    list, so `q` there shows the session among its family (and any fork just made)."""
 
     CSS_PATH = "browse.tcss"
     TITLE = "clarify-tui"
@@ -66,6 +67,7 @@ class BrowseApp(App):
         elif self.start == "replay":
             from clarify_tui.tui.screens.replay import ReplayScreen
 
+            self.push_screen(SessionsScreen(self.store))  # q in replay goes back to the list
             self.push_screen(ReplayScreen(self.store, self.session_id, pace=self.pace, config=self.config))
         elif self.start == "compare":
             from clarify_tui.tui.screens.compare import CompareScreen

@@ -167,6 +167,7 @@ class EpisodeDriver:
         if edited:
             self.edited.append(count)
             self.session.note = "edited or replaced steps: " + ", ".join(map(str, self.edited))
+            self._update_session()
         self.post(BusyChanged(f"{action.kind.value} running"))
         try:
             observation = await ep.apply(action)

@@ -46,6 +46,7 @@ class ColumnSink:
 
     def finish_session(self, session: Session) -> None:
         self.store.finish_session(session)
+        self.post(AskVsGuessScreen.ColumnStepped(self.column))
 
 
 class AskVsGuessScreen(Screen):
@@ -166,6 +167,9 @@ class AskVsGuessScreen(Screen):
         if episode is None:
             return
         self.query_one(f"#avg-trajectory-{message.column}", Trajectory).sync(episode.steps, True)
+        if episode.done:
+            self.query_one(f"#avg-verdict-{message.column}", Static).update(
+                verdict_text(episode.session, episode.steps))
         self.update_status()
 
     def on_ask_vs_guess_screen_race_finished(self, message: RaceFinished) -> None:

@@ -82,7 +82,7 @@ def verdict_text(session: Session, steps: list[Step]) -> Text:
     else:
         answer = v["answer"]
         text.append("answer ", style="dim")
-        text.append(f"“{answer}”" if answer is not None else "none", style="bold")
+        text.append(f'"{answer}"' if answer is not None else "none", style="bold")
         if v["correct"] is not None:
             text.append("  ✓ correct" if v["correct"] else "  ✗ wrong", style="bold green" if v["correct"] else "bold red")
     text.append(f" · {v['asks']} ask{'s' if v['asks'] != 1 else ''}")

@@ -85,7 +85,7 @@ def compute_scores(sessions, by: str) -> ScoresData:
         m = g["metrics"]
         members = groups[(g["benchmark"], next(iter(g["key"].values())))]
         if g["benchmark"] in ("interactcomp", "discobench"):
-            name = label if g["benchmark"] in label else f"{g['benchmark'][:5]} · {label}"
+            name = label if g["benchmark"][:5] in label else f"{g['benchmark'][:5]}·{label}"
             data.accuracy.append((name, m.get("accuracy")))
         if g["benchmark"] == "interactcomp":
             data.reliability[label] = reliability_points(members)

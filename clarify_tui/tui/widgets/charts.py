@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
-LABEL_WIDTH = 22
+LABEL_WIDTH = 28
 COLORS = ("cyan", "orange", "green", "magenta", "blue", "red", "yellow", "gray")
 
 

@@ -39,7 +39,7 @@ class ReplyBox(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(id="reply-question")
-        yield Input(placeholder="type a reply, enter to send", id="reply-input")
+        yield Input(placeholder="type a reply, enter to send", id="reply-input", select_on_focus=False)
 
     @property
     def typed(self) -> bool:
