@@ -255,3 +255,33 @@ def test_bad_dataset_is_reported_as_an_import_problem(tmp_path, run_cli):
                            tmp_path / "nope.jsonl", RESULTS)
     assert code == 2 and "nope.jsonl" in err and "no such file" in err
     assert empty(db)
+
+
+def test_harness_variants_skipped_in_round_one_ask_nl_and_an_imperfect_final_round(tmp_path):
+    q1, q2 = (
+        "Which inventor filed a telephone caveat at the U.S. Patent Office on 14 February 1876?",
+        "Which red and white lattice tower in Japan opened in 1958?",
+    )
+    path = tmp_path / "variants.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost",
+                    "action_counts"])
+        w.writerow([q1, "Elisha Gray", "", 0, render_history(q1, []), 0.0, 0.5, "{'valid': True}"])
+        history = render_history(q2, [
+            ("ask_NL", {"question": "Is it in Tokyo?"}, "yes"),
+            ("search", {"query": "tower"}, "No Answer"),
+        ])
+        w.writerow([q2, "Tokyo Tower", "No Answer", 0, history, 0.0, 0.75,
+                    "{'ask_NL': 1, 'search': 1, 'answer': 0, 'invalid': 0}"])
+    store = Store(tmp_path / "v.db")
+    import_harness(store, path, TASKS, max_rounds=2)
+    first, second = store.sessions()
+    assert first.status == "completed" and first.result["harness"]["skipped"]
+    assert [s.action.kind.value for s in store.steps(first.id)] == ["invalid", "judge"]
+    assert sum(s.cost_usd for s in store.steps(first.id)) == pytest.approx(0.5)
+    steps = store.steps(second.id)
+    assert [s.action.kind.value for s in steps] == ["ask", "reply", "answer", "judge"]
+    assert steps[2].action.text == "No Answer" and steps[2].action.raw == "Action: search (query: tower)"
+    assert second.result["max_rounds"] >= 2 and second.result["correct"] is False
+    assert sum(s.cost_usd for s in steps) == pytest.approx(0.25)

@@ -38,7 +38,7 @@ What is read, and how:
   is imported as an *errored* session (no steps), never as a wrong answer.
 
 The result follows docs/internals.md (interactcomp), with `mode` "full" and `max_rounds`
-the larger of `--max-rounds` (default: the protocol's 10) and the rounds replayed, plus
+the larger of `--max-rounds` (default: the protocol's 10) and what the replay needs, plus
 `harness: {"score", "action_counts", "skipped"}`. Every bad row (unknown question,
 malformed action_counts, score or cost, unreadable history, an action the engine
 refuses) is reported with file, line and row before anything is written.
@@ -265,6 +265,9 @@ def _read_row(
         if r.name not in ("search", "ask", "ask_NL", "answer") and not (r is rounds[-1] and not skipped):
             bad("history", f"round {r.number}: unknown action {r.name!r} (expected search, ask, ask_NL or answer)")
             ok = False
+        elif r.name == "answer" and r is not acted[-1]:
+            bad("history", f"round {r.number}: an answer before the last round")
+            ok = False
         elif r.name == "search" and "query" not in r.props:
             bad("history", f"round {r.number}: search without a query")
             ok = False
@@ -309,18 +312,17 @@ def _actions(row: HarnessRow) -> tuple[list[Action], list[str], list[str]]:
     """Engine actions, the ask replies, and each action's recorded observation."""
     actions, replies, observations = [], [], []
     for i, r in enumerate(row.rounds):
-        last = i == len(row.rounds) - 1
-        if r.name == "search":
-            action = Action.search(r.props["query"])
-        elif r.name in ("ask", "ask_NL"):
-            action = Action.ask(r.props["question"])
-            replies.append(r.observation)
-        else:  # answer, or whatever the harness recorded in the forced final round
-            assert last and row.kind == "answered"
+        if i == len(row.rounds) - 1 and row.kind == "answered":
+            # the answer, or whatever the harness recorded in its forced final round
             text = row.predicted if row.predicted.strip() else r.props.get("answer", "")
             action = Action.answer(text, row.confidence)
             if r.name != "answer":
                 action.raw = r.action_text
+        elif r.name == "search":
+            action = Action.search(r.props["query"])
+        else:
+            action = Action.ask(r.props["question"])
+            replies.append(r.observation)
         actions.append(action)
         observations.append(r.observation)
     return actions, replies, observations
@@ -329,10 +331,10 @@ def _actions(row: HarnessRow) -> tuple[list[Action], list[str], list[str]]:
 async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | None, problems: Problems) -> Built | None:
     correct = row.score >= 0.5
     actions, replies, observations = _actions(row)
-    extra = 1 if row.kind == "skipped" else 0
-    config = EpisodeConfig(
-        max_rounds=max(max_rounds or 10, len(actions) + extra), interactcomp_mode="full"
-    )
+    # Room for every replayed action: Episode.apply checks `allowed()` after counting the
+    # round, so a non-answer action in round r needs max_rounds > r + 1.
+    extra = 2 if row.kind == "skipped" else 1
+    config = EpisodeConfig(max_rounds=max(max_rounds or 10, len(actions) + extra), interactcomp_mode="full")
     episode = build_episode(
         row.task,
         agent=ReplayAgent(AGENT_SPEC, actions),
