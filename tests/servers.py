@@ -152,6 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 256  # the default backlog (5) drops bursts of new connections
 
     def __init__(self, handler: Handler) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
