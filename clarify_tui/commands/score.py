@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
+import multiprocessing
+import os
 import sys
 from typing import Any
 
@@ -70,6 +73,8 @@ def register(sub) -> None:
                    help="DiscoBench profiles: searches above K make a guess search-heavy (default 3)")
     p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="processes for the bootstrap (default: the CPU count; results do not depend on it)")
     p.set_defaults(func=main)
 
 
@@ -77,10 +82,11 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.metrics import score
 
     store = open_store(args, must_exist=True)
-    report = score(
-        store, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
-        profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
-    )
+    with _bootstrap_pool(args.jobs) as executor:
+        report = score(
+            store, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
+            profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed, executor=executor,
+        )
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -89,6 +95,23 @@ def main(args: argparse.Namespace) -> int:
     else:
         print_tables(report, args.by)
     return 0
+
+
+@contextlib.contextmanager
+def _bootstrap_pool(jobs: int | None):
+    """A process pool for the CTS bootstrap chunks; workers start only if a CI is computed."""
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs <= 1:
+        yield None
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def write_csv(report: dict, out) -> None:

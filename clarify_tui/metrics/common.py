@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from itertools import islice
+from concurrent.futures import Executor
 from typing import Iterable, Sequence
 
 from clarify_tui.metrics.records import ROLES, RoleUsage, ScoredSession
@@ -80,38 +80,74 @@ def usage_totals(sessions: Sequence[ScoredSession]) -> dict:
     }
 
 
+BOOTSTRAP_CHUNK = 2500
+PARALLEL_MIN_DRAWS = 2_000_000  # below this, starting worker processes costs more than it saves
+_SENTINEL_BITS = 48
+
+
+def _resample_sums(ints: list[int], resamples: int, seed: str) -> list[int]:
+    """Sums of `resamples` resamples (with replacement, len(ints) draws each) of `ints`."""
+    n = len(ints)
+    rng = random.Random(seed)
+    if n > 32768:
+        return [sum(rng.choices(ints, k=n)) for _ in range(resamples)]
+    copies = 65536 // n
+    table = ints * copies + [1 << _SENTINEL_BITS] * (65536 - copies * n)
+    low_mask = (1 << _SENTINEL_BITS) - 1
+    pick = table.__getitem__
+    sums = []
+    for _ in range(resamples):
+        total = sum(map(pick, array("H", rng.randbytes(2 * n))))
+        extra = total >> _SENTINEL_BITS
+        if extra:
+            total = (total & low_mask) + sum(rng.choices(ints, k=extra))
+        sums.append(total)
+    return sums
+
+
+def _resample_chunk(job: tuple[list[int], int, str]) -> list[int]:
+    return _resample_sums(*job)
+
+
 def bootstrap_mean_ci(
-    values: Sequence[float], resamples: int = 10_000, seed: int = 0, level: float = 0.95
+    values: Sequence[float],
+    resamples: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+    executor: Executor | None = None,
 ) -> tuple[float, float] | None:
     """Percentile bootstrap CI of the mean of `values` (paired differences, one per task).
 
-    Resamples len(values) values with replacement `resamples` times with a seeded RNG and
-    returns the (1-level)/2 and (1+level)/2 percentiles of the resampled means (linear
-    interpolation). Indices come from random bytes with rejection of the biased tail, so
-    every value is drawn with exactly equal probability; the loop runs in C.
+    Resamples len(values) values with replacement `resamples` times and returns the
+    (1-level)/2 and (1+level)/2 percentiles of the resampled means (linear interpolation).
+    Every value is drawn with exactly equal probability. The resamples are drawn in
+    chunks of BOOTSTRAP_CHUNK, chunk c from `random.Random(f"{seed}:{c}")`, so the result
+    depends on the seed only, not on whether an `executor` (e.g. a process pool) ran the
+    chunks in parallel.
+
+    Speed without numpy: values become non-negative fixed-point integers (2^-28 of the
+    data range or finer, far below any reported digit) in a 65,536-entry table holding
+    `65536 // n` copies of each; 16-bit random words index it and one C-level `sum`
+    adds a resample. Words in the table's leftover tail add a sentinel 2^48 instead, and
+    that many extra draws are made with `random.choices`, so the sampling stays exactly
+    uniform.
     """
     n = len(values)
     if n == 0 or resamples < 1:
         return None
-    rng = random.Random(seed)
-    means = []
-    if n <= 4096:
-        copies = 65536 // n
-        table = list(values) * copies  # table[r] = values[r % n] for r < limit
-        limit = copies * n
-        accept = limit.__gt__
-        pick = table.__getitem__
-        spare = n // 16 + 8 + (65536 - limit) * n // limit * 2
-        for _ in range(resamples):
-            while True:
-                raw = array("H", rng.randbytes(2 * (n + spare)))
-                drawn = list(islice(filter(accept, raw), n))
-                if len(drawn) == n:
-                    break
-            means.append(math.fsum(map(pick, drawn)) / n)
-    else:
-        for _ in range(resamples):
-            means.append(math.fsum(rng.choices(values, k=n)) / n)
-    means.sort()
+    lowest, highest = min(values), max(values)
+    if lowest == highest:
+        return float(lowest), float(lowest)
+    scale = 2.0 ** math.floor(math.log2(2**29 / (highest - lowest)))  # one 30-bit digit per int
+    ints = [round((v - lowest) * scale) for v in values]
+    jobs = [
+        (ints, min(BOOTSTRAP_CHUNK, resamples - start), f"{seed}:{c}")
+        for c, start in enumerate(range(0, resamples, BOOTSTRAP_CHUNK))
+    ]
+    parallel = executor is not None and len(jobs) > 1 and n * resamples >= PARALLEL_MIN_DRAWS
+    mapper = executor.map if parallel else map
+    sums = sorted(total for chunk in mapper(_resample_chunk, jobs) for total in chunk)
     tail = (1 - level) / 2 * 100
-    return percentile(means, tail), percentile(means, 100 - tail)
+    lo, hi = percentile(sums, tail), percentile(sums, 100 - tail)
+    clamp = lambda x: min(max(x, lowest), highest)  # noqa: E731 - fixed-point rounding at the edges
+    return clamp(lowest + lo / scale / n), clamp(lowest + hi / scale / n)

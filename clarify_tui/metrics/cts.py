@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import Executor
 from typing import Sequence
 
 from clarify_tui.metrics.common import bootstrap_mean_ci, exclusion_counts, mean, ratio, summary, usage_totals
@@ -55,20 +56,30 @@ def session_score(result: dict) -> float | None:
     return None if score is None else float(score)
 
 
+def score_of(s: ScoredSession) -> float | None:
+    """session_score of a ScoredSession, computed once."""
+    if "restore_score_100" not in s.memo:
+        s.memo["restore_score_100"] = session_score(s.result)
+    return s.memo["restore_score_100"]
+
+
 def is_orig(s: ScoredSession) -> bool:
     return bool(s.result.get("orig"))
 
 
 def _qa(s: ScoredSession) -> list[tuple[str, str]]:
-    """(aspect, answer) per clarification question of a session."""
+    """(aspect, answer) per clarification question of a session, computed once."""
+    if "qa" in s.memo:
+        return s.memo["qa"]
     answers = list(s.result.get("answers") or [])
     aspects = list(s.result.get("aspects") or [])
     questions = list(s.result.get("questions") or [])
     n = max(len(answers), len(questions))
-    return [
+    s.memo["qa"] = [
         (aspects[i] if i < len(aspects) else "other", answers[i] if i < len(answers) else "")
         for i in range(n)
     ]
+    return s.memo["qa"]
 
 
 def _diagnostics(pairs: Sequence[tuple[str, str]]) -> dict:
@@ -87,14 +98,18 @@ def per_task_scores(sessions: Sequence[ScoredSession]) -> dict[str, float]:
     """Mean restore score per task (repeated sessions of a task are averaged)."""
     by_task: dict[str, list[float]] = {}
     for s in sessions:
-        score = session_score(s.result)
+        score = score_of(s)
         if score is not None:
             by_task.setdefault(s.task_id, []).append(score)
     return {t: math.fsum(v) / len(v) for t, v in by_task.items()}
 
 
 def delta_vs_orig(
-    sessions: Sequence[ScoredSession], orig: Sequence[ScoredSession], resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0
+    sessions: Sequence[ScoredSession],
+    orig: Sequence[ScoredSession],
+    resamples: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    executor: Executor | None = None,
 ) -> dict | None:
     """Paired difference of this group's per-task mean score against orig's; None when unpaired."""
     mine = per_task_scores([s for s in sessions if not is_orig(s)])
@@ -103,7 +118,7 @@ def delta_vs_orig(
     if not tasks:
         return None
     diffs = [mine[t] - base[t] for t in tasks]
-    ci = bootstrap_mean_ci(diffs, resamples=resamples, seed=seed)
+    ci = bootstrap_mean_ci(diffs, resamples=resamples, seed=seed, executor=executor)
     return {
         "mean": mean(diffs),
         "ci95": list(ci) if ci else None,
@@ -119,14 +134,16 @@ def cts_metrics(
     orig: Sequence[ScoredSession] | None = None,
     resamples: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
+    executor: Executor | None = None,
 ) -> dict:
     """The metrics of one group of CTS sessions.
 
     `orig`: the selection's scorable orig sessions (for delta_vs_orig); None or empty
-    leaves delta_vs_orig null.
+    leaves delta_vs_orig null. `executor` may run the bootstrap chunks in parallel (the
+    numbers do not depend on it).
     """
-    scored = [s for s in sessions if s.scorable and session_score(s.result) is not None]
-    stats = summary(session_score(s.result) for s in scored)
+    scored = [s for s in sessions if s.scorable and score_of(s) is not None]
+    stats = summary(score_of(s) for s in scored)
     clarified = [s for s in scored if not is_orig(s) and _qa(s)]
     pairs = [p for s in clarified for p in _qa(s)]
     diag = _diagnostics(pairs)
@@ -140,7 +157,7 @@ def cts_metrics(
             per_turn.append({"turn": t + 1, **turn})
     delta = None
     if orig and any(not is_orig(s) for s in scored):
-        delta = delta_vs_orig(scored, orig, resamples=resamples, seed=seed)
+        delta = delta_vs_orig(scored, orig, resamples=resamples, seed=seed, executor=executor)
     metrics = {
         "restore_score_mean": stats["mean"],
         "restore_score_p50": stats["p50"],
@@ -161,5 +178,5 @@ def cts_metrics(
         **usage_totals(scored),
         **exclusion_counts(sessions),
     }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and session_score(s.result) is None)
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and score_of(s) is None)
     return metrics

@@ -61,6 +61,7 @@ class ScoredSession:
     judged_by: str | None = None  # the judge whose verdicts `result` carries; None = unjudged
     user: str = ""
     judge: str = "rule"
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
 
     @property
     def scorable(self) -> bool:

@@ -9,9 +9,10 @@ inside `metrics`.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from typing import Any, Iterable, Sequence
 
-from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, session_score
+from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.profiles import DEFAULT_K
@@ -35,7 +36,7 @@ def _is_counted(s: ScoredSession) -> bool:
     if not s.scorable:
         return False
     if s.protocol == "cts":
-        return session_score(s.result) is not None
+        return score_of(s) is not None
     return s.result.get("correct") is not None
 
 
@@ -45,8 +46,9 @@ def score_sessions(
     profile_k: int = DEFAULT_K,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
+    executor: Executor | None = None,
 ) -> dict:
-    """The score object for already loaded sessions."""
+    """The score object for already loaded sessions (`executor`: see cts_metrics)."""
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and _is_counted(s)]
     out = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
@@ -55,7 +57,7 @@ def score_sessions(
         elif benchmark == "discobench":
             metrics = discobench_metrics(members, k=profile_k)
         elif benchmark == "cts":
-            metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed)
+            metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed, executor=executor)
         else:
             continue
         out.append({
@@ -78,10 +80,11 @@ def score(
     profile_k: int = DEFAULT_K,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
+    executor: Executor | None = None,
 ) -> dict:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
-    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed)
+    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
 
 
 def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
