@@ -65,6 +65,12 @@ def make_app(store, search, **kwargs) -> ClarifyApp:
     return ClarifyApp(store=store, search=search, **kwargs)
 
 
+async def type_text(pilot, text: str) -> None:
+    """Type into the focused input at once (pressing each key is slow in tests)."""
+    await pilot.pause()
+    pilot.app.focused.insert_text_at_cursor(text)
+
+
 async def settle(pilot) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -110,7 +116,9 @@ async def test_picker_filters_by_text_and_opens_the_task(store, search):
     async with app.run_test(size=SIZE) as pilot:
         picker = app.picker
         assert [t.id for t in picker.shown] == ["i1", "d1", "c1"]
-        await pilot.press("slash", *"matcha", "enter")
+        await pilot.press("slash")
+        await type_text(pilot, "matcha")
+        await pilot.press("enter")
         assert [t.id for t in picker.shown] == ["c1"]
         await pilot.press("enter")
         assert isinstance(app.screen, PlayScreen) and app.screen.task_.id == "c1"
@@ -148,7 +156,9 @@ async def test_step_mode_runs_nothing_until_asked_then_records_a_stepped_session
         await settle(pilot)
         assert [s.action.kind for s in driver.steps] == [ActionKind.search] and driver.pending is None
         # replace the agent's next action with one we type
-        await pilot.press("r", "k", *"Is it Tokyo Tower?", "enter")
+        await pilot.press("r", "k")
+        await type_text(pilot, "Is it Tokyo Tower?")
+        await pilot.press("enter")
         await pilot.pause()
         assert driver.pending.kind == ActionKind.ask and driver.pending.text == "Is it Tokyo Tower?"
         await pilot.press("enter")
@@ -272,7 +282,9 @@ async def test_play_the_user_cts_types_an_answer_or_u_for_unknown(store, search)
         app.screen.pace = 0
         await hook.next(ReplyRequested)
         await pilot.pause()
-        await pilot.press(*"Uji matcha", "enter")  # typing starts a reply; enter sends
+        await pilot.press("U", "j")  # typing starts a reply; enter sends
+        await type_text(pilot, "i matcha")
+        await pilot.press("enter")
         await hook.next(ReplyRequested)
         await pilot.pause()
         await pilot.press("u")
@@ -295,12 +307,16 @@ async def test_play_the_agent_interactcomp_keeps_the_barrier_and_records_time(st
         assert_barrier(screen, IC)
         await pilot.press("h")  # the hidden panel stays locked
         assert screen.query_one(HiddenPanel).has_class("locked")
-        await pilot.press("k", *"Is it Tokyo Tower?", "enter")
+        await pilot.press("k")
+        await type_text(pilot, "Is it Tokyo Tower?")
+        await pilot.press("enter")
         await hook.next(AgentTurnStarted)
         await pilot.pause()
         assert_barrier(screen, IC)
         assert "no" in rendered_text(screen)
-        await pilot.press("enter", *"Sapporo TV Tower", "enter", "8", "0", "enter")
+        await pilot.press("enter")
+        await type_text(pilot, "Sapporo TV Tower")
+        await pilot.press("enter", "8", "0", "enter")
         await hook.next(SessionEnded)
         await pilot.pause()
         assert not screen.query_one(HiddenPanel).has_class("locked")
@@ -320,14 +336,18 @@ async def test_play_the_agent_discobench_hides_judge_steps_and_checkpoints_until
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         screen = app.screen
         await hook.next(AgentTurnStarted)
-        await pilot.press("k", *"Which one do you mean?", "enter")
+        await pilot.press("k")
+        await type_text(pilot, "Which one do you mean?")
+        await pilot.press("enter")
         await hook.next(AgentTurnStarted)
         await pilot.pause()
         assert any(s.actor == "judge" for s in screen.driver.steps)
         assert "ask does not target" not in rendered_text(screen)
         assert "details hidden" in rendered_text(screen)
         assert_barrier(screen, DISCO)
-        await pilot.press("enter", *"Team17", "enter")
+        await pilot.press("enter")
+        await type_text(pilot, "Team17")
+        await pilot.press("enter")
         await hook.next(SessionEnded)
         await pilot.pause()
         text = rendered_text(screen)
@@ -345,13 +365,20 @@ async def test_play_the_agent_cts_types_k_questions_then_searches_and_answers(st
         await pilot.pause()
         assert_barrier(screen, CTS)
         # the clarify form opens by itself: two questions
-        await pilot.press(*"Which year do you mean?", "enter", *"Which brand or region?", "enter")
+        await type_text(pilot, "Which year do you mean?")
+        await pilot.press("enter")
+        await type_text(pilot, "Which brand or region?")
+        await pilot.press("enter")
         await hook.next(AgentTurnStarted)
         await pilot.pause()
         assert_barrier(screen, CTS)
-        await pilot.press("s", *"Uji matcha 2023", "enter")
+        await pilot.press("s")
+        await type_text(pilot, "Uji matcha 2023")
+        await pilot.press("enter")
         await hook.next(AgentTurnStarted)
-        await pilot.press("enter", *"Uji matcha prices rose 20 percent in 2023 after a poor harvest", "enter")
+        await pilot.press("enter")
+        await type_text(pilot, "Uji matcha prices rose 20 percent in 2023 after a poor harvest")
+        await pilot.press("enter")
         await hook.next(SessionEnded)
         sid = screen.driver.session.id
     session = store.session(sid)

@@ -47,7 +47,12 @@ def render_hidden(task: Task) -> Group:
 class HiddenPanel(Static):
     """Three states: locked (human agent, session running), hidden (spoiler toggle off), shown."""
 
+    _shown_as: tuple | None = None
+
     def show_state(self, task: Task, *, locked: bool, shown: bool) -> None:
+        if self._shown_as == (task.id, locked, shown):
+            return  # nothing changed: skip re-rendering on every step
+        self._shown_as = (task.id, locked, shown)
         self.set_class(locked, "locked")
         if locked:
             self.border_title = "Hidden 🔒"

@@ -29,8 +29,9 @@ class PendingBar(Static):
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._spin, pause=True)
 
-    def watch_busy(self, busy: str | None) -> None:
-        self.set_class(busy is not None, "busy")
+    def watch_busy(self, old: str | None, busy: str | None) -> None:
+        if (old is None) != (busy is None):
+            self.set_class(busy is not None, "busy")
         if busy is None:
             self._timer.pause()
         else:
