@@ -17,8 +17,9 @@ Sessions without a final answer (out of rounds) keep the engine's verdict.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from clarify_tui.metrics.cts import restore_score
 from clarify_tui.metrics.profiles import ADVANCED

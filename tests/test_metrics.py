@@ -17,12 +17,26 @@ from clarify_tui.errors import BackendError
 from clarify_tui.judges.base import NuggetJudgement, Verdict
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.metrics import (
-    cts_metrics, discobench_metrics, from_session, interactcomp_metrics, load_sessions, score,
+    cts_metrics,
+    discobench_metrics,
+    from_session,
+    interactcomp_metrics,
+    load_sessions,
+    score,
 )
 from clarify_tui.metrics.common import bootstrap_mean_ci, percentile
 from clarify_tui.metrics.interactcomp import calibration_bin
 from clarify_tui.models import (
-    Action, Answer, Checkpoint, CTSPart, DiscoBenchPart, EpisodeConfig, InteractCompPart, Nugget, Session, Task,
+    Action,
+    Answer,
+    Checkpoint,
+    CTSPart,
+    DiscoBenchPart,
+    EpisodeConfig,
+    InteractCompPart,
+    Nugget,
+    Session,
+    Task,
     Usage,
 )
 from clarify_tui.rejudge import rejudge
@@ -86,7 +100,7 @@ HARVEST = "a poor harvest in Kyoto prefecture"  # n1 none, n2 full (w2): 100 * 2
 NOTHING = "matcha is a drink"  # 0
 YEAR, REGION, WHICH = "Which year do you mean?", "Which country or region?", "Which specific one do you mean?"
 
-AGENT_USAGE = dict(tokens_in=10, tokens_out=2, cost_usd=0.001)
+AGENT_USAGE = {"tokens_in": 10, "tokens_out": 2, "cost_usd": 0.001}
 
 
 class ListAgent:
@@ -185,10 +199,10 @@ DISCO_SESSIONS = {
 
 
 async def build_world(store: Store) -> None:
-    for name, actions in IC_SESSIONS.items():
+    for actions in IC_SESSIONS.values():
         await play(store, IC, actions, run="ic", user=PricedUser(), judge=PricedJudge(), priced=True)
     await play(store, IC, [], run="ic", agent=BrokenAgent())
-    for name, actions in DISCO_SESSIONS.items():
+    for actions in DISCO_SESSIONS.values():
         await play(store, DISCO, actions, run="disco")
     await play(store, DISCO, [], run="disco", agent=BrokenAgent())
     orig = [(C1, NOTHING), (C2, PARTIAL), (C3, HARVEST)]

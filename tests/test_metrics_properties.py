@@ -6,7 +6,8 @@ the properties are about the arithmetic, whatever the trajectories were.
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clarify_tui.metrics import cts_metrics, discobench_metrics, interactcomp_metrics
 from clarify_tui.metrics.common import bootstrap_mean_ci

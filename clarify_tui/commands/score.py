@@ -22,9 +22,9 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
     "interactcomp": [
         ("accuracy", "accuracy", "rate"),
         ("rounds", "rounds (mean)", "num"),
-        ("interaction_rate", "interaction rate (asks / actions)", "rate"),
-        ("calibration_error", "calibration error (5 bins)", "rate"),
-        ("calibration_missing", "  no confidence (left out of CE)", "int"),
+        ("interaction_rate", "interaction rate", "rate"),
+        ("calibration_error", "calibration error", "rate"),
+        ("calibration_missing", "  no confidence", "int"),
     ],
     "discobench": [
         ("accuracy", "accuracy", "rate"),
@@ -33,13 +33,13 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
         ("detection_precision", "detection precision", "rate"),
         ("detection_recall", "detection recall", "rate"),
         ("detection_f1", "detection F1", "rate"),
-        ("ce_a", "CE-A (asked right / asked)", "rate"),
-        ("ce_b", "CE-B (right and advanced / asked)", "rate"),
-        ("ask_turns", "ask turns (mean)", "num"),
-        ("tool_turns", "tool turns (mean)", "num"),
+        ("ce_a", "CE-A", "rate"),
+        ("ce_b", "CE-B", "rate"),
+        ("ask_turns", "ask turns", "num"),
+        ("tool_turns", "tool turns", "num"),
     ],
     "cts": [
-        ("restore_score_mean", "restore_score_100 mean", "score"),
+        ("restore_score_mean", "restore score mean", "score"),
         ("restore_score_p50", "  p50", "score"),
         ("restore_score_p90", "  p90", "score"),
         ("restore_score_min", "  min", "score"),
@@ -47,9 +47,9 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
         ("delta_vs_orig", "Δ vs orig [95% CI]", "delta"),
         ("ua_unknown_rate", "UA unknown rate", "rate"),
         ("cq_region_rate", "region question rate", "rate"),
-        ("region_only_unknown_rate", "region-only unknown rate", "rate"),
+        ("region_only_unknown_rate", "region unknown rate", "rate"),
         ("all_unknown_rate", "all-unknown rate", "rate"),
-        ("known_cnt", "known_cnt shares (0..k)", "hist"),
+        ("known_cnt", "known_cnt 0..k", "hist"),
     ],
 }
 COMMON_ROWS = [
@@ -166,25 +166,35 @@ def print_tables(report: dict, by: str) -> None:
         groups = [g for g in report["groups"] if g["benchmark"] == benchmark]
         if not groups:
             continue
-        table = Table(title=f"{benchmark} — by {by}", title_justify="left")
+        caption = None
+        if benchmark == "discobench":
+            caption = f"profiles: reached ambiguous checkpoints, K = {groups[0]['metrics'].get('profile_k')}"
+        table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption,
+                      caption_justify="left")
         table.add_column("metric")
         for g in groups:
             table.add_column(str(next(iter(g["key"].values()))), justify="right")
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         rows = TABLE_ROWS[benchmark] + COMMON_ROWS
         for key, label, kind in rows:
-            table.add_row(label, *[_cell(g["metrics"].get(key), kind) for g in groups])
+            cells = []
+            for g in groups:
+                m = g["metrics"]
+                if key == "delta_vs_orig" and m.get("n_orig") and not m.get("n_clarified"):
+                    cells.append("(orig baseline)")
+                else:
+                    cells.append(_cell(m.get(key), kind))
+            table.add_row(label, *cells)
         for role in ("agent", "user", "judge"):
             table.add_row(
-                f"  {role} tokens in/out, USD",
+                f"  {role} in/out/USD",
                 *[_role_cell(g["metrics"]["tokens_by_role"].get(role)) for g in groups],
             )
         if benchmark == "discobench":
-            k = groups[0]["metrics"].get("profile_k")
             table.add_section()
             for name in ("direct_guess", "search_heavy_guess", "direct_ask", "search_then_ask"):
                 table.add_row(
-                    f"profile {name} share / pass (K={k})",
+                    f"{name} share/pass",
                     *[_profile_cell(g["metrics"]["profiles"][name]) for g in groups],
                 )
         if benchmark == "cts" and any(g["metrics"].get("per_turn") for g in groups):
@@ -192,7 +202,7 @@ def print_tables(report: dict, by: str) -> None:
             turns = max(len(g["metrics"].get("per_turn") or []) for g in groups)
             for t in range(turns):
                 table.add_row(
-                    f"turn {t + 1}: unknown / region / region unknown",
+                    f"turn {t + 1} unk/region/reg-unk",
                     *[_turn_cell((g["metrics"].get("per_turn") or [])[t:t + 1]) for g in groups],
                 )
         console.print(table)
@@ -209,7 +219,7 @@ def print_tables(report: dict, by: str) -> None:
 def _role_cell(u: dict | None) -> str:
     if not u:
         return "-"
-    return f"{u['tokens_in']}/{u['tokens_out']}, {u['cost_usd']:.4f}"
+    return f"{u['tokens_in']}/{u['tokens_out']}/{u['cost_usd']:.4f}"
 
 
 def _profile_cell(p: dict) -> str:

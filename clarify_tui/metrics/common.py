@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import random
 from array import array
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Iterable, Sequence
 
 from clarify_tui.metrics.records import ROLES, RoleUsage, ScoredSession
 
@@ -149,5 +149,5 @@ def bootstrap_mean_ci(
     sums = sorted(total for chunk in mapper(_resample_chunk, jobs) for total in chunk)
     tail = (1 - level) / 2 * 100
     lo, hi = percentile(sums, tail), percentile(sums, 100 - tail)
-    clamp = lambda x: min(max(x, lowest), highest)  # noqa: E731 - fixed-point rounding at the edges
+    clamp = lambda x: min(max(x, lowest), highest)  # fixed-point rounding at the edges
     return clamp(lowest + lo / scale / n), clamp(lowest + hi / scale / n)

@@ -23,10 +23,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from concurrent.futures import Executor
-from typing import Sequence
 
-from clarify_tui.metrics.common import bootstrap_mean_ci, exclusion_counts, mean, ratio, summary, usage_totals
+from clarify_tui.metrics.common import (
+    bootstrap_mean_ci,
+    exclusion_counts,
+    mean,
+    ratio,
+    summary,
+    usage_totals,
+)
 from clarify_tui.metrics.records import ScoredSession
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}

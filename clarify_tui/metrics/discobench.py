@@ -15,7 +15,7 @@ ce_b = (asked right and advanced) / asked. A zero denominator gives null.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.profiles import ADVANCED, DEFAULT_K, profile_metrics

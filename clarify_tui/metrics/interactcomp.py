@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.records import ScoredSession

@@ -13,7 +13,7 @@ missed_ambiguity_correct); null when the denominator is zero.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from clarify_tui.metrics.common import ratio
 

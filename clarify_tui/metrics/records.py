@@ -18,8 +18,9 @@ judge; a session with neither is *unjudged* and left out of the metrics.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 ROLES = ("agent", "user", "judge", "environment")
 SCORED_STATUS = "completed"

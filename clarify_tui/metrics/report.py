@@ -9,8 +9,9 @@ inside `metrics`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics
