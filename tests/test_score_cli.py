@@ -80,6 +80,8 @@ def test_json_has_the_design_keys_per_benchmark(db, capsys):
 def test_run_and_benchmark_filters(db, capsys):
     report = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--run", "ic", "--run", "disco"))
     assert [g["key"]["run"] for g in report["groups"]] == ["ic", "disco"]
+    same = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--run", "ic", "disco"))
+    assert same == report
     report = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--benchmark", "cts",
                                 "--by", "agent", "--bootstrap", "100"))
     assert [g["benchmark"] for g in report["groups"]] == ["cts"]

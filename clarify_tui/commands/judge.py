@@ -19,7 +19,8 @@ console = Console(stderr=True)
 def register(sub) -> None:
     p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="append", required=True, help="run to re-judge (repeatable)")
+    p.add_argument("--run", dest="runs", action="extend", nargs="+", required=True, metavar="NAME",
+                   help="runs to re-judge (--run a b, or repeat --run)")
     p.add_argument("--judge", required=True, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--concurrency", type=int, default=4)

@@ -63,7 +63,8 @@ COMMON_ROWS = [
 def register(sub) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
+    p.add_argument("--run", dest="runs", action="extend", nargs="+", default=None, metavar="NAME",
+                   help="only these runs (--run a b, or repeat --run)")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
