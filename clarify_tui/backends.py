@@ -91,7 +91,7 @@ def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
     if spec == "local":
         backend = _local_search()
     elif spec == "tavily":
-        backend = _llm_factory().build_search(_config(config))
+        backend = _llm_factory().build_search(_config(config), cache_mode=cache_mode)
     else:
         raise SpecError(f"unknown search spec '{spec}' (local or tavily)")
     if db is not None and cache_mode != "off":
@@ -101,3 +101,13 @@ def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
             raise NotBuiltError(f"the search cache is not available: {exc}") from exc
         return CachedSearch(backend, db, cache_mode)
     return backend
+
+
+async def close_backends(*backends) -> None:
+    """Close network clients (LLM, Tavily) at the end of a run; offline backends have none."""
+    for backend in backends:
+        inner = getattr(backend, "backend", backend)  # a CachedSearch wraps its backend
+        for obj in {id(backend): backend, id(inner): inner}.values():
+            close = getattr(obj, "aclose", None)
+            if close is not None:
+                await close()

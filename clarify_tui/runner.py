@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable
 
-from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+from clarify_tui.backends import close_backends, make_agent, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.store import Store
@@ -101,5 +101,8 @@ async def run_batch(
             if on_session_done:
                 on_session_done(session)
 
-    await asyncio.gather(*(play(t) for t in todo))
+    try:
+        await asyncio.gather(*(play(t) for t in todo))
+    finally:
+        await close_backends(agent, user, judge, search)
     return summary

@@ -44,6 +44,10 @@ def register(sub) -> None:
     p.add_argument("--search-cache", default="off", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
     p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="ROLE.FIELD=VALUE",
+        help="override a config field, e.g. --set agent.temperature=0.2 --set judge.model=gpt-4o (wins over clarify.toml)",
+    )
     p.set_defaults(func=main)
 
 
@@ -66,10 +70,14 @@ def main(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, search_cache=args.search_cache,
     )
     config_obj = None
-    if args.config or any(s.startswith(("openai", "tavily")) for s in (args.agent, args.user, args.judge, args.search)):
+    if args.config or args.overrides or any(
+        s.startswith(("openai", "tavily")) for s in (args.agent, args.user, args.judge, args.search)
+    ):
+        from pathlib import Path
+
         from clarify_tui.config import load_config
 
-        config_obj = load_config(args.config)
+        config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
     store = open_store(args)
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -104,3 +112,24 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
     console.print(line)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """`agent.temperature=0.2` -> {"agent": {"temperature": 0.2}} (values parsed as TOML)."""
+    import tomllib
+
+    out: dict = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or "." not in key:
+            raise ValueError(f"--set expects ROLE.FIELD=VALUE, got '{item}'")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        node = out
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return out
