@@ -226,13 +226,7 @@ class DiscoBenchRules(Rules):
                     self._pass(i)
             else:
                 self._fail(cur[0].index)
-        ep.done = True
-        ep.record(
-            "judge",
-            Action(kind=ActionKind.judge, text="answer equivalence"),
-            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
-            usage=verdict.usage,
-        )
+        self.record_verdict(verdict)
         return obs
 
     def on_rounds_exhausted(self) -> None:

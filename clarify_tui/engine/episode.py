@@ -92,6 +92,16 @@ class Rules:
     def on_rounds_exhausted(self) -> None:
         """Called when the agent used its last round without finishing."""
 
+    def record_verdict(self, verdict) -> None:
+        """The answer-equivalence judge step that ends an episode."""
+        self.ep.done = True
+        self.ep.record(
+            "judge",
+            Action(kind=ActionKind.judge, text="answer equivalence"),
+            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
+            usage=verdict.usage,
+        )
+
     def snapshot(self) -> dict[str, Any]:
         return self.state.model_dump(mode="json")
 

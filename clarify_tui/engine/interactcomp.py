@@ -92,13 +92,7 @@ class InteractCompRules(Rules):
         verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.answer)
         self.state.correct = verdict.correct
         obs.data["correct"] = verdict.correct
-        ep.done = True
-        ep.record(
-            "judge",
-            Action(kind=ActionKind.judge, text="answer equivalence"),
-            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
-            usage=verdict.usage,
-        )
+        self.record_verdict(verdict)
         return obs
 
     def on_rounds_exhausted(self) -> None:
