@@ -204,3 +204,23 @@ def test_demo_picks_the_first_discobench_task_by_default():
     task = pick_task(None)
     assert task.protocol.value == "discobench"
     assert pick_task(f"discobench:{task.id}").id == task.id
+
+
+async def test_a_person_can_continue_a_fork_as_the_agent(store):
+    parent = first(store, "dg-direct-guess")
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        replay = app.screen
+        replay.start_fork(0, "human")
+        await pilot.pause()
+        fork_id = replay.session.id
+        assert replay.live is not None and replay.agent_turn
+        assert store.session(fork_id).mode == "human_agent"
+        await pilot.press("enter")  # answer
+        await pilot.pause()
+        await pilot.press(*"Godalming", "enter")
+        await settle(pilot)
+        saved = store.session(fork_id)
+        assert saved.status == "completed" and saved.parent_id == parent.id and saved.fork_step == 0
+        assert saved.result["answer"] == "Godalming" and saved.result["correct"] is True
+        assert replay.live is None and replay.session.id == fork_id

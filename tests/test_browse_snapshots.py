@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from unittest import mock
 
 import pytest
@@ -25,7 +25,7 @@ SIZE = (150, 42)
 class FrozenClock(datetime):
     @classmethod
     def now(cls, tz=None):
-        return datetime(2025, 1, 2, 3, 4, 5, tzinfo=tz or timezone.utc)
+        return datetime(2025, 1, 2, 3, 4, 5, tzinfo=tz or UTC)
 
 
 @pytest.fixture(scope="module")

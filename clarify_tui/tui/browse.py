@@ -67,7 +67,7 @@ class BrowseApp(App):
         elif self.start == "replay":
             from clarify_tui.tui.screens.replay import ReplayScreen
 
-            self.push_screen(SessionsScreen(self.store))  # q in replay goes back to the list
+            self.push_screen(SessionsScreen(self.store, select=self.store.session(self.session_id).id))
             self.push_screen(ReplayScreen(self.store, self.session_id, pace=self.pace, config=self.config))
         elif self.start == "compare":
             from clarify_tui.tui.screens.compare import CompareScreen
@@ -78,7 +78,11 @@ class BrowseApp(App):
 
             self.push_screen(ScoresScreen(self.store, by=self.by))
         elif self.start == "ask-vs-guess":
-            from clarify_tui.tui.screens.ask_vs_guess import DEFAULT_A, DEFAULT_B, AskVsGuessScreen
+            from clarify_tui.tui.screens.ask_vs_guess import (
+                DEFAULT_A,
+                DEFAULT_B,
+                AskVsGuessScreen,
+            )
 
             a, b = self.agents
             self.push_screen(AskVsGuessScreen(self.store, self.task_, a or DEFAULT_A, b or DEFAULT_B,

@@ -21,7 +21,16 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Label,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 
 from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS
 from clarify_tui.metrics import load_sessions, score_sessions
@@ -150,13 +159,12 @@ class ScoresScreen(Screen):
         with TabbedContent(initial=self.initial_tab, id="scores-tabs"):
             with TabPane("Numbers", id="numbers"):
                 yield VerticalScroll(id="scores-tables")
-            with TabPane("Charts", id="charts"):
-                with Grid(id="scores-charts"):
-                    yield BarChart(id="chart-accuracy")
-                    yield ReliabilityChart(id="chart-calibration")
-                    yield GroupedBars(id="chart-profile-share")
-                    yield GroupedBars(id="chart-profile-pass")
-                    yield GroupedBars(id="chart-restore")
+            with TabPane("Charts", id="charts"), Grid(id="scores-charts"):
+                yield BarChart(id="chart-accuracy")
+                yield ReliabilityChart(id="chart-calibration")
+                yield GroupedBars(id="chart-profile-share")
+                yield GroupedBars(id="chart-profile-pass")
+                yield GroupedBars(id="chart-restore")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -44,9 +44,10 @@ class SessionsScreen(Screen):
         Binding("q", "back", "Back", id="sessions-back"),
     ]
 
-    def __init__(self, store, **kwargs) -> None:
+    def __init__(self, store, select: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.store = store
+        self.select = select  # a session id to put the cursor on once loaded
         self.filters = Filters()
         self.sort = "created"
         self.reverse = False
@@ -67,7 +68,11 @@ class SessionsScreen(Screen):
         self.title = "sessions"
         self.sub_title = getattr(getattr(self.store, "path", None), "name", "")
         self.reload()
-        self.query_one(SessionTable).focus()
+        table = self.query_one(SessionTable)
+        ids = [r.id for r in table.rows_shown]
+        if self.select in ids:
+            table.move_cursor(row=ids.index(self.select))
+        table.focus()
 
     def on_screen_resume(self) -> None:
         if self.rows:

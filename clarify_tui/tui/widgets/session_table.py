@@ -92,9 +92,7 @@ class Filters:
             return False
         if self.failed_only and not row.failed:
             return False
-        if self.errored_only and not row.errored:
-            return False
-        return True
+        return row.errored or not self.errored_only
 
 
 def session_rows(store) -> list[SessionRow]:
