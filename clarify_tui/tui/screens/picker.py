@@ -14,7 +14,7 @@ from clarify_tui.models import Task
 from clarify_tui.tui.driver import ROLES
 
 ALL = "all"
-ROLE_LABEL = {"observer": "watch / step the agent", "user": "play the user", "agent": "play the agent"}
+ROLE_LABEL = {"observer": "watch / step", "user": "play the user", "agent": "play the agent"}
 
 
 def matches(task: Task, protocol: str, domain: str, language: str, text: str) -> bool:
@@ -28,8 +28,8 @@ def matches(task: Task, protocol: str, domain: str, language: str, text: str) ->
     return not needle or needle in f"{task.id} {task.question} {task.domain}".casefold()
 
 
-def _options(values: list[str]) -> list[tuple[str, str]]:
-    return [("all", ALL)] + [(v or "(none)", v) for v in sorted(set(values))]
+def _options(values: list[str], noun: str = "") -> list[tuple[str, str]]:
+    return [(f"all {noun}".strip(), ALL)] + [(v or "(none)", v) for v in sorted(set(values))]
 
 
 class PickerScreen(Screen):
@@ -76,9 +76,9 @@ class PickerScreen(Screen):
 
     def set_tasks(self, tasks: list[Task], problems: list[str] | None = None) -> None:
         self.tasks = list(tasks)
-        self.query_one("#f-protocol", Select).set_options(_options([t.protocol.value for t in tasks]))
-        self.query_one("#f-domain", Select).set_options(_options([t.domain for t in tasks]))
-        self.query_one("#f-language", Select).set_options(_options([t.language for t in tasks]))
+        self.query_one("#f-protocol", Select).set_options(_options([t.protocol.value for t in tasks], "protocols"))
+        self.query_one("#f-domain", Select).set_options(_options([t.domain for t in tasks], "domains"))
+        self.query_one("#f-language", Select).set_options(_options([t.language for t in tasks], "languages"))
         for sel in ("#f-protocol", "#f-domain", "#f-language"):
             self.query_one(sel, Select).value = ALL
         self.refilter()

@@ -147,7 +147,9 @@ class PlayScreen(Screen):
     def update_status(self) -> None:
         s = self.driver.session
         mode = self.run_mode if self.role != "agent" else "play"
-        if self.role != "agent" and self.run_mode == "watch":
+        if self.driver.done:
+            mode += " (finished)"
+        elif self.role != "agent" and self.run_mode == "watch":
             mode += f" ({'running' if self.auto else 'paused'}, {PACES[self.pace]:g} s/step)"
         text = (f"session {s.id} · as {self.role} · {mode} · recorded as {s.mode} · "
                 f"{len(self.driver.steps)} steps · {s.status}")
@@ -206,6 +208,8 @@ class PlayScreen(Screen):
 
     def on_reply_requested(self, message: ReplyRequested) -> None:
         self.query_one(ReplyBox).ask(message.request, known=self._known_for(message.request.kind))
+        self.busy = "waiting for your reply"
+        self.update_status()
 
     def _known_for(self, kind: str) -> str | None:
         task = self.task_
@@ -289,7 +293,7 @@ class PlayScreen(Screen):
         if action == "toggle_mode":
             return False if human_agent else True
         if action == "compose":
-            if not human_agent:
+            if not human_agent or done:
                 return False
             kind = ActionKind(parameters[0])
             if kind not in self.query_one(ActionBar).allowed and kind != ActionKind.answer:

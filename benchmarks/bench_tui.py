@@ -1,0 +1,165 @@
+"""TUI speed: launch to first paint of the task picker, and a 300-step session.
+
+    python benchmarks/bench_tui.py            # both, headless, prints a small table
+    python benchmarks/bench_tui.py --json
+
+Targets (issue #4): first paint under 1 s; a keypress on the 300-step session repaints
+in under 50 ms.
+
+- first paint: a fresh interpreter imports the app, starts it headless on the bundled
+  demo and stops when the picker's table holds the tasks; measured from interpreter start
+  (so imports count), median of several runs.
+- 300 steps: a play screen whose episode holds 300 synthetic steps (search hits, asks,
+  replies, judge verdicts) is rendered once (time to mount every card), then each of
+  down / up / pagedown / end / home is pressed and timed until the screen is idle again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHILD = r"""
+import time, asyncio
+t0 = time.perf_counter()
+from clarify_tui.tui.app import ClarifyApp
+from clarify_tui.store import Store
+
+async def main():
+    app = ClarifyApp(store=Store(":memory:"))
+    async with app.run_test(size=(160, 45)) as pilot:
+        while not app.picker.shown:
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        print(time.perf_counter() - t0)
+
+asyncio.run(main())
+"""
+
+
+def first_paint(runs: int = 5) -> dict:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, cwd=ROOT, check=True)
+        total = time.perf_counter() - start
+        times.append((float(out.stdout.strip().splitlines()[-1]), total))
+    in_process = [t for t, _ in times]
+    with_interpreter = [t for _, t in times]
+    return {
+        "first_paint_s_median": round(statistics.median(in_process), 3),
+        "first_paint_with_interpreter_start_s_median": round(statistics.median(with_interpreter), 3),
+        "runs": runs,
+    }
+
+
+async def key_to_paint_ms(app, key: str) -> float:
+    """From posting a key event to the end of the next screen refresh after it was handled
+    (`call_after_refresh`). Pilot's own round trip also waits for every widget to go idle,
+    which grows with the widget count, so it is reported separately."""
+    from textual import events
+
+    painted = asyncio.Event()
+    t = time.perf_counter()
+    app.post_message(events.Key(key, None))
+    await asyncio.sleep(0)
+    app.call_after_refresh(lambda: app.screen.call_after_refresh(painted.set))
+    await painted.wait()
+    return (time.perf_counter() - t) * 1000
+
+
+def synthetic_steps(n: int):
+    from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
+
+    steps = []
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            hits = [SearchHit(title=f"Result {i}.{j}", url=f"https://example.org/{i}/{j}",
+                              content="Lorem ipsum dolor sit amet, " * 8, score=10 - j) for j in range(5)]
+            steps.append(Step(index=i, actor="agent", action=Action.search(f"query number {i}"),
+                              observation=Observation(text="5 results", hits=hits), latency_ms=12.5))
+        elif kind == 1:
+            steps.append(Step(index=i, actor="agent", action=Action.ask(f"Do you mean option {i}?"),
+                              observation=Observation(text="i don't know"), latency_ms=800))
+        elif kind == 2:
+            steps.append(Step(index=i, actor="user", action=Action(kind=ActionKind.reply, text="i don't know"),
+                              latency_ms=2))
+        else:
+            steps.append(Step(index=i, actor="judge", action=Action(kind=ActionKind.judge, text="checkpoint"),
+                              observation=Observation(text="checkpoint 1 passed"), latency_ms=1))
+    return steps
+
+
+async def long_session(n: int = 300) -> dict:
+    from clarify_tui.store import Store
+    from clarify_tui.tui.app import ClarifyApp
+    from clarify_tui.tui.screens.play import PlayScreen
+    from clarify_tui.tui.widgets.step_card import StepCard
+    from tests.conftest import DOCS, IC  # a tiny task and corpus; no bundled data needed
+    from clarify_tui.search.local import LocalSearch
+
+    app = ClarifyApp(tasks=[IC], store=Store(":memory:"), search=LocalSearch(DOCS), task_id="i1", run_mode="step")
+    app.animation_level = "none"  # time the repaint, not a smooth-scroll animation
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        screen.driver.episode.steps = synthetic_steps(n)
+        t0 = time.perf_counter()
+        screen.refresh_all()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        render = time.perf_counter() - t0
+        assert len(screen.query(StepCard)) == n
+        screen.query_one("#trajectory").focus()
+        keys: dict[str, list[float]] = {}
+        pilot_keys: dict[str, list[float]] = {}
+        for key in ("home", "down", "down", "pagedown", "up", "pageup", "end", "home", "end"):
+            keys.setdefault(key, []).append(await key_to_paint_ms(app, key))
+        for key in ("down", "end", "home"):
+            t = time.perf_counter()
+            await pilot.press(key)
+            pilot_keys.setdefault(key, []).append((time.perf_counter() - t) * 1000)
+        # a key that changes every card: unfold everything
+        fold_ms = await key_to_paint_ms(app, "f")
+    per_key = {k: round(max(v), 1) for k, v in keys.items()}
+    return {
+        "steps": n,
+        "render_all_s": round(render, 3),
+        "keypress_repaint_ms_max": round(max(per_key.values()), 1),
+        "keypress_repaint_ms": per_key,
+        "unfold_all_ms": round(fold_ms, 1),
+        "pilot_press_roundtrip_ms": {k: round(max(v), 1) for k, v in pilot_keys.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    result = {"first_paint": first_paint(args.runs), "session_300": asyncio.run(long_session(300))}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    fp, ls = result["first_paint"], result["session_300"]
+    print(f"first paint of the picker: {fp['first_paint_s_median']:.3f} s after interpreter start "
+          f"({fp['first_paint_with_interpreter_start_s_median']:.3f} s including the interpreter; target < 1 s)")
+    print(f"300-step session: render {ls['render_all_s']:.3f} s; keypress repaint max "
+          f"{ls['keypress_repaint_ms_max']:.1f} ms (target < 50 ms) {ls['keypress_repaint_ms']}; "
+          f"unfold all {ls['unfold_all_ms']:.1f} ms; Pilot press round trip {ls['pilot_press_roundtrip_ms']}")
+
+
+if __name__ == "__main__":
+    main()
