@@ -6,14 +6,16 @@ The database is filled from real engine trajectories: one session per protocol a
 policy is played through the engine on the bundled demo tasks (offline), then its rows
 are cloned with fresh ids, other task ids and randomised results (correctness,
 confidence, checkpoint outcomes, nugget coverage, UA answers) until there are N
-sessions of 10 steps each (about 1% errored). Runs: two InteractComp, two DiscoBench and
-three CTS (orig, k1, k3 on the same tasks, so delta_vs_orig and its 10,000-resample
-bootstrap are part of the timing).
+sessions of 10 steps each (about 1% errored). Runs have the releases' sizes: four CTS
+runs on 518 tasks (orig, k1, k2, k3: three delta_vs_orig with a 10,000-resample paired
+bootstrap each are part of the timing), then InteractComp (210) and DiscoBench (211)
+runs, alternating a guessing and an asking agent, up to N sessions (~40 groups).
 
 Prints the in-process time of `metrics.score()` and the wall time of the whole command
 (`python -m clarify_tui score --format json`), interpreter start-up included: by default
-(bootstrap chunks on a process pool), with `--jobs 1`, and with `--bootstrap 0` (no CI)
-to show what the 2 x 10,000-resample paired bootstrap costs.
+(serial), with `--jobs 2` (bootstrap chunks on two processes: helps on an idle machine,
+not on a busy one), and with `--bootstrap 0` (no CI) to show what the three
+10,000-resample paired bootstraps cost.
 """
 
 from __future__ import annotations
@@ -29,19 +31,40 @@ import time
 from pathlib import Path
 
 STEPS_PER_SESSION = 10
-RUNS = [
-    ("interactcomp", "ic-search-then-ask", "scripted:search-then-ask", 1),
-    ("interactcomp", "ic-direct-guess", "scripted:direct-guess", 1),
-    ("discobench", "disco-search-then-ask", "scripted:search-then-ask", 1),
-    ("discobench", "disco-direct-guess", "scripted:direct-guess", 1),
-    ("cts", "cts-orig", "scripted:direct-guess", 1),
-    ("cts", "cts-k1", "scripted:search-then-ask", 1),
-    ("cts", "cts-k3", "scripted:search-then-ask", 3),
+# Release sizes: InteractComp 210 tasks, DiscoBench 211, Clarify-Then-Search 518.
+TASKS = {"interactcomp": 210, "discobench": 211, "cts": 518}
+TEMPLATES = [
+    ("interactcomp", "scripted:search-then-ask", 1),
+    ("interactcomp", "scripted:direct-guess", 1),
+    ("discobench", "scripted:search-then-ask", 1),
+    ("discobench", "scripted:direct-guess", 1),
+    ("cts", "scripted:direct-guess", 1),  # orig: no clarification
+    ("cts", "scripted:search-then-ask", 1),
+    ("cts", "scripted:search-then-ask", 2),
+    ("cts", "scripted:search-then-ask", 3),
 ]
 
 
-async def templates() -> dict[str, tuple[dict, list[dict], dict]]:
-    """One engine-played (session row, step rows, task row) per run, from the demo."""
+def plan(n_sessions: int) -> list[tuple[str, str, tuple[str, str, int], int]]:
+    """(benchmark, run name, template, sessions): the four CTS runs (orig, k1, k2, k3) on the
+    518 tasks, then InteractComp and DiscoBench runs of a release each, alternating agents,
+    until n_sessions; the last run is cut to fit."""
+    runs = []
+    for template in TEMPLATES[4:]:
+        name = "cts-orig" if template[1].endswith("guess") else f"cts-k{template[2]}"
+        runs.append(("cts", name, template, TASKS["cts"]))
+    total, i = sum(r[3] for r in runs), 0
+    while total < n_sessions:
+        template = TEMPLATES[i % 4]
+        size = min(TASKS[template[0]], n_sessions - total)
+        runs.append((template[0], f"{template[0]}-{template[1].split(':')[1]}-{i:02d}", template, size))
+        total += size
+        i += 1
+    return runs
+
+
+async def templates() -> dict[tuple[str, str, int], tuple[dict, list[dict], dict]]:
+    """One engine-played (session row, step rows, task row) per template, from the demo."""
     from clarify_tui.backends import make_agent, make_judge, make_search, make_user
     from clarify_tui.engine import build_episode
     from clarify_tui.models import EpisodeConfig, Session
@@ -50,7 +73,8 @@ async def templates() -> dict[str, tuple[dict, list[dict], dict]]:
 
     store = Store(":memory:")
     out = {}
-    for benchmark, run, agent_spec, k in RUNS:
+    for benchmark, agent_spec, k in TEMPLATES:
+        run = f"template-{benchmark}-{agent_spec}-{k}"
         task = load_tasks(benchmark, "demo")[0]
         agent = make_agent(agent_spec)
         session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user="rule",
@@ -61,7 +85,7 @@ async def templates() -> dict[str, tuple[dict, list[dict], dict]]:
         row = next(store.db.query("SELECT * FROM sessions WHERE id = ?", [session.id]))
         steps = list(store.db.query("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session.id]))
         task_row = next(store.db.query("SELECT * FROM tasks WHERE key = ?", [row["task_key"]]))
-        out[run] = (row, steps, task_row)
+        out[(benchmark, agent_spec, k)] = (row, steps, task_row)
     return out
 
 
@@ -98,22 +122,20 @@ def build(path: Path, n_sessions: int, seed: int = 0) -> None:
     tpl = asyncio.run(templates())
     store = Store(path)
     conn = store.db.conn
-    per_run = n_sessions // len(RUNS)
     session_cols = list(next(iter(tpl.values()))[0].keys())
     step_cols = list(next(iter(tpl.values()))[1][0].keys())
     sessions, steps = [], []
-    for r_i, (benchmark, run, _agent, _k) in enumerate(RUNS):
-        row, step_rows, task_row = tpl[run]
+    for r_i, (benchmark, run, template, count) in enumerate(plan(n_sessions)):
+        row, step_rows, task_row = tpl[template]
         conn.execute("INSERT OR IGNORE INTO tasks (key, task_id, protocol, data) VALUES (?, ?, ?, ?)",
                      [task_row["key"], task_row["task_id"], task_row["protocol"], task_row["data"]])
         conn.execute("INSERT OR IGNORE INTO runs (name, created_at, benchmark) VALUES (?, ?, ?)",
                      [run, row["created_at"], benchmark])
-        count = per_run + (n_sessions - per_run * len(RUNS) if r_i == len(RUNS) - 1 else 0)
         result = json.loads(row["result"])
         for i in range(count):
             sid = f"{run}-{i:06d}"
             new = dict(row)
-            new["id"], new["task_id"] = sid, f"t{i:05d}"
+            new["id"], new["task_id"], new["run"] = sid, f"t{i:05d}", run
             new["created_at"] = f"{row['created_at']}-{r_i}-{i:06d}"
             new["status"] = "errored" if rng.random() < 0.01 else "completed"
             new["result"] = json.dumps(randomise(benchmark, result, rng, bool(result.get("orig"))))
@@ -160,7 +182,7 @@ def main() -> int:
         report = score(store)
         best = min(best, time.perf_counter() - t0)
     print(f"metrics.score() in process: {best:.2f} s (best of {args.repeat}); {len(report['groups'])} groups")
-    for extra in ([], ["--jobs", "1"], ["--bootstrap", "0"]):
+    for extra in ([], ["--jobs", "2"], ["--bootstrap", "0"]):
         walls = []
         for _ in range(args.repeat):
             t0 = time.perf_counter()

@@ -74,8 +74,8 @@ def register(sub) -> None:
                    help="DiscoBench profiles: searches above K make a guess search-heavy (default 3)")
     p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--jobs", type=int, default=None,
-                   help="processes for the bootstrap (default: the CPU count; results do not depend on it)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes for the CTS bootstrap (default 1; 0 = the CPU count; results do not depend on it)")
     p.set_defaults(func=main)
 
 
@@ -101,7 +101,7 @@ def main(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _bootstrap_pool(jobs: int | None):
     """A process pool for the CTS bootstrap chunks; workers start only if a CI is computed."""
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    jobs = jobs or (os.cpu_count() or 1)
     if jobs <= 1:
         yield None
         return

@@ -12,7 +12,9 @@ from the pydantic models, for scripts that already hold them.
 Judgments (`clarify-tui judge`) are stored beside the engine's verdicts. `judge=None`
 lays the latest judgment of each kind over the result; `judge="SPEC"` uses the latest
 judgment by that spec, or the engine's own verdict when the session was run with that
-judge; a session with neither is *unjudged* and left out of the metrics.
+judge; a session with neither is *unjudged* and left out of the metrics. The judge role's
+usage adds what the re-judging verdicts considered cost (all of them by default, only the
+chosen judge's with `judge="SPEC"`).
 """
 
 from __future__ import annotations
