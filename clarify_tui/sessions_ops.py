@@ -43,7 +43,11 @@ def fork_session(
     annotator: str | None = None,
     run: str | None = None,
 ) -> Episode:
-    """A live Episode continuing `session_id` after `step_index` (and its replies)."""
+    """A live Episode continuing `session_id` after `step_index` (and its replies).
+
+    Forks go to their own run (default "<parent run>-forks") so they never count twice
+    for a task in the parent run's scores; `family()` still links them to the parent.
+    """
     parent = store.session(session_id)
     task = store.task_for(parent.id)
     steps = store.steps(parent.id)
@@ -51,7 +55,7 @@ def fork_session(
     if steps[end].state.get("done"):
         raise ForkError(f"the session had ended at step {end}; fork from an earlier step")
     session = Session(
-        run=run or parent.run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
+        run=run or f"{parent.run}-forks", task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
         search=search.spec, judge=judge.spec, mode=mode, annotator=annotator, config=parent.config,
         parent_id=parent.id, fork_step=end,
     )
