@@ -56,9 +56,9 @@ class PickerScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="filters"):
-            yield Select(_options([]), value=ALL, allow_blank=False, id="f-protocol", prompt="protocol")
-            yield Select(_options([]), value=ALL, allow_blank=False, id="f-domain", prompt="domain")
-            yield Select(_options([]), value=ALL, allow_blank=False, id="f-language", prompt="language")
+            yield Select(_options([], "protocols"), value=ALL, allow_blank=False, id="f-protocol", prompt="protocol")
+            yield Select(_options([], "domains"), value=ALL, allow_blank=False, id="f-domain", prompt="domain")
+            yield Select(_options([], "languages"), value=ALL, allow_blank=False, id="f-language", prompt="language")
             yield Select([(ROLE_LABEL[r], r) for r in ROLES], value=self.role, allow_blank=False, id="f-role")
             yield Input(placeholder="search tasks (/)", id="f-text")
         yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
