@@ -500,3 +500,16 @@ async def test_rejudging_stores_verdicts_beside_the_old_and_score_picks_the_judg
 def test_cts_metrics_with_no_orig_has_null_delta(world):
     sessions = load_sessions(world, runs=["k1"])
     assert cts_metrics(sessions)["delta_vs_orig"] is None
+
+
+def test_bootstrap_does_not_depend_on_the_executor(monkeypatch):
+    """Chunks are seeded by (seed, chunk index): a pool running them gives the serial numbers."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from clarify_tui.metrics import common
+
+    monkeypatch.setattr(common, "PARALLEL_MIN_DRAWS", 0)
+    diffs = [float(i % 7) - 2.5 for i in range(40)]
+    serial = bootstrap_mean_ci(diffs, resamples=6000, seed=3)
+    with ProcessPoolExecutor(2) as pool:
+        assert bootstrap_mean_ci(diffs, resamples=6000, seed=3, executor=pool) == serial
