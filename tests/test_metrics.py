@@ -67,6 +67,7 @@ DISCO = Task(
     answer=Answer(text="Focus Entertainment"),
     discobench=DiscoBenchPart(
         original_question="Which company published the Pathea game that won the GWB Bronze Prize?",
+        difficulty="hard",
         checkpoints=[
             Checkpoint(type="ambi", ambiguity_type="entity", target="My Time at Sandrock",
                        distractors=["My Time at Portia"], clue="It won the GWB Indie Game Awards Bronze Prize.",
@@ -256,10 +257,21 @@ def test_interactcomp_hand_computed(world):
     assert m["calibration_error"] == pytest.approx(0.4)
     assert (m["calibration_n"], m["calibration_missing"]) == (3, 1)
     assert m["errored"] == 1
+    assert m["interact_rounds"] == 0.5  # IRound: 2 asks over 4 sessions
+    assert m["accuracy_std"] is None  # one run: no spread across runs
     assert m["tokens_by_role"]["agent"] == {"tokens_in": 80, "tokens_out": 16, "cost_usd": pytest.approx(0.008)}
     assert m["tokens_by_role"]["user"] == {"tokens_in": 10, "tokens_out": 2, "cost_usd": pytest.approx(0.001)}
     assert m["tokens_by_role"]["judge"] == {"tokens_in": 28, "tokens_out": 12, "cost_usd": pytest.approx(0.008)}
     assert (m["tokens_in"], m["tokens_out"], m["cost_usd"]) == (118, 30, pytest.approx(0.017))
+
+
+def test_accuracy_std_over_runs(world):
+    """Split the four scored sessions into two runs: x = s1, s4 (both right: 1.0), y = s2, s3
+    (both wrong: 0.0) -> sample std of [1.0, 0.0] = sqrt(0.5) = 0.7071."""
+    scored = [s for s in load_sessions(world, runs=["ic"]) if s.status == "completed"]
+    for s in scored:
+        s.run = "x" if s.result["correct"] else "y"
+    assert interactcomp_metrics(scored)["accuracy_std"] == pytest.approx(0.5 ** 0.5)
 
 
 def test_calibration_bins_edges():
@@ -315,6 +327,12 @@ def test_discobench_hand_computed(world):
     assert {k: v["pass_rate"] for k, v in p.items()} == pytest.approx(
         {"direct_guess": 0.5, "search_heavy_guess": 1.0, "direct_ask": 0.5, "search_then_ask": 1.0})
     assert set(m["tokens_by_role"]) >= {"agent", "user", "judge"}
+    # breakdowns: all six reached ambiguous checkpoints are 'entity'; A and G asked right,
+    # A, C, D, H passed; the task is 'hard'
+    assert m["by_ambiguity_type"] == {
+        "entity": {"n": 6, "detection_recall": pytest.approx(2 / 6), "pass_rate": pytest.approx(4 / 6)}}
+    assert m["by_difficulty"] == {
+        "hard": {"n_sessions": 6, "accuracy": 0.5, "checkpoint_pass_rate": pytest.approx(3.5 / 6)}}
 
 
 def test_profile_threshold_is_configurable_and_an_empty_profile_has_null_pass_rate(world):

@@ -21,8 +21,10 @@ from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
 TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
     "interactcomp": [
         ("accuracy", "accuracy", "rate"),
+        ("accuracy_std", "  std over runs", "rate"),
         ("rounds", "rounds (mean)", "num"),
         ("interaction_rate", "interaction rate", "rate"),
+        ("interact_rounds", "asks per session", "num"),
         ("calibration_error", "calibration error", "rate"),
         ("calibration_missing", "  no confidence", "int"),
     ],
@@ -198,6 +200,15 @@ def print_tables(report: dict, by: str) -> None:
                     f"{name} share/pass",
                     *[_profile_cell(g["metrics"]["profiles"][name]) for g in groups],
                 )
+        if benchmark == "discobench":
+            types = sorted({t for g in groups for t in g["metrics"].get("by_ambiguity_type", {})})
+            if types:
+                table.add_section()
+            for t in types:
+                table.add_row(
+                    f"{t} recall/pass",
+                    *[_type_cell(g["metrics"]["by_ambiguity_type"].get(t)) for g in groups],
+                )
         if benchmark == "cts" and any(g["metrics"].get("per_turn") for g in groups):
             table.add_section()
             turns = max(len(g["metrics"].get("per_turn") or []) for g in groups)
@@ -227,6 +238,14 @@ def _profile_cell(p: dict) -> str:
     share = "-" if p["share"] is None else f"{p['share']:.2f}"
     rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
     return f"{share} / {rate} (n={p['n']})"
+
+
+def _type_cell(t: dict | None) -> str:
+    if not t:
+        return "-"
+    recall = "-" if t["detection_recall"] is None else f"{t['detection_recall']:.2f}"
+    rate = "-" if t["pass_rate"] is None else f"{t['pass_rate']:.2f}"
+    return f"{recall} / {rate} (n={t['n']})"
 
 
 def _turn_cell(turn: list[dict]) -> str:

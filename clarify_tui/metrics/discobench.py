@@ -11,6 +11,11 @@ FP = unambiguous and asked, TN = unambiguous and not asked.
 detection_accuracy = (TP+TN)/all, precision = TP/(TP+FP), recall = TP/(TP+FN),
 F1 = 2PR/(P+R). Over checkpoints where the agent asked: ce_a = asked right / asked,
 ce_b = (asked right and advanced) / asked. A zero denominator gives null.
+
+Breakdowns: `by_ambiguity_type` (§5.3, Fig. 5): per type, the reached ambiguous
+checkpoints, their detection recall (asked right / reached) and pass rate;
+`by_difficulty` (appendix D): per task difficulty, sessions, accuracy and checkpoint pass
+rate (only when the task snapshots carry a difficulty).
 """
 
 from __future__ import annotations
@@ -47,15 +52,46 @@ def f1(precision: float | None, recall: float | None) -> float | None:
     return 2 * precision * recall / (precision + recall)
 
 
+def _pass_score(s: ScoredSession) -> float | None:
+    cps = s.result.get("checkpoints") or []
+    return sum(1 for cp in cps if cp.get("outcome") in ADVANCED) / len(cps) if cps else None
+
+
+def by_ambiguity_type(checkpoints: Sequence[dict]) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for cp in checkpoints:
+        if cp.get("type") != "ambi" or not cp.get("reached"):
+            continue
+        row = out.setdefault(cp.get("ambiguity_type") or "unknown", {"n": 0, "tp": 0, "passed": 0})
+        row["n"] += 1
+        row["tp"] += bool(cp.get("asked_right"))
+        row["passed"] += cp.get("outcome") in ADVANCED
+    return {
+        t: {"n": r["n"], "detection_recall": ratio(r["tp"], r["n"]), "pass_rate": ratio(r["passed"], r["n"])}
+        for t, r in sorted(out.items())
+    }
+
+
+def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, dict]:
+    groups: dict[str, list[ScoredSession]] = {}
+    for s in scored:
+        if s.difficulty:
+            groups.setdefault(s.difficulty, []).append(s)
+    return {
+        d: {
+            "n_sessions": len(members),
+            "accuracy": mean([bool(s.result["correct"]) for s in members]),
+            "checkpoint_pass_rate": mean([p for s in members if (p := _pass_score(s)) is not None]),
+        }
+        for d, members in sorted(groups.items())
+    }
+
+
 def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted)."""
     scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
     checkpoints = [cp for s in scored for cp in s.result.get("checkpoints") or []]
-    pass_scores = []
-    for s in scored:
-        cps = s.result.get("checkpoints") or []
-        if cps:
-            pass_scores.append(sum(1 for cp in cps if cp.get("outcome") in ADVANCED) / len(cps))
+    pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])
     recall = ratio(c["tp"], c["tp"] + c["fn"])
@@ -76,6 +112,8 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) ->
         "detection": c,
         "profiles": profile_metrics(checkpoints, k),
         "profile_k": k,
+        "by_ambiguity_type": by_ambiguity_type(checkpoints),
+        "by_difficulty": by_difficulty(scored),
         **usage_totals(scored),
         **exclusion_counts(sessions),
     }

@@ -5,7 +5,10 @@
 - rounds: mean number of agent actions per session (invalid actions included: each one
   used a round).
 - interaction_rate: asks / agent actions, pooled over the group (the paper's IR,
-  "percentage of rounds where interact actions are used").
+  "percentage of rounds where interact actions are used"); interact_rounds: mean asks per
+  session (IRound, Table 4).
+- accuracy_std: standard deviation (n - 1) of the per-run accuracies when the group
+  spans two or more runs (the paper's "std in parentheses" over repeated runs), else null.
 - calibration_error: sum over 5 equal-width confidence bins on [0, 1] of
   (n_b / N) * |acc_b - conf_b| (confidence 0-100 scaled to 0-1; 1.0 falls in the last
   bin). Sessions without a confidence are left out of it and counted in
@@ -16,6 +19,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
@@ -46,6 +50,16 @@ def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATI
     return error
 
 
+def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
+    """Sample standard deviation of per-run accuracy; None with fewer than two runs."""
+    by_run: dict[str, list[bool]] = {}
+    for s in scored:
+        by_run.setdefault(s.run, []).append(bool(s.result["correct"]))
+    if len(by_run) < 2:
+        return None
+    return statistics.stdev(sum(v) / len(v) for v in by_run.values())
+
+
 def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     """The metrics of one group of InteractComp sessions (any statuses; excluded ones counted)."""
     scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
@@ -59,8 +73,10 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     ]
     metrics = {
         "accuracy": mean(correct),
+        "accuracy_std": accuracy_std(scored),
         "rounds": mean(rounds),
         "interaction_rate": ratio(asks, sum(rounds)),
+        "interact_rounds": mean([int(s.result.get("asks") or 0) for s in scored]),
         "calibration_error": calibration_error(pairs),
         "calibration_n": len(pairs),
         "calibration_missing": len(scored) - len(pairs),

@@ -64,6 +64,7 @@ class ScoredSession:
     judged_by: str | None = None  # the judge whose verdicts `result` carries; None = unjudged
     user: str = ""
     judge: str = "rule"
+    difficulty: str | None = None  # DiscoBench task difficulty (easy / medium / hard), when known
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
 
     @property
@@ -149,6 +150,14 @@ def load_sessions(
         s = sessions.get(sid)
         if s is not None:
             s.usage.setdefault(actor, RoleUsage()).add(tin, tout, cost)
+    if any(s.protocol == "discobench" for s in sessions.values()):
+        for sid, difficulty in conn.execute(
+            "SELECT s.id, json_extract(t.data, '$.discobench.difficulty') FROM sessions s "
+            f"JOIN tasks t ON t.key = s.task_key WHERE s.id IN ({sub}) AND s.protocol = 'discobench'",
+            params,
+        ):
+            if difficulty:
+                sessions[sid].difficulty = difficulty
     judgments: dict[str, list[tuple[str, str, dict]]] = {}
     for sid, spec, kind, verdict in conn.execute(
         f"SELECT session_id, judge, kind, verdict FROM judgments WHERE session_id IN ({sub}) ORDER BY id",
@@ -170,12 +179,20 @@ def _finish(s: ScoredSession, judgments: Sequence[tuple[str, str, dict]], judge:
             )
 
 
-def from_session(session: Any, steps: Iterable[Any] = (), judgments: Sequence[dict] = (), judge: str | None = None) -> ScoredSession:
-    """A ScoredSession from a `models.Session`, its `Step`s and `Store.judgments()` rows."""
+def from_session(
+    session: Any,
+    steps: Iterable[Any] = (),
+    judgments: Sequence[dict] = (),
+    judge: str | None = None,
+    task: Any = None,
+) -> ScoredSession:
+    """A ScoredSession from a `models.Session`, its `Step`s, `Store.judgments()` rows and
+    (for DiscoBench difficulty) its `Task`."""
     s = ScoredSession(
         id=session.id, run=session.run, task_id=session.task_id, protocol=str(session.protocol),
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
         result=dict(session.result), user=session.user, judge=session.judge,
+        difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
     )
     for step in steps:
         s.usage.setdefault(step.actor, RoleUsage()).add(step.tokens_in, step.tokens_out, step.cost_usd)
