@@ -13,7 +13,7 @@ import sys
 
 from rich.console import Console
 
-COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache")
+COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing")
 
 err = Console(stderr=True)
 

@@ -69,3 +69,34 @@ async def test_full_with_context_shows_the_context_and_full_does_not(make_episod
     plain = make_episode(IC, [Action.answer("x", 1)])
     assert with_ctx.view().context == IC.interactcomp.context
     assert plain.view().context is None
+
+
+async def test_a_cancelled_action_leaves_the_episode_as_it_was(make_episode):
+    import asyncio
+
+    class SlowSearch:
+        spec = "slow"
+
+        async def search(self, query, max_results=5):
+            await asyncio.sleep(10)
+
+    ep = make_episode(IC, [Action.search("tower")])
+    ep.search = SlowSearch()
+    before = ep.state()
+    job = asyncio.ensure_future(ep.apply(Action.search("tower")))
+    await asyncio.sleep(0.01)
+    job.cancel()
+    try:
+        await job
+    except asyncio.CancelledError:
+        pass
+    assert ep.state() == before and ep.steps == [] and not ep.done
+
+
+async def test_every_round_but_the_last_allows_search(make_episode):
+    """With 3 rounds: rounds 1 and 2 may search, round 3 must answer."""
+    ep = make_episode(IC, [Action.search("a"), Action.search("b"), Action.answer("Tokyo Tower", 50)],
+                      EpisodeConfig(max_rounds=3))
+    session = await ep.run()
+    assert [s.error for s in ep.steps if s.actor == "agent"] == [None, None, None]
+    assert session.result["searches"] == 2

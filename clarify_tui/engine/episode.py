@@ -214,18 +214,23 @@ class Episode:
         self.start()
         if self.done:
             raise RuntimeError("the episode is over")
+        before, count = self.state(), len(self.steps)
+        allowed = self.allowed()  # judged for the round being taken, before it is used up
+        refusal = self.rules.refusal(action) if action.kind in allowed else None
         self.rounds_used += 1
         if action.kind == ActionKind.invalid:
             return self._invalid(action, action.text or "That was not a valid action.")
-        allowed = self.allowed()
         if action.kind not in allowed:
             names = ", ".join(k.value for k in allowed)
             return self._invalid(action, f"'{action.kind.value}' is not allowed now. Allowed: {names}.")
-        refusal = self.rules.refusal(action)
         if refusal:
             return self._invalid(action, refusal)
         self.invalid_streak = 0
-        observation = await self.rules.handle(action)
+        try:
+            observation = await self.rules.handle(action)
+        except BaseException:  # cancelled by the UI, or a backend failed: undo, then re-raise
+            self.rollback(before, count)
+            raise
         if not self.done and self.rounds_used >= self.max_rounds:
             self.rules.on_rounds_exhausted()
         if self.done:
@@ -295,6 +300,19 @@ class Episode:
             if self.done:
                 self.finish()
         return observation
+
+    def rollback(self, before: dict[str, Any], count: int) -> None:
+        """Undo an action that did not complete. If none of its steps was recorded the
+        state goes back to `before`; if some were (already on disk), the session is
+        abandoned rather than left half-applied."""
+        if self.done:
+            return
+        if len(self.steps) == count:
+            self.rounds_used = before["rounds_used"]
+            self.invalid_streak = before["invalid_streak"]
+            self.rules.restore(before["protocol"])
+        else:
+            self.abandon()
 
     def finish(self) -> None:
         self.done = True

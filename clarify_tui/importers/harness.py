@@ -331,8 +331,7 @@ def _actions(row: HarnessRow) -> tuple[list[Action], list[str], list[str]]:
 async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | None, problems: Problems) -> Built | None:
     correct = row.score >= 0.5
     actions, replies, observations = _actions(row)
-    # Room for every replayed action: Episode.apply checks `allowed()` after counting the
-    # round, so a non-answer action in round r needs max_rounds > r + 1.
+    # Room for every replayed action (the last round allows only answer), with a spare.
     extra = 2 if row.kind == "skipped" else 1
     config = EpisodeConfig(max_rounds=max(max_rounds or 10, len(actions) + extra), interactcomp_mode="full")
     episode = build_episode(

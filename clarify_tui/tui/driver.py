@@ -162,7 +162,6 @@ class EpisodeDriver:
         if action is None:
             raise RuntimeError("nothing to apply")
         ep = self.episode
-        before = ep.state()
         count = len(ep.steps)
         if edited:
             self.edited.append(count)
@@ -170,34 +169,18 @@ class EpisodeDriver:
             self._update_session()
         self.post(BusyChanged(f"{action.kind.value} running"))
         try:
-            observation = await ep.apply(action)
+            observation = await ep.apply(action)  # undoes itself if cancelled or failed
         except asyncio.CancelledError:
-            self._rollback(before, count)
             raise
         except Exception as exc:
-            self._rollback(before, count, error=f"{type(exc).__name__}: {exc}")
+            if not ep.done:
+                ep.fail(f"{type(exc).__name__}: {exc}")
             raise
         finally:
             self.post(BusyChanged(None))
         self.pending = None
         self.post(StepsChanged())
         return observation
-
-    def _rollback(self, before: dict, count: int, error: str | None = None) -> None:
-        ep = self.episode
-        if ep.done:
-            return
-        if len(ep.steps) == count:
-            # Nothing was recorded: put the counters and protocol state back.
-            ep.rounds_used = before["rounds_used"]
-            ep.invalid_streak = before["invalid_streak"]
-            ep.rules.restore(before["protocol"])
-        else:
-            # Part of the action is already on disk: end the session rather than fake it.
-            if error:
-                ep.fail(error)
-            else:
-                ep.abandon()
 
     def submit_action(self, action: Action) -> None:
         """The human agent's action (play-the-agent mode)."""
