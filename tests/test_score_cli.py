@@ -125,3 +125,16 @@ def test_metrics_never_import_textual():
     code = ("import sys, clarify_tui.metrics, clarify_tui.rejudge, clarify_tui.commands.score, "
             "clarify_tui.commands.judge; assert 'textual' not in sys.modules, 'textual imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_many_groups_print_one_row_per_group(db, capsys):
+    """Over WIDE_GROUPS groups the table turns: one row per group with the headline metrics."""
+    from clarify_tui.commands.score import WIDE_GROUPS, print_tables
+
+    report = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--benchmark", "interactcomp"))
+    [group] = report["groups"]
+    many = [{**group, "key": {"run": f"r{i}"}} for i in range(WIDE_GROUPS + 1)]
+    print_tables({"groups": many}, "run")
+    out = capsys.readouterr().out
+    assert f"({WIDE_GROUPS + 1} groups; all metrics: --format json or csv)" in out
+    assert out.count("0.500") == WIDE_GROUPS + 1  # accuracy of each row

@@ -54,6 +54,15 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
         ("known_cnt", "known_cnt 0..k", "hist"),
     ],
 }
+WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
+SUMMARY_COLUMNS = {  # metric key -> short header
+    "interactcomp": {"accuracy": "acc", "rounds": "rounds", "interaction_rate": "IR", "calibration_error": "CE"},
+    "discobench": {"accuracy": "acc", "checkpoint_pass_rate": "CP", "detection_accuracy": "det acc",
+                   "detection_f1": "det F1", "ce_a": "CE-A", "ce_b": "CE-B", "ask_turns": "asks",
+                   "tool_turns": "tools"},
+    "cts": {"restore_score_mean": "mean", "restore_score_p50": "p50", "restore_score_p90": "p90",
+            "delta_vs_orig": "Δ vs orig [95% CI]", "ua_unknown_rate": "unknown", "all_unknown_rate": "all unk"},
+}
 COMMON_ROWS = [
     ("tokens_in", "tokens in", "int"),
     ("tokens_out", "tokens out", "int"),
@@ -169,6 +178,9 @@ def print_tables(report: dict, by: str) -> None:
         groups = [g for g in report["groups"] if g["benchmark"] == benchmark]
         if not groups:
             continue
+        if len(groups) > WIDE_GROUPS:
+            console.print(_summary_table(benchmark, by, groups))
+            continue
         caption = None
         if benchmark == "discobench":
             caption = f"profiles: reached ambiguous checkpoints, K = {groups[0]['metrics'].get('profile_k')}"
@@ -226,6 +238,30 @@ def print_tables(report: dict, by: str) -> None:
                 notes.append(f"{next(iter(g['key'].values()))}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+
+
+def _summary_table(benchmark: str, by: str, groups: list[dict]):
+    """Many groups: one row per group with the headline metrics only."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"{benchmark} — by {by} ({len(groups)} groups; all metrics: --format json or csv)",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column(by, overflow="fold", min_width=8)
+    table.add_column("n", justify="right", no_wrap=True)
+    headers = SUMMARY_COLUMNS[benchmark]
+    columns = [(key, label, kind) for key, label, kind in TABLE_ROWS[benchmark] if key in headers]
+    for key, _label, kind in columns:
+        table.add_column(headers[key], justify="right", no_wrap=kind != "delta", overflow="fold")
+    table.add_column("err", justify="right", no_wrap=True)
+    for g in groups:
+        m = g["metrics"]
+        table.add_row(
+            str(next(iter(g["key"].values()))), str(g["n_sessions"]),
+            *[_cell(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
+            str(m.get("errored", 0)),
+        )
+    return table
 
 
 def _role_cell(u: dict | None) -> str:
