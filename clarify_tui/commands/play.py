@@ -1,4 +1,12 @@
-"""`clarify-tui play`: open the workbench on a task as observer, user or agent."""
+"""`clarify-tui play`: open the workbench on a task as observer, user or agent.
+
+`--queue RUN` (with `--as agent`) collects a human baseline: the tasks of `--dataset`
+(the first `--limit`, in the order `--shuffle SEED` gives) are served one after another
+to `--annotator`, each recorded in run RUN as a `human_agent` session. Quit at any time;
+the same command carries on at the next unfinished task (one left in the middle resumes
+at its last step). A finished session's result holds `active_ms`: the task clock's time,
+pauses excluded (a resumed task starts from the latencies of its recorded actions).
+"""
 
 from __future__ import annotations
 
@@ -20,14 +28,40 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
-    p.set_defaults(func=main)
+    p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
+    p.add_argument("--queue", default=None, metavar="RUN",
+                   help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
+                        "(needs --as agent; relaunch to resume)")
+    p.add_argument("--limit", type=int, default=None, help="--queue: only the first N tasks")
+    p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="--queue: serve the tasks in a seeded order")
+    p.set_defaults(func=main, parser=p)
 
 
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.tui.app import run_app
 
+    queue = None
+    if args.queue is not None:
+        from clarify_tui.tui.driver import default_annotator
+        from clarify_tui.tui.screens.play_queue import QueueSpec
+
+        problem = None
+        if args.as_ != "agent":
+            problem = "--queue collects a human baseline: add --as agent"
+        elif args.task:
+            problem = "--queue serves every task of the dataset; drop --task (or use --limit)"
+        elif args.limit is not None and args.limit < 1:
+            problem = "--limit must be at least 1"
+        annotator = args.annotator or default_annotator()
+        if not problem and not annotator:
+            problem = "cannot tell who you are: pass --annotator NAME"
+        if problem:
+            args.parser.error(problem)
+        queue = QueueSpec(run=args.queue, annotator=annotator, seed=args.shuffle, limit=args.limit)
+    elif args.limit is not None or args.shuffle is not None:
+        args.parser.error("--limit and --shuffle go with --queue")
     return run_app(
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
         search_spec=args.search, judge_spec=args.judge, dataset=args.dataset, benchmark=args.benchmark,
-        run_mode="step" if args.step else "watch",
+        run_mode="step" if args.step else "watch", annotator=args.annotator, queue=queue,
     )

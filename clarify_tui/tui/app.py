@@ -2,21 +2,29 @@
 
 `run_app` is the entry point of `clarify-tui` (no arguments) and `clarify-tui play`.
 Nothing happens at import time: the database is opened when the first session starts.
+
+With a `QueueSpec` the app serves the human-baseline queue instead of the picker: one
+task after another (`sessions_ops.next_in_queue`), resuming a task left in the middle.
+F2 and F3 open the sessions and scores screens (not while a person plays the agent on
+an unfinished task: they would show other sessions' answers).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import Screen
 
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.driver import DEFAULT_AGENT, PlaySetup
 from clarify_tui.tui.screens.picker import PickerScreen
+from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 
 
 class TasksLoaded(Message):
@@ -55,11 +63,13 @@ def find_task(tasks: list[Task], task_id: str) -> Task | None:
 class ClarifyApp(App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "browse.tcss"]
     TITLE = "clarify-tui"
     COMMANDS = App.COMMANDS | {PlayCommands}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="help", tooltip="all keys"),
+        Binding("f2", "sessions", "Sessions", id="sessions", tooltip="every stored session: replay, compare, fork"),
+        Binding("f3", "scores", "Scores", id="scores", tooltip="scores and charts of this database"),
         Binding("ctrl+q", "quit", "Quit", id="app-quit", show=False),
     ]
 
@@ -81,6 +91,8 @@ class ClarifyApp(App):
         config: EpisodeConfig | None = None,
         run_mode: str = "watch",
         auto: bool = True,
+        annotator: str | None = None,
+        queue: QueueSpec | None = None,
     ) -> None:
         super().__init__()
         self.db = db
@@ -94,7 +106,11 @@ class ClarifyApp(App):
         self.search_backend = search
         self.episode_config = config or EpisodeConfig()
         self.run_mode, self.auto = run_mode, auto
+        self.annotator = queue.annotator if queue else annotator
+        self.queue = queue
+        self.queue_tasks: list[Task] | None = None
         self.picker = PickerScreen(tasks, role=as_)
+        self.queue_screen = QueueScreen(queue) if queue else None
 
     @property
     def store(self):
@@ -106,9 +122,9 @@ class ClarifyApp(App):
         return self._store
 
     def on_mount(self) -> None:
-        self.push_screen(self.picker)
+        self.push_screen(self.queue_screen or self.picker)
         if self.preloaded is not None:
-            self._maybe_open_task(self.preloaded)
+            self._tasks_ready(self.preloaded)
         else:
             self.load_tasks()
 
@@ -118,8 +134,53 @@ class ClarifyApp(App):
         self.post_message(TasksLoaded(tasks, problems))
 
     def on_tasks_loaded(self, message: TasksLoaded) -> None:
-        self.picker.set_tasks(message.tasks, message.problems)
-        self._maybe_open_task(message.tasks)
+        if self.queue_screen is None:
+            self.picker.set_tasks(message.tasks, message.problems)
+        elif message.problems:
+            self.notify("\n".join(message.problems[:5]), title="some datasets did not load", severity="warning")
+        self._tasks_ready(message.tasks)
+
+    def _tasks_ready(self, tasks: list[Task]) -> None:
+        if self.queue is None:
+            self._maybe_open_task(tasks)
+            return
+        self.queue_tasks = self.queue.tasks(tasks)
+        if not self.queue_tasks:
+            self.queue_screen.show_problem(f"No tasks in {self.dataset}: the queue is empty.")
+            return
+        self.serve_next()
+
+    # ---- the human-baseline queue ---------------------------------------------------------
+
+    def serve_next(self) -> None:
+        """Open the annotator's next unfinished task (resuming it if it was interrupted),
+        or say that the queue is finished."""
+        from clarify_tui.sessions_ops import ForkError, next_in_queue, queue_order
+
+        spec, tasks = self.queue, self.queue_tasks or []
+        found = next_in_queue(self.store, spec.run, spec.annotator, tasks, spec.seed)
+        if found is None:
+            counts = progress(self.store, spec, tasks)
+            self.queue_screen.show_finished(counts, len(tasks))
+            self.notify(f"Queue finished: {sum(counts.values())} of {len(tasks)} tasks done.")
+            return
+        task, interrupted = found
+        position = [t.id for t in queue_order(tasks, spec.seed)].index(task.id) + 1
+        try:
+            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)),
+                           resume_id=interrupted.id if interrupted else None, strict=True)
+        except ForkError as exc:  # the interrupted session cannot go on: start the task afresh
+            self.notify(str(exc), title="cannot resume", severity="warning")
+            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)))
+        if interrupted:
+            self.notify(f"Resuming task {task.id} (session {interrupted.id}) at its last step.")
+
+    def on_play_screen_next_task_requested(self, message) -> None:
+        from clarify_tui.tui.screens.play import PlayScreen
+
+        if isinstance(self.screen, PlayScreen):
+            self.pop_screen()
+        self.serve_next()
 
     def _maybe_open_task(self, tasks: list[Task]) -> None:
         if not self.task_id:
@@ -134,16 +195,61 @@ class ClarifyApp(App):
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_task(message.task, message.role)
 
-    def open_task(self, task: Task, role: str = "observer") -> None:
+    def open_task(self, task: Task, role: str = "observer", *, run: str = "tui",
+                  queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
+        """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
+        from clarify_tui.sessions_ops import ForkError
         from clarify_tui.tui.screens.play import PlayScreen
 
-        setup = PlaySetup(task=task, role=role, config=self.episode_config.model_copy(), **self.specs)  # type: ignore[arg-type]
+        setup = PlaySetup(task=task, role=role, config=self.episode_config.model_copy(), run=run,  # type: ignore[arg-type]
+                          annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
         try:
             screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto)
+        except ForkError:
+            if strict:
+                raise
+            self.notify(f"cannot resume session {resume_id}", severity="error")
+            return
         except (ValueError, ImportError, RuntimeError) as exc:  # bad spec, missing key, backend not built
             self.notify(str(exc), title="cannot start the session", severity="error", timeout=10)
             return
         self.push_screen(screen)
+
+    # ---- browsing ------------------------------------------------------------------------
+
+    def _playing_blind(self) -> bool:
+        """A person is playing the agent on an unfinished task: other sessions must stay shut."""
+        from clarify_tui.tui.screens.play import PlayScreen
+
+        return any(isinstance(s, PlayScreen) and s.role == "agent" and not s.driver.done
+                   for s in self.screen_stack)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("sessions", "scores"):
+            return None if self._playing_blind() else True
+        return True
+
+    def action_sessions(self) -> None:
+        from clarify_tui.tui.screens.sessions import SessionsScreen
+
+        if self._playing_blind():
+            self.notify("Sessions open when the task ends (they show answers).", severity="warning")
+        elif not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen(self.store))
+
+    def action_scores(self) -> None:
+        from clarify_tui.tui.screens.scores import ScoresScreen
+
+        if self._playing_blind():
+            self.notify("Scores open when the task ends.", severity="warning")
+        elif not isinstance(self.screen, ScoresScreen):
+            self.push_screen(ScoresScreen(self.store))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if not self._playing_blind():
+            yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)", self.action_sessions)
+            yield SystemCommand("Scores", "scores and charts of this database (F3)", self.action_scores)
 
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen

@@ -26,6 +26,8 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
+from clarify_tui.tui.widgets.clock import ActiveClock
+from clarify_tui.tui.widgets.note import append_note
 
 Role = Literal["observer", "user", "agent"]
 ROLES: tuple[Role, ...] = ("observer", "user", "agent")
@@ -44,6 +46,12 @@ class PlaySetup:
     judge_spec: str = "rule"
     config: EpisodeConfig = field(default_factory=EpisodeConfig)
     run: str = "tui"
+    annotator: str | None = None
+    """Who plays (agent or user role); default: the OS user name."""
+    resume_id: str | None = None
+    """A `running` session to continue in place from its last step (the queue does this)."""
+    queue: tuple[int, int] | None = None
+    """In the human-baseline queue: (this task's position, 1-based; tasks in the queue)."""
 
 
 def initial_mode(role: Role) -> SessionMode:
@@ -74,6 +82,17 @@ class EpisodeDriver:
         else:
             user = make_user(setup.user_spec)
         search = search or make_search(setup.search_spec)
+        judge = make_judge(setup.judge_spec)
+        self.clock = ActiveClock()
+        if setup.resume_id:
+            from clarify_tui.sessions_ops import resume_session
+
+            self.episode: Episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search,
+                                                   judge=judge)
+            self.episode.sink = self  # from now on every write goes through the driver
+            self.started = True
+            self.clock.base_ms = sum(s.latency_ms for s in self.episode.steps if s.actor == "agent")
+            return
         session = Session(
             run=setup.run,
             task_id=setup.task.id,
@@ -83,14 +102,14 @@ class EpisodeDriver:
             search=search.spec,
             judge=setup.judge_spec,
             mode=initial_mode(role),
-            annotator=_annotator() if role in ("agent", "user") else None,
+            annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
         )
-        self.episode: Episode = build_episode(
+        self.episode = build_episode(
             setup.task,
             agent=agent,
             user=user,
             search=search,
-            judge=make_judge(setup.judge_spec),
+            judge=judge,
             config=setup.config.model_copy(),
             session=session,
             sink=self,
@@ -135,6 +154,9 @@ class EpisodeDriver:
         self.post(StepsChanged())
 
     def finish_session(self, session: Session) -> None:
+        self.clock.stop()
+        if self.role == "agent":
+            session.result["active_ms"] = round(self.clock.active_ms(), 1)
         self.store.finish_session(session)
         self.post(StepsChanged())
         self.post(SessionEnded())
@@ -146,11 +168,17 @@ class EpisodeDriver:
         human = self.role == "agent"  # a person's turn is not a backend call
         if not human:
             self.post(BusyChanged("agent is thinking"))
+        else:
+            self.clock.start()
+        paused_before = self.clock.paused_ms()
         try:
             action = await self.episode.propose()
         finally:
             if not human:
                 self.post(BusyChanged(None))
+        if human and action.usage is not None:  # time on pause is not time spent on the action
+            paused = self.clock.paused_ms() - paused_before
+            action.usage.latency_ms = max(0.0, action.usage.latency_ms - paused)
         self.pending = action
         self.post(ActionProposed(action))
         return action
@@ -190,12 +218,17 @@ class EpisodeDriver:
         """The human user's reply; the HumanUser rejects what the protocol forbids."""
         self.episode.user.submit(text)
 
+    def add_note(self, text: str) -> None:
+        """Append the annotator's note to Session.note and save it."""
+        self.session.note = append_note(self.session.note, text)
+        self._update_session()
+
     def abandon(self) -> None:
         if self.started and not self.episode.done:
             self.episode.abandon()
 
 
-def _annotator() -> str | None:
+def default_annotator() -> str | None:
     try:
         return getpass.getuser()
     except (KeyError, OSError):

@@ -22,9 +22,15 @@ SECTIONS = [
                                       ("any letter", "start typing a reply; enter sends")]),
     ("Playing the agent (--as agent)", [("s", "search"), ("k", "ask the user"), ("v", "visit a url (CTS)"),
                                         ("c", "clarify: type k questions (CTS)"),
-                                        ("enter", "answer (with confidence in InteractComp)")]),
+                                        ("enter", "answer (with confidence in InteractComp)"),
+                                        ("p", "pause / resume the task clock (the task is hidden meanwhile)"),
+                                        ("ctrl+n", "add a note to this session")]),
+    ("Human-baseline queue (--queue RUN)", [("n", "next task, once this one has ended"),
+                                            ("q", "quit; the same command resumes where you stopped")]),
     ("Everywhere", [("h", "hidden panel (locked for a human agent until the end)"), ("f", "fold / unfold long steps"),
                     ("escape", "cancel the running backend call"), ("q", "back to the picker"),
+                    ("F2", "sessions: replay, compare, fork (shut while you play the agent)"),
+                    ("F3", "scores and charts"),
                     ("ctrl+p", "command palette"), ("?", "this help"), ("ctrl+q", "quit")]),
 ]
 

@@ -4,6 +4,11 @@ Roles: observer (watch or step the agent), user (a person replies to the agent's
 agent (a person acts; hidden information and judge verdicts stay locked until the end).
 Every engine call runs in a worker in the `engine` group; `escape` cancels it and the
 driver puts the episode back as it was (or abandons it if steps were already written).
+
+A human agent sees a task clock: `p` pauses it (the task is hidden meanwhile) and the
+paused time is taken off the latency of the action it fell in. `ctrl+n` adds a note to
+the session. In the queue, `n` moves on once the task has ended and `q` quits, leaving an
+unfinished session `running` so the same command resumes it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
@@ -31,7 +37,9 @@ from clarify_tui.tui.messages import (
     StepsChanged,
 )
 from clarify_tui.tui.widgets.action_bar import ActionBar
+from clarify_tui.tui.widgets.clock import TaskClock
 from clarify_tui.tui.widgets.hidden import HiddenPanel
+from clarify_tui.tui.widgets.note import NoteBox
 from clarify_tui.tui.widgets.pending import PendingBar
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.reply_box import ReplyBox
@@ -61,9 +69,15 @@ class PlayScreen(Screen):
         Binding("enter", "compose('answer')", "Answer", id="agent-answer"),
         Binding("h", "toggle_hidden", "Hidden info", id="hidden", tooltip="show or hide the hidden panel"),
         Binding("f", "toggle_fold", "Fold", id="fold", tooltip="fold or unfold long content"),
+        Binding("p", "pause_clock", "Pause", id="clock-pause", tooltip="pause or resume the task clock"),
+        Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session"),
+        Binding("n", "next_task", "Next task", id="queue-next", tooltip="the next task of the queue"),
         Binding("escape", "cancel", "Cancel", id="cancel", show=False),
-        Binding("q", "back", "Back", id="back", tooltip="back to the task picker"),
+        Binding("q", "back", "Back", id="back", tooltip="back to the task picker (in the queue: quit)"),
     ]
+
+    class NextTaskRequested(Message):
+        """The queue's task has ended and the annotator asked for the next one."""
 
     run_mode: reactive[RunMode] = reactive("watch", init=False)
     """watch: the agent runs by itself while `auto` is on; step: nothing runs until asked."""
@@ -108,7 +122,11 @@ class PlayScreen(Screen):
             with VerticalScroll(id="right"):
                 yield Static(id="score")
                 yield StatePanel(id="state")
-        yield Static(id="status")
+        yield Static(id="paused-banner")
+        yield NoteBox(id="note-box")
+        with Horizontal(id="status-bar"):
+            yield TaskClock(self.driver.clock, id="clock")
+            yield Static(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -119,6 +137,9 @@ class PlayScreen(Screen):
         self.query_one(ActionBar).display = self.role == "agent"
         self.query_one(ReplyBox).display = False
         self.query_one("#score").display = False
+        self.query_one(TaskClock).display = self.role == "agent"
+        self.query_one("#paused-banner", Static).update(
+            "Paused: the task is hidden and the clock stands still. p resumes; ctrl+n adds a note.")
         self.refresh_all()
         if self.role == "agent":
             self.run_human_agent()
@@ -153,6 +174,9 @@ class PlayScreen(Screen):
             mode += f" ({'running' if self.auto else 'paused'}, {PACES[self.pace]:g} s/step)"
         text = (f"session {s.id} · as {self.role} · {mode} · recorded as {s.mode} · "
                 f"{len(self.driver.steps)} steps · {s.status}")
+        if self.setup.queue:
+            position, total = self.setup.queue
+            text = f"queue {s.run} · task {position}/{total} · {s.annotator} · " + text
         self.query_one("#status", Static).update(text)
         pending = self.query_one(PendingBar)
         pending.busy = self.busy
@@ -161,7 +185,11 @@ class PlayScreen(Screen):
 
     def _hint(self) -> str:
         if self.driver.done:
+            if self.setup.queue:
+                return "Task over. n next task · ctrl+n note · q quit."
             return "Session over. q back to the task picker."
+        if self.role == "agent" and self.driver.clock.paused:
+            return "Paused. p resumes."
         if self.role == "agent":
             return "Your turn: pick an action below." if self.agent_turn else ""
         if self.run_mode == "step":
@@ -191,7 +219,12 @@ class PlayScreen(Screen):
             self.spoilers = True
         s = self.driver.session
         card = self.query_one("#score", Static)
-        card.update(score_card(self.task_, s.result, s.status))
+        verdict = score_card(self.task_, s.result, s.status)
+        if self.setup.queue:
+            position, total = self.setup.queue
+            verdict.append(f"\ntask {position} of {total} · press n for the "
+                           + ("next task" if position < total else "end of the queue"), style="bold")
+        card.update(verdict)
         card.display = True
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()
@@ -202,7 +235,7 @@ class PlayScreen(Screen):
         view = message.view
         bar = self.query_one(ActionBar)
         bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
-        if view.allowed == [ActionKind.clarify]:
+        if view.allowed == [ActionKind.clarify] and not self.driver.clock.paused:
             bar.open(ActionKind.clarify)
         self.refresh_all()
 
@@ -229,6 +262,8 @@ class PlayScreen(Screen):
 
     def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
         if self.role == "agent" and self.agent_turn:
+            if self.driver.clock.paused:
+                self._set_paused(False)
             self.agent_turn = False
             self.query_one(ActionBar).set_allowed([], waiting=False)
             self.driver.submit_action(message.action)
@@ -296,11 +331,17 @@ class PlayScreen(Screen):
             if not human_agent or done:
                 return False
             kind = ActionKind(parameters[0])
+            if self.driver.clock.paused:
+                return None
             if kind not in self.query_one(ActionBar).allowed and kind != ActionKind.answer:
                 return False
             return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
         if action == "toggle_hidden":
             return None if human_agent and not done else True
+        if action == "pause_clock":
+            return False if not human_agent else (None if done else True)
+        if action == "next_task":
+            return False if not self.setup.queue else (True if done else None)
         return True
 
     def action_propose(self) -> None:
@@ -383,9 +424,39 @@ class PlayScreen(Screen):
             self.refresh_all()
 
     def action_back(self) -> None:
+        if self.setup.queue:
+            self.app.exit()  # an unfinished session stays `running`: the same command resumes it
+            return
         self.workers.cancel_group(self, "engine")
         self.driver.abandon()
         self.app.pop_screen()
+
+    def action_pause_clock(self) -> None:
+        self._set_paused(not self.driver.clock.paused)
+
+    def _set_paused(self, paused: bool) -> None:
+        clock = self.driver.clock
+        if paused:
+            clock.pause()
+            self.query_one(ActionBar).close()
+        else:
+            clock.resume()
+            bar = self.query_one(ActionBar)
+            if self.agent_turn and bar.allowed == [ActionKind.clarify] and not bar.composing:
+                bar.open(ActionKind.clarify)
+        self.set_class(clock.paused, "paused")
+        self.query_one(TaskClock).tick()
+        self.refresh_all()
+
+    def action_note(self) -> None:
+        self.query_one(NoteBox).open()
+
+    def on_note_box_saved(self, message: NoteBox.Saved) -> None:
+        self.driver.add_note(message.text)
+        self.notify("Note saved with the session.")
+
+    def action_next_task(self) -> None:
+        self.post_message(self.NextTaskRequested())
 
     # ---- for the command palette -------------------------------------------------------
 
