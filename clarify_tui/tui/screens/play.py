@@ -73,7 +73,8 @@ class PlayScreen(Screen):
         Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session"),
         Binding("n", "next_task", "Next task", id="queue-next", tooltip="the next task of the queue"),
         Binding("escape", "cancel", "Cancel", id="cancel", show=False),
-        Binding("q", "back", "Back", id="back", tooltip="back to the task picker (in the queue: quit)"),
+        Binding("q", "back", "Back", id="back", tooltip="back to the task picker"),
+        Binding("q", "quit_queue", "Quit", id="queue-quit", tooltip="quit; the same command resumes this task"),
     ]
 
     class NextTaskRequested(Message):
@@ -331,10 +332,10 @@ class PlayScreen(Screen):
             if not human_agent or done:
                 return False
             kind = ActionKind(parameters[0])
-            if self.driver.clock.paused:
-                return None
             if kind not in self.query_one(ActionBar).allowed and kind != ActionKind.answer:
                 return False
+            if self.driver.clock.paused:
+                return None
             return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
         if action == "toggle_hidden":
             return None if human_agent and not done else True
@@ -342,6 +343,8 @@ class PlayScreen(Screen):
             return False if not human_agent else (None if done else True)
         if action == "next_task":
             return False if not self.setup.queue else (True if done else None)
+        if action in ("back", "quit_queue"):
+            return (action == "back") != bool(self.setup.queue)
         return True
 
     def action_propose(self) -> None:
@@ -424,12 +427,12 @@ class PlayScreen(Screen):
             self.refresh_all()
 
     def action_back(self) -> None:
-        if self.setup.queue:
-            self.app.exit()  # an unfinished session stays `running`: the same command resumes it
-            return
         self.workers.cancel_group(self, "engine")
         self.driver.abandon()
         self.app.pop_screen()
+
+    def action_quit_queue(self) -> None:
+        self.app.exit()  # an unfinished session stays `running`: the same command resumes it
 
     def action_pause_clock(self) -> None:
         self._set_paused(not self.driver.clock.paused)
