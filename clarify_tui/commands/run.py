@@ -41,7 +41,7 @@ def register(sub) -> None:
         "--ablation", default="none", choices=("none", "no_search", "no_ask", "original_question"),
         help="DiscoBench ablation",
     )
-    p.add_argument("--search-cache", default="off", choices=("record", "replay", "off"),
+    p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
     p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
     p.add_argument(
