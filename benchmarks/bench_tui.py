@@ -62,17 +62,25 @@ def first_paint(runs: int = 5) -> dict:
     }
 
 
-async def key_to_paint_ms(app, key: str) -> float:
-    """From posting a key event to the end of the next screen refresh after it was handled
-    (`call_after_refresh`). Pilot's own round trip also waits for every widget to go idle,
-    which grows with the widget count, so it is reported separately."""
+async def key_to_paint_ms(app, key: str, observe) -> float:
+    """From posting a key event until its effect is visible in the app's state (`observe()`
+    returns something different) and the screen refresh after that has completed
+    (`call_after_refresh`). Waiting for the state change first makes sure the refresh we
+    time is the one that paints this key, not an unrelated earlier one. Pilot's own round
+    trip also waits for every widget to go idle, which grows with the widget count, so it is
+    reported separately."""
     from textual import events
 
+    before = observe()
     painted = asyncio.Event()
     t = time.perf_counter()
     app.post_message(events.Key(key, None))
-    await asyncio.sleep(0)
-    app.call_after_refresh(lambda: app.screen.call_after_refresh(painted.set))
+    deadline = t + 5
+    while observe() == before:
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"key {key!r} changed nothing within 5 s")
+        await asyncio.sleep(0)
+    app.screen.call_after_refresh(painted.set)
     await painted.wait()
     return (time.perf_counter() - t) * 1000
 
@@ -122,17 +130,21 @@ async def long_session(n: int = 300) -> dict:
         await pilot.pause()
         render = time.perf_counter() - t0
         assert len(screen.query(StepCard)) == n
-        screen.query_one("#trajectory").focus()
+        trajectory = screen.query_one("#trajectory")
+        trajectory.focus()
+        trajectory.scroll_end(animate=False)
+        await pilot.pause()
+        offset = lambda: round(trajectory.scroll_y, 3)  # noqa: E731
         keys: dict[str, list[float]] = {}
         pilot_keys: dict[str, list[float]] = {}
         for key in ("home", "down", "down", "pagedown", "up", "pageup", "end", "home", "end"):
-            keys.setdefault(key, []).append(await key_to_paint_ms(app, key))
+            keys.setdefault(key, []).append(await key_to_paint_ms(app, key, offset))
         for key in ("down", "end", "home"):
             t = time.perf_counter()
             await pilot.press(key)
             pilot_keys.setdefault(key, []).append((time.perf_counter() - t) * 1000)
         # a key that changes every card: unfold everything
-        fold_ms = await key_to_paint_ms(app, "f")
+        fold_ms = await key_to_paint_ms(app, "f", lambda: trajectory.expanded)
     per_key = {k: round(max(v), 1) for k, v in keys.items()}
     return {
         "steps": n,
