@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
 from clarify_tui.cli import main
 from clarify_tui.errors import BackendError
-from clarify_tui.models import Action, EpisodeConfig
+from clarify_tui.models import Action
 from clarify_tui.runner import RunExistsError, RunSpec, run_batch
 from clarify_tui.store import Store
-from tests.conftest import CTS, DISCO, IC, ListAgent
+from tests.conftest import CTS, DISCO, IC
 
 
 async def test_every_step_is_in_the_database_while_the_episode_is_still_running(make_episode, tmp_path):
