@@ -87,7 +87,12 @@ def _local_search():
 
 
 def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
-    """A search backend, behind the record/replay cache when a database is given."""
+    """A search backend, behind the record/replay cache when a database is given.
+
+    A stored session's spec may read "cache(local)": the backend behind the cache.
+    """
+    if spec.startswith("cache(") and spec.endswith(")"):
+        spec = spec[len("cache(") : -1]
     if spec == "local":
         backend = _local_search()
     elif spec == "tavily":
