@@ -11,8 +11,8 @@ an unfinished task: they would show other sessions' answers).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from textual import work
 from textual.app import App, SystemCommand

@@ -4,6 +4,11 @@ It builds the backends from specs (human ones wired to the UI through callbacks)
 between the engine and the Store as the episode's StepSink (forwarding every write and
 telling the screen), and makes an interrupted call leave the session consistent.
 It holds no protocol rules: allowed actions, replies and scores come from the engine.
+
+For a human agent it keeps the task clock (`clock`): time paused during a turn is taken
+off that action's latency before it is applied, and the clock's total at the end is
+saved as `result["active_ms"]`. `PlaySetup.resume_id` continues a `running` session in
+place (sessions_ops.resume_session) instead of starting a new one.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ action's wait from that action's latency. `TaskClock` shows it and ticks twice a
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
