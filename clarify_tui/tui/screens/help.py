@@ -23,7 +23,7 @@ SECTIONS = [
     ("Playing the agent (--as agent)", [("s", "search"), ("k", "ask the user"), ("v", "visit a url (CTS)"),
                                         ("c", "clarify: type k questions (CTS)"),
                                         ("enter", "answer (with confidence in InteractComp)"),
-                                        ("p", "pause / resume the task clock (the task is hidden meanwhile)"),
+                                        ("p / ctrl+t", "pause / resume the task clock (the task is hidden meanwhile)"),
                                         ("ctrl+n", "add a note to this session")]),
     ("Human-baseline queue (--queue RUN)", [("n", "next task, once this one has ended"),
                                             ("q", "quit; the same command resumes where you stopped")]),

@@ -5,10 +5,10 @@ agent (a person acts; hidden information and judge verdicts stay locked until th
 Every engine call runs in a worker in the `engine` group; `escape` cancels it and the
 driver puts the episode back as it was (or abandons it if steps were already written).
 
-A human agent sees a task clock: `p` pauses it (the task is hidden meanwhile) and the
-paused time is taken off the latency of the action it fell in. `ctrl+n` adds a note to
-the session. In the queue, `n` moves on once the task has ended and `q` quits, leaving an
-unfinished session `running` so the same command resumes it.
+A human agent sees a task clock: `p` (or `ctrl+t` while typing) pauses it (the task is
+hidden meanwhile) and the paused time is taken off the latency of the action it fell in.
+`ctrl+n` adds a note to the session. In the queue, `n` moves on once the task has ended
+and `q` quits, leaving an unfinished session `running` so the same command resumes it.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class PlayScreen(Screen):
         Binding("enter", "compose('answer')", "Answer", id="agent-answer"),
         Binding("h", "toggle_hidden", "Hidden info", id="hidden", tooltip="show or hide the hidden panel"),
         Binding("f", "toggle_fold", "Fold", id="fold", tooltip="fold or unfold long content"),
-        Binding("p", "pause_clock", "Pause", id="clock-pause", tooltip="pause or resume the task clock"),
+        Binding("p,ctrl+t", "pause_clock", "Pause", id="clock-pause",
+                tooltip="pause or resume the task clock (ctrl+t also while typing)"),
         Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session"),
         Binding("n", "next_task", "Next task", id="queue-next", tooltip="the next task of the queue"),
         Binding("escape", "cancel", "Cancel", id="cancel", show=False),
