@@ -13,9 +13,9 @@ import json
 import multiprocessing
 import os
 import sys
-from typing import Any
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.metrics.report import format_metric
 
 # Rows of the table per benchmark: (metric key, label, kind). kind: rate | num | int | money | score
 TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
@@ -144,28 +144,6 @@ def write_csv(report: dict, out) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def _cell(value: Any, kind: str) -> str:
-    if kind == "delta":
-        if not value:
-            return "-"
-        lo, hi = value.get("ci95") or (None, None)
-        ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
-        return f"{value['mean']:+.2f}{ci} (n={value['n_tasks']})"
-    if kind == "hist":
-        return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
-    if value is None:
-        return "-"
-    if kind == "rate":
-        return f"{value:.3f}"
-    if kind == "score":
-        return f"{value:.2f}"
-    if kind == "num":
-        return f"{value:.2f}"
-    if kind == "money":
-        return f"{value:.4f}"
-    return str(value)
-
-
 def print_tables(report: dict, by: str) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -198,7 +176,7 @@ def print_tables(report: dict, by: str) -> None:
                 if key == "delta_vs_orig" and m.get("n_orig") and not m.get("n_clarified"):
                     cells.append("(orig baseline)")
                 else:
-                    cells.append(_cell(m.get(key), kind))
+                    cells.append(format_metric(m.get(key), kind))
             table.add_row(label, *cells)
         for role in ("agent", "user", "judge"):
             table.add_row(
@@ -258,7 +236,7 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
         m = g["metrics"]
         table.add_row(
             str(next(iter(g["key"].values()))), str(g["n_sessions"]),
-            *[_cell(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
+            *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
             str(m.get("errored", 0)),
         )
     return table

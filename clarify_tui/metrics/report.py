@@ -105,3 +105,27 @@ def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
         else:
             flat[key] = value
     return flat
+
+
+def format_metric(value: Any, kind: str, *, with_n: bool = True) -> str:
+    """One metric as the score table prints it (`kind`: delta, hist, rate, score, num, money)."""
+    if kind == "delta":
+        if not value:
+            return "-"
+        lo, hi = value.get("ci95") or (None, None)
+        ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
+        n = f" (n={value['n_tasks']})" if with_n and "n_tasks" in value else ""
+        return f"{value['mean']:+.2f}{ci}{n}"
+    if kind == "hist":
+        return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
+    if value is None:
+        return "-"
+    if kind == "rate":
+        return f"{value:.3f}"
+    if kind == "score":
+        return f"{value:.2f}"
+    if kind == "num":
+        return f"{value:.2f}"
+    if kind == "money":
+        return f"{value:.4f}"
+    return str(value)

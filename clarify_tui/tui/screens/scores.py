@@ -13,7 +13,6 @@ posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -33,6 +32,7 @@ from textual.widgets import (
 )
 
 from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS
+from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics import load_sessions, score_sessions
 from clarify_tui.metrics.cts import session_score
 from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
@@ -105,27 +105,6 @@ def compute_scores(sessions, by: str) -> ScoresData:
         elif g["benchmark"] == "cts":
             data.restore_hist[label] = restore_histogram(members)
     return data
-
-
-def format_metric(value: Any, kind: str) -> str:
-    """A metric cell, formatted like the `score` table."""
-    if kind == "delta":
-        if not value:
-            return "-"
-        lo, hi = value.get("ci95") or (None, None)
-        ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
-        return f"{value['mean']:+.2f}{ci}"
-    if kind == "hist":
-        return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
-    if value is None:
-        return "-"
-    if kind == "rate":
-        return f"{value:.3f}"
-    if kind in ("score", "num"):
-        return f"{value:.2f}"
-    if kind == "money":
-        return f"{value:.4f}"
-    return str(value)
 
 
 class ScoresScreen(Screen):
@@ -222,7 +201,7 @@ class ScoresScreen(Screen):
             table.add_column(group_label(g))
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         for key, label, kind in TABLE_ROWS[benchmark] + COMMON_ROWS:
-            table.add_row(label, *[format_metric(g["metrics"].get(key), kind) for g in groups])
+            table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
         if benchmark == "discobench":
             for name in PROFILES:
                 cells = []
