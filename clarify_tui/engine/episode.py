@@ -10,10 +10,11 @@ session as completed, errored or abandoned.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol as TypingProtocol
 
 from clarify_tui.engine.view import AgentView, ViewTurn
 from clarify_tui.errors import BackendError
@@ -240,11 +241,20 @@ class Episode:
     async def step(self) -> Observation:
         return await self.apply(await self.propose())
 
-    async def run(self) -> Session:
-        """Play to the end. Any exception ends the session errored, never as wrong."""
+    async def run(self, *, pace: float = 0.0, on_step: Callable[[], None] | None = None) -> Session:
+        """Play to the end, optionally `pace` seconds between steps (live demos) and
+        calling `on_step` after each. Any exception ends the session errored, never as a
+        wrong answer; cancellation (a UI stopping it) abandons it."""
         try:
             while not self.done:
                 await self.step()
+                if on_step is not None:
+                    on_step()
+                if pace and not self.done:
+                    await asyncio.sleep(pace)
+        except asyncio.CancelledError:
+            self.abandon()
+            raise
         except BackendError as exc:
             self.fail(str(exc))
         except Exception as exc:  # an episode's bug must not kill a whole batch run

@@ -20,7 +20,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from clarify_tui.errors import BackendError
 from clarify_tui.models import Session, Step, Task
 from clarify_tui.tui.screens.compare import verdict_text
 from clarify_tui.tui.widgets.trajectory import Trajectory
@@ -148,19 +147,7 @@ class AskVsGuessScreen(Screen):
             self.post_message(self.RaceFinished())
 
     async def _play(self, episode) -> None:
-        try:
-            while not episode.done:
-                await episode.step()
-                if self.pace and not episode.done:
-                    await asyncio.sleep(self.pace)
-        except BackendError as exc:
-            episode.fail(str(exc))
-        except asyncio.CancelledError:
-            episode.abandon()
-            raise
-        except Exception as exc:
-            episode.fail(f"{type(exc).__name__}: {exc}")
-            raise
+        await episode.run(pace=self.pace)
 
     def on_ask_vs_guess_screen_column_stepped(self, message: ColumnStepped) -> None:
         episode = self.episodes.get(message.column)

@@ -13,7 +13,6 @@ a human agent acts through the action bar. When it ends, the screen replays the 
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 
 from textual import work
@@ -28,7 +27,6 @@ from textual.worker import Worker, WorkerState
 
 from clarify_tui.commands.sessions import outcome
 from clarify_tui.engine.view import AgentView
-from clarify_tui.errors import BackendError
 from clarify_tui.models import ActionKind, Protocol, Session, Step, Task
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar
@@ -338,19 +336,7 @@ class ReplayScreen(Screen):
     async def run_fork(self) -> None:
         episode = self.live
         try:
-            while not episode.done:
-                await episode.step()
-                self.post_message(self.ForkStepped())
-                if self.pace and not episode.done:
-                    await asyncio.sleep(self.pace)
-        except BackendError as exc:
-            episode.fail(str(exc))
-        except asyncio.CancelledError:
-            episode.abandon()
-            raise
-        except Exception as exc:
-            episode.fail(f"{type(exc).__name__}: {exc}")
-            raise
+            await episode.run(pace=self.pace, on_step=lambda: self.post_message(self.ForkStepped()))
         finally:
             self.post_message(self.ForkFinished(episode.session.id))
 
