@@ -1,0 +1,38 @@
+"""Re-judging stored sessions with an LLM judge on a loopback OpenAI server, then scoring
+with either judge's verdicts."""
+
+from __future__ import annotations
+
+import json
+
+from servers import FakeOpenAI, Script, chat
+
+from clarify_tui.cli import main
+from tests.conftest import IC
+
+
+def test_judge_with_an_llm_then_score_with_each_judge(tmp_path, search, monkeypatch, capsys):
+    import clarify_tui.backends as backends
+
+    monkeypatch.setattr(backends, "_local_search", lambda: search)
+    data = tmp_path / "ic.jsonl"
+    data.write_text(IC.model_dump_json() + "\n", encoding="utf-8")
+    db = tmp_path / "j.db"
+    assert main(["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent", "scripted:direct-guess",
+                 "--db", str(db), "--run", "dg"]) == 0
+    with FakeOpenAI(Script(chat("yes"))) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        assert main(["judge", "--db", str(db), "--run", "dg", "--judge", "openai:grader-m"]) == 0
+        [request] = server.chat_requests()
+        assert "Tokyo Tower" in request.prompt  # the stored answer was sent to the grader
+    capsys.readouterr()
+
+    def accuracy(*extra: str) -> float:
+        assert main(["score", "--db", str(db), "--format", "json", *extra]) == 0
+        [group] = json.loads(capsys.readouterr().out)["groups"]
+        return group["metrics"]["accuracy"]
+
+    assert accuracy("--judge", "rule") == 0.0
+    assert accuracy("--judge", "openai:grader-m") == 1.0
+    assert accuracy() == 1.0  # default: the latest judgment
