@@ -84,7 +84,7 @@ async def rejudge_session(store, session, judge) -> dict | None:
     protocol = str(session.protocol)
     if protocol == "cts":
         nuggets = task.cts.nuggets
-        judgement = await judge.nuggets(answer, nuggets)
+        judgement = await judge.nuggets(answer, nuggets, query=task.cts.fused_query)
         coverage = [{"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)]
         verdict = {"coverage": coverage, "restore_score": restore_score(coverage), "answer": answer,
                    "usage": _usage(judgement.usage)}

@@ -195,6 +195,8 @@ async def test_cts_episode(servers, db):
     assert_agent_never_saw(models, CTS.cts.fused_query, CTS.cts.nuggets[0].text)
     [rewriter] = [r for r in models.chat_requests("user-m") if "acting as the search user" in r.prompt]
     assert "master's study" not in rewriter.prompt
+    [coverage_judge] = [r for r in models.chat_requests() if "coverage judge" in r.prompt]
+    assert f"QUERY: {CTS.cts.fused_query}" in coverage_judge.prompt  # Prompt E's QUERY input
 
 
 async def test_three_unusable_outputs_end_the_session_errored_with_the_raw_output(servers, db):

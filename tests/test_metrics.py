@@ -152,7 +152,7 @@ class StrictJudge:
     async def equivalent(self, question, answer, gold):
         return Verdict(correct=False, reason="strict", usage=Usage(tokens_in=100, tokens_out=1, cost_usd=0.01))
 
-    async def nuggets(self, answer, nuggets):
+    async def nuggets(self, answer, nuggets, query=""):
         return NuggetJudgement(coverage=["none"] * len(nuggets))
 
 

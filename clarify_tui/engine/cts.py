@@ -141,7 +141,7 @@ class CTSRules(Rules):
         obs = Observation(text="answer recorded", done=True)
         ep.record("agent", action, obs)
         nuggets = ep.task.cts.nuggets
-        judgement = await ep.judge.nuggets(action.text, nuggets)
+        judgement = await ep.judge.nuggets(action.text, nuggets, query=ep.task.cts.fused_query)
         self.state.coverage = [
             {"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)
         ]

@@ -190,7 +190,7 @@ class ReplayJudge:
     async def ask_targets(self, checkpoint, question):
         return await self._fallback.ask_targets(checkpoint, question)
 
-    async def nuggets(self, answer: str, nuggets: list[Nugget]) -> NuggetJudgement:
+    async def nuggets(self, answer: str, nuggets: list[Nugget], query: str = "") -> NuggetJudgement:
         if self._coverage is not None:
             return NuggetJudgement(coverage=list(self._coverage))
-        return await self._fallback.nuggets(answer, nuggets)
+        return await self._fallback.nuggets(answer, nuggets, query=query)

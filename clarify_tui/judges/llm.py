@@ -125,8 +125,8 @@ class LLMJudge:
         targets, usage = await self._judge(prompt, "discobench.judge", read_targets)
         return AskJudgement(targets=targets, usage=usage)
 
-    async def nuggets(self, answer: str, nuggets: list[Nugget]) -> NuggetJudgement:
+    async def nuggets(self, answer: str, nuggets: list[Nugget], query: str = "") -> NuggetJudgement:
         gold = json.dumps([{"id": n.id, "text": n.text} for n in nuggets], ensure_ascii=False)
-        prompt = render("cts_nugget_judge", gold_nuggets=gold, candidate_answer=answer)
+        prompt = render("cts_nugget_judge", query=query, gold_nuggets=gold, candidate_answer=answer)
         coverage, usage = await self._judge(prompt, "cts.judge", lambda t: read_coverage(t, nuggets))
         return NuggetJudgement(coverage=coverage, usage=usage)

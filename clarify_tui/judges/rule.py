@@ -68,7 +68,7 @@ class RuleJudge:
         logic = content_words(checkpoint.ambiguity_logic or "")
         return AskJudgement(targets=bool(logic) and overlap(logic, question) >= ASK_LOGIC_OVERLAP)
 
-    async def nuggets(self, answer: str, nuggets: list[Nugget]) -> NuggetJudgement:
+    async def nuggets(self, answer: str, nuggets: list[Nugget], query: str = "") -> NuggetJudgement:
         coverage = []
         for nugget in nuggets:
             share = overlap(content_words(nugget.text), answer)
