@@ -205,3 +205,23 @@ def test_play_queue_rejects_inconsistent_options(argv, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli_main(argv + ["--db", str(tmp_path / "x.db")])
     assert exc.value.code == 2
+
+
+async def test_skipping_a_task_abandons_it_and_serves_the_next_one(store, search):
+    order = [t.id for t in queue_order(TASKS, 4)]
+    hook = Messages()
+    app = queue_app(store, search, seed=4)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        assert app.screen.task_.id == order[0]
+        await pilot.press("ctrl+o")
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        assert app.screen.task_.id == order[1]
+    skipped = [s for s in store.sessions() if s.task_id == order[0]]
+    assert [s.status for s in skipped] == ["abandoned"] and "skipped" in skipped[0].note
+    relaunched = queue_app(store, search, seed=4)
+    async with relaunched.run_test(size=SIZE, message_hook=Messages()) as pilot:
+        await pilot.pause(0.3)
+        assert relaunched.screen.task_.id == order[1]  # the skipped task is not served again

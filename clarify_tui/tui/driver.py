@@ -232,6 +232,14 @@ class EpisodeDriver:
         if self.started and not self.episode.done:
             self.episode.abandon()
 
+    def skip(self) -> None:
+        """The annotator gives up on this task: saved as abandoned (never scored) with a note."""
+        if self.episode.done:
+            return
+        self.episode.start()
+        self.session.note = append_note(self.session.note, "skipped by the annotator")
+        self.abandon()
+
 
 def default_annotator() -> str | None:
     try:

@@ -26,6 +26,7 @@ SECTIONS = [
                                         ("p / ctrl+t", "pause / resume the task clock (the task is hidden meanwhile)"),
                                         ("ctrl+n", "add a note to this session")]),
     ("Human-baseline queue (--queue RUN)", [("n", "next task, once this one has ended"),
+                                            ("ctrl+o", "skip this task (saved as abandoned, never scored)"),
                                             ("q", "quit; the same command resumes where you stopped")]),
     ("Everywhere", [("h", "hidden panel (locked for a human agent until the end)"), ("f", "fold / unfold long steps"),
                     ("escape", "cancel the running backend call"), ("q", "back to the picker"),

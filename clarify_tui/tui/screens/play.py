@@ -73,6 +73,8 @@ class PlayScreen(Screen):
                 tooltip="pause or resume the task clock (ctrl+t also while typing)"),
         Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session"),
         Binding("n", "next_task", "Next task", id="queue-next", tooltip="the next task of the queue"),
+        Binding("ctrl+o", "skip_task", "Skip task", id="queue-skip",
+                tooltip="give up on this task (saved as abandoned, never scored) and go to the next"),
         Binding("escape", "cancel", "Cancel", id="cancel", show=False),
         Binding("q", "back", "Back", id="back", tooltip="back to the task picker"),
         Binding("q", "quit_queue", "Quit", id="queue-quit", tooltip="quit; the same command resumes this task"),
@@ -344,6 +346,8 @@ class PlayScreen(Screen):
             return False if not human_agent else (None if done else True)
         if action == "next_task":
             return False if not self.setup.queue else (True if done else None)
+        if action == "skip_task":
+            return False if not self.setup.queue else (None if done else True)
         if action in ("back", "quit_queue"):
             return (action == "back") != bool(self.setup.queue)
         return True
@@ -460,6 +464,10 @@ class PlayScreen(Screen):
         self.notify("Note saved with the session.")
 
     def action_next_task(self) -> None:
+        self.post_message(self.NextTaskRequested())
+
+    def action_skip_task(self) -> None:
+        self.driver.skip()
         self.post_message(self.NextTaskRequested())
 
     # ---- for the command palette -------------------------------------------------------
