@@ -228,9 +228,6 @@ class Store:
             raise KeyError(f"no task snapshot for session {session_id}")
         return Task.model_validate_json(row[0])
 
-    def tasks_by_key(self) -> dict[str, Task]:
-        return {r["key"]: Task.model_validate_json(r["data"]) for r in self.db.query("SELECT * FROM tasks")}
-
     def judgments(self, session_id: str) -> list[dict]:
         rows = self.db.query("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]

@@ -56,6 +56,3 @@ def classify_question(question: str) -> str:
             return aspect
     return "other"
 
-
-def is_region_question(question: str) -> bool:
-    return classify_question(question) == "region"
