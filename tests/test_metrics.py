@@ -344,12 +344,13 @@ def test_profile_threshold_is_configurable_and_an_empty_profile_has_null_pass_ra
 
 
 def test_discobench_zero_denominators_are_null(world):
-    """B alone never asks: TP+FP = 0 -> precision null, F1 null; recall 0/1 = 0; ce_a/ce_b null
-    (no asked checkpoint); the unreached checkpoint 2 is in no denominator: detection accuracy 0/1."""
+    """B alone never asks: TP+FP = 0 -> precision null; recall 0/1 = 0; F1 = 2TP/(2TP+FP+FN) =
+    0/1 = 0 (the count form: a missed ambiguity is a real miss, not a missing number); ce_a/ce_b
+    null (no asked checkpoint); the unreached checkpoint 2 is in no denominator: detection accuracy 0/1."""
     sessions = [s for s in load_sessions(world, runs=["disco"]) if s.result.get("answer") == "My Time at Portia"
                 and not s.result["checkpoints"][0]["asked"]]
     m = discobench_metrics(sessions)
-    assert m["detection_precision"] is None and m["detection_f1"] is None
+    assert m["detection_precision"] is None and m["detection_f1"] == 0.0
     assert m["detection_recall"] == 0.0 and m["detection_accuracy"] == 0.0
     assert m["ce_a"] is None and m["ce_b"] is None
     assert m["profiles"]["direct_ask"]["pass_rate"] is None
@@ -458,7 +459,9 @@ async def test_a_human_played_session_scores_like_the_automated_one(tmp_path):
 
 
 async def test_abandoned_human_sessions_are_excluded_and_counted(tmp_path):
-    """One finished session (right) and one abandoned after a search: accuracy 1/1, errored 1, abandoned 1."""
+    """One finished session (right) and one abandoned after a search: accuracy 1/1, errored 0,
+    abandoned 1 (an abandoned session is not an infrastructure failure); cost_usd_total includes
+    the abandoned session's steps."""
     store = Store(tmp_path / "a.db")
     await play(store, IC, IC_SESSIONS["s4"], run="r")
     human = HumanAgent()
@@ -469,7 +472,7 @@ async def test_abandoned_human_sessions_are_excluded_and_counted(tmp_path):
     await ep.apply(Action.search("lattice tower"))
     ep.abandon()
     m = group(score(store), "r")["metrics"]
-    assert m["accuracy"] == 1.0 and m["errored"] == 1 and m["abandoned"] == 1
+    assert m["accuracy"] == 1.0 and m["errored"] == 0 and m["abandoned"] == 1
 
 
 def test_from_session_matches_load_sessions(world):

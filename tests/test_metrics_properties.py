@@ -99,6 +99,15 @@ def test_discobench_rates_are_fractions_and_f1_at_most_one(rows, k):
     for value in rates(m, names):
         assert 0.0 <= value <= 1.0 + 1e-12
     assert m["ce_b"] is None or m["ce_b"] <= m["ce_a"]
+    c = m["detection"]
+    # F1 is null exactly when 2TP+FP+FN = 0, and equals 2PR/(P+R) whenever P and R exist
+    assert (m["detection_f1"] is None) == (2 * c["tp"] + c["fp"] + c["fn"] == 0)
+    p, r = m["detection_precision"], m["detection_recall"]
+    if p is not None and r is not None and p + r:
+        assert abs(m["detection_f1"] - 2 * p * r / (p + r)) < 1e-12
+    # errored and abandoned are counted apart, each exactly
+    assert m["errored"] == sum(1 for _, st_ in rows if st_ == "errored")
+    assert m["abandoned"] == sum(1 for _, st_ in rows if st_ == "abandoned")
     shares = [p["share"] for p in m["profiles"].values() if p["share"] is not None]
     assert not shares or abs(sum(shares) - 1.0) < 1e-9
     for p in m["profiles"].values():

@@ -67,7 +67,9 @@ COMMON_ROWS = [
     ("tokens_in", "tokens in", "int"),
     ("tokens_out", "tokens out", "int"),
     ("cost_usd", "cost (USD)", "money"),
+    ("cost_usd_total", "  incl. excluded + re-judging", "money"),
     ("errored", "errored (excluded)", "int"),
+    ("abandoned", "abandoned (excluded)", "int"),
 ]
 
 
@@ -211,7 +213,7 @@ def print_tables(report: dict, by: str) -> None:
         notes = []
         for g in groups:
             m = g["metrics"]
-            extra = [f"{m[k]} {k}" for k in ("abandoned", "running", "unjudged") if m.get(k)]
+            extra = [f"{m[k]} {k}" for k in ("running", "unjudged") if m.get(k)]
             if extra:
                 notes.append(f"{next(iter(g['key'].values()))}: " + ", ".join(extra))
         if notes:
@@ -232,12 +234,13 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
     for key, _label, kind in columns:
         table.add_column(headers[key], justify="right", no_wrap=kind != "delta", overflow="fold")
     table.add_column("err", justify="right", no_wrap=True)
+    table.add_column("abd", justify="right", no_wrap=True)
     for g in groups:
         m = g["metrics"]
         table.add_row(
             str(next(iter(g["key"].values()))), str(g["n_sessions"]),
             *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
-            str(m.get("errored", 0)),
+            str(m.get("errored", 0)), str(m.get("abandoned", 0)),
         )
     return table
 

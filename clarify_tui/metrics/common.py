@@ -49,22 +49,22 @@ def summary(values: Iterable[float]) -> dict[str, float | None]:
 
 
 def exclusion_counts(sessions: Sequence[ScoredSession]) -> dict[str, int]:
-    """Sessions left out of every metric. `errored` includes abandoned ones (they are
-    also counted alone under `abandoned`); `unjudged` have no verdict by the chosen judge."""
-    errored = sum(1 for s in sessions if s.status == "errored")
-    abandoned = sum(1 for s in sessions if s.status == "abandoned")
+    """Sessions left out of every metric, each status counted apart (an abandoned session
+    is not errored); `unjudged` are completed without a verdict by the chosen judge."""
     return {
-        "errored": errored + abandoned,
-        "abandoned": abandoned,
+        "errored": sum(1 for s in sessions if s.status == "errored"),
+        "abandoned": sum(1 for s in sessions if s.status == "abandoned"),
         "running": sum(1 for s in sessions if s.status == "running"),
         "unjudged": sum(1 for s in sessions if s.status == "completed" and s.judged_by is None),
     }
 
 
-def usage_totals(sessions: Sequence[ScoredSession]) -> dict:
-    """tokens_in, tokens_out, cost_usd summed over every role, and `tokens_by_role`."""
+def usage_totals(scored: Sequence[ScoredSession], everything: Sequence[ScoredSession] = ()) -> dict:
+    """tokens_in, tokens_out, cost_usd summed over every role of the scored sessions (with
+    the judgments their verdicts came from), `tokens_by_role`, and the `*_total`s: what
+    every session of `everything` (any status) spent, re-judging included."""
     by_role = {role: RoleUsage() for role in ROLES}
-    for s in sessions:
+    for s in scored:
         for role, u in s.usage.items():
             by_role.setdefault(role, RoleUsage()).add(u.tokens_in, u.tokens_out, u.cost_usd)
     roles = {
@@ -72,11 +72,15 @@ def usage_totals(sessions: Sequence[ScoredSession]) -> dict:
         for role, u in by_role.items()
         if role != "environment" or u.tokens_in or u.tokens_out or u.cost_usd
     }
+    everything = everything or scored
     return {
         "tokens_in": sum(u.tokens_in for u in by_role.values()),
         "tokens_out": sum(u.tokens_out for u in by_role.values()),
         "cost_usd": round(math.fsum(u.cost_usd for u in by_role.values()), 8),
         "tokens_by_role": roles,
+        "tokens_in_total": sum(s.spent.tokens_in for s in everything),
+        "tokens_out_total": sum(s.spent.tokens_out for s in everything),
+        "cost_usd_total": round(math.fsum(s.spent.cost_usd for s in everything), 8),
     }
 
 

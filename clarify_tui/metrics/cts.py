@@ -182,7 +182,7 @@ def cts_metrics(
         "n_orig": sum(1 for s in scored if is_orig(s)),
         "per_turn": per_turn,
         "delta_vs_orig": delta,
-        **usage_totals(scored),
+        **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }
     metrics["unjudged"] += sum(1 for s in sessions if s.scorable and score_of(s) is None)

@@ -9,7 +9,8 @@ Detection over *reached* checkpoints, pooled over the group:
 TP = ambiguous and asked right, FN = ambiguous and not asked right,
 FP = unambiguous and asked, TN = unambiguous and not asked.
 detection_accuracy = (TP+TN)/all, precision = TP/(TP+FP), recall = TP/(TP+FN),
-F1 = 2PR/(P+R). Over checkpoints where the agent asked: ce_a = asked right / asked,
+F1 in the count form 2TP/(2TP+FP+FN) (equal to 2PR/(P+R) whenever P and R exist; null only
+when no checkpoint is ambiguous-and-reached or asked, i.e. 2TP+FP+FN = 0; docs/scoring.md). Over checkpoints where the agent asked: ce_a = asked right / asked,
 ce_b = (asked right and advanced) / asked. A zero denominator gives null.
 
 Breakdowns: `by_ambiguity_type` (§5.3, Fig. 5): per type, the reached ambiguous
@@ -44,12 +45,9 @@ def detection_counts(checkpoints: Sequence[dict]) -> dict[str, int]:
     return {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
 
 
-def f1(precision: float | None, recall: float | None) -> float | None:
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
+def f1(counts: dict[str, int]) -> float | None:
+    """Detection F1 from the pooled counts: 2TP / (2TP + FP + FN); None when that is 0/0."""
+    return ratio(2 * counts["tp"], 2 * counts["tp"] + counts["fp"] + counts["fn"])
 
 
 def _pass_score(s: ScoredSession) -> float | None:
@@ -104,7 +102,7 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) ->
         "detection_accuracy": ratio(c["tp"] + c["tn"], sum(c.values())),
         "detection_precision": precision,
         "detection_recall": recall,
-        "detection_f1": f1(precision, recall),
+        "detection_f1": f1(c),
         "ce_a": ratio(len(right), len(asked)),
         "ce_b": ratio(len(right_advanced), len(asked)),
         "ask_turns": mean([int(s.result.get("ask_turns") or 0) for s in scored]),
@@ -114,7 +112,7 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) ->
         "profile_k": k,
         "by_ambiguity_type": by_ambiguity_type(checkpoints),
         "by_difficulty": by_difficulty(scored),
-        **usage_totals(scored),
+        **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }
     metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)

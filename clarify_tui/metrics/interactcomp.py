@@ -80,7 +80,7 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
         "calibration_error": calibration_error(pairs),
         "calibration_n": len(pairs),
         "calibration_missing": len(scored) - len(pairs),
-        **usage_totals(scored),
+        **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }
     metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)

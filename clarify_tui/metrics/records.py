@@ -5,16 +5,19 @@ its `result` (docs/internals.md) with the chosen judgments laid over it, and its
 role (summed over the steps of that actor). Metrics never look at anything else, so a
 human-played session and an automated one with the same steps score the same.
 
-Two ways in: `load_sessions(store, ...)` reads the database with three SQL queries (fast
-enough for tens of thousands of sessions), and `from_session(session, steps)` builds one
-from the pydantic models, for scripts that already hold them.
+Three ways in: `load_sessions(store, ...)` reads the database with a few SQL queries
+(fast enough for tens of thousands of sessions), `from_session(session, steps)` builds
+one from the pydantic models, for scripts that already hold them, and
+`metrics/export_input.py` reads an `export --format jsonl` file. All three end in
+`_finish`, so the same sessions score the same from any of them.
 
 Judgments (`clarify-tui judge`) are stored beside the engine's verdicts. `judge=None`
 lays the latest judgment of each kind over the result; `judge="SPEC"` uses the latest
 judgment by that spec, or the engine's own verdict when the session was run with that
 judge; a session with neither is *unjudged* and left out of the metrics. The judge role's
-usage adds what the re-judging verdicts considered cost (all of them by default, only the
-chosen judge's with `judge="SPEC"`).
+usage adds what the chosen judgments cost (the ones whose verdicts are scored);
+`spent` is everything the session cost: every step of any actor plus every re-judging
+verdict, chosen or not (the `cost_usd_total` of docs/scoring.md).
 """
 
 from __future__ import annotations
@@ -50,6 +53,17 @@ class RoleUsage:
 
 
 @dataclass(slots=True)
+class Judgment:
+    """One row of the judgments table (or of an export's `judgments` list)."""
+
+    id: int
+    judge: str
+    kind: str
+    verdict: dict[str, Any]
+    created_at: str | None = None
+
+
+@dataclass(slots=True)
 class ScoredSession:
     id: str
     run: str
@@ -65,6 +79,8 @@ class ScoredSession:
     user: str = ""
     judge: str = "rule"
     difficulty: str | None = None  # DiscoBench task difficulty (easy / medium / hard), when known
+    spent: RoleUsage = field(default_factory=RoleUsage)  # every step and every judgment, chosen or not
+    inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
 
     @property
@@ -76,29 +92,35 @@ class ScoredSession:
         return getattr(self, by)
 
 
-def apply_judgments(
-    result: dict[str, Any], session_judge: str, judgments: Sequence[tuple[str, str, dict]], judge: str | None
-) -> tuple[dict[str, Any], str | None]:
-    """Lay judgments (judge spec, kind, verdict; oldest first) over an engine result.
+def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[str, Judgment]:
+    """The judgment each kind uses: the latest (highest id) one, by `judge` if given."""
+    chosen: dict[str, Judgment] = {}
+    for j in sorted(judgments, key=lambda j: j.id):
+        if judge is None or j.judge == judge:
+            chosen[j.kind] = j  # later rows win: the latest judgment
+    return chosen
 
-    Returns the result to score and the judge it reflects (None: no verdict by `judge`).
+
+def apply_judgments(
+    result: dict[str, Any], session_judge: str, judgments: Sequence[Judgment], judge: str | None
+) -> tuple[dict[str, Any], str | None, dict[str, Judgment]]:
+    """Lay judgments over an engine result.
+
+    Returns the result to score, the judge it reflects (None: no verdict by `judge`) and
+    the judgment used per kind (empty: the engine's own verdicts).
     """
-    chosen: dict[str, tuple[str, dict]] = {}
-    for spec, kind, verdict in judgments:
-        if judge is None or spec == judge:
-            chosen[kind] = (spec, verdict)  # later rows win: the latest judgment
+    chosen = choose_judgments(judgments, judge)
     if not chosen:
         if judge is None or judge == session_judge:
-            return result, session_judge
-        return result, None
+            return result, session_judge, {}
+        return result, None, {}
     merged = dict(result)
-    specs = set()
-    for kind, (spec, verdict) in chosen.items():
+    for kind, j in chosen.items():
         for name in _OVERLAY_FIELDS.get(kind, ()):
-            if name in verdict:
-                merged[name] = verdict[name]
-        specs.add(spec)
-    return merged, judge if judge is not None else "+".join(sorted(specs))
+            if name in j.verdict:
+                merged[name] = j.verdict[name]
+    specs = {j.judge for j in chosen.values()}
+    return merged, judge if judge is not None else "+".join(sorted(specs)), chosen
 
 
 def _where(runs: Sequence[str], benchmark: str | None) -> tuple[str, list]:
@@ -141,15 +163,16 @@ def load_sessions(
     if not sessions:
         return []
     sub = f"SELECT id FROM sessions{where}"
+    # Step by step in index order (not SUM()): the same float additions as an export's steps.
     usage_rows = conn.execute(
-        "SELECT session_id, actor, SUM(tokens_in), SUM(tokens_out), SUM(cost_usd) FROM steps "
-        f"WHERE session_id IN ({sub}) GROUP BY session_id, actor",
+        "SELECT session_id, actor, tokens_in, tokens_out, cost_usd FROM steps "
+        f"WHERE session_id IN ({sub}) ORDER BY session_id, idx",
         params,
-    ).fetchall()
+    )
     for sid, actor, tin, tout, cost in usage_rows:
         s = sessions.get(sid)
         if s is not None:
-            s.usage.setdefault(actor, RoleUsage()).add(tin, tout, cost)
+            add_step_usage(s, actor, tin, tout, cost)
     if any(s.protocol == "discobench" for s in sessions.values()):
         for sid, difficulty in conn.execute(
             "SELECT s.id, json_extract(t.data, '$.discobench.difficulty') FROM sessions s "
@@ -158,25 +181,40 @@ def load_sessions(
         ):
             if difficulty:
                 sessions[sid].difficulty = difficulty
-    judgments: dict[str, list[tuple[str, str, dict]]] = {}
-    for sid, spec, kind, verdict in conn.execute(
-        f"SELECT session_id, judge, kind, verdict FROM judgments WHERE session_id IN ({sub}) ORDER BY id",
+    judgments: dict[str, list[Judgment]] = {}
+    for jid, sid, spec, kind, verdict, created in conn.execute(
+        "SELECT id, session_id, judge, kind, verdict, created_at FROM judgments "
+        f"WHERE session_id IN ({sub}) ORDER BY id",
         params,
     ):
-        judgments.setdefault(sid, []).append((spec, kind, json.loads(verdict)))
+        judgments.setdefault(sid, []).append(Judgment(jid, spec, kind, json.loads(verdict), created))
     for s in sessions.values():
         _finish(s, judgments.get(s.id, ()), judge)
     return list(sessions.values())
 
 
-def _finish(s: ScoredSession, judgments: Sequence[tuple[str, str, dict]], judge: str | None) -> None:
-    s.result, s.judged_by = apply_judgments(s.result, s.judge, judgments, judge)
-    for _spec, _kind, verdict in judgments:
-        usage = verdict.get("usage") if isinstance(verdict, dict) else None
-        if usage and (judge is None or _spec == judge):
-            s.usage.setdefault("judge", RoleUsage()).add(
-                usage.get("tokens_in", 0), usage.get("tokens_out", 0), usage.get("cost_usd", 0.0)
-            )
+def add_step_usage(s: ScoredSession, actor: str, tokens_in: Any, tokens_out: Any, cost: Any) -> None:
+    s.usage.setdefault(actor, RoleUsage()).add(tokens_in, tokens_out, cost)
+    s.spent.add(tokens_in, tokens_out, cost)
+
+
+def verdict_usage(verdict: Any) -> tuple[int, int, float]:
+    usage = verdict.get("usage") if isinstance(verdict, dict) else None
+    if not usage:
+        return 0, 0, 0.0
+    return usage.get("tokens_in", 0), usage.get("tokens_out", 0), usage.get("cost_usd", 0.0)
+
+
+def _finish(s: ScoredSession, judgments: Sequence[Judgment], judge: str | None) -> None:
+    """Lay the chosen judgments over the result; add their usage (chosen: to the judge
+    role; all: to `spent`); record in `inputs` where each verdict came from."""
+    s.result, s.judged_by, chosen = apply_judgments(s.result, s.judge, judgments, judge)
+    for j in judgments:
+        s.spent.add(*verdict_usage(j.verdict))
+    for j in chosen.values():
+        if j.verdict.get("usage"):
+            s.usage.setdefault("judge", RoleUsage()).add(*verdict_usage(j.verdict))
+    s.inputs = {kind: {"judgment": j.id, "judge": j.judge} for kind, j in sorted(chosen.items())}
 
 
 def from_session(
@@ -195,6 +233,8 @@ def from_session(
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
     )
     for step in steps:
-        s.usage.setdefault(step.actor, RoleUsage()).add(step.tokens_in, step.tokens_out, step.cost_usd)
-    _finish(s, [(j["judge"], j["kind"], j["verdict"]) for j in judgments], judge)
+        add_step_usage(s, step.actor, step.tokens_in, step.tokens_out, step.cost_usd)
+    rows = [Judgment(j.get("id") or i, j["judge"], j["kind"], j["verdict"], j.get("created_at"))
+            for i, j in enumerate(judgments, 1)]
+    _finish(s, rows, judge)
     return s
