@@ -157,7 +157,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_config(
-    path: Path | None = None,
+    path: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
 ) -> Config:
@@ -167,7 +167,7 @@ def load_config(
     """
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}
-    file = path if path is not None else Path.cwd() / CONFIG_FILE_NAME
+    file = Path(path) if path is not None else Path.cwd() / CONFIG_FILE_NAME  # `judge --config` gives a str
     if path is not None and not file.is_file():
         raise ConfigError(f"config file not found: {file}")
     if file.is_file():

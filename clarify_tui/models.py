@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 
 def now_iso() -> str:
@@ -114,6 +114,8 @@ class Task(BaseModel):
     discobench: DiscoBenchPart | None = None
     interactcomp: InteractCompPart | None = None
     cts: CTSPart | None = None
+    # The canary of the encrypted release it came from: written encrypted (tasks/sealed.py).
+    _canary: str | None = PrivateAttr(default=None)
 
     @field_validator("id", mode="before")
     @classmethod

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 import sqlite_utils
 
 from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
+from clarify_tui.tasks.sealed import open_task, sealed_dict, sealed_json
 
 SCHEMA_VERSION = 1
 
@@ -84,7 +85,7 @@ class Store:
         key = task_key(task)
         with self._lock:
             self.db["tasks"].insert(
-                {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": task.model_dump_json()},
+                {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
                 pk="key", ignore=True,
             )
         return key
@@ -226,7 +227,13 @@ class Store:
         ).fetchone()
         if not row:
             raise KeyError(f"no task snapshot for session {session_id}")
-        return Task.model_validate_json(row[0])
+        return open_task(row[0])  # an encrypted release's fields are decrypted in memory only
+
+    def task_record(self, session_id: str, include_hidden: bool = False) -> dict:
+        """The task snapshot for an export: as stored (encrypted release fields stay
+        encrypted) unless `include_hidden`."""
+        task = self.task_for(session_id)
+        return task.model_dump(mode="json") if include_hidden else sealed_dict(task)
 
     def judgments(self, session_id: str) -> list[dict]:
         rows = self.db.query("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])

@@ -63,7 +63,11 @@ def test_real_encrypted_records_decrypt_to_valid_tasks():
 @pytest.mark.parametrize("keep_canary", [False, True])
 def test_encrypted_and_decrypted_forms_load_identically(tmp_path, keep_canary):
     plain = _write(tmp_path / "InteractComp210.decrypted.jsonl", _decrypted(_records(), keep_canary))
-    assert load_tasks(None, plain) == load_tasks(None, SAMPLE)
+    decrypted, encrypted = load_tasks(None, plain), load_tasks(None, SAMPLE)
+    assert [t.model_dump() for t in decrypted] == [t.model_dump() for t in encrypted]
+    # both forms of the release are stored encrypted when the canary is known (tasks/sealed.py)
+    assert {t._canary for t in encrypted} == {"InteractComp"}
+    assert {t._canary for t in decrypted} == ({"InteractComp"} if keep_canary else {None})
 
 
 def test_encrypt_field_round_trips_unicode():

@@ -14,6 +14,9 @@ def register(sub) -> None:
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")
     p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
     p.add_argument("--out", default=None, help="file to write (default: stdout)")
+    p.add_argument("--include-hidden", action="store_true",
+                   help="write the hidden fields of encrypted releases (InteractComp) in plain text; "
+                        "by default they stay encrypted with the release's own canary")
     p.set_defaults(func=main)
 
 
@@ -26,7 +29,7 @@ def main(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=True)
     out = open(args.out, "w", encoding="utf-8", newline="") if args.out else sys.stdout
     try:
-        exporter(store, args.runs, out)
+        exporter(store, args.runs, out, include_hidden=args.include_hidden)
     finally:
         if args.out:
             out.close()

@@ -2,6 +2,8 @@
 
 `--format table` prints a rich table per benchmark (metrics as rows, groups as columns),
 `json` the object of DESIGN.md, `csv` one row per group with dotted column names.
+`--from-export FILE` scores an `export --format jsonl` file instead of the database, with
+the same numbers (docs/scoring.md).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import multiprocessing
 import os
 import sys
+from pathlib import Path
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
 from clarify_tui.metrics.report import format_metric
@@ -76,6 +79,8 @@ COMMON_ROWS = [
 def register(sub) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
     add_db(p)
+    p.add_argument("--from-export", type=Path, default=None, metavar="FILE",
+                   help="score an `export --format jsonl` file instead of the database")
     p.add_argument("--run", dest="runs", action="extend", nargs="+", default=None, metavar="NAME",
                    help="only these runs (--run a b, or repeat --run)")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
@@ -93,13 +98,21 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.metrics import score
+    from clarify_tui.metrics import load_sessions, score_sessions
 
-    store = open_store(args, must_exist=True)
+    if args.from_export is not None:
+        if args.db is not None:
+            raise ValueError("give --db or --from-export, not both")
+        from clarify_tui.metrics.from_export import load_export
+
+        sessions = load_export(args.from_export, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
+    else:
+        store = open_store(args, must_exist=True)
+        sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
     with _bootstrap_pool(args.jobs) as executor:
-        report = score(
-            store, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
-            profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed, executor=executor,
+        report = score_sessions(
+            sessions, by=args.by, profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
+            executor=executor,
         )
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)

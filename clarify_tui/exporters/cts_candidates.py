@@ -56,7 +56,9 @@ def candidate_record(session, task) -> dict:
     }
 
 
-def export_cts_candidates(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+def export_cts_candidates(
+    store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
+) -> None:
     for session in store.sessions(runs=runs, protocol="cts", status="completed"):
         if session.result.get("answer") is None:
             continue

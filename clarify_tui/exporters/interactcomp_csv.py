@@ -12,6 +12,10 @@ abandoned sessions are left out; other protocols are skipped), in session order:
 | score | 1.0 when result.correct, else 0.0 (0.0 for errored, as the harness writes) |
 | cost | the running total of the sessions' cost_usd in row order, as the harness writes its shared LLM's total; 0.0 for errored |
 | action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a session imported as skipped by the harness; `{}` for errored |
+
+The question and gold answer columns are plain text, as the harness writes them: for
+sessions of an encrypted release (tasks/sealed.py) the export refuses, writing nothing,
+unless `include_hidden` (`export --include-hidden`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import IO
 from clarify_tui.importers.history import render_history
 from clarify_tui.models import ActionKind, Session, Step, Task
 from clarify_tui.store import Store
+from clarify_tui.tasks.sealed import canary_of
 
 COLUMNS = (
     "question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost", "action_counts",
@@ -99,16 +104,25 @@ def session_cost(steps: list[Step]) -> float:
     return sum(s.cost_usd for s in steps)
 
 
-def export_interactcomp_csv(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+def export_interactcomp_csv(
+    store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
+) -> None:
     sessions = [
         s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")
     ]
     all_steps = store.steps_by_session([s.id for s in sessions])
+    tasks = {s.id: store.task_for(s.id) for s in sessions}
+    sealed = [s.task_id for s in sessions if canary_of(tasks[s.id]) is not None]
+    if sealed and not include_hidden:
+        raise ValueError(
+            f"{len(sealed)} session(s) (task {sealed[0]}, ...) are from an encrypted release: this format writes "
+            "the question and gold answer in plain text; pass --include-hidden to write them anyway"
+        )
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     total = 0.0
     for session in sessions:
-        task = store.task_for(session.id)
+        task = tasks[session.id]
         steps = all_steps.get(session.id, [])
         gold = task.answer.text if task.answer else ""
         if session.status == "errored":

@@ -1,17 +1,36 @@
-"""Full sessions as JSON Lines: the session row, the task snapshot as used, every step."""
+"""Full sessions as JSON Lines: enough to re-score every number of `clarify-tui score`
+without our database (`clarify-tui score --from-export FILE`).
+
+One line per session, in the database's order (created_at, id):
+
+- `session`: the session row (its `result` is the engine's own verdicts);
+- `task`: the task snapshot as used (docs/scoring.md: hidden fields of an encrypted
+  release stay encrypted unless `include_hidden`);
+- `steps`: every step with its actor, tokens, cost and latency;
+- `judgments`: every stored re-judging verdict (`clarify-tui judge`), oldest first: id,
+  judge spec, kind, the verdict as stored (answer verdict or nugget coverage, with its
+  usage), its tokens, cost and time;
+- `score_inputs`: which verdict each metric of `score` reads for this session, under the
+  default selection (latest judgment of any judge) and under `--judge SPEC` for every
+  judge that judged it.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import IO, Iterable
+from typing import IO, Any, Iterable
 
+from clarify_tui.metrics.records import from_session
+from clarify_tui.metrics.report import METRIC_INPUTS, is_counted
 from clarify_tui.store import Store
 
 
-def session_record(store: Store, session, steps) -> dict:
+def session_record(store: Store, session, steps, judgments: list[dict] | None = None,
+                   include_hidden: bool = False) -> dict:
+    judgments = store.judgments(session.id) if judgments is None else judgments
     return {
         "session": session.model_dump(mode="json"),
-        "task": store.task_for(session.id).model_dump(mode="json"),
+        "task": store.task_record(session.id, include_hidden=include_hidden),
         "steps": [
             {
                 "index": s.index,
@@ -29,12 +48,60 @@ def session_record(store: Store, session, steps) -> dict:
             }
             for s in steps
         ],
+        "judgments": [judgment_record(j) for j in judgments],
+        "score_inputs": score_inputs(session, steps, judgments),
     }
 
 
-def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+def judgment_record(row: dict) -> dict:
+    usage = row["verdict"].get("usage") or {}
+    return {
+        "id": row["id"],
+        "judge": row["judge"],
+        "kind": row["kind"],
+        "verdict": row["verdict"],
+        "tokens_in": int(usage.get("tokens_in") or 0),
+        "tokens_out": int(usage.get("tokens_out") or 0),
+        "cost_usd": float(usage.get("cost_usd") or 0.0),
+        "created_at": row.get("created_at"),
+    }
+
+
+def _selection(session, steps, judgments: list[dict], judge: str | None) -> dict[str, Any]:
+    scored = from_session(session, steps, judgments, judge=judge)
+    protocol = str(session.protocol)
+    verdicts = {kind: {"judgment": None, "judge": session.judge} for kind in _kinds(protocol)}
+    verdicts.update(scored.inputs)
+    counted = is_counted(scored)
+    excluded = None
+    if not counted:
+        excluded = session.status if session.status != "completed" else "unjudged"
+    return {"judged_by": scored.judged_by, "scored": counted, "excluded_as": excluded, "verdicts": verdicts}
+
+
+def _kinds(protocol: str) -> list[str]:
+    return sorted({kind for kind in METRIC_INPUTS.get(protocol, {}).values() if kind != "engine"})
+
+
+def score_inputs(session, steps, judgments: list[dict]) -> dict:
+    """Which verdict each metric reads: `verdicts` maps a judgment kind to the judgment id
+    used (null: the engine's own verdict in session.result); `metrics` maps each metric to
+    that kind ("engine": result fields no judgment replaces)."""
+    specs = sorted({j["judge"] for j in judgments} | {session.judge})
+    return {
+        "default": {"judge": None, **_selection(session, steps, judgments, None)},
+        "by_judge": {spec: _selection(session, steps, judgments, spec) for spec in specs},
+        "metrics": METRIC_INPUTS.get(str(session.protocol), {}),
+    }
+
+
+def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> None:
     sessions = store.sessions(runs=runs)
     steps = store.steps_by_session()
+    judgments: dict[str, list[dict]] = {}
+    for row in store.db.query("SELECT * FROM judgments ORDER BY id"):
+        judgments.setdefault(row["session_id"], []).append({**row, "verdict": json.loads(row["verdict"])})
     for session in sessions:
-        record = session_record(store, session, steps.get(session.id, []))
+        record = session_record(store, session, steps.get(session.id, []), judgments.get(session.id, []),
+                                include_hidden=include_hidden)
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

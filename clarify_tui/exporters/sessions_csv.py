@@ -63,7 +63,9 @@ def metric_cells(session) -> dict[str, Any]:
     return {}
 
 
-def export_sessions_csv(store: Store, runs: Iterable[str] | None, out: IO[str]) -> None:
+def export_sessions_csv(
+    store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
+) -> None:
     sessions = store.sessions(runs=runs)
     steps = store.steps_by_session([s.id for s in sessions])
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", restval="")

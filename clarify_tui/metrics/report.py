@@ -17,10 +17,38 @@ from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, sco
 from clarify_tui.metrics.discobench import discobench_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.profiles import DEFAULT_K
-from clarify_tui.metrics.records import ScoredSession, load_sessions
+from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
 
 BENCHMARKS = ("interactcomp", "discobench", "cts")
 GROUP_BY = ("run", "agent", "mode", "annotator")
+ENGINE = "engine"  # a result field no judgment replaces
+# Per benchmark: metric -> the judgment kind whose verdict it reads (exports' score_inputs).
+METRIC_INPUTS: dict[str, dict[str, str]] = {
+    "interactcomp": {
+        "accuracy": ANSWER_KIND, "accuracy_std": ANSWER_KIND, "calibration_error": ANSWER_KIND,
+        "rounds": ENGINE, "interaction_rate": ENGINE, "interact_rounds": ENGINE,
+    },
+    "discobench": {
+        **dict.fromkeys(
+            ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision", "detection_recall",
+             "detection_f1", "ce_a", "ce_b", "profiles", "by_ambiguity_type", "by_difficulty"),
+            ANSWER_KIND,
+        ),
+        "ask_turns": ENGINE, "tool_turns": ENGINE,
+    },
+    "cts": {
+        **dict.fromkeys(
+            ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
+             "restore_score_max", "delta_vs_orig"),
+            NUGGETS_KIND,
+        ),
+        **dict.fromkeys(
+            ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate", "known_cnt",
+             "per_turn"),
+            ENGINE,
+        ),
+    },
+}
 
 
 def group_sessions(sessions: Iterable[ScoredSession], by: str = "run") -> dict[tuple[str, Any], list[ScoredSession]]:
@@ -33,7 +61,8 @@ def group_sessions(sessions: Iterable[ScoredSession], by: str = "run") -> dict[t
     return groups
 
 
-def _is_counted(s: ScoredSession) -> bool:
+def is_counted(s: ScoredSession) -> bool:
+    """Whether a session enters this benchmark's metrics (completed, judged, with a verdict)."""
     if not s.scorable:
         return False
     if s.protocol == "cts":
@@ -50,7 +79,7 @@ def score_sessions(
     executor: Executor | None = None,
 ) -> dict:
     """The score object for already loaded sessions (`executor`: see cts_metrics)."""
-    orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and _is_counted(s)]
+    orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
     out = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
         if benchmark == "interactcomp":
@@ -64,7 +93,7 @@ def score_sessions(
         out.append({
             "key": {by: value},
             "benchmark": benchmark,
-            "n_sessions": sum(1 for s in members if _is_counted(s)),
+            "n_sessions": sum(1 for s in members if is_counted(s)),
             "metrics": metrics,
         })
     order = {b: i for i, b in enumerate(BENCHMARKS)}

@@ -6,6 +6,10 @@ value's length; the canary string sits in each record's `canary` column. Records
 decrypted in memory only: decrypted text is never written to disk, so a checkout of this
 project never holds the plaintext benchmark.
 
+Tasks of a record with a canary (encrypted, or decrypted with its canary column kept)
+remember it (`tasks/sealed.py`), so the database and exports store their text fields
+encrypted as the release does.
+
 A record counts as encrypted when its `question` is strict Base64 (a real question has
 spaces or punctuation Base64 lacks). A wrong canary shows up as fields that do not
 decrypt to printable UTF-8 text.
@@ -96,7 +100,9 @@ def tasks_from_records(
             "interactcomp": {"context": plain["context"]},
         }
         try:
-            tasks.append(Sourced(Task.model_validate(data), str(path), line))
+            task = Task.model_validate(data)
+            task._canary = canary or record.get("canary") or None  # written encrypted: tasks/sealed.py
+            tasks.append(Sourced(task, str(path), line))
         except ValidationError as err:
             problems.add_validation_error(err, lambda loc, line=line: (str(path), line, _release_field(loc)))
     return tasks
