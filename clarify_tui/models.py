@@ -188,6 +188,9 @@ class Action(BaseModel):
     items: list[str] = Field(default_factory=list)
     confidence: float | None = None
     raw: str | None = None
+    # A call the reference harness could not execute (missing or extra params): the
+    # InteractComp engine ends the task scored 0, as the harness's crash does.
+    call_error: str | None = None
     usage: Usage | None = Field(default=None, exclude=True)
 
     @classmethod
@@ -270,7 +273,12 @@ class EpisodeConfig(BaseModel):
     interactcomp_mode: Literal[
         "answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"
     ] = "full"
-    forced_asks: int = Field(default=0, ge=0)
+    forced_asks: int = Field(default=5, ge=0)  # the reference's enforce_ask_min default
+    # InteractComp: how model output becomes an action ("reference": the harness's exact
+    # names and params; "lenient": aliases, flat params, <answer> tags) and which readings
+    # of responder/grader replies are used ("ours", or the harness's substring readings).
+    actions: Literal["reference", "lenient"] = "reference"
+    compat: Literal["ours", "reference"] = "ours"
     prompting: Literal["neutral", "guided"] = "neutral"
     ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
     k: int = Field(default=1, ge=1, le=3)

@@ -225,7 +225,7 @@ def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **s
 
 # ---- a stateless InteractComp world, for the throughput benchmark ---------------------
 
-_ROUND = re.compile(r"^\[Round \d+\]", re.MULTILINE)
+_ROUND = re.compile(r"Current round: (\d+)/")
 
 
 def interactcomp_router(latency: float) -> Handler:
@@ -241,7 +241,8 @@ def interactcomp_router(latency: float) -> Handler:
         elif "specialized Q&A agent" in prompt:
             reply = chat("The context says so.\nyes", 200, 8)
         else:
-            rounds = len(_ROUND.findall(prompt))
+            current = _ROUND.search(prompt)
+            rounds = int(current.group(1)) - 1 if current else 2
             if rounds == 0:
                 action = {"action": "search", "params": {"query": "team striking sport puck"}}
             elif rounds == 1:

@@ -26,23 +26,44 @@ async def test_rule_user_says_no_to_distractor_yes_to_context_and_idk_otherwise(
     assert replies == ["no", "yes", "i don't know"]
 
 
-async def test_answer_only_mode_refuses_search_and_counts_it_invalid(make_episode):
+async def test_answer_only_is_one_final_round_call_and_a_search_there_is_no_answer(make_episode):
+    """Reference run_benchmark.py:162-163 (max_rounds 1) and agent.py:136-148 ("No Answer")."""
     ep = make_episode(IC, [Action.search("tower"), Action.answer("Tokyo Tower", 50)],
-                      EpisodeConfig(interactcomp_mode="answer_only"))
+                      EpisodeConfig(interactcomp_mode="answer_only", max_rounds=10))
     session = await ep.run()
-    assert ep.steps[0].error and "not allowed" in ep.steps[0].error
-    assert session.status == "completed" and session.result["invalid"] == 1 and session.result["rounds"] == 2
+    assert ep.max_rounds == 1
+    assert [(s.actor, s.action.kind, s.action.text) for s in ep.steps][0] == ("agent", ActionKind.answer, "No Answer")
+    assert session.status == "completed" and session.result["correct"] is False
+    assert (session.result["outcome"], session.result["rounds"], session.result["invalid"]) == ("no_answer", 1, 0)
 
 
-async def test_forced_ask_refuses_answer_until_enough_asks(make_episode):
+async def test_forced_ask_refuses_an_early_answer_without_using_a_round(make_episode):
     ep = make_episode(IC, [
         Action.answer("Tokyo Tower", 50),
         Action.ask("Is it in Hokkaido?"),
         Action.answer("Sapporo TV Tower", 80),
-    ], EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=1))
+    ], EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=1, max_rounds=2))
     session = await ep.run()
-    assert "ask 1 more" in ep.steps[0].observation.text
+    assert ep.steps[0].observation.text == (
+        "Answer is not allowed before 1 asks. Asks so far: 0/1. Please use ask or search."
+    )
     assert session.result["answer"] == "Sapporo TV Tower" and session.result["correct"]
+    assert (session.result["rounds"], session.result["invalid"], session.result["refused"]) == (2, 1, 1)
+
+
+def test_forced_ask_refuses_too_few_rounds(make_episode):
+    import pytest
+
+    with pytest.raises(ValueError, match="max_rounds >= forced_asks \\+ 1"):
+        make_episode(IC, [], EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=5, max_rounds=5))
+
+
+async def test_forced_ask_puts_the_constraints_before_the_question(make_episode):
+    ep = make_episode(IC, [], EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=2, max_rounds=3))
+    assert ep.view().question == (
+        "Constraints: You must perform at least 2 ask actions before answering. Early answers will be "
+        f"rejected. The final round must answer.\n\nQUESTION:\n{IC.question}"
+    )
 
 
 async def test_last_round_allows_only_answer(make_episode):
@@ -58,10 +79,28 @@ async def test_running_out_of_rounds_is_a_wrong_answer_not_an_error(make_episode
     assert session.status == "completed" and session.result["correct"] is False
 
 
-async def test_three_invalid_actions_in_a_row_end_the_session_errored_with_the_raw_output(make_episode):
-    bad = [Action(kind=ActionKind.invalid, raw=f"garbage {i}", text="Use the JSON format.") for i in range(3)]
-    session = await make_episode(IC, bad).run()
-    assert session.status == "errored" and "garbage 2" in session.error
+def _garbage(n):
+    return [Action(kind=ActionKind.invalid, raw=f"garbage {i}", text="Invalid action.") for i in range(n)]
+
+
+async def test_four_invalid_outputs_in_a_row_skip_the_task_graded_wrong_never_errored(make_episode):
+    """Reference agent.py:197/:212 (more than 3 retries) and run_benchmark.py:91-92."""
+    session = await make_episode(IC, _garbage(4) + [Action.answer("Sapporo TV Tower", 90)]).run()
+    assert session.status == "completed" and session.error is None
+    assert (session.result["outcome"], session.result["answer"], session.result["correct"]) == ("invalid_skip", "", False)
+    assert (session.result["invalid"], session.result["rounds"]) == (4, 0)
+
+
+async def test_three_invalid_outputs_are_retried_inside_the_round(make_episode):
+    ep = make_episode(IC, _garbage(3) + [Action.answer("Sapporo TV Tower", 90)], EpisodeConfig(max_rounds=2))
+    session = await ep.run()
+    assert session.result["correct"] is True and session.result["outcome"] == "answered"
+    assert (session.result["invalid"], session.result["rounds"]) == (3, 1)
+
+
+async def test_full_with_context_puts_the_context_before_the_question(make_episode):
+    ep = make_episode(IC, [], EpisodeConfig(interactcomp_mode="full_with_context"))
+    assert ep.view().question == f"CONTEXT:\n{IC.interactcomp.context}\n\nQUESTION:\n{IC.question}"
 
 
 async def test_full_with_context_shows_the_context_and_full_does_not(make_episode):

@@ -125,18 +125,21 @@ async def test_unusable_output_becomes_invalid_with_feedback(server, output):
     action = await build_agent("agent-m", config(server)).act(ic_view())
     assert action.kind == ActionKind.invalid
     assert action.raw == output
-    assert action.text == "Invalid action. Please choose from: search, ask, answer."
+    assert action.text == "Invalid action. Please choose from: answer, search, ask."  # the reference's order
     assert action.usage.tokens_in == 100
 
 
 async def test_invalid_feedback_is_shown_as_last_observation(server):
     server.set_handler(Script(chat('{"action": "search", "params": {"query": "puck sport"}}')))
-    bad = Action(kind=ActionKind.invalid, raw="prose", text="Invalid action. Please choose from: search, ask, answer.")
-    view = ic_view(history=[ViewTurn(action=bad, observation=Observation(text=bad.text))], rounds_used=1)
+    bad = Action(kind=ActionKind.invalid, raw="prose", text="Invalid action. Please choose from: answer, search, ask.")
+    view = ic_view(history=[ViewTurn(action=bad, observation=Observation(text=bad.text, error=bad.text))])
     await build_agent("agent-m", config(server)).act(view)
     user = server.chat_requests()[0].json["messages"][1]["content"]
-    assert "Last action: invalid\nObservation: Invalid action. Please choose from" in user
-    assert "[Round 1]" not in user  # an invalid turn is not memory
+    # reference agent.py:156-162: "Last action" is the last action in memory (none yet)
+    assert "Last action: \nObservation: Invalid action. Please choose from: answer, search, ask.\n" in user
+    assert "Current round: 1/" in user  # the invalid output used no round
+    # agent.py:48-63: round 1 holds the question, with an empty action until one is taken
+    assert "## Memory\n[Round 1]\nUser: " in user and "\n    Action:  ()\nObservation: \n" in user
 
 
 async def test_discobench_neutral_prompt_has_no_ambiguity_hint_and_guided_does(server):

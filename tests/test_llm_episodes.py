@@ -68,6 +68,12 @@ def rounds(request) -> int:
     return len(_ROUND.findall(request.prompt))
 
 
+def ic_round(request) -> int:
+    """The InteractComp round being played (1-based), from "Current round: n/m" or the
+    final-round prompt's "## Round\\nn/m"."""
+    return int(re.search(r"(?:Current round: |## Round\n)(\d+)/", request.prompt).group(1))
+
+
 def world(request) -> Reply:
     """The scripted models of all three protocols, chosen by role and prompt."""
     prompt = request.prompt
@@ -98,7 +104,7 @@ def world(request) -> Reply:
         if "intelligent agent" in prompt:  # InteractComp
             return [action("search", query="team striking sport"),
                     action("ask", question="Is the projectile a puck?"),
-                    action("answer", answer="Hornussen", confidence="80")][min(n, 2)]
+                    action("answer", answer="Hornussen", confidence="80")][min(ic_round(request) - 1, 2)]
         if "search assistant helping" in prompt:  # DiscoBench
             return [action("search", query="Pathea Games award-winning life simulation game"),
                     action("ask", question="Which award did the game win?"),
@@ -197,21 +203,6 @@ async def test_cts_episode(servers, db):
     assert "master's study" not in rewriter.prompt
     [coverage_judge] = [r for r in models.chat_requests() if "coverage judge" in r.prompt]
     assert f"QUERY: {CTS.cts.fused_query}" in coverage_judge.prompt  # Prompt E's QUERY input
-
-
-async def test_three_unusable_outputs_end_the_session_errored_with_the_raw_output(servers, db):
-    models, tavily = servers
-    outputs = iter(["The answer is probably baseball.", '{"action": "search", "params": {"query": ',
-                    '{"action": "google", "params": {"query": "sport"}}'])
-    models.set_handler(lambda r: chat(next(outputs)) if r.model == "agent-m" else world(r))
-    ep = episode(IC, models, tavily, db)
-    session = await ep.run()
-    assert session.status == "errored"
-    assert "3 invalid actions in a row" in session.error and '"google"' in session.error
-    steps = [s for s in ep.steps if s.actor == "agent"]
-    assert [s.action.kind for s in steps] == [ActionKind.invalid] * 3
-    assert steps[0].observation.text == "Invalid action. Please choose from: search, ask, answer."
-    assert steps[1].action.raw.startswith('{"action": "search"')
 
 
 async def test_invalid_output_then_recovery(servers, db):

@@ -3,16 +3,18 @@
 Stateless between calls: each round rebuilds the prompt from the AgentView alone (the
 InteractComp harness's system + act prompt scheme), so a stepped or forked session
 resumes exactly. Output the protocol cannot use becomes an `invalid` action carrying
-the paper's corrective feedback; the engine shows it and ends the session after three
-in a row.
+the corrective feedback; the engine shows it and applies the protocol's invalid limit.
+InteractComp prompts and parsing follow the reference harness (llm/ic_prompts.py,
+llm/ic_actions.py).
 """
 
 from __future__ import annotations
 
 from clarify_tui.engine.view import AgentView
-from clarify_tui.llm import render
+from clarify_tui.llm import ic_prompts, render
 from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_action, parse_questions
 from clarify_tui.llm.client import ChatClient, Completion
+from clarify_tui.llm.ic_actions import lenient_action, reference_action
 from clarify_tui.llm.prompts import render as prompt
 from clarify_tui.llm.prompts import template
 from clarify_tui.models import Action, ActionKind, Protocol
@@ -26,11 +28,9 @@ def _actions_text(view: AgentView) -> str:
         if kind == ActionKind.search:
             names.append("action_search")
         elif kind == ActionKind.ask:
-            names.append("action_ask_yesno" if view.protocol == Protocol.interactcomp else "action_ask")
+            names.append("action_ask")
         elif kind == ActionKind.answer:
-            names.append(
-                "action_answer_confidence" if view.protocol == Protocol.interactcomp else "action_answer"
-            )
+            names.append("action_answer")
         elif kind == ActionKind.visit:
             names.append("action_visit")
     return "\n\n".join(template(name).strip() for name in names)
@@ -46,10 +46,11 @@ class LLMAgent:
     async def act(self, view: AgentView) -> Action:
         if view.protocol == Protocol.cts and view.phase == "clarify":
             return await self._clarify(view)
+        if view.protocol == Protocol.interactcomp:
+            return await self._interactcomp(view)
         system, user = self._react_prompts(view)
-        purpose = "interactcomp.agent" if view.protocol == Protocol.interactcomp else f"{view.protocol.value}.agent"
         done = await self.client.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": user}], purpose
+            [{"role": "system", "content": system}, {"role": "user", "content": user}], f"{view.protocol.value}.agent"
         )
         try:
             action = parse_action(done.text, view.allowed)
@@ -61,6 +62,17 @@ class LLMAgent:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+    async def _interactcomp(self, view: AgentView) -> Action:
+        """The reference harness's prompts; its parsing unless the run chose lenient."""
+        system, user = ic_prompts.prompts(view)
+        done = await self.client.complete(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}], "interactcomp.agent"
+        )
+        read = lenient_action if view.actions == "lenient" else reference_action
+        action = read(done.text, view.allowed)
+        action.usage = done.usage
+        return action
 
     def _react_prompts(self, view: AgentView) -> tuple[str, str]:
         question = render.question_block(view)
@@ -75,14 +87,6 @@ class LLMAgent:
             question=question,
             round_info=render.round_info(view),
         )
-        if view.protocol == Protocol.interactcomp:
-            system = prompt("interactcomp_system", actions=actions, question=question)
-            if view.allowed == [ActionKind.answer]:
-                user = prompt("interactcomp_final_round", round_info=fields["round_info"],
-                              memory=fields["memory"], question=question)
-            else:
-                user = prompt("interactcomp_act", **fields)
-            return system, user
         if view.protocol == Protocol.discobench:
             name = "discobench_guided" if view.prompting == "guided" else "discobench_neutral"
         else:

@@ -35,7 +35,14 @@ def register(sub) -> None:
         choices=("answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"),
         help="InteractComp action space",
     )
-    p.add_argument("--forced-asks", type=int, default=0, help="InteractComp forced_ask: asks required before answering")
+    p.add_argument("--forced-asks", type=int, default=None, metavar="N",
+                   help="InteractComp forced_ask: asks required before answering (default 5, as the reference)")
+    p.add_argument("--actions", default="reference", choices=("reference", "lenient"),
+                   help="InteractComp action parsing: the reference harness's exact rules, or ours "
+                        "(aliases, flat params, <answer> tags)")
+    p.add_argument("--compat", default="ours", choices=("ours", "reference"),
+                   help="InteractComp responder/grader readings: ours, or the reference harness's "
+                        "substring readings (reproduces its published numbers)")
     p.add_argument("--prompting", default="neutral", choices=("neutral", "guided"), help="DiscoBench prompting")
     p.add_argument(
         "--ablation", default="none", choices=("none", "no_search", "no_ask", "original_question"),
@@ -58,11 +65,14 @@ def main(args: argparse.Namespace) -> int:
     tasks = load_tasks(args.benchmark, args.dataset)
     if args.limit is not None:
         tasks = tasks[: args.limit]
-    mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
+    mode = "forced_ask" if args.forced_asks is not None and args.mode == "full" else args.mode
     config = EpisodeConfig(
-        max_rounds=args.max_rounds, interactcomp_mode=mode, forced_asks=args.forced_asks,
+        max_rounds=args.max_rounds, interactcomp_mode=mode,
+        forced_asks=5 if args.forced_asks is None else args.forced_asks,
         prompting=args.prompting, ablation=args.ablation, k=args.k,
+        actions=args.actions, compat=args.compat,
     )
+    check_interactcomp_flags(args.benchmark, config)
     name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
     spec = RunSpec(
         name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
@@ -109,9 +119,27 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
         else:
             correct = sum(1 for s in done if s.result.get("correct"))
             line += f"; accuracy {correct / len(done):.2f} ({correct}/{len(done)})"
+            if benchmark == "interactcomp":
+                every = len(done) + len(errored)
+                skips = sum(1 for s in done if s.result.get("outcome") == "invalid_skip")
+                line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
+                line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
     console.print(line)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
+
+
+def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
+    """Refuse what the reference harness refuses (run_benchmark.py:167-172), naming our flags."""
+    if benchmark != "interactcomp" or config.interactcomp_mode != "forced_ask":
+        return
+    rounds = config.max_rounds or 10
+    if rounds < config.forced_asks + 1:
+        raise ValueError(
+            f"--mode forced_ask needs --max-rounds >= --forced-asks + 1 ({config.forced_asks} asks + 1 answer "
+            f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
+            f"with --forced-asks {config.forced_asks}"
+        )
 
 
 def parse_overrides(items: list[str]) -> dict:

@@ -83,6 +83,27 @@ class Rules:
         """A reason to refuse an otherwise allowed action (e.g. forced asks), or None."""
         return None
 
+    # Invalid outputs: by default each one uses a round and MAX_INVALID_STREAK in a row
+    # end the session errored; a protocol may retry them inside the round instead.
+    invalid_uses_round = True
+    invalid_limit = MAX_INVALID_STREAK
+
+    def resolve_max_rounds(self, configured: int | None) -> int:
+        return configured or self.default_max_rounds
+
+    def prepare(self, action: Action) -> Action:
+        """The action the protocol actually takes from the one proposed (default: as is)."""
+        return action
+
+    def not_allowed(self, action: Action, allowed: list[ActionKind]) -> str:
+        names = ", ".join(k.value for k in allowed)
+        return f"'{action.kind.value}' is not allowed now. Allowed: {names}."
+
+    async def on_invalid_limit(self, action: Action) -> None:
+        """`invalid_limit` invalid outputs in a row: by default the session errors."""
+        raw = action.raw or action.summary()
+        self.ep.fail(f"{self.invalid_limit} invalid actions in a row; last output: {raw}")
+
     def view_turns(self) -> list[Step]:
         """The agent steps this agent may see now (CTS search phase hides the clarify phase)."""
         return [s for s in self.ep.steps if s.actor == "agent"]
@@ -146,7 +167,7 @@ class Episode:
         self.invalid_streak = 0
         self.done = False
         self.rules = rules_class(self)
-        self.max_rounds = self.config.max_rounds or self.rules.default_max_rounds
+        self.max_rounds = self.rules.resolve_max_rounds(self.config.max_rounds)
         self._started = False
 
     # ---- views -------------------------------------------------------------------
@@ -179,6 +200,7 @@ class Episode:
             context=context,
             prompting=self.config.prompting,
             notice=self.rules.notice(),
+            actions=self.config.actions,
         )
 
     def state(self) -> dict[str, Any]:
@@ -215,17 +237,19 @@ class Episode:
         self.start()
         if self.done:
             raise RuntimeError("the episode is over")
+        action = self.rules.prepare(action)
         before, count = self.state(), len(self.steps)
         allowed = self.allowed()  # judged for the round being taken, before it is used up
         refusal = self.rules.refusal(action) if action.kind in allowed else None
-        self.rounds_used += 1
         if action.kind == ActionKind.invalid:
-            return self._invalid(action, action.text or "That was not a valid action.")
-        if action.kind not in allowed:
-            names = ", ".join(k.value for k in allowed)
-            return self._invalid(action, f"'{action.kind.value}' is not allowed now. Allowed: {names}.")
+            refusal = action.text or "That was not a valid action."
+        elif action.kind not in allowed:
+            refusal = self.rules.not_allowed(action, allowed)
         if refusal:
-            return self._invalid(action, refusal)
+            if self.rules.invalid_uses_round:
+                self.rounds_used += 1
+            return await self._invalid(action, refusal)
+        self.rounds_used += 1
         self.invalid_streak = 0
         try:
             observation = await self.rules.handle(action)
@@ -298,13 +322,12 @@ class Episode:
             if self.sink:
                 self.sink.add_step(self.session, self.steps[-1])
 
-    def _invalid(self, action: Action, feedback: str) -> Observation:
+    async def _invalid(self, action: Action, feedback: str) -> Observation:
         self.invalid_streak += 1
         observation = Observation(text=feedback, error=feedback)
         self.record("agent", action, observation, error=feedback)
-        if self.invalid_streak >= MAX_INVALID_STREAK:
-            raw = action.raw or action.summary()
-            self.fail(f"{MAX_INVALID_STREAK} invalid actions in a row; last output: {raw}")
+        if self.invalid_streak >= self.rules.invalid_limit:
+            await self.rules.on_invalid_limit(action)
         elif self.rounds_used >= self.max_rounds:
             self.rules.on_rounds_exhausted()
             if self.done:

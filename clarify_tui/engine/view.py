@@ -30,6 +30,7 @@ class AgentView(BaseModel):
     context: str | None = None  # interactcomp full_with_context ablation only
     prompting: str = "neutral"
     notice: str | None = None  # e.g. "you must ask 2 more questions before answering"
+    actions: str = "reference"  # interactcomp: reference | lenient action parsing
 
     @property
     def rounds_left(self) -> int:

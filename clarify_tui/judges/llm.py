@@ -16,7 +16,8 @@ from clarify_tui.errors import BackendError
 from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJudgement, Verdict
 from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.parsing import find_json
-from clarify_tui.llm.prompts import render
+from clarify_tui.llm.ic_reference import grader_reading
+from clarify_tui.llm.prompts import render, render_verbatim
 from clarify_tui.llm.yesno import NO, YES, read_yes_no
 from clarify_tui.models import Answer, Checkpoint, Nugget, Usage
 
@@ -98,9 +99,23 @@ class LLMJudge:
 
     async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict:
         correct = gold.text + (f" (also accepted: {'; '.join(gold.aliases)})" if gold.aliases else "")
-        text = render("interactcomp_grader", question=question, predicted_answer=answer, correct_answer=correct)
+        text = render_verbatim("interactcomp_grader", question=question, predicted_answer=answer, correct_answer=correct)
         ok, usage = await self._judge(text, "grader", read_grade)
         return Verdict(correct=ok, reason=f"{self.spec} graded {'yes' if ok else 'no'}", usage=usage)
+
+    async def grade_reference(self, question: str, answer: str, gold_text: str) -> Verdict:
+        """`--compat reference` (InteractComp core/benchmark.py:132-152): the gold text
+        alone, one call, correct when "yes" occurs anywhere in the reply, a failed call
+        is wrong."""
+        text = render_verbatim("interactcomp_grader", question=question, predicted_answer=answer,
+                               correct_answer=gold_text)
+        try:
+            done = await self.client.complete([{"role": "user", "content": text}], "grader")
+        except BackendError as exc:
+            return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}")
+        ok = grader_reading(done.text)
+        return Verdict(correct=ok, reason=f"{self.spec} reply {done.text[:80]!r} read as the reference does",
+                       usage=done.usage)
 
     async def checkpoint(self, checkpoint: Checkpoint, kind: str, text: str) -> CheckpointJudgement:
         prompt = render(

@@ -23,3 +23,18 @@ def template(name: str) -> str:
 
 def render(name: str, **fields: object) -> str:
     return template(name).format(**fields)
+
+
+@lru_cache(maxsize=None)
+def verbatim(name: str) -> str:
+    """The body of prompts/NAME.txt exactly as written after its `//` header (leading
+    blank lines and trailing spaces kept), minus the file's own final newline: for the
+    InteractComp prompts, which must equal the reference harness's byte for byte."""
+    text = (prompts_dir() / f"{name}.txt").read_text(encoding="utf-8")
+    while text.startswith("//"):
+        text = text.partition("\n")[2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def render_verbatim(name: str, **fields: object) -> str:
+    return verbatim(name).format(**fields)

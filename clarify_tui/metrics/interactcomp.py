@@ -1,9 +1,15 @@
 """InteractComp metrics (paper 003 §4.1): accuracy, rounds, interaction rate, calibration error, cost.
 
 - accuracy: mean of the graded correctness over completed sessions (a session that ran
-  out of rounds without answering is wrong: the engine grades it so).
-- rounds: mean number of agent actions per session (invalid actions included: each one
-  used a round).
+  out of rounds without answering is wrong: the engine grades it so; an `invalid_skip`,
+  the reference harness's skip after too many invalid outputs, is wrong and counted).
+- accuracy_all: the same correct count over completed *and* errored sessions (an
+  infrastructure failure counted as wrong): what the reference harness reports, whose
+  failed tasks score 0 (core/benchmark.py:126-130).
+- invalid_skips, call_errors: completed sessions that ended so (wrong answers);
+  invalid_outputs: invalid or refused agent outputs, summed (they use no round).
+- rounds: mean number of rounds that used the budget per session (invalid outputs and
+  refused early answers are retried inside the round and not counted).
 - interaction_rate: asks / agent actions, pooled over the group (the paper's IR,
   "percentage of rounds where interact actions are used"); interact_rounds: mean asks per
   session (IRound, Table 4).
@@ -71,8 +77,13 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
         for s in scored
         if s.result.get("confidence") is not None
     ]
+    errored = sum(1 for s in sessions if s.status == "errored")
     metrics = {
         "accuracy": mean(correct),
+        "accuracy_all": ratio(sum(correct), len(correct) + errored),
+        "invalid_skips": sum(1 for s in scored if s.result.get("outcome") == "invalid_skip"),
+        "call_errors": sum(1 for s in scored if s.result.get("outcome") == "call_error"),
+        "invalid_outputs": sum(int(s.result.get("invalid") or 0) for s in scored),
         "accuracy_std": accuracy_std(scored),
         "rounds": mean(rounds),
         "interaction_rate": ratio(asks, sum(rounds)),

@@ -12,6 +12,7 @@ from clarify_tui.models import Checkpoint, Task, Usage
 class UserReply(BaseModel):
     text: str
     usage: Usage | None = None
+    raw: str | None = None  # a model simulator's own words, before they were read
 
 
 class UserSimulator(TypingProtocol):

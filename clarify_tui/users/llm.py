@@ -13,7 +13,7 @@ import json
 from clarify_tui.errors import BackendError
 from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.parsing import strip_reasoning
-from clarify_tui.llm.prompts import render
+from clarify_tui.llm.prompts import render, render_verbatim
 from clarify_tui.llm.yesno import UNKNOWN, read_short_answer, read_yes_no
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.users.base import UserReply
@@ -34,10 +34,10 @@ class LLMUser:
         """InteractComp A.3 responder; a reply committing to nothing counts as i don't know."""
         assert task.interactcomp is not None
         done = await self._ask(
-            render("interactcomp_responder", context=task.interactcomp.context, question=question),
+            render_verbatim("interactcomp_responder", context=task.interactcomp.context, question=question),
             "interactcomp.responder",
         )
-        return UserReply(text=read_yes_no(done.text) or UNKNOWN, usage=done.usage)
+        return UserReply(text=read_yes_no(done.text) or UNKNOWN, usage=done.usage, raw=done.text)
 
     async def reply_discobench(
         self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
