@@ -292,7 +292,8 @@ class Session(BaseModel):
     protocol: Protocol
     agent: str
     user: str
-    search: str
+    search: str  # the backend spec (local, tavily), never the cache wrapper
+    search_cache: str | None = None  # record | replay | off; "on" = cached, mode not recorded (old rows)
     judge: str = "rule"
     mode: SessionMode = "automated"
     annotator: str | None = None
@@ -305,3 +306,11 @@ class Session(BaseModel):
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None
+
+    @model_validator(mode="after")
+    def _backend_apart_from_cache(self) -> Session:
+        """Rows written before `search_cache` existed read `cache(local)`: split it."""
+        if self.search.startswith("cache(") and self.search.endswith(")"):
+            self.search = self.search[len("cache("):-1]
+            self.search_cache = self.search_cache or "on"
+        return self

@@ -61,11 +61,14 @@ class Store:
         )
         db["sessions"].create(
             {"id": str, "run": str, "task_id": str, "task_key": str, "protocol": str, "agent": str,
-             "user": str, "search": str, "judge": str, "mode": str, "annotator": str, "status": str,
+             "user": str, "search": str, "search_cache": str, "judge": str, "mode": str, "annotator": str,
+             "status": str,
              "error": str, "config": str, "result": str, "parent_id": str, "fork_step": int,
              "note": str, "created_at": str, "finished_at": str},
             pk="id", if_not_exists=True,
         )
+        if "search_cache" not in db["sessions"].columns_dict:  # databases from before it existed
+            db["sessions"].add_column("search_cache", str)
         db["steps"].create(
             {"session_id": str, "idx": int, "actor": str, "kind": str, "input": str, "action": str,
              "output": str, "tokens_in": int, "tokens_out": int, "cost_usd": float,

@@ -119,10 +119,11 @@ class CTSRules(Rules):
         step = ep.record("agent", action, obs)
         self.state.clarify_step = step.index
         for question, answer, aspect, usage in zip(questions, answers, self.state.aspects, usages):
+            # Like every other step: what the actor was given in (the question), what it said out.
             ep.record(
                 "user",
-                Action(kind=ActionKind.reply, text=answer),
-                Observation(text=question, data={"aspect": aspect}),
+                Action(kind=ActionKind.reply, text=question),
+                Observation(text=answer, data={"aspect": aspect, "input": "question"}),
                 usage=usage,
             )
         blurred = ep.task.cts.blurred_query
@@ -145,7 +146,7 @@ class CTSRules(Rules):
         self.state.coverage = [
             {"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)
         ]
-        self.state.restore_score = round(restore_score([n.weight for n in nuggets], judgement.coverage), 4)
+        self.state.restore_score = restore_score([n.weight for n in nuggets], judgement.coverage)  # full precision
         obs.data["restore_score"] = self.state.restore_score
         ep.done = True
         ep.record(
@@ -169,3 +170,13 @@ class CTSRules(Rules):
         data = self.state.model_dump(exclude={"phase", "clarify_step", "search_rounds"})
         data["k"] = self.ep.config.k
         return data
+
+
+def user_reply(step) -> tuple[str | None, str]:
+    """(question, reply) of a user reply step. CTS answerer steps hold the question in the
+    action and the reply in the observation (`data.input == "question"`), like an agent's
+    ask step; databases written before that (and the other protocols' reply steps, whose
+    question is the agent's ask step before them) hold the reply in the action."""
+    if step.observation.data.get("input") == "question":
+        return step.action.text, step.observation.text
+    return step.observation.text or None, step.action.text

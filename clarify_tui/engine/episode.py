@@ -161,6 +161,11 @@ class Episode:
             config=self.config,
         )
         self.session.config = self.config
+        backend = getattr(search, "backend", None)  # a CachedSearch: record the backend and the mode apart
+        if backend is not None and self.session.search in (search.spec, backend.spec):
+            self.session.search, self.session.search_cache = backend.spec, search.mode
+        elif backend is None and self.session.search_cache is None:
+            self.session.search_cache = "off"
         self.sink = sink
         self.steps: list[Step] = []
         self.rounds_used = 0

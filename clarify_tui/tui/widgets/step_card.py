@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from clarify_tui.engine.cts import user_reply
 from clarify_tui.models import Action, ActionKind, Step
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
@@ -66,7 +67,9 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     head = Text()
     head.append(f"#{step.index:<3}", style="dim")
     head.append(f"{step.actor:<6} ", style=ACTOR_STYLE.get(step.actor, "bold"))
-    head.append_text(action_line(step.action))
+    replying = step.actor == "user" and step.action.kind == ActionKind.reply
+    question, reply = user_reply(step) if replying else (None, "")
+    head.append_text(action_line(Action(kind=ActionKind.reply, text=reply) if replying else step.action))
     head.append("  ")
     head.append_text(usage_text(step))
     body: list = [head]
@@ -96,9 +99,9 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
         if reveal and "correct" in obs.data:
             ok = obs.data["correct"]
             body.append(Text("   ⇒ correct" if ok else "   ⇒ wrong", style="green" if ok else "red"))
-    elif step.actor == "user" and step.action.kind == ActionKind.reply:
-        if obs.text:
-            body.append(Text(f"   to: {fold(obs.text, expanded, 1)}", style="dim"))
+    elif replying:
+        if question:
+            body.append(Text(f"   to: {fold(question, expanded, 1)}", style="dim"))
         if reveal and obs.data.get("released_clue"):
             body.append(Text("   (clue released)", style="magenta"))
     elif obs.text:
