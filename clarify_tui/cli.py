@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
+import sqlite3
 import sys
 
 from rich.console import Console
 
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing")
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,12 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    from clarify_tui import logsetup
+    from clarify_tui.paths import default_db_path
+
+    logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
     if args.command is None:
         from clarify_tui.commands.default import open_default
 
         return open_default(args)
-    from clarify_tui.errors import BackendError, NotBuiltError
+    from clarify_tui.errors import BackendError, NotBuiltError, StoreError
+    from clarify_tui.runner import RunExistsError
     from clarify_tui.tasks import DatasetError
 
     try:
@@ -54,7 +58,16 @@ def main(argv: list[str] | None = None) -> int:
         err.print("[red]Invalid dataset[/red]")
         err.print(str(exc), markup=False, highlight=False)
         return 2
-    except (NotBuiltError, BackendError, ValueError, KeyError, FileNotFoundError) as exc:
+    except sqlite3.Error as exc:  # a database problem met outside the Store (e.g. the search cache)
+        from clarify_tui.db_errors import describe
+
+        err.print("[red]error:[/red] ", end="")
+        err.print(describe(exc, getattr(args, "db", None) or default_db_path()), markup=False, highlight=False)
+        return 2
+    except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
+        _silence_stdout()
+        return 0
+    except (NotBuiltError, BackendError, StoreError, RunExistsError, ValueError, KeyError, FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print("[red]error:[/red] ", end="")
         err.print(str(message), markup=False, highlight=False)
@@ -62,6 +75,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

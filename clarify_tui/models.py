@@ -261,7 +261,7 @@ class Step(BaseModel):
     created_at: str = Field(default_factory=now_iso)
 
 
-SessionStatus = Literal["running", "completed", "errored", "abandoned"]
+SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored
 SessionMode = Literal["automated", "stepped", "human_agent", "human_user"]
 
 

@@ -3,23 +3,34 @@
 A run is named; its sessions are written through as they happen. `resume=True` skips
 tasks whose session in this run completed, marks sessions left `running` by a crash or
 Ctrl-C as abandoned and plays those tasks again. An exception in one episode errors that
-session only; the run goes on.
+session only; the run goes on. With `retry_errored=True` errored tasks are played again:
+the old session is kept, marked `superseded`, and no metric counts it.
+
+One process writes a run at a time (a lease in the database, see lease.py); resuming
+with a different spec is refused. A database failure (StoreError) stops the whole run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from clarify_tui.backends import close_backends, make_agent, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.store import Store
+from clarify_tui.writer import BackgroundWriter
 
 
 class RunExistsError(RuntimeError):
     """The run name is taken and --resume was not given."""
+
+
+class RunSpecMismatch(ValueError):
+    """--resume asked for a different benchmark, dataset, agent, mode, ... than the run has."""
 
 
 @dataclass
@@ -40,6 +51,7 @@ class RunSpec:
 class RunSummary:
     sessions: list[Session] = field(default_factory=list)
     skipped: int = 0
+    superseded: int = 0
 
     @property
     def completed(self) -> list[Session]:
@@ -50,23 +62,105 @@ class RunSummary:
         return [s for s in self.sessions if s.status == "errored"]
 
 
-def plan(store: Store, spec: RunSpec, tasks: list[Task], resume: bool) -> tuple[list[Task], int]:
-    """Which tasks still need playing in this run; marks interrupted sessions abandoned."""
+def validate_spec(spec: RunSpec, config_obj=None) -> None:
+    """Build every backend once so a bad spec fails before the database is touched
+    (building connects nothing; clients are made lazily)."""
+    make_agent(spec.agent, config_obj)
+    make_user(spec.user, config_obj)
+    make_judge(spec.judge, config_obj)
+    make_search(spec.search, config_obj, db=None, cache_mode=spec.search_cache)
+
+
+def apply_call_limit(config_obj, concurrency: int) -> str | None:
+    """Raise the model endpoint's call limit to the run's concurrency unless the config
+    pins it; returns the line the summary prints (None: no config, no model calls)."""
+    if config_obj is None:
+        return None
+    endpoint = config_obj.openai
+    pins = [f"openai.max_concurrency={endpoint.max_concurrency}"] if "max_concurrency" in endpoint.model_fields_set else []
+    pins += [
+        f"{role}.max_concurrency={config_obj.role(role).max_concurrency}"
+        for role in ("agent", "user", "judge")
+        if config_obj.role(role).max_concurrency is not None
+    ]
+    if pins:
+        return f"model calls: limit pinned by the config ({', '.join(pins)}); --concurrency {concurrency}"
+    default = endpoint.max_concurrency
+    if concurrency > default:
+        endpoint.max_concurrency = concurrency
+        return (
+            f"model calls: at most {concurrency} at once per endpoint (raised from the default {default} "
+            "to --concurrency; pin it with openai.max_concurrency)"
+        )
+    return f"model calls: at most {default} at once per endpoint (the default; --concurrency {concurrency})"
+
+
+SPEC_FIELDS = ("benchmark", "dataset", "agent", "user", "search", "judge")
+
+
+def spec_of(spec: RunSpec) -> dict:
+    """What makes two runs the same experiment: backends, dataset and episode settings."""
+    return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json")}
+
+
+def check_same_spec(store: Store, spec: RunSpec) -> None:
+    """Refuse to resume a run under a different spec, showing both."""
+    row = store.run_row(spec.name)
+    if row is None:
+        return
+    config = json.loads(row.get("config") or "{}")
+    stored = {**{k: row.get(k) for k in SPEC_FIELDS}, **config}
+    wanted = spec_of(spec)
+    differ = [k for k in wanted if k in stored and stored[k] is not None and not _same(k, stored[k], wanted[k])]
+    if differ:
+        def show(d: dict) -> str:
+            return " ".join(f"{k}={d.get(k)}" for k in wanted)
+        raise RunSpecMismatch(
+            f"run '{spec.name}' differs in {', '.join(differ)}; resume it with the same options or use --run NEW\n"
+            f"  run has:      {show(stored)}\n  this command: {show(wanted)}"
+        )
+
+
+def _same(key: str, old, new) -> bool:
+    if old == new:
+        return True
+    if key == "dataset" and Path(str(old)).exists() and Path(str(new)).exists():
+        return Path(str(old)).resolve() == Path(str(new)).resolve()
+    return False
+
+
+def plan(
+    store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False
+) -> tuple[list[Task], int, int]:
+    """Which tasks still need playing in this run, how many are done and how many errored
+    sessions were superseded. Marks interrupted sessions abandoned and, with
+    `retry_errored`, errored sessions of unfinished tasks superseded."""
     existing = store.sessions(runs=[spec.name])
     if existing and not resume:
         raise RunExistsError(
             f"run '{spec.name}' already has {len(existing)} session(s) in {store.path}; "
             "use --resume to continue it or --run to name a new one"
         )
-    done = set()
+    if resume:
+        check_same_spec(store, spec)
+    done = {s.task_id for s in existing if s.status == "completed"}
+    retry = []
     for s in existing:
         if s.status == "running":
             s.status, s.error = "abandoned", "interrupted; restarted by --resume"
             store.update_session(s)
-        elif s.status in ("completed", "errored"):
-            done.add(s.task_id)
+        elif s.status == "errored" and s.task_id not in done:
+            if retry_errored:
+                retry.append(s)
+            else:
+                done.add(s.task_id)
+    wanted = {t.id for t in tasks}
+    for s in retry:
+        if s.task_id in wanted:
+            s.status = "superseded"
+            store.update_session(s)
     todo = [t for t in tasks if t.id not in done]
-    return todo, len(tasks) - len(todo)
+    return todo, len(tasks) - len(todo), sum(1 for s in retry if s.task_id in wanted)
 
 
 async def run_batch(
@@ -75,10 +169,22 @@ async def run_batch(
     tasks: list[Task],
     *,
     resume: bool = False,
+    retry_errored: bool = False,
     on_session_done: Callable[[Session], None] | None = None,
     config_obj=None,
 ) -> RunSummary:
-    todo, skipped = plan(store, spec, tasks, resume)
+    held = store.acquire_run(spec.name)
+    try:
+        return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj)
+    finally:
+        try:
+            store.release_run(held)
+        except Exception:  # the run's own error matters more; a stale lease is taken over later
+            pass
+
+
+async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
+    todo, skipped, superseded = plan(store, spec, tasks, resume, retry_errored)
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge, config=spec.config.model_dump(mode="json"),
@@ -87,13 +193,16 @@ async def run_batch(
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
     search = make_search(spec.search, config_obj, db=store.db, cache_mode=spec.search_cache)
-    summary = RunSummary(skipped=skipped)
+    summary = RunSummary(skipped=skipped, superseded=superseded)
     gate = asyncio.Semaphore(max(1, spec.concurrency))
+    on_disk = str(store.path) != ":memory:"
+    writer = BackgroundWriter(store.path, held).start() if on_disk else None
+    sink = writer or store
 
     async def play(task: Task) -> None:
         async with gate:
             episode = build_episode(
-                task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(), sink=store
+                task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(), sink=sink
             )
             episode.session.run = spec.name
             session = await episode.run()
@@ -102,7 +211,32 @@ async def run_batch(
                 on_session_done(session)
 
     try:
-        await asyncio.gather(*(play(t) for t in todo))
+        await _all_or_first_failure([play(t) for t in todo])
+        if writer:
+            await writer.flush()
     finally:
+        if writer:
+            writer.close()
         await close_backends(agent, user, judge, search)
     return summary
+
+
+async def _all_or_first_failure(coros) -> None:
+    """Run all; on the first exception escaping an episode (a database failure), cancel
+    the rest and raise it."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:
+        return
+    try:
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    failures = [t.exception() for t in done if not t.cancelled() and t.exception() is not None]
+    if failures:
+        raise failures[0]

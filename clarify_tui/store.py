@@ -3,18 +3,23 @@ through as they happen so a crash loses at most the step in flight.
 
 Opening a Store creates the file and schema; nothing happens at import time.
 API keys never reach it: only specs (e.g. `openai:gpt-4o`) and model names are stored.
+A bad file (see db_errors) is refused with a StoreError before anything is written;
+`readonly=True` opens an existing file without writing (score on a read-only copy).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
+from clarify_tui import db_errors, lease
+from clarify_tui.errors import StoreError
 from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
 from clarify_tui.tasks.sealed import open_task, sealed_dict, sealed_json
 
@@ -28,28 +33,44 @@ def task_key(task: Task) -> str:
 
 
 class Store:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(str(path))
+        self.readonly = readonly
+        memory = str(path) == ":memory:"
+        if not memory:
+            db_errors.preflight(self.path, readonly)
         self._lock = threading.RLock()
-        if str(path) != ":memory:":
-            self.db.enable_wal()
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=5000")
-        self._create_schema()
+        with db_errors.translated(self.path):
+            if not memory and not readonly:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = db_errors.connect(path, readonly)
+            self.db = sqlite_utils.Database(self.conn)
+            self._check_version()  # before WAL: a newer file is refused unchanged
+            if not readonly:
+                if not memory:
+                    self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self._create_schema()
+
+    def _check_version(self) -> None:
+        version = db_errors.schema_version(self.conn)
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
+                "Upgrade clarify-tui (nothing was changed)."
+            )
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Serialise this process's writes; a sqlite problem becomes one StoreError line."""
+        with self._lock, db_errors.translated(self.path):
+            yield
 
     # ---- schema ----------------------------------------------------------------------
 
     def _create_schema(self) -> None:
         db = self.db
         db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
-        version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if version and int(version[0]) > SCHEMA_VERSION:
-            raise RuntimeError(
-                f"{self.path} has schema version {version[0]}; this clarify-tui knows {SCHEMA_VERSION}. Upgrade clarify-tui."
-            )
         db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
         db["runs"].create(
             {"name": str, "created_at": str, "benchmark": str, "dataset": str, "agent": str,
@@ -79,6 +100,7 @@ class Store:
             {"id": int, "session_id": str, "judge": str, "kind": str, "verdict": str, "created_at": str},
             pk="id", if_not_exists=True,
         )
+        lease.ensure_table(self.conn)
         db["sessions"].create_index(["run", "task_id"], if_not_exists=True)
         db["judgments"].create_index(["session_id"], if_not_exists=True)
 
@@ -86,7 +108,7 @@ class Store:
 
     def save_task(self, task: Task) -> str:
         key = task_key(task)
-        with self._lock:
+        with self._writing():
             self.db["tasks"].insert(
                 {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
                 pk="key", ignore=True,
@@ -95,7 +117,7 @@ class Store:
 
     def ensure_run(self, name: str, **fields: Any) -> None:
         row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
-        with self._lock:
+        with self._writing():
             self.db["runs"].insert(row, pk="name", ignore=True)
 
     def start_session(self, session: Session, task: Task) -> None:
@@ -120,7 +142,7 @@ class Store:
             "state": json.dumps(step.state),
             "created_at": step.created_at,
         }
-        with self._lock:
+        with self._writing():
             self.db["steps"].upsert(row, pk=("session_id", "idx"))
 
     def finish_session(self, session: Session) -> None:
@@ -134,7 +156,7 @@ class Store:
         row["config"] = json.dumps(row["config"])
         row["result"] = json.dumps(row["result"])
         row["protocol"] = session.protocol.value
-        with self._lock:
+        with self._writing():
             if task_key_ is None:
                 existing = self.db.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
                 task_key_ = existing[0] if existing else None
@@ -142,14 +164,14 @@ class Store:
             self.db["sessions"].upsert(row, pk="id")
 
     def add_judgment(self, session_id: str, judge: str, kind: str, verdict: dict) -> None:
-        with self._lock:
+        with self._writing():
             self.db["judgments"].insert(
                 {"session_id": session_id, "judge": judge, "kind": kind,
                  "verdict": json.dumps(verdict), "created_at": now_iso()}
             )
 
     def delete_session(self, session_id: str) -> None:
-        with self._lock:
+        with self._writing():
             self.db.execute("DELETE FROM steps WHERE session_id=?", [session_id])
             self.db.execute("DELETE FROM judgments WHERE session_id=?", [session_id])
             self.db.execute("DELETE FROM sessions WHERE id=?", [session_id])
@@ -244,6 +266,26 @@ class Store:
 
     def run_names(self) -> list[str]:
         return [r["run"] for r in self.db.query("SELECT DISTINCT run FROM sessions ORDER BY run")]
+
+    # ---- one writer per run (see lease.py) ------------------------------------------
+
+    def acquire_run(self, run: str, stale_after: float = lease.STALE_AFTER_S) -> lease.Lease:
+        """Become the run's only writer, or RunLeaseError naming the live holder."""
+        with self._writing():
+            return lease.acquire(self.conn, run, stale_after)
+
+    def heartbeat_run(self, held: lease.Lease) -> bool:
+        with self._writing():
+            return lease.heartbeat(self.conn, held)
+
+    def release_run(self, held: lease.Lease) -> None:
+        with self._writing():
+            lease.release(self.conn, held)
+
+    def run_row(self, name: str) -> dict | None:
+        """The run's spec as first recorded (benchmark, dataset, agent, ..., config)."""
+        rows = list(self.db.query("SELECT * FROM runs WHERE name = ?", [name]))
+        return rows[0] if rows else None
 
     def close(self) -> None:
         self.db.close()

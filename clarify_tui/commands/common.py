@@ -22,9 +22,13 @@ def db_path(args: argparse.Namespace) -> Path:
 
 
 def open_store(args: argparse.Namespace, must_exist: bool = False):
+    """The command's Store. A command that reads an existing file (`must_exist`) opens a
+    read-only file read-only, so `score` works on a file it may not write."""
+    from clarify_tui.db_errors import writable
     from clarify_tui.store import Store
 
     path = db_path(args)
     if must_exist and not path.exists():
         raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
-    return Store(path)
+    readonly = must_exist and path.is_file() and not writable(path)
+    return Store(path, readonly=readonly)

@@ -25,11 +25,14 @@ def register(sub) -> None:
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     add_db(p)
     p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--concurrency", type=at_least(1), default=4,
+                   help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
+    p.add_argument("--limit", type=at_least(0), default=None, help="only the first N tasks")
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
+    p.add_argument("--retry-errored", action="store_true",
+                   help="with --resume: play errored tasks again (the old sessions are kept as superseded)")
     p.add_argument("--k", type=int, default=1, choices=(1, 2, 3), help="CTS clarification budget")
-    p.add_argument("--max-rounds", type=int, default=None)
+    p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
         choices=("answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"),
@@ -58,9 +61,28 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
+def at_least(low: int):
+    """An argparse type: an integer >= low (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, run_batch
+    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
     from clarify_tui.tasks import load_tasks
+
+    if args.retry_errored and not args.resume:
+        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
 
     tasks = load_tasks(args.benchmark, args.dataset)
     if args.limit is not None:
@@ -88,6 +110,8 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.config import load_config
 
         config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
+    call_limit = apply_call_limit(config_obj, args.concurrency)
+    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     store = open_store(args)
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -96,12 +120,14 @@ def main(args: argparse.Namespace) -> int:
         bar = progress.add_task("run", total=len(tasks))
         summary = asyncio.run(
             run_batch(
-                store, spec, tasks, resume=args.resume, config_obj=config_obj,
+                store, spec, tasks, resume=args.resume, retry_errored=args.retry_errored, config_obj=config_obj,
                 on_session_done=lambda s: progress.advance(bar),
             )
         )
         progress.update(bar, completed=len(tasks))
     print_summary(args.benchmark, name, summary, store)
+    if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge)):
+        console.print(call_limit, markup=False, highlight=False)
     return 0
 
 
@@ -112,6 +138,8 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
     line = f"run [bold]{name}[/bold]: {len(done)} completed, {len(errored)} errored"
     if summary.skipped:
         line += f", {summary.skipped} already done (resumed)"
+    if summary.superseded:
+        line += f", {summary.superseded} errored session(s) superseded by a retry"
     if done:
         if benchmark == "cts":
             scores = [s.result.get("restore_score") or 0.0 for s in done]

@@ -18,7 +18,7 @@ def register(sub) -> None:
     add_db(p)
     p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
     p.add_argument("--protocol", default=None, choices=("discobench", "interactcomp", "cts"))
-    p.add_argument("--status", default=None, choices=("running", "completed", "errored", "abandoned"))
+    p.add_argument("--status", default=None, choices=("running", "completed", "errored", "abandoned", "superseded"))
     p.add_argument("--failed", action="store_true", help="only completed sessions with a wrong answer")
     p.add_argument("--limit", type=int, default=200)
     p.set_defaults(func=main)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 import traceback
 from typing import TYPE_CHECKING, Any, Callable, Protocol as TypingProtocol
 
 from clarify_tui.engine.view import AgentView, ViewTurn
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, StoreError
 from clarify_tui.models import (
     Action,
     ActionKind,
@@ -283,6 +284,8 @@ class Episode:
                     await asyncio.sleep(pace)
         except asyncio.CancelledError:
             self.abandon()
+            raise
+        except (StoreError, sqlite3.Error):  # the database failed: the whole run stops, not this session
             raise
         except BackendError as exc:
             self.fail(str(exc))

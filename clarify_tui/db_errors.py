@@ -1,0 +1,104 @@
+"""What can be wrong with a database file, said in one line before anything is changed.
+
+Why a module of its own: every command opens the same SQLite file, and a bad file (a
+directory, not SQLite, read-only, newer schema, locked, disk full) must end the same way
+everywhere: a `StoreError` whose message names the file and the problem, which the CLI
+prints as one line with exit code 2. Checks that can be made without writing are made
+before the first write (WAL is switched on only after the schema version was read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+from clarify_tui.errors import StoreError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_S = 5.0
+
+
+def preflight(path: Path, readonly: bool) -> None:
+    """Refuse a path that cannot be our database, without creating or touching it."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a database file; pass --db FILE")
+    if not path.exists():
+        if readonly:
+            raise StoreError(f"no database at {path} (run something first, or pass --db)")
+        parent = _existing_parent(path)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise StoreError(f"cannot create {path}: {parent} is not writable")
+        return
+    if not os.access(path, os.R_OK):
+        raise StoreError(f"{path} is not readable (permission denied)")
+    with open(path, "rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        raise StoreError(f"{path} is not a SQLite database (it starts with {head[:8]!r})")
+    if not readonly and not writable(path):
+        raise StoreError(
+            f"{path} is read-only; commands that only read it (score, sessions, export, replay) still work"
+        )
+
+
+def writable(path: Path) -> bool:
+    """Can we write the file and the WAL files beside it?"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _existing_parent(path: Path) -> Path:
+    parent = path.parent.absolute()
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
+def connect(path: str | Path, readonly: bool) -> sqlite3.Connection:
+    """A connection usable from any thread (callers serialise), with a 5 s busy timeout."""
+    if str(path) == ":memory:":
+        return sqlite3.connect(":memory:", check_same_thread=False)
+    if readonly:
+        uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+
+
+def describe(exc: BaseException, path: Path) -> str:
+    """One line for a sqlite3 or OS error met while using `path`."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return f"{path} is locked by another process (waited {BUSY_TIMEOUT_S:g} s); try again when it is done"
+    if "disk is full" in low or "disk i/o error" in low or getattr(exc, "errno", None) == 28:
+        return f"cannot write {path}: disk full or failing ({text}); finished sessions are kept, resume later"
+    if "readonly" in low or "read-only" in low:
+        return f"{path} is read-only; commands that only read it (score, sessions, export, replay) still work"
+    if "not a database" in low or "malformed" in low:
+        return f"{path} is not a usable SQLite database ({text})"
+    if "unable to open" in low:
+        return f"cannot open {path} ({text}); check the path and its permissions"
+    return f"database error in {path}: {text}"
+
+
+@contextlib.contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """Turn sqlite3 and OS errors into a StoreError naming `path`."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(describe(exc, path)) from exc
+
+
+def schema_version(conn: sqlite3.Connection) -> int | None:
+    """The stored schema version, read without writing anything (None for a new file)."""
+    has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+    if not has_meta:
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    return int(row[0]) if row and str(row[0]).isdigit() else None

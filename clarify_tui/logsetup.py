@@ -1,0 +1,60 @@
+"""Logging for the CLI: one line per problem on stderr, full tracebacks in a log file.
+
+Why: a batch run whose episodes crash the same way printed one traceback per episode
+(49 copies). The stderr handler prints `level: message (Error: text; traceback in FILE)`;
+the file handler (opened only when something is logged) keeps the traceback.
+The file is $CLARIFY_LOG, else `clarify-tui.log` beside the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+
+class OneLine(logging.Formatter):
+    def __init__(self, log_path: Path | None) -> None:
+        super().__init__()
+        self.log_path = log_path
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            where = f"; traceback in {self.log_path}" if self.log_path else ""
+            first = (str(exc).splitlines() or [""])[0]
+            text += f" ({type(exc).__name__}: {first}{where})"
+        return text
+
+
+def log_path_for(db: Path | None) -> Path | None:
+    if os.environ.get("CLARIFY_LOG"):
+        return Path(os.environ["CLARIFY_LOG"])
+    if db is None:
+        return None
+    return Path(db).parent / "clarify-tui.log"
+
+
+def setup(verbose: bool, log_path: Path | None) -> None:
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    console = logging.StreamHandler()
+    console.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    console.setFormatter(OneLine(log_path))
+    root.addHandler(console)
+    if log_path is not None and _can_write(log_path):
+        file = logging.FileHandler(log_path, delay=True, encoding="utf-8")
+        file.setLevel(logging.WARNING)
+        file.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(file)
+    else:
+        console.setFormatter(OneLine(None))
+
+
+def _can_write(path: Path) -> bool:
+    if path.exists():
+        return os.access(path, os.W_OK)
+    return path.parent.is_dir() and os.access(path.parent, os.W_OK)

@@ -1,0 +1,138 @@
+"""One writer per run (a lease in the database), several runs per database, honest resume."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from clarify_tui.errors import RunLeaseError
+from clarify_tui.runner import RunSpec, RunSpecMismatch, run_batch
+from clarify_tui.store import Store
+from tests.clitools import cli, cli_env, finish, run_cli
+from tests.conftest import IC
+from tests.servers import FakeOpenAI, interactcomp_router
+
+DEMO_TASKS = 11  # the bundled InteractComp demo
+
+
+def llm_run(db, name: str, *extra: str) -> list[str]:
+    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u",
+            "--judge", "openai:j", "--db", str(db), "--run", name, "--concurrency", "4", *extra]
+
+
+@pytest.fixture
+def slow_models():
+    with FakeOpenAI(interactcomp_router(0.03)) as server:
+        yield server
+
+
+def counts(db, run: str) -> tuple[int, int]:
+    store = Store(db, readonly=True)
+    sessions = store.sessions(runs=[run])
+    store.close()
+    return len(sessions), len({s.task_id for s in sessions})
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_second_writer_is_refused_with_the_holder_named_and_writes_nothing(tmp_path):
+    db = tmp_path / "l.db"
+    store = Store(db)
+    store.acquire_run("r")
+    code, _out, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
+                              "--db", str(db), "--run", "r")
+    assert code == 2
+    assert f"pid {os.getpid()} on {socket.gethostname()}" in err and "Traceback" not in err
+    assert store.sessions(runs=["r"]) == []
+
+
+def test_a_stale_lease_is_taken_over(tmp_path):
+    db = tmp_path / "s.db"
+    store = Store(db)
+    now = time.time()
+    # a crashed process on this host (its pid no longer exists), heartbeat still fresh
+    store.conn.execute("INSERT INTO run_leases VALUES ('crashed', 't1', ?, ?, ?, ?)",
+                       [dead_pid(), socket.gethostname(), now, now])
+    # another host whose heartbeat stopped a minute ago
+    store.conn.execute("INSERT INTO run_leases VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)", [now - 90, now - 60])
+    # another host, alive
+    store.conn.execute("INSERT INTO run_leases VALUES ('live', 't3', 1, 'elsewhere', ?, ?)", [now, now])
+    store.conn.commit()
+    assert store.acquire_run("crashed").pid == os.getpid()
+    assert store.acquire_run("silent").pid == os.getpid()
+    with pytest.raises(RunLeaseError, match="pid 1 on elsewhere"):
+        store.acquire_run("live")
+
+
+async def test_the_lease_is_released_when_the_run_ends_and_held_while_it_runs(tmp_path, search, monkeypatch):
+    import clarify_tui.backends as backends
+
+    monkeypatch.setattr(backends, "_local_search", lambda: search)
+    store = Store(tmp_path / "h.db")
+    seen = []
+    spec = RunSpec(name="h", agent="scripted:direct-guess", benchmark="interactcomp")
+    await run_batch(store, spec, [IC], on_session_done=lambda s: seen.append(
+        store.conn.execute("SELECT pid FROM run_leases WHERE run='h'").fetchone()))
+    assert seen == [(os.getpid(),)]
+    assert store.conn.execute("SELECT count(*) FROM run_leases").fetchone() == (0,)
+
+
+def test_two_writers_on_the_same_run_never_make_more_sessions_than_tasks(tmp_path, slow_models):
+    db = tmp_path / "two.db"
+    env = cli_env(OPENAI_BASE_URL=slow_models.base_url)
+    procs = [cli(*llm_run(db, "same", "--resume"), env=env) for _ in range(2)]
+    results = [finish(p) for p in procs]
+    codes = sorted(code for code, _, _ in results)
+    assert codes in ([0, 0], [0, 2]), results
+    for code, _out, err in results:
+        if code == 2:
+            assert "is being written by pid" in err and "Traceback" not in err
+    assert counts(db, "same") == (DEMO_TASKS, DEMO_TASKS)
+
+
+def test_four_different_runs_write_one_database_at_once(tmp_path, slow_models):
+    db = tmp_path / "four.db"
+    env = cli_env(OPENAI_BASE_URL=slow_models.base_url)
+    Store(db).close()
+    procs = [cli(*llm_run(db, f"r{i}"), env=env) for i in range(4)]
+    results = [finish(p) for p in procs]
+    assert [code for code, _, _ in results] == [0, 0, 0, 0], [err for _, _, err in results]
+    store = Store(db, readonly=True)
+    for i in range(4):
+        sessions = store.sessions(runs=[f"r{i}"])
+        assert len(sessions) == DEMO_TASKS and {s.status for s in sessions} == {"completed"}
+
+
+def test_resume_with_another_agent_or_mode_is_refused_showing_both_specs(tmp_path):
+    db = tmp_path / "m.db"
+    base = ["run", "--benchmark", "interactcomp", "--db", str(db), "--run", "m", "--limit", "2"]
+    assert run_cli(*base, "--agent", "scripted:direct-guess")[0] == 0
+    code, _, err = run_cli(*base, "--agent", "scripted:search-then-ask", "--mode", "answer_only", "--resume")
+    assert code == 2 and "Traceback" not in err
+    assert "differs in agent, interactcomp_mode" in err
+    assert "agent=scripted:direct-guess" in err and "agent=scripted:search-then-ask" in err
+    assert "interactcomp_mode=full" in err and "interactcomp_mode=answer_only" in err
+    code, _, err = run_cli(*base, "--agent", "scripted:direct-guess", "--benchmark", "discobench", "--resume")
+    assert code == 2 and "differs in benchmark" in err
+    assert run_cli(*base, "--agent", "scripted:direct-guess", "--resume", "--limit", "3")[0] == 0
+    assert counts(db, "m") == (3, 3)
+
+
+async def test_resume_in_process_raises_a_mismatch(tmp_path, search, monkeypatch):
+    import clarify_tui.backends as backends
+
+    monkeypatch.setattr(backends, "_local_search", lambda: search)
+    store = Store(tmp_path / "p.db")
+    await run_batch(store, RunSpec(name="p", agent="scripted:direct-guess", benchmark="interactcomp"), [IC])
+    other = RunSpec(name="p", agent="scripted:direct-guess", benchmark="interactcomp", dataset="elsewhere.jsonl")
+    with pytest.raises(RunSpecMismatch, match="differs in dataset"):
+        await run_batch(store, other, [IC], resume=True)
