@@ -1,0 +1,216 @@
+"""InteractComp played as the reference harness plays it, through a scripted loopback model.
+
+Each test pins one rule of github:FoundationAgents/InteractComp (core/agent.py,
+run_benchmark.py, core/benchmark.py, core/responder.py) as seen by a user: what the
+model is sent, what is recorded, and how the task is scored.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sqlite_utils
+from servers import FakeOpenAI, FakeTavily, Reply, chat, llm_config, tavily_results
+
+from clarify_tui.engine import build_episode
+from clarify_tui.llm.factory import build_agent, build_judge, build_search, build_user
+from clarify_tui.models import ActionKind, Answer, EpisodeConfig, InteractCompPart, Task
+from clarify_tui.search.cache import CachedSearch
+
+IC = Task(
+    id="ic1", protocol="interactcomp",
+    question="Which team sport has players strike a fast projectile that teammates intercept in the air?",
+    answer=Answer(text="Hornussen", aliases=["Hornuss"]),
+    interactcomp=InteractCompPart(context="The struck object is a plastic puck. Defenders block it with wooden boards."),
+)
+FEEDBACK = "Invalid action. Please choose from: answer, search, ask."
+
+
+def act(name: str, **params) -> str:
+    return "Thinking.\n```json\n" + json.dumps({"action": name, "params": params}) + "\n```"
+
+
+ANSWER = act("answer", answer="Hornussen", confidence="80")
+
+
+class World:
+    """Agent outputs in order; the responder says `reply`; the grader says `grade`
+    (default: yes exactly when the predicted answer is Hornussen)."""
+
+    def __init__(self, agent: list[str], reply: str = "yes", grade: str | None = None) -> None:
+        self.agent, self.reply, self.grade = list(agent), reply, grade
+
+    def __call__(self, request) -> Reply:
+        prompt = request.prompt
+        if request.model == "agent-m":
+            if not self.agent:
+                return Reply(status=400, body={"error": {"message": "agent script exhausted"}})
+            return chat(self.agent.pop(0))
+        if "specialized Q&A agent" in prompt:
+            return chat(self.reply)
+        predicted = prompt.split("Predicted Answer: ")[1].split("\n")[0]
+        return chat(self.grade or ("yes" if predicted == "Hornussen" else "no"))
+
+
+@pytest.fixture
+def run(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    servers = []
+
+    async def play(world: World, hits=(("Result", "https://r", "A page"),), **config):
+        models = FakeOpenAI(world).__enter__()
+        tavily = FakeTavily(lambda r: tavily_results(r.json["query"], hits)).__enter__()
+        servers.extend([models, tavily])
+        cfg = llm_config(models.base_url, tavily.url)
+        db = sqlite_utils.Database(tmp_path / f"{len(servers)}.db")
+        ep = build_episode(
+            IC, agent=build_agent("agent-m", cfg), user=build_user("user-m", cfg), judge=build_judge("judge-m", cfg),
+            search=CachedSearch(build_search(cfg), db, "off"), config=EpisodeConfig(**config),
+        )
+        session = await ep.run()
+        return session, ep, models
+
+    yield play
+    for server in servers:
+        assert server.errors == []
+        server.__exit__(None, None, None)
+
+
+def agent_prompts(models) -> list[str]:
+    return [r.json["messages"][1]["content"] for r in models.chat_requests("agent-m")]
+
+
+def grader_prompts(models) -> list[str]:
+    return [r.prompt for r in models.chat_requests("judge-m")]
+
+
+async def test_four_invalid_outputs_skip_the_task_with_an_empty_graded_prediction(run):
+    outputs = ["I think it is baseball.", '{"action": "lookup", "params": {"query": "x"}}',
+               '{"action": "Search", "params": {"query": "x"}}', "<answer>Hornussen</answer>", ANSWER]
+    session, ep, models = await run(World(outputs))
+    assert session.status == "completed" and session.error is None  # a model failure, never excluded
+    r = session.result
+    assert (r["outcome"], r["answer"], r["correct"], r["invalid"], r["rounds"]) == ("invalid_skip", "", False, 4, 0)
+    prompts = agent_prompts(models)
+    assert len(prompts) == 4 and all("Current round: 1/10" in p for p in prompts)  # no round used
+    assert all(f"Last action: \nObservation: {FEEDBACK}\n" in p for p in prompts[1:])
+    [grading] = grader_prompts(models)
+    assert "Predicted Answer: \nCorrect Answer: Hornussen" in grading  # graded, as the harness does
+
+
+async def test_two_invalid_outputs_then_a_valid_one_stay_in_the_round(run):
+    outputs = ["no json here", "still none", act("search", query="striking sport"), ANSWER]
+    session, ep, models = await run(World(outputs))
+    r = session.result
+    assert (r["outcome"], r["correct"], r["invalid"], r["rounds"], r["searches"]) == ("answered", True, 2, 2, 1)
+    prompts = agent_prompts(models)
+    assert [p.count("Current round: 1/10") for p in prompts] == [1, 1, 1, 0]
+    assert "Current round: 2/10" in prompts[3]
+    # after the search, memory's round 1 holds the question and the search (agent.py:246-256)
+    assert f"[Round 1]\nUser: {IC.question}\n    Action: search (query: striking sport)\n" in prompts[3]
+    assert "Observation: 1. Result — A page (src: https://r)" in prompts[3]
+    assert "[Round 2]" not in prompts[3] and "Last action: search\n" in prompts[3]
+
+
+async def test_forced_ask_refuses_early_answers_without_a_round_and_counts_them_as_invalid(run):
+    outputs = [ANSWER, act("ask", question="Is it a puck?"), ANSWER, act("ask", question="Is it wooden?"), ANSWER]
+    session, ep, models = await run(World(outputs), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=4)
+    r = session.result
+    assert (r["correct"], r["asks"], r["rounds"], r["invalid"], r["refused"]) == (True, 2, 3, 2, 2)
+    prompts = agent_prompts(models)
+    refusal = "Answer is not allowed before 2 asks. Asks so far: 0/2. Please use ask or search."
+    assert f"Last action: \nObservation: {refusal}\n" in prompts[1] and "Current round: 1/4" in prompts[1]
+    assert "Asks so far: 1/2." in prompts[3] and "Current round: 2/4" in prompts[3]
+    constraints = ("Constraints: You must perform at least 2 ask actions before answering. "
+                   "Early answers will be rejected. The final round must answer.\n\nQUESTION:\n")
+    system = models.chat_requests("agent-m")[0].json["messages"][0]["content"]
+    assert f"## Question\n{constraints}{IC.question}\n" in system
+    assert f"## Question\n{constraints}{IC.question}\n" in prompts[0]
+    # the grader sees the task's own question, without the prefix (benchmark.py:118-122)
+    assert "Constraints" not in grader_prompts(models)[0]
+
+
+async def test_forced_ask_early_answers_count_toward_the_invalid_limit(run):
+    session, ep, models = await run(World([ANSWER] * 4), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=3)
+    assert (session.result["outcome"], session.result["invalid"], session.result["correct"]) == ("invalid_skip", 4, False)
+
+
+async def test_forced_ask_answers_in_the_final_round_whatever_the_asks(run):
+    outputs = [act("search", query="sport"), act("search", query="puck"), ANSWER]
+    session, ep, models = await run(World(outputs), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=3)
+    assert session.result["correct"] is True and session.result["asks"] == 0
+
+
+async def test_answer_only_is_one_final_round_call_and_garbage_is_no_answer(run):
+    session, ep, models = await run(World(["I refuse to use JSON."]), interactcomp_mode="answer_only", max_rounds=10)
+    [prompt] = agent_prompts(models)
+    assert prompt.startswith("\n\nGiven the question and information you have gathered") and "## Round\n1/1\n" in prompt
+    assert f"## Memory\n[Round 1]\nUser: {IC.question}\n    Action:  ()\nObservation: \n" in prompt
+    system = models.chat_requests("agent-m")[0].json["messages"][0]["content"]
+    assert "Action: answer" in system and "Action: search" not in system and "Action: ask" not in system
+    r = session.result
+    assert (r["answer"], r["outcome"], r["correct"], r["rounds"], r["max_rounds"]) == ("No Answer", "no_answer", False, 1, 1)
+    assert "Predicted Answer: No Answer\n" in grader_prompts(models)[0]
+
+
+async def test_the_final_round_is_one_call_a_non_answer_yields_its_answer_param_or_no_answer(run):
+    outputs = [act("search", query="sport"), act("search", query="x", answer="Hornussen")]
+    session, ep, models = await run(World(outputs), max_rounds=2)
+    assert session.result["answer"] == "Hornussen" and session.result["correct"] is True  # agent.py:136
+    assert len(agent_prompts(models)) == 2 and "## Round\n2/2" in agent_prompts(models)[1]
+
+    session, ep, models = await run(World([act("search", query="sport"), "prose"]), max_rounds=2)
+    assert (session.result["answer"], session.result["correct"]) == ("No Answer", False)
+    assert len(agent_prompts(models)) == 2  # the final round is never retried
+
+
+async def test_a_call_the_harness_cannot_make_scores_zero_and_lenient_parsing_accepts_it(run):
+    flat = json.dumps({"action": "search", "query": "striking sport"})  # params outside "params"
+    session, ep, models = await run(World([flat, ANSWER]))
+    r = session.result
+    assert (r["outcome"], r["correct"], r["actions"]) == ("call_error", False, "reference")
+    assert grader_prompts(models) == [] and session.status == "completed"
+
+    session, ep, models = await run(World([flat, ANSWER]), actions="lenient")
+    assert (session.result["correct"], session.result["searches"], session.result["actions"]) == (True, 1, "lenient")
+    assert session.config.actions == "lenient"
+
+
+async def test_an_answer_without_confidence_is_a_failed_call_in_reference_parsing(run):
+    session, ep, models = await run(World([act("answer", answer="Hornussen")]))
+    assert (session.result["outcome"], session.result["correct"]) == ("call_error", False)
+
+
+async def test_action_order_and_an_empty_search_as_the_reference_renders_them(run):
+    outputs = [act("search", query="nothing"), ANSWER]
+    session, ep, models = await run(World(outputs), hits=())
+    system = models.chat_requests("agent-m")[0].json["messages"][0]["content"]
+    assert system.index("Action: answer") < system.index("Action: search") < system.index("Action: ask")
+    assert "Observation: No results\n" in agent_prompts(models)[1]
+
+
+@pytest.mark.parametrize("compat, expected", [("ours", "i don't know"), ("reference", "no")])
+async def test_responder_reading_ours_or_the_references_first_line_substrings(run, compat, expected):
+    outputs = [act("ask", question="Is it a puck?"), ANSWER]
+    session, ep, models = await run(World(outputs, reply="I don't know."), compat=compat)
+    [reply] = [s.action.text for s in ep.steps if s.actor == "user"]
+    assert reply == expected and session.result["compat"] == compat
+    assert f"Observation: {expected}\n" in agent_prompts(models)[1]
+
+
+@pytest.mark.parametrize("compat, correct", [("ours", False), ("reference", True)])
+async def test_grader_reading_ours_or_the_references_yes_substring(run, compat, correct):
+    grade = "No. The names differ, so I cannot say yes.\nno"
+    session, ep, models = await run(World([act("answer", answer="Baseball", confidence="50")], grade=grade),
+                                    compat=compat, max_rounds=1)
+    assert session.result["correct"] is correct
+    gold = grader_prompts(models)[0].split("Correct Answer: ")[1].split("\n")[0]
+    assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "ours" else "Hornussen")
+
+
+async def test_full_with_context_gives_the_agent_context_then_question(run):
+    session, ep, models = await run(World([ANSWER]), interactcomp_mode="full_with_context")
+    assert f"## Question\nCONTEXT:\n{IC.interactcomp.context}\n\nQUESTION:\n{IC.question}\n" in agent_prompts(models)[0]
+    assert IC.interactcomp.context not in grader_prompts(models)[0]
