@@ -214,3 +214,56 @@ async def test_full_with_context_gives_the_agent_context_then_question(run):
     session, ep, models = await run(World([ANSWER]), interactcomp_mode="full_with_context")
     assert f"## Question\nCONTEXT:\n{IC.interactcomp.context}\n\nQUESTION:\n{IC.question}\n" in agent_prompts(models)[0]
     assert IC.interactcomp.context not in grader_prompts(models)[0]
+
+
+def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_honestly(tmp_path, monkeypatch, capsys):
+    """CLI end to end: one answered task, one skipped after invalid outputs, one errored."""
+    import csv
+    import io
+
+    from servers import error
+
+    from clarify_tui.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    records = [{"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
+               for i, tag in enumerate(["PLAIN", "GARBAGE", "DOOMED"], 1)]
+    dataset = tmp_path / "ic.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    def handler(request):
+        if request.model == "agent-m":
+            if "DOOMED" in request.prompt:
+                return error(500, "upstream exploded")
+            return chat("prose, no JSON" if "GARBAGE" in request.prompt else ANSWER)
+        return World([])(request)
+
+    with FakeOpenAI(handler) as models:
+        config = tmp_path / "clarify.toml"
+        config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        db = str(tmp_path / "run.db")
+        common = ["--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
+                  "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config), "--db", db]
+        assert main(["run", *common, "--mode", "forced_ask", "--max-rounds", "5"]) != 0
+        refused = " ".join(capsys.readouterr().err.split())
+        assert "--max-rounds >= --forced-asks + 1 (5 asks + 1 answer round); got --max-rounds 5" in refused
+        assert main(["run", *common, "--run", "r1"]) == 0
+        summary = " ".join(capsys.readouterr().err.split())
+    assert "2 completed, 1 errored; accuracy 0.50 (1/2), accuracy_all 0.33 (1/3, errored as wrong); 1 invalid skip" in summary
+
+    assert main(["score", "--db", db, "--format", "json"]) == 0
+    [group] = json.loads(capsys.readouterr().out)["groups"]
+    metrics = group["metrics"]
+    assert (metrics["accuracy"], metrics["accuracy_all"], metrics["invalid_skips"], metrics["errored"]) == (
+        0.5, pytest.approx(1 / 3), 1, 1)
+    assert metrics["invalid_outputs"] == 4 and metrics["rounds"] == 0.5  # the skip used no round
+
+    out = tmp_path / "harness.csv"
+    assert main(["export", "--db", db, "--format", "interactcomp-csv", "--out", str(out), "--include-hidden"]) == 0
+    assert "1 errored session(s)" in capsys.readouterr().err
+    rows = {r["question"].split(":")[0]: r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    assert (rows["PLAIN"]["predicted_answer"], rows["PLAIN"]["score"]) == ("Hornussen", "1.0")
+    assert (rows["GARBAGE"]["predicted_answer"], rows["GARBAGE"]["score"]) == ("", "0.0")
+    assert rows["GARBAGE"]["action_counts"] == "{'valid': True}"  # run_benchmark.py:129-130
+    assert rows["DOOMED"]["predicted_answer"] == "Error" and rows["DOOMED"]["history"].startswith("Error: ")
+    assert "500" in rows["DOOMED"]["history"]

@@ -6,12 +6,12 @@ abandoned sessions are left out; other protocols are skipped), in session order:
 |---|---|
 | question | the task's question |
 | correct_answer | the task's gold answer text |
-| predicted_answer | result.answer ("" when the session ended unanswered); `Error` for errored |
+| predicted_answer | result.answer ("" when the session ended unanswered or was skipped after invalid outputs); `Error` for errored and for a call the harness could not make (outcome `call_error`) |
 | confidence | result.confidence as the harness prints it (`85`); "" when the answer had none, `0` when there was no answer or the session errored |
-| history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict; `Error` for errored |
+| history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict; for errored sessions `Error: ` and the session's error (just `Error` for a row imported from a harness file), so an infrastructure failure is never passed off as a wrong answer; the export says on stderr how many |
 | score | 1.0 when result.correct, else 0.0 (0.0 for errored, as the harness writes) |
 | cost | the running total of the sessions' cost_usd in row order, as the harness writes its shared LLM's total; 0.0 for errored |
-| action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a session imported as skipped by the harness; `{}` for errored |
+| action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a task skipped after repeated invalid outputs (run_benchmark.py:129-130); `{}` for errored |
 
 The question and gold answer columns are plain text, as the harness writes them: for
 sessions of an encrypted release (tasks/sealed.py) the export refuses, writing nothing,
@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from collections.abc import Iterable
 from typing import IO
 
+from clarify_tui.importers.harness import ERRORED_MESSAGE
 from clarify_tui.importers.history import render_history
+from clarify_tui.llm import ic_reference
 from clarify_tui.models import ActionKind, Session, Step, Task
 from clarify_tui.store import Store
 from clarify_tui.tasks.sealed import canary_of
@@ -48,15 +51,10 @@ def _number(value: float) -> str:
 
 def harness_question(session: Session, task: Task) -> str:
     """The question as the harness put it in round 1 (its mode prefixes included)."""
-    question = task.question
-    if session.config.interactcomp_mode == "full_with_context" and task.interactcomp and task.interactcomp.context:
-        question = f"CONTEXT:\n{task.interactcomp.context}\n\nQUESTION:\n{question}"
-    if session.config.interactcomp_mode == "forced_ask":
-        question = (
-            f"Constraints: You must perform at least {session.config.forced_asks} ask actions before answering. "
-            f"Early answers will be rejected. The final round must answer.\n\nQUESTION:\n{question}"
-        )
-    return question
+    context = task.interactcomp.context if task.interactcomp else None
+    return ic_reference.harness_question(
+        task.question, session.config.interactcomp_mode, context, session.config.forced_asks
+    )
 
 
 def search_text(step: Step) -> str:
@@ -89,7 +87,7 @@ def history_rounds(steps: list[Step]) -> list[tuple[str, dict[str, str], str]]:
 
 
 def action_counts(session: Session, steps: list[Step]) -> str:
-    if (session.result.get("harness") or {}).get("skipped"):
+    if (session.result.get("harness") or {}).get("skipped") or session.result.get("outcome") == "invalid_skip":
         return repr({"valid": True})
     space = ACTION_SPACE.get(session.config.interactcomp_mode, FULL_SPACE)
     counts = {name: 0 for name in space}
@@ -121,14 +119,17 @@ def export_interactcomp_csv(
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     total = 0.0
+    errored = 0
     for session in sessions:
         task = tasks[session.id]
         steps = all_steps.get(session.id, [])
         gold = task.answer.text if task.answer else ""
-        if session.status == "errored":
+        failure = error_history(session)
+        if failure is not None:
+            errored += session.status == "errored"
             writer.writerow({
                 "question": task.question, "correct_answer": gold, "predicted_answer": "Error",
-                "confidence": 0, "history": "Error", "score": 0.0, "cost": 0.0, "action_counts": "{}",
+                "confidence": 0, "history": failure, "score": 0.0, "cost": 0.0, "action_counts": "{}",
             })
             continue
         total = round(total + session_cost(steps), 10)
@@ -145,3 +146,23 @@ def export_interactcomp_csv(
             "cost": total,
             "action_counts": action_counts(session, steps),
         })
+    if errored:
+        print(
+            f"interactcomp-csv: {errored} errored session(s) (infrastructure failures) are rows with "
+            "predicted_answer 'Error', score 0 and their error in the history column, as the harness writes "
+            "a task it could not run; `score` leaves them out of accuracy and counts them in accuracy_all",
+            file=sys.stderr,
+        )
+
+
+def error_history(session: Session) -> str | None:
+    """The history cell of a row the harness would write as `Error` (benchmark.py:126-130):
+    an errored session (with its error, so it is not taken for a wrong answer; exactly
+    `Error` when imported from a harness file) or a call the harness could not make."""
+    if session.status == "errored":
+        if session.error == ERRORED_MESSAGE:
+            return "Error"
+        return f"Error: {(session.error or 'errored').splitlines()[0]}"
+    if session.result.get("outcome") == "call_error":
+        return "Error: the reference harness could not call the model's action (scored 0)"
+    return None
