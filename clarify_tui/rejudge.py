@@ -37,7 +37,7 @@ def _usage(usage: Any) -> dict | None:
     if usage is None:
         return None
     return {"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.cost_usd,
-            "model": usage.model}
+            "latency_ms": usage.latency_ms, "model": usage.model}
 
 
 def current_at_answer(steps: list) -> int | None:

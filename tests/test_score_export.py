@@ -155,7 +155,7 @@ def test_the_export_says_which_judgment_each_metric_used(db, tmp_path, capsys, m
         llm, rule = r["judgments"]  # oldest first
         assert (llm["judge"], llm["kind"], rule["judge"]) == ("openai:grader-m", "answer", "rule")
         assert llm["verdict"]["correct"] is True and (llm["tokens_in"], llm["tokens_out"]) == (200, 5)
-        assert llm["created_at"] and llm["id"] < rule["id"]
+        assert llm["created_at"] and llm["latency_ms"] > 0 and llm["id"] < rule["id"]
         inputs = r["score_inputs"]
         # default: the latest judgment (rule's re-judge), by id
         assert inputs["default"]["verdicts"]["answer"] == {"judgment": rule["id"], "judge": "rule"}

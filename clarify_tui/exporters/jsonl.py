@@ -9,7 +9,7 @@ One line per session, in the database's order (created_at, id):
 - `steps`: every step with its actor, tokens, cost and latency;
 - `judgments`: every stored re-judging verdict (`clarify-tui judge`), oldest first: id,
   judge spec, kind, the verdict as stored (answer verdict or nugget coverage, with its
-  usage), its tokens, cost and time;
+  usage), its tokens, cost, latency and time;
 - `score_inputs`: which verdict each metric of `score` reads for this session, under the
   default selection (latest judgment of any judge) and under `--judge SPEC` for every
   judge that judged it.
@@ -63,6 +63,7 @@ def judgment_record(row: dict) -> dict:
         "tokens_in": int(usage.get("tokens_in") or 0),
         "tokens_out": int(usage.get("tokens_out") or 0),
         "cost_usd": float(usage.get("cost_usd") or 0.0),
+        "latency_ms": usage.get("latency_ms"),  # null for verdicts stored before it was recorded
         "created_at": row.get("created_at"),
     }
 

@@ -169,10 +169,21 @@ def load_sessions(
         f"WHERE session_id IN ({sub}) ORDER BY session_id, idx",
         params,
     )
-    for sid, actor, tin, tout, cost in usage_rows:
-        s = sessions.get(sid)
-        if s is not None:
-            add_step_usage(s, actor, tin, tout, cost)
+    current, by_actor, spent = None, {}, None
+    for sid, actor, tin, tout, cost in usage_rows:  # inlined add_step_usage: 100,000s of rows
+        if sid != current:
+            s = sessions.get(sid)
+            current, by_actor, spent = sid, (s.usage if s else {}), (s.spent if s else RoleUsage())
+        u = by_actor.get(actor)
+        if u is None:
+            u = by_actor[actor] = RoleUsage()
+        tin, tout, cost = int(tin or 0), int(tout or 0), float(cost or 0.0)
+        u.tokens_in += tin
+        u.tokens_out += tout
+        u.cost_usd += cost
+        spent.tokens_in += tin
+        spent.tokens_out += tout
+        spent.cost_usd += cost
     if any(s.protocol == "discobench" for s in sessions.values()):
         for sid, difficulty in conn.execute(
             "SELECT s.id, json_extract(t.data, '$.discobench.difficulty') FROM sessions s "
