@@ -224,3 +224,32 @@ async def test_a_person_can_continue_a_fork_as_the_agent(store):
         assert saved.status == "completed" and saved.parent_id == parent.id and saved.fork_step == 0
         assert saved.result["answer"] == "Godalming" and saved.result["correct"] is True
         assert replay.live is None and replay.session.id == fork_id
+
+
+@pytest.fixture
+def three_sessions_db(tmp_path):
+    from clarify_tui.cli import main as cli
+
+    db = tmp_path / "s.db"
+    assert cli(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
+                "--db", str(db), "--run", "r", "--limit", "3", "--concurrency", "1"]) == 0
+    return db
+
+
+async def test_sessions_newest_first_and_home_end(three_sessions_db):
+    """The sessions list opens newest first; Home and End jump to the first and last row."""
+    from clarify_tui.store import Store
+    from clarify_tui.tui.browse import BrowseApp
+    from clarify_tui.tui.widgets.session_table import SessionTable
+
+    store = Store(three_sessions_db)
+    newest_first = [s.id for s in sorted(store.sessions(), key=lambda s: (s.created_at, s.id), reverse=True)]
+    app = BrowseApp(store, start="sessions")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(SessionTable)
+        assert [r.id for r in table.rows_shown] == newest_first
+        await pilot.press("end")
+        assert table.current_id == newest_first[-1]
+        await pilot.press("home")
+        assert table.current_id == newest_first[0]

@@ -101,3 +101,36 @@ def test_scores_charts(db, snap_compare):
         await pilot.pause()
 
     assert snap_compare(BrowseApp(Store(db), start="scores"), terminal_size=(150, 50), run_before=charts)
+
+
+# ---- 80×24 (issue 14): one-line filters, newest first, replay in one column ----------
+
+
+def test_small_sessions_screen(db, snap_compare):
+    """You should see the filters as one-line widgets on two rows (no label broken letter
+    by letter), the newest session (000000000018…) at the top, "sorted by created ↓", and
+    a one-line footer."""
+    assert snap_compare(BrowseApp(Store(db), start="sessions"), terminal_size=(80, 24))
+
+
+def test_small_replay(db, snap_compare):
+    """You should see the replay head over one column: the question (with a scroll hint
+    if it is cut), the trajectory with the current step marked, and the footer with
+    w Panels (the state and hidden panels are one key away)."""
+    store = Store(db)
+    sid = store.sessions(runs=["disco-search-then-ask"])[0].id
+    assert snap_compare(BrowseApp(store, start="replay", session_id=sid), terminal_size=(80, 24))
+
+
+def test_small_replay_side_panels(db, snap_compare):
+    """`w` shows the question and hidden information on the left and the state at this
+    step (the checkpoint table) on the right, in place of the trajectory."""
+    store = Store(db)
+    sid = store.sessions(runs=["disco-search-then-ask"])[0].id
+
+    async def panels(pilot):
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+
+    assert snap_compare(BrowseApp(store, start="replay", session_id=sid), terminal_size=(80, 24), run_before=panels)

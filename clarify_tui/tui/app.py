@@ -23,6 +23,7 @@ from textual.screen import Screen
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.driver import DEFAULT_AGENT, PlaySetup
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 
@@ -66,6 +67,8 @@ class ClarifyApp(App):
     CSS_PATH = ["app.tcss", "browse.tcss"]
     TITLE = "clarify-tui"
     COMMANDS = App.COMMANDS | {PlayCommands}
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="help", tooltip="all keys"),
         Binding("f2", "sessions", "Sessions", id="sessions", tooltip="every stored session: replay, compare, fork"),

@@ -13,6 +13,8 @@ from typing import Literal
 from textual.app import App
 from textual.binding import Binding
 
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+
 Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 
 
@@ -21,6 +23,8 @@ class BrowseApp(App):
     list, so `q` there shows the session among its family (and any fork just made)."""
 
     CSS_PATH = "browse.tcss"
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     TITLE = "clarify-tui"
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="browse-quit", show=False)]
 

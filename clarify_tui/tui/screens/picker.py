@@ -3,6 +3,8 @@ open one in the play screen as observer, user or agent."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -12,6 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from clarify_tui.models import Task
 from clarify_tui.tui.driver import ROLES
+from clarify_tui.tui.layout import compact_when_narrow
 
 ALL = "all"
 ROLE_LABEL = {"observer": "watch / step", "user": "play the user", "agent": "play the agent"}
@@ -74,6 +77,17 @@ class PickerScreen(Screen):
             self.set_tasks(self.tasks)
         table.focus()
 
+    def on_screen_resume(self) -> None:
+        self.on_resize()
+
+    def on_resize(self) -> None:
+        self.call_next(self._relayout)  # after Screen._on_resize has set the breakpoint classes
+
+    def _relayout(self) -> None:
+        compact_when_narrow(self, "#filters > *, Footer")
+        if self.tasks:
+            self.refilter()
+
     def set_tasks(self, tasks: list[Task], problems: list[str] | None = None) -> None:
         self.tasks = list(tasks)
         self.query_one("#f-protocol", Select).set_options(_options([t.protocol.value for t in tasks], "protocols"))
@@ -94,12 +108,22 @@ class PickerScreen(Screen):
         ]
         table = self.query_one(DataTable)
         table.clear()
+        width = self._question_width()
         for t in self.shown:
-            question = " ".join(t.question.split())
-            table.add_row(t.protocol.value, t.id, t.domain, t.language,
-                          question if len(question) <= 90 else question[:89] + "…", key=f"{t.protocol.value}:{t.id}")
+            question = Text(" ".join(t.question.split()))
+            question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
+            table.add_row(t.protocol.value, t.id, t.domain, t.language, question, key=f"{t.protocol.value}:{t.id}")
         status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
         self.query_one("#picker-status", Static).update(status)
+
+    def _question_width(self) -> int:
+        """What is left of the screen's width for the question column (no sideways scrolling)."""
+        if not self.size.width:
+            return 90
+        others = [("protocol", [t.protocol.value for t in self.shown]), ("id", [t.id for t in self.shown]),
+                  ("domain", [t.domain for t in self.shown]), ("lang", [t.language for t in self.shown])]
+        used = sum(max(len(head), *(cell_len(v or "") for v in values), 0) + 2 for head, values in others)
+        return max(24, min(90, self.size.width - used - 4))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "f-role":

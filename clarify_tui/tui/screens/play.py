@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from clarify_tui.models import Action, ActionKind, Protocol
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -50,7 +51,7 @@ RunMode = Literal["watch", "step"]
 PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 
 
-class PlayScreen(Screen):
+class PlayScreen(PanelsMixin, Screen):
     """One live session of one task."""
 
     BINDINGS = [
@@ -67,6 +68,7 @@ class PlayScreen(Screen):
         Binding("v", "compose('visit')", "Visit", id="agent-visit"),
         Binding("c", "compose('clarify')", "Clarify", id="agent-clarify"),
         Binding("enter", "compose('answer')", "Answer", id="agent-answer"),
+        PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="hidden", tooltip="show or hide the hidden panel"),
         Binding("f", "toggle_fold", "Fold", id="fold", tooltip="fold or unfold long content"),
         Binding("p,ctrl+t", "pause_clock", "Pause", id="clock-pause",
@@ -78,6 +80,7 @@ class PlayScreen(Screen):
         Binding("escape", "cancel", "Cancel", id="cancel", show=False),
         Binding("q", "back", "Back", id="back", tooltip="back to the task picker"),
         Binding("q", "quit_queue", "Quit", id="queue-quit", tooltip="quit; the same command resumes this task"),
+        *QUESTION_BINDINGS,
     ]
 
     class NextTaskRequested(Message):
@@ -114,18 +117,19 @@ class PlayScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="regions"):
-            with Vertical(id="left"):
+        with Horizontal(id="regions", classes="regions"):
+            with Vertical(id="left", classes="col-left"):
                 yield QuestionPanel(id="question")
-                yield HiddenPanel(id="hidden")
-            with Vertical(id="centre"):
+                yield HiddenPanel(id="hidden", classes="panel-hidden")
+            with Vertical(id="centre", classes="col-centre"):
                 yield Trajectory(id="trajectory")
                 yield PendingBar(id="pending")
-                yield ActionBar(id="action-bar")
-                yield ReplyBox(id="reply-box")
-            with VerticalScroll(id="right"):
+            with VerticalScroll(id="right", classes="col-right"):
                 yield Static(id="score")
                 yield StatePanel(id="state")
+        with Vertical(id="prompt"):
+            yield ActionBar(id="action-bar")
+            yield ReplyBox(id="reply-box")
         yield Static(id="paused-banner")
         yield NoteBox(id="note-box")
         with Horizontal(id="status-bar"):
@@ -135,7 +139,6 @@ class PlayScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = f"{self.task_.protocol.value} · {self.task_.id}"
-        self.query_one("#question").border_title = "Question"
         self.query_one("#trajectory").border_title = "Trajectory"
         self.query_one("#right").border_title = "State"
         self.query_one(ActionBar).display = self.role == "agent"
@@ -350,6 +353,8 @@ class PlayScreen(Screen):
             return False if not self.setup.queue else (None if done else True)
         if action in ("back", "quit_queue"):
             return (action == "back") != bool(self.setup.queue)
+        if action == "toggle_panels":
+            return self.panels_check()
         return True
 
     def action_propose(self) -> None:

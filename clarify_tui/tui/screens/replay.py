@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from clarify_tui.commands.sessions import outcome
 from clarify_tui.engine.view import AgentView
 from clarify_tui.models import ActionKind, Protocol, Session, Step, Task
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.hidden import HiddenPanel
@@ -105,7 +106,7 @@ class ForkDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(PanelsMixin, Screen):
     """One stored session, one step at a time."""
 
     BINDINGS = [
@@ -115,6 +116,7 @@ class ReplayScreen(Screen):
         Binding("end", "jump('end')", "Last", id="replay-last", priority=True),
         Binding("f", "fork", "Fork", id="replay-fork", tooltip="fork after this step and continue live"),
         Binding("c", "compare_parent", "Compare parent", id="replay-compare", tooltip="compare a fork with its parent"),
+        PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
         Binding("s", "compose('search')", "Search", id="fork-search"),
         Binding("k", "compose('ask')", "Ask", id="fork-ask"),
@@ -123,7 +125,9 @@ class ReplayScreen(Screen):
         Binding("enter", "compose('answer')", "Answer", id="fork-answer"),
         Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
         Binding("q", "back", "Back", id="replay-back"),
+        *QUESTION_BINDINGS,
     ]
+    QUESTION_ID = "replay-question"
 
     class ForkStarted(Message):
         """A fork was saved and its episode is running."""
@@ -174,20 +178,19 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="replay-head")
-        with Horizontal(id="replay-regions"):
-            with Vertical(id="replay-left"):
+        with Horizontal(id="replay-regions", classes="regions"):
+            with Vertical(id="replay-left", classes="col-left"):
                 yield QuestionPanel(id="replay-question")
-                yield HiddenPanel(id="replay-hidden")
-            with Vertical(id="replay-centre"):
+                yield HiddenPanel(id="replay-hidden", classes="panel-hidden")
+            with Vertical(id="replay-centre", classes="col-centre"):
                 yield Trajectory(id="replay-trajectory")
                 yield ActionBar(id="replay-action-bar")
-            with VerticalScroll(id="replay-right"):
+            with VerticalScroll(id="replay-right", classes="col-right"):
                 yield Static(id="replay-score")
                 yield StatePanel(id="replay-state")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#replay-question").border_title = "Question"
         self.query_one("#replay-trajectory").border_title = "Trajectory"
         self.query_one("#replay-right").border_title = "State at this step"
         self.query_one(ActionBar).display = False
@@ -279,6 +282,8 @@ class ReplayScreen(Screen):
             return not live
         if action == "stop_fork":
             return live
+        if action == "toggle_panels":
+            return self.panels_check()
         return True
 
     # ---- fork --------------------------------------------------------------------------

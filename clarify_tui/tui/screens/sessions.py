@@ -1,5 +1,6 @@
 """The sessions screen: every stored session, filtered and sorted, forks under their parent.
 
+Newest sessions come first; home / end jump to the first / last row.
 enter opens the highlighted session in replay; space marks up to two sessions and `c`
 compares them (or the marked one with the highlighted one); `s` / `S` cycle the sort
 column and direction (a click on a column header sorts by it too); `g` opens the scores.
@@ -14,6 +15,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Header, Select, Static
 
+from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
     Filters,
@@ -50,7 +52,7 @@ class SessionsScreen(Screen):
         self.select = select  # a session id to put the cursor on once loaded
         self.filters = Filters()
         self.sort = "created"
-        self.reverse = False
+        self.reverse = True  # newest first
         self.rows = []
 
     def compose(self) -> ComposeResult:
@@ -74,7 +76,11 @@ class SessionsScreen(Screen):
             table.move_cursor(row=ids.index(self.select))
         table.focus()
 
+    def on_resize(self) -> None:  # after Screen._on_resize has set the breakpoint classes
+        self.call_next(compact_when_narrow, self, "#session-filters > *, Footer")
+
     def on_screen_resume(self) -> None:
+        self.on_resize()
         if self.rows:
             self.reload()
 
@@ -158,6 +164,7 @@ class SessionsScreen(Screen):
 
     def action_sort(self, step: int) -> None:
         self.sort = SORT_KEYS[(SORT_KEYS.index(self.sort) + step) % len(SORT_KEYS)]
+        self.reverse = self.sort == "created"  # newest first; other columns ascending
         self.refresh_table()
 
     def action_reverse(self) -> None:

@@ -57,6 +57,9 @@ class ActionForm(Vertical):
                         type="number", classes="field confidence")
 
     def on_mount(self) -> None:
+        narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal
+        for field in self.query(Input):
+            field.compact = narrow
         self.query(Input).first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

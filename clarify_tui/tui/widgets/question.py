@@ -11,7 +11,11 @@ from clarify_tui.engine.view import AgentView
 from clarify_tui.models import Task
 
 
-def render_question(task: Task, view: AgentView) -> Group:
+def render_question(task: Task, view: AgentView, *, compact: bool = False) -> Group:
+    """The full panel; `compact` (narrow terminals) leaves out the metadata lines, which
+    then go into the border title (`title_for`), so the question itself comes first."""
+    if compact:
+        return Group(*_question_lines(view, label=view.phase == "search"))
     meta = Text()
     meta.append(f"{task.protocol.value}", style="bold reverse")
     meta.append(f"  {task.id}", style="bold")
@@ -21,6 +25,12 @@ def render_question(task: Task, view: AgentView) -> Group:
     lines = [meta, Text()]
     label = "Question" if view.phase != "search" else "Rewritten query (search phase)"
     lines.append(Text(label, style="bold underline"))
+    lines += _question_lines(view)
+    return Group(*lines)
+
+
+def _question_lines(view: AgentView, label: bool = False) -> list[Text]:
+    lines = [Text("Rewritten query (search phase)", style="bold underline")] if label else []
     lines.append(Text(view.question))
     lines.append(Text())
     status = Text()
@@ -33,11 +43,58 @@ def render_question(task: Task, view: AgentView) -> Group:
     if view.context:
         lines.append(Text("\nContext (full_with_context ablation)", style="bold"))
         lines.append(Text(view.context))
-    return Group(*lines)
+    return lines
+
+
+def title_for(task: Task, compact: bool) -> str:
+    if not compact:
+        return "Question"
+    return " · ".join(bit for bit in ("Question", task.protocol.value, task.id, task.domain, task.language) if bit)
 
 
 class QuestionPanel(Static):
-    """The agent's view of the task; refreshed from `Episode.view()` after each step."""
+    """The agent's view of the task; refreshed from `Episode.view()` after each step.
+    When its content is taller than the panel, the bottom border says how to scroll."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.add_class("question-panel")
+        self._shown: tuple[Task, AgentView] | None = None
+        self._compact = False
+
+    @property
+    def compact(self) -> bool:
+        return self.is_mounted and self.screen.has_class("-narrow")
 
     def show(self, task: Task, view: AgentView) -> None:
-        self.update(render_question(task, view))
+        self._shown = (task, view)
+        self._compact = self.compact
+        self.border_title = title_for(task, self._compact)
+        self.update(render_question(task, view, compact=self._compact))
+        self.call_after_refresh(self.update_hint)
+
+    def refresh_compact(self) -> None:
+        """After a resize: re-render if the screen crossed the narrow breakpoint."""
+        if self._shown is not None and self.compact != self._compact:
+            self.show(*self._shown)
+        else:
+            self.update_hint()
+
+    def update_hint(self) -> None:
+        region = self.content_region
+        if not region.height:
+            return
+        hidden = self.get_content_height(region.size, region.size, region.width) - region.height
+        if hidden <= 0:
+            self.border_subtitle = ""
+        elif self.scroll_y >= hidden:
+            self.border_subtitle = "end · ctrl+↑ scrolls up"
+        else:
+            self.border_subtitle = "more ↓ ctrl+↓ or wheel"
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.update_hint)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.update_hint()

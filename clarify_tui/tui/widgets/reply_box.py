@@ -49,9 +49,6 @@ class ReplyBox(Vertical, can_focus=True):
         self.request = request
         text = Text("The agent asks: ", style="bold magenta")
         text.append(request.question, style="bold")
-        if known:
-            text.append("\nyou know: ", style="dim")
-            text.append(known)
         if request.kind == "interactcomp":
             text.append("\nreply with  y yes · n no · i i don't know  (nothing else is accepted)", style="yellow")
         elif request.kind == "discobench":
@@ -61,6 +58,9 @@ class ReplyBox(Vertical, can_focus=True):
             text.append("\nc release the clue · or type a reply", style="yellow")
         else:
             text.append("\nu unknown · or type a short answer found in the intent", style="yellow")
+        if known:  # last: the keys above stay in view when this is long (the box scrolls)
+            text.append("\nyou know: ", style="dim")
+            text.append(known)
         self.query_one("#reply-question", Static).update(text)
         field = self.query_one("#reply-input", Input)
         field.value = ""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from clarify_tui.commands.sessions import duration, outcome
@@ -139,12 +140,22 @@ def option_values(rows: list[SessionRow], name: str) -> list[str]:
 
 
 class SessionTable(DataTable):
-    """The sessions as a table; row keys are session ids."""
+    """The sessions as a table; row keys are session ids. Home / End go to the first /
+    last row (DataTable's own scroll sideways)."""
+
+    BINDINGS = [
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(-1)", "Last", show=False),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.rows_shown: list[SessionRow] = []
         self.marked: list[str] = []
+
+    def action_edge(self, row: int) -> None:
+        if self.row_count:
+            self.move_cursor(row=row % self.row_count, animate=False)
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:

@@ -1,0 +1,75 @@
+"""Responsive layout shared by the workbench's screens.
+
+Both apps (ClarifyApp, BrowseApp) set these breakpoints, so every screen carries
+`-narrow` below 120 columns (`-wide` above) and `-short` below 32 rows. The stylesheet
+(browse.tcss, loaded by both apps) lays the three-region screens (play, replay) out in
+one column when narrow: the question on top (scrollable, with a hint), the trajectory
+and the action prompt below; the side panels (hidden information, state) are one key
+away (`w`), side by side in place of the trajectory.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.events import Resize
+
+HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+
+PANELS_BINDING = Binding("w", "toggle_panels", "Panels", id="panels",
+                         tooltip="narrow terminal: show the side panels (hidden info, state) instead of the trajectory")
+QUESTION_BINDINGS = [
+    Binding("ctrl+down", "scroll_question(1)", "Question ↓", id="question-down", show=False, priority=True),
+    Binding("ctrl+up", "scroll_question(-1)", "Question ↑", id="question-up", show=False, priority=True),
+]
+
+
+class PanelsMixin:
+    """For a Screen with the three regions: `w` toggles the side panels when narrow,
+    ctrl+↑/↓ scroll the question panel (whatever has focus). The screen names its
+    question panel with `QUESTION_ID`."""
+
+    QUESTION_ID = "question"
+
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")  # type: ignore[attr-defined]
+
+    def panels_check(self) -> bool | None:
+        """check_action for toggle_panels: only in a narrow terminal."""
+        return True if self.narrow else False
+
+    def action_toggle_panels(self) -> None:
+        self.toggle_class("-panels")  # type: ignore[attr-defined]
+        shown = self.has_class("-panels")  # type: ignore[attr-defined]
+        self.notify("Side panels shown: w goes back to the trajectory." if shown  # type: ignore[attr-defined]
+                    else "Trajectory shown: w shows the side panels.", timeout=2)
+
+    def action_scroll_question(self, direction: int) -> None:
+        panel = self.query_one(f"#{self.QUESTION_ID}")  # type: ignore[attr-defined]
+        panel.scroll_relative(y=direction * max(1, panel.scrollable_content_region.height - 1), animate=False)
+
+    def on_screen_resume(self) -> None:
+        self.on_resize()
+
+    def on_resize(self, event: Resize | None = None) -> None:
+        self.call_next(self._relayout)  # type: ignore[attr-defined]  # after Screen._on_resize set the classes
+
+    def _relayout(self) -> None:
+        compact_when_narrow(self, "Footer, #reply-input, .action-form Input")
+        if not self.narrow:
+            self.remove_class("-panels")  # type: ignore[attr-defined]
+        self.refresh_bindings()  # type: ignore[attr-defined]
+        self.call_after_refresh(self._after_resize)  # type: ignore[attr-defined]
+
+    def _after_resize(self) -> None:
+        for panel in self.query(".question-panel"):  # type: ignore[attr-defined]
+            panel.refresh_compact()
+
+
+def compact_when_narrow(screen, selector: str) -> None:
+    """Filter bars: borderless one-line widgets on a narrow screen, so labels never wrap
+    one letter per line (call from the screen's on_resize)."""
+    narrow = screen.has_class("-narrow")
+    for widget in screen.query(selector):
+        widget.compact = narrow
