@@ -9,6 +9,7 @@ checking the new SVGs in tests/__snapshots__/ by eye.
 from __future__ import annotations
 
 import itertools
+import types
 import uuid
 from datetime import UTC, datetime
 from unittest import mock
@@ -33,7 +34,8 @@ def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("snap") / "snapshots.db"
     counter = itertools.count(1)
     with mock.patch("uuid.uuid4", lambda: uuid.UUID(int=next(counter) << 80)), \
-            mock.patch("clarify_tui.models.datetime", FrozenClock):
+            mock.patch("clarify_tui.models.datetime", FrozenClock), \
+            mock.patch("clarify_tui.engine.episode.time", types.SimpleNamespace(perf_counter=lambda: 0.0)):  # 0 ms
         for benchmark, agent, extra in (
             ("discobench", "direct-guess", []), ("discobench", "search-then-ask", []),
             ("interactcomp", "direct-guess", []), ("interactcomp", "search-then-ask", []),

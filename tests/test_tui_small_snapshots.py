@@ -17,7 +17,9 @@ from clarify_tui.models import EpisodeConfig
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
 from clarify_tui.tui.app import ClarifyApp
+from clarify_tui.tui.widgets import pending
 from clarify_tui.tui.widgets.reply_box import ReplyBox
+from clarify_tui.tui.widgets.trajectory import Trajectory
 from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui_snapshots import pinned, steps  # noqa: F401  (pinned: autouse fixture)
 
@@ -32,14 +34,23 @@ def app(**kwargs) -> ClarifyApp:
     return ClarifyApp(tasks=[IC_LONG, DISCO, CTS], store=Store(":memory:"), search=LocalSearch(DOCS), **kwargs)
 
 
+@pytest.fixture(autouse=True)
+def still_spinner(monkeypatch):
+    monkeypatch.setattr(pending, "SPINNER", "⠿")  # the busy spinner's frame depends on timing
+
+
 async def until_reply_box(pilot) -> None:
-    """Watch mode at full pace until the agent asks and the reply box is up."""
+    """Watch mode at full pace until the agent asks and the reply box is up; then the
+    trajectory is put at its end (following the newest step is timing-dependent)."""
     pilot.app.screen.pace = 0
     for _ in range(400):
         box = pilot.app.screen.query(ReplyBox)
         if box and box.first().request is not None:
             break
         await asyncio.sleep(0.01)
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    pilot.app.screen.query_one(Trajectory).scroll_end(animate=False, immediate=True)
     await pilot.pause()
     await pilot.pause()
 
