@@ -70,6 +70,7 @@ def test_play_discobench_watched_to_the_end(snap_compare):
     async def run_before(pilot) -> None:
         pilot.app.screen.pace = 0
         await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
         pilot.app.clear_notifications()  # the "saved" toast may or may not have timed out yet
         await pilot.pause()
 
