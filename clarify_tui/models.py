@@ -168,6 +168,8 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     latency_ms: float = 0.0
     model: str | None = None
+    retries: int = 0  # transient faults and off-contract replies retried before success
+    retry_cause: str | None = None  # the last of them, in words
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -176,6 +178,8 @@ class Usage(BaseModel):
             cost_usd=self.cost_usd + other.cost_usd,
             latency_ms=self.latency_ms + other.latency_ms,
             model=self.model or other.model,
+            retries=self.retries + other.retries,
+            retry_cause=other.retry_cause or self.retry_cause,
         )
 
 
@@ -259,6 +263,8 @@ class Step(BaseModel):
     error: str | None = None
     state: dict[str, Any] = Field(default_factory=dict)
     created_at: str = Field(default_factory=now_iso)
+    retries: int = 0  # calls retried for this step (transient faults, off-contract replies)
+    retry_cause: str | None = None  # the last retry's cause
 
 
 SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -96,6 +97,9 @@ class Store:
              "latency_ms": float, "model": str, "error": str, "state": str, "created_at": str},
             pk=("session_id", "idx"), if_not_exists=True,
         )
+        for column, kind in (("retries", int), ("retry_cause", str)):  # added later: older files lack them
+            if column not in db["steps"].columns_dict:
+                db["steps"].add_column(column, kind)
         db["judgments"].create(
             {"id": int, "session_id": str, "judge": str, "kind": str, "verdict": str, "created_at": str},
             pk="id", if_not_exists=True,
@@ -141,6 +145,8 @@ class Store:
             "error": step.error,
             "state": json.dumps(step.state),
             "created_at": step.created_at,
+            "retries": step.retries,
+            "retry_cause": step.retry_cause,
         }
         with self._writing():
             self.db["steps"].upsert(row, pk=("session_id", "idx"))
@@ -244,6 +250,8 @@ class Store:
             error=r["error"],
             state=json.loads(r["state"] or "{}"),
             created_at=r["created_at"],
+            retries=r.get("retries") or 0,
+            retry_cause=r.get("retry_cause"),
         )
 
     def task_for(self, session_id: str) -> Task:
@@ -281,6 +289,18 @@ class Store:
     def release_run(self, held: lease.Lease) -> None:
         with self._writing():
             lease.release(self.conn, held)
+
+    def retry_totals(self, run: str) -> tuple[int, int, dict[str, int]]:
+        """(retries, steps that needed them, retries by last cause) over a run's live sessions."""
+        rows = self.db.execute(
+            "SELECT st.retries, st.retry_cause FROM steps st JOIN sessions s ON s.id = st.session_id "
+            "WHERE s.run = ? AND s.status != 'superseded' AND st.retries > 0", [run]
+        ).fetchall()
+        causes: dict[str, int] = {}
+        for count, cause in rows:
+            key = re.split(r":| \(", cause or "unknown")[0][:60]
+            causes[key] = causes.get(key, 0) + count
+        return sum(r[0] for r in rows), len(rows), causes
 
     def run_row(self, name: str) -> dict | None:
         """The run's spec as first recorded (benchmark, dataset, agent, ..., config)."""

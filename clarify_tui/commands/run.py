@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
 from clarify_tui.models import EpisodeConfig
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 
 
 def register(sub) -> None:
@@ -153,6 +153,10 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
     console.print(line)
+    retries, steps, causes = store.retry_totals(name)
+    if retries:
+        because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
+        console.print(f"retries: {retries} on {steps} step(s) ({because})", markup=False, highlight=False)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
 

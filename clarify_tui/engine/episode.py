@@ -316,6 +316,8 @@ class Episode:
             latency_ms=round(usage.latency_ms, 3),
             model=usage.model,
             error=error,
+            retries=usage.retries,
+            retry_cause=usage.retry_cause,
         )
         self.steps.append(step)
         step.state = self.state()

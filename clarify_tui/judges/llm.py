@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from clarify_tui.errors import BackendError
 from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJudgement, Verdict
 from clarify_tui.llm.client import ChatClient
+from clarify_tui.llm.contract import OffContract, complete_within_contract
 from clarify_tui.llm.parsing import find_json
 from clarify_tui.llm.ic_reference import grader_reading
 from clarify_tui.llm.prompts import render, render_verbatim
@@ -25,7 +26,7 @@ T = TypeVar("T")
 _COVERAGE = {"full", "partial", "none"}
 
 
-class Unreadable(ValueError):
+class Unreadable(OffContract):
     """The judge's reply does not have the required form; the message says how."""
 
 
@@ -79,23 +80,10 @@ class LLMJudge:
         await self.client.aclose()
 
     async def _judge(self, text: str, purpose: str, read: Callable[[str], T]) -> tuple[T, Usage]:
-        messages = [{"role": "user", "content": text}]
-        usage = Usage()
-        for _attempt in range(self.parse_retries + 1):
-            done = await self.client.complete(messages, purpose)
-            usage = usage + done.usage
-            try:
-                return read(done.text), usage
-            except Unreadable as exc:
-                problem = str(exc)
-                messages = messages[:1] + [
-                    {"role": "assistant", "content": done.text},
-                    {"role": "user", "content": f"Your reply could not be read: {problem}. Output only that."},
-                ]
-        raise BackendError(
-            f"judge model {self.client.model} ({purpose}): unreadable output after "
-            f"{self.parse_retries + 1} attempts ({problem}); last reply: {done.text[:300]!r}"
+        value, usage, _raw = await complete_within_contract(
+            self.client, text, purpose, read, self.parse_retries, "judge", failure="unreadable output"
         )
+        return value, usage
 
     async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict:
         correct = gold.text + (f" (also accepted: {'; '.join(gold.aliases)})" if gold.aliases else "")

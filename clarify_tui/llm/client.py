@@ -1,8 +1,9 @@
 """One chat-completion call, done properly: limited, retried, timed, costed.
 
 Why a wrapper: every LLM component needs the same things — a per-endpoint concurrency
-limit, the openai SDK's retry machinery (exponential backoff on 408/409/429/5xx,
-connection errors and timeouts), one error type when retries run out
+limit, retries with exponential backoff on 408/409/429/5xx, connection errors, timeouts
+and 200s whose body is not a chat completion (counted, with the last cause, on the
+step), one error type when retries run out
 (`BackendError`), and a `Usage` with tokens, cost, latency and model for each call.
 
 SDK clients and semaphores belong to an event loop, so they are made lazily, one per
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import random
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -109,7 +111,7 @@ class ChatClient:
                 api_key=self._api_key,
                 base_url=self.endpoint.base_url,
                 timeout=self.timeout,
-                max_retries=self.max_retries,
+                max_retries=0,  # complete() retries, counting them
             )
             self._clients[loop] = client
         return client
@@ -137,37 +139,47 @@ class ChatClient:
         return params
 
     async def complete(self, messages: list[dict[str, str]], purpose: str) -> Completion:
-        """One chat completion; BackendError once the SDK's retries are exhausted.
+        """One chat completion, retried on transient faults; BackendError when they run out.
 
-        The request goes through the SDK's generic `post` (its retries, timeouts and
-        errors) with `cast_to=object`, which skips typed request transformation and
-        response models: that halves the client's CPU per call, which is what limits
-        throughput at high concurrency. We read the few fields we need ourselves.
+        The request goes through the SDK's generic `post` (its timeouts and errors) with
+        `cast_to=object`, which skips typed request transformation and response models:
+        that halves the client's CPU per call, which is what limits throughput at high
+        concurrency. We read the few fields we need ourselves.
+
+        Retries are ours, not the SDK's, so they can be counted and their last cause kept
+        on the step (`Usage.retries`, `Usage.retry_cause`), and so a 200 whose body is not
+        a chat completion (invalid JSON from a proxy) is retried like a 502. Backoff as
+        the SDK's: 0.5 s doubling to 8 s with jitter, or the server's retry-after.
         """
         client = self._client()
         body = {"model": self.model, "messages": messages, **self._params(purpose)}
-        async with self.endpoint.semaphore():
-            started = time.perf_counter()
+        started = time.perf_counter()
+        causes: list[str] = []
+        while True:
             try:
-                data = await client.post("/chat/completions", body=body, cast_to=object)
-            except openai.APIStatusError as exc:
-                retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-                what = f"HTTP {exc.status_code}: {exc.message}"
-                raise BackendError(self._describe(what, retried)) from exc
-            except openai.APITimeoutError as exc:
-                raise BackendError(self._describe(f"timed out after {self.timeout:g}s", True)) from exc
-            except openai.APIConnectionError as exc:
-                raise BackendError(self._describe(f"connection failed: {exc.__cause__ or exc}", True)) from exc
-            latency_ms = (time.perf_counter() - started) * 1000
-        text, tokens_in, tokens_out = self._read(data)
+                async with self.endpoint.semaphore():
+                    data = await self._post(client, body)
+                text, tokens_in, tokens_out = self._read(data)
+                break
+            except _Transient as fault:
+                causes.append(fault.cause)
+                if len(causes) > self.max_retries:
+                    raise BackendError(self._describe(fault.cause, len(causes) - 1)) from fault.__cause__
+                await asyncio.sleep(fault.wait if fault.wait is not None else _backoff(len(causes)))
+            except openai.APIStatusError as exc:  # 4xx other than 408/409/429: retrying will not help
+                raise BackendError(self._describe(f"HTTP {exc.status_code}: {exc.message}", len(causes))) from exc
+        latency_ms = (time.perf_counter() - started) * 1000
         usage = Usage(
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             cost_usd=self._config.cost(self.model, tokens_in, tokens_out),
             latency_ms=latency_ms,
             model=self.model,
+            retries=len(causes),
+            retry_cause=causes[-1] if causes else None,
         )
-        log.debug("%s %s %s: %d in, %d out, %.0f ms", self.role, self.model, purpose, tokens_in, tokens_out, latency_ms)
+        log.debug("%s %s %s: %d in, %d out, %.0f ms, %d retries", self.role, self.model, purpose,
+                  tokens_in, tokens_out, latency_ms, len(causes))
         return Completion(text=text, usage=usage)
 
     def _read(self, data: Any) -> tuple[str, int, int]:
@@ -175,7 +187,7 @@ class ChatClient:
         try:
             message = data["choices"][0]["message"]
         except (KeyError, IndexError, TypeError) as exc:
-            raise BackendError(self._describe(f"not a chat completion: {str(data)[:200]}")) from exc
+            raise _Transient(f"not a chat completion: {str(data)[:200]}") from exc
         text = message.get("content") if isinstance(message, dict) else None
         usage = data.get("usage") or {}
         return (
@@ -184,7 +196,61 @@ class ChatClient:
             int(usage.get("completion_tokens") or 0),
         )
 
-    def _describe(self, what: str, retried: bool = False) -> str:
+    def _describe(self, what: str, retries: int = 0) -> str:
         where = self.endpoint.base_url or "the OpenAI API"
-        tries = f" (after {self.max_retries} retries)" if retried and self.max_retries else ""
+        tries = f" (after {retries} retries)" if retries else ""
         return f"{self.role} model {self.model} at {where}: {what}{tries}"
+
+    async def _post(self, client: openai.AsyncOpenAI, body: dict) -> Any:
+        """One attempt; transient faults become _Transient with their cause in words."""
+        try:
+            return await client.post("/chat/completions", body=body, cast_to=object)
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
+                raise _Transient(f"HTTP {exc.status_code}: {exc.message}", _retry_after(exc.response)) from exc
+            raise
+        except openai.APITimeoutError as exc:
+            raise _Transient(f"timed out after {self.timeout:g}s") from exc
+        except openai.APIConnectionError as exc:
+            raise _Transient(f"connection failed: {_root_cause(exc)}") from exc
+        except ValueError as exc:  # a 200 whose body is not JSON (json.JSONDecodeError)
+            raise _Transient(f"invalid JSON in a 200 response ({exc})") from exc
+
+
+class _Transient(Exception):
+    """A fault worth another attempt: 408/409/429/5xx, timeout, connection, bad body."""
+
+    def __init__(self, cause: str, wait: float | None = None) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.wait = wait
+
+
+def _backoff(attempt: int) -> float:
+    return min(0.5 * 2 ** (attempt - 1), 8.0) * (1 - 0.25 * random.random())
+
+
+def _retry_after(response: Any) -> float | None:
+    """The server's retry-after-ms / retry-after (seconds), when sane (0-60 s)."""
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name)) / scale
+        except (TypeError, ValueError):
+            continue
+        if 0 <= value <= 60:
+            return value
+    return None
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error with something to say ('ConnectError: [Errno 111] Connection refused')."""
+    best = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    seen = set()
+    node = exc.__cause__ or exc.__context__
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        if str(node):
+            best = f"{type(node).__name__}: {node}"
+        node = node.__cause__ or node.__context__
+    return best

@@ -4,14 +4,21 @@ Each method puts into its prompt only what that simulator may use: the InteractC
 responder sees the context; the DiscoBench responder sees the clue only when the engine's
 judge found the ask well targeted; the CTS answerer sees the intent query; the CTS
 rewriter sees the blurred query and the Q&A pairs, never the intent.
+
+Replies that become data (DiscoBench replies, CTS answers and rewrites) are held to their
+contract (llm/contract.py): an empty reply or a refusal ("Sorry, I can't help with that
+request.") is retried with feedback up to the role's `parse_retries`, then the session
+errors naming the reply; it is never stored as the user's words.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from clarify_tui.errors import BackendError
 from clarify_tui.llm.client import ChatClient
+from clarify_tui.llm.contract import complete_within_contract, refuse_refusals
 from clarify_tui.llm.parsing import strip_reasoning
 from clarify_tui.llm.prompts import render, render_verbatim
 from clarify_tui.llm.yesno import UNKNOWN, read_short_answer, read_yes_no
@@ -23,9 +30,14 @@ class LLMUser:
     def __init__(self, client: ChatClient) -> None:
         self.client = client
         self.spec = f"openai:{client.model}"
+        self.parse_retries = client.settings.parse_retries
 
     async def _ask(self, text: str, purpose: str):
         return await self.client.complete([{"role": "user", "content": text}], purpose)
+
+    async def _reply(self, text: str, purpose: str, read: Callable[[str], str]) -> UserReply:
+        value, usage, raw = await complete_within_contract(self.client, text, purpose, read, self.parse_retries, "user")
+        return UserReply(text=value, usage=usage, raw=raw)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -44,32 +56,38 @@ class LLMUser:
     ) -> UserReply:
         release = asked_right and checkpoint.type == "ambi" and bool(checkpoint.clue)
         clue_block = f"\nCLUE\n{checkpoint.clue}\n" if release else ""
-        done = await self._ask(
+        return await self._reply(
             render("discobench_responder", question=task.question, ask=question, clue_block=clue_block),
             "discobench.responder",
+            lambda raw: refuse_refusals(strip_reasoning(raw), "the user's reply"),
         )
-        text = strip_reasoning(done.text)
-        if not text:
-            raise BackendError(f"user model {self.client.model} returned an empty DiscoBench reply")
-        return UserReply(text=text, usage=done.usage)
 
     async def answer_clarification(self, task: Task, question: str) -> UserReply:
         """CTS Prompt B: a short answer found in the intent query, else exactly 'unknown'."""
         assert task.cts is not None
-        done = await self._ask(
+        return await self._reply(
             render("cts_user_answerer", clear_query=task.cts.fused_query, clarification_question=question),
             "cts.answerer",
+            read_answer,
         )
-        return UserReply(text=read_short_answer(done.text), usage=done.usage)
 
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         """CTS Prompt C: one rewritten query from the blurred query and the Q&A pairs only."""
         pairs = [{"clarification_question": q, "user_answer": a} for q, a in qa_pairs]
-        done = await self._ask(
+        return await self._reply(
             render("cts_rewriter", blurred_query=blurred_query, qa_pairs=json.dumps(pairs, ensure_ascii=False)),
             "cts.rewriter",
+            read_rewrite,
         )
-        lines = [line.strip() for line in strip_reasoning(done.text).splitlines() if line.strip()]
-        if not lines:
-            raise BackendError(f"user model {self.client.model} returned an empty rewrite")
-        return UserReply(text=lines[-1], usage=done.usage)
+
+
+def read_answer(raw: str) -> str:
+    """CTS Prompt B's output: a short answer or exactly 'unknown', not a refusal."""
+    refuse_refusals(strip_reasoning(raw), "a short answer or exactly 'unknown'")
+    return read_short_answer(raw)
+
+
+def read_rewrite(raw: str) -> str:
+    """CTS Prompt C's output: the last non-empty line, which must be a query, not a refusal."""
+    lines = [line.strip() for line in strip_reasoning(raw).splitlines() if line.strip()]
+    return refuse_refusals(lines[-1] if lines else "", "one rewritten search query")
