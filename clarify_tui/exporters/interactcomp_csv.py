@@ -29,6 +29,7 @@ from typing import IO
 from clarify_tui.importers.harness import ERRORED_MESSAGE
 from clarify_tui.importers.history import render_history
 from clarify_tui.llm import ic_reference
+from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind, Session, Step, Task
 from clarify_tui.store import Store
 from clarify_tui.tasks.sealed import canary_of
@@ -60,7 +61,7 @@ def harness_question(session: Session, task: Task) -> str:
 def search_text(step: Step) -> str:
     obs = step.observation
     if obs.hits:
-        return "\n".join(f"{i}. {h.title} — {h.content} (src: {h.url})" for i, h in enumerate(obs.hits[:5], 1))
+        return hit_lines(obs.hits[:5])
     if obs.data.get("recorded") or not _N_RESULTS.fullmatch(obs.text.strip()):
         return obs.text
     return "No results"

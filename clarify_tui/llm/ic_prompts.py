@@ -15,6 +15,7 @@ from __future__ import annotations
 from clarify_tui.engine.view import AgentView, ViewTurn
 from clarify_tui.llm.ic_reference import action_order
 from clarify_tui.llm.prompts import render_verbatim, verbatim
+from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind
 
 _ACTION_TEXT = {
@@ -39,8 +40,7 @@ def observation_text(turn: ViewTurn) -> str:
     if turn.action.kind == ActionKind.search:
         if obs.data.get("search_failed"):
             return "Search failed"
-        lines = [f"{i}. {h.title} — {h.content} (src: {h.url})" for i, h in enumerate(obs.hits[:5], 1)]
-        return "\n".join(lines) if lines else "No results"
+        return hit_lines(obs.hits[:5]) if obs.hits else "No results"
     return obs.text
 
 

@@ -9,7 +9,7 @@ Invalid turns are not memory: their feedback is shown once as the last observati
 from __future__ import annotations
 
 from clarify_tui.engine.view import AgentView, ViewTurn
-from clarify_tui.models import ActionKind, Observation
+from clarify_tui.models import ActionKind, Observation, SearchHit
 
 PAGE_CHARS = 6000  # a visited page is cut to this many characters in the prompt
 
@@ -18,13 +18,16 @@ def observation_text(obs: Observation) -> str:
     if obs.error:
         return f"Error: {obs.error}"
     if obs.hits:
-        return "\n".join(
-            f"{i}. {hit.title} — {hit.content} (src: {hit.url})" for i, hit in enumerate(obs.hits, 1)
-        )
+        return hit_lines(obs.hits)
     if obs.items:
         return "\n".join(obs.items)
     text = obs.text or ""
     return text if len(text) <= PAGE_CHARS else text[:PAGE_CHARS] + " …[truncated]"
+
+
+def hit_lines(hits: list[SearchHit]) -> str:
+    """Search hits as the InteractComp harness shows them (core/action.py:126-131)."""
+    return "\n".join(f"{i}. {hit.title} — {hit.content} (src: {hit.url})" for i, hit in enumerate(hits, 1))
 
 
 def action_text(turn: ViewTurn) -> str:
