@@ -42,6 +42,9 @@ def export(db: Path, tmp_path: Path, *extra: str) -> str:
 
 
 def test_no_gold_answer_or_context_in_the_database_file(played):
+    # re-judging reads the task (decrypted in memory) and stores verdicts beside the old ones
+    assert main(["judge", "--db", str(played), "--run", "release", "--judge", "rule"]) == 0
+    assert len(list(Store(played).db.query("SELECT id FROM judgments"))) == 5
     blob = on_disk(played)
     tasks = plain_tasks()
     assert len(tasks) == 5
