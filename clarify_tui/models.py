@@ -287,7 +287,11 @@ class EpisodeConfig(BaseModel):
     compat: Literal["ours", "reference"] = "ours"
     prompting: Literal["neutral", "guided"] = "neutral"
     ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
-    k: int = Field(default=1, ge=1, le=3)
+    # DiscoBench: "answer" = the agent answers each checkpoint (paper 000 §3, default);
+    # "trajectory" = outcomes inferred from a single-answer trajectory (imported runs).
+    checkpoints: Literal["answer", "trajectory"] = "answer"
+    k: int = Field(default=1, ge=0, le=3)  # CTS: 0 = orig (deep search on the blurred query)
+    deep_search: str | None = None  # CTS: the fixed deep-search agent's spec; None = the agent under test
     search_results: int = Field(default=5, ge=1, le=20)
 
 

@@ -90,7 +90,7 @@ async def rejudge_session(store, session, judge) -> dict | None:
                    "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
-        v = await judge.equivalent(task.question, answer, task.answer)
+        v = await judge.equivalent(task.question, answer, task.answer, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
         if protocol == "discobench" and result.get("checkpoints"):
             current = current_at_answer(store.steps(session.id))

@@ -78,9 +78,11 @@ def world(request) -> Reply:
     """The scripted models of all three protocols, chosen by role and prompt."""
     prompt = request.prompt
     if request.model == "judge-m":
-        if "impartial grader" in prompt:
+        if "impartial grader" in prompt or "judge whether two answers" in prompt:
             predicted = prompt.split("Predicted Answer:")[1].split("\n")[0]
-            return chat("yes" if ("Hornussen" in predicted or "Focus" in predicted) else "no", 300, 1)
+            correct = prompt.split("Correct Answer:")[1].split("\n")[0]
+            same = any(w in predicted and w in correct for w in ("Hornussen", "Focus", "Sandrock"))
+            return chat("yes" if same else "no", 300, 1)
         if "strict judge of one step" in prompt:
             said = prompt.split("THE AGENT'S")[1].split("Decide:")[0]
             hit = ("Sandrock" in said and "Which company" not in said) or "Focus" in said
@@ -109,7 +111,8 @@ def world(request) -> Reply:
             return [action("search", query="Pathea Games award-winning life simulation game"),
                     action("ask", question="Which award did the game win?"),
                     action("search", query="My Time at Sandrock publisher"),
-                    action("answer", answer="Focus Entertainment")][min(n, 3)]
+                    action("answer", answer="My Time at Sandrock"),
+                    action("answer", answer="Focus Entertainment")][min(n, 4)]
         if "search clarification question generator" in prompt:
             return chat('["Which region are you asking about?", "Which degree level?"]', 200, 20)
         if "deep-research assistant" in prompt:
@@ -186,6 +189,13 @@ async def test_discobench_episode_releases_the_clue_for_a_targeted_ask(servers, 
     clue_requests = [r for r in models.chat_requests("user-m") if "CLUE" in r.prompt]
     assert len(clue_requests) == 1
     assert_agent_never_saw(models, DISCO.discobench.checkpoints[0].clue, DISCO.discobench.checkpoints[0].ambiguity_logic)
+    assert [c["answer"] for c in session.result["checkpoints"]] == ["My Time at Sandrock", "Focus Entertainment"]
+    prompts = [r.prompt for r in models.chat_requests("agent-m")]
+    assert "checkpoint 1 of 2" in prompts[0] and "checkpoint 2 of 2" in prompts[-1]
+    assert "The answer at the last checkpoint is your final answer" in prompts[0]
+    judged = [r.prompt for r in models.chat_requests("judge-m") if "Predicted Answer" in r.prompt]
+    assert len(judged) == 2 and all("judge whether two answers" in p for p in judged)
+    assert "Find the game" in judged[0]  # the intermediate answer is judged against its checkpoint
 
 
 async def test_cts_episode(servers, db):

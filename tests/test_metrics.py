@@ -138,7 +138,7 @@ class PricedUser(RuleUser):
 class PricedJudge(RuleJudge):
     """The rule judge, each equivalence verdict costing 7 in / 3 out / $0.002."""
 
-    async def equivalent(self, question, answer, gold):
+    async def equivalent(self, question, answer, gold, benchmark="interactcomp"):
         verdict = await super().equivalent(question, answer, gold)
         verdict.usage = Usage(tokens_in=7, tokens_out=3, cost_usd=0.002)
         return verdict
@@ -149,7 +149,7 @@ class StrictJudge:
 
     spec = "test:strict"
 
-    async def equivalent(self, question, answer, gold):
+    async def equivalent(self, question, answer, gold, benchmark="interactcomp"):
         return Verdict(correct=False, reason="strict", usage=Usage(tokens_in=100, tokens_out=1, cost_usd=0.01))
 
     async def nuggets(self, answer, nuggets, query=""):
@@ -179,23 +179,25 @@ IC_SESSIONS = {
     "s4": [Action.search("lattice tower"), Action.answer("Sapporo TV Tower")],       # right, 2 rounds, no confidence
 }
 
+SANDROCK = "My Time at Sandrock"
 DISCO_SESSIONS = {
-    # A: search, right ask, search target, right answer -> [correct_answer, correct_answer]
+    # Per-checkpoint answering (the default): an `answer` commits the current checkpoint.
+    # A: search, right ask, search, answers both checkpoints -> [correct_answer, correct_answer]
     "A": [Action.search("Pathea Games award game"), Action.ask("Do you mean My Time at Portia or another game?"),
-          Action.search("My Time at Sandrock publisher"), Action.answer("Focus Entertainment")],
-    # B: one search, commits to the distractor -> [failed, unreached]
+          Action.search("My Time at Sandrock publisher"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")],
+    # B: one search, commits to the distractor at checkpoint 1 -> [failed, unreached]
     "B": [Action.search("Pathea Games award game"), Action.answer("My Time at Portia")],
-    # C: five searches, no ask, then right -> [missed_ambiguity_correct, correct_answer]
+    # C: five searches, no ask, then right twice -> [missed_ambiguity_correct, correct_answer]
     "C": [Action.search("Pathea Games award"), Action.search("Pathea Games life simulation"),
           Action.search("Pathea award winner"), Action.search("Pathea Games prize"),
-          Action.search("My Time at Sandrock"), Action.answer("Focus Entertainment")],
-    # D: untargeted ask first, search target, ask on the unambiguous checkpoint, right answer
-    "D": [Action.ask("Can you say more?"), Action.search("My Time at Sandrock"),
+          Action.search("My Time at Sandrock"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")],
+    # D: untargeted ask first, search, answer; ask on the unambiguous checkpoint, right answer
+    "D": [Action.ask("Can you say more?"), Action.search("My Time at Sandrock"), Action.answer(SANDROCK),
           Action.ask("Is it Focus Entertainment?"), Action.answer("Focus Entertainment")],
     # G: right ask first, then commits to the distractor -> [failed, unreached]
     "G": [Action.ask("Do you mean My Time at Portia?"), Action.answer("My Time at Portia")],
-    # H: one search passes checkpoint 1 unasked, wrong final answer -> [missed_ambiguity_correct, failed]
-    "H": [Action.search("My Time at Sandrock"), Action.answer("Team17")],
+    # H: one search, checkpoint 1 right unasked, wrong final answer -> [missed_ambiguity_correct, failed]
+    "H": [Action.search("My Time at Sandrock"), Action.answer(SANDROCK), Action.answer("Team17")],
 }
 
 
@@ -347,7 +349,8 @@ def test_discobench_zero_denominators_are_null(world):
     """B alone never asks: TP+FP = 0 -> precision null; recall 0/1 = 0; F1 = 2TP/(2TP+FP+FN) =
     0/1 = 0 (the count form: a missed ambiguity is a real miss, not a missing number); ce_a/ce_b
     null (no asked checkpoint); the unreached checkpoint 2 is in no denominator: detection accuracy 0/1."""
-    sessions = [s for s in load_sessions(world, runs=["disco"]) if s.result.get("answer") == "My Time at Portia"
+    sessions = [s for s in load_sessions(world, runs=["disco"])
+                if s.result.get("checkpoints") and s.result["checkpoints"][0]["answer"] == "My Time at Portia"
                 and not s.result["checkpoints"][0]["asked"]]
     m = discobench_metrics(sessions)
     assert m["detection_precision"] is None and m["detection_f1"] == 0.0

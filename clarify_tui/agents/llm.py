@@ -30,7 +30,8 @@ def _actions_text(view: AgentView) -> str:
         elif kind == ActionKind.ask:
             names.append("action_ask")
         elif kind == ActionKind.answer:
-            names.append("action_answer")
+            # DiscoBench's per-checkpoint protocol says what an answer commits
+            names.append("action_answer_checkpoint" if view.checkpoints else "action_answer")
         elif kind == ActionKind.visit:
             names.append("action_visit")
     return "\n\n".join(template(name).strip() for name in names)

@@ -152,8 +152,61 @@ class ScriptedAgent:
     # ---- DiscoBench ------------------------------------------------------------------
 
     def _discobench(self, view: AgentView) -> Action:
-        """Follow a chain of hops. Hop queries read "<entity> <question>", so the chain
-        is recovered from the agent's own past queries; see the module docstring."""
+        """Per-checkpoint protocol: one hop per checkpoint, each ended by an answer."""
+        if view.checkpoints is None:
+            return self._discobench_trajectory(view)
+        lang = _lang(view)
+        question, history = view.question, view.history
+        answers = [i for i, t in enumerate(history) if t.action.kind == ActionKind.answer]
+        chain = [history[i].action.text for i in answers]  # accepted intermediate answers
+        hop = history[answers[-1] + 1 :] if answers else history
+        searches = [i for i, t in enumerate(hop) if t.action.kind == ActionKind.search]
+        can_search = self._can(view, ActionKind.search) and view.rounds_left > 1
+        can_ask = self._can(view, ActionKind.ask) and view.rounds_left > 2
+        if self.policy == "ask-first" and not hop and can_ask:
+            return Action.ask(GENERIC_ASK[lang])  # before any search in this checkpoint
+        if not searches:
+            if can_search:
+                return Action.search(f"{chain[-1]} {question}" if chain else question)
+            return Action.answer(chain[-1] if chain else "unknown")
+        if self.policy == "direct-guess":
+            return self._checkpoint_answer(hop[searches[0]].observation.hits, chain)
+        replies = [t.observation.text.strip() for t in hop if t.action.kind == ActionKind.ask]
+        clue_searches = [i for i in searches if any(r and hop[i].action.text.startswith(r) for r in replies)]
+        source = hop[clue_searches[-1] if clue_searches else searches[0]]
+        hits = self._candidates(source.observation.hits, chain)
+        if not hits:
+            return Action.answer(chain[-1] if chain else "unknown")
+        last = history[-1]
+        asked_after_search = any(t.action.kind == ActionKind.ask for t in hop[searches[0] :])
+        if last.action.kind == ActionKind.ask:
+            reply = last.observation.text
+            new_words = [w for w in content_words(reply) if overlap([w], question) == 0]
+            if len(new_words) >= INFORMATIVE_NEW_WORDS and can_search:
+                return Action.search(f"{reply.strip()} {question}")
+        elif self.asks and not clue_searches and not asked_after_search and competing(hits) and can_ask:
+            a, b = hits[0].title, hits[1].title
+            return Action.ask(f"你是指{a}还是{b}？" if lang == "zh" else f"Do you mean {a} or {b}?")
+        if self.policy == "search-heavy-guess" and can_search and len(searches) < HEAVY_SEARCHES_PER_HOP:
+            top = hits[0].title
+            variants = [top, f"{question} {top}", f"{top} {chain[-1]}" if chain else f"{top} facts"]
+            return Action.search(variants[(len(searches) - 1) % len(variants)])
+        return Action.answer(hits[0].title)
+
+    @staticmethod
+    def _candidates(hits: list[SearchHit], chain: list[str]) -> list[SearchHit]:
+        """Hits that can be the next hop: not an earlier hop, and linked to the previous one."""
+        hits = [h for h in hits if h.title not in chain]
+        return [h for h in hits if mentions(h.content, chain[-1])] if chain else hits
+
+    def _checkpoint_answer(self, hits: list[SearchHit], chain: list[str]) -> Action:
+        candidates = self._candidates(hits, chain)
+        return Action.answer(candidates[0].title if candidates else (chain[-1] if chain else "unknown"))
+
+    def _discobench_trajectory(self, view: AgentView) -> Action:
+        """Trajectory mode (no checkpoint count shown): follow a chain of hops. Hop queries
+        read "<entity> <question>", so the chain is recovered from the agent's own past
+        queries; see the module docstring."""
         lang = _lang(view)
         question = view.question
         history = view.history

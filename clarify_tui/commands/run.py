@@ -51,6 +51,11 @@ def register(sub) -> None:
         "--ablation", default="none", choices=("none", "no_search", "no_ask", "original_question"),
         help="DiscoBench ablation",
     )
+    p.add_argument(
+        "--checkpoints", default="answer", choices=("answer", "trajectory"),
+        help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
+             "trajectory = infer checkpoint outcomes from a single-answer trajectory",
+    )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
     p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
@@ -91,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
-        prompting=args.prompting, ablation=args.ablation, k=args.k,
+        prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
         actions=args.actions, compat=args.compat,
     )
     check_interactcomp_flags(args.benchmark, config)

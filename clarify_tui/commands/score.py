@@ -88,13 +88,18 @@ def register(sub) -> None:
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--profile-k", type=int, default=3,
-                   help="DiscoBench profiles: searches above K make a guess search-heavy (default 3)")
+    p.add_argument("--profile-k", type=float, default=None,
+                   help="DiscoBench profiles: searches above K make a guess search-heavy (default: data-driven, "
+                        "the median search count of the group's successful no-ask ambiguous checkpoints)")
     p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--jobs", type=int, default=1,
                    help="processes for the CTS bootstrap (default 1; 0 = the CPU count; results do not depend on it)")
     p.set_defaults(func=main)
+
+
+def _whole(k: float | None) -> float | None:
+    return int(k) if k is not None and float(k).is_integer() else k
 
 
 def main(args: argparse.Namespace) -> int:
@@ -111,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
         sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
     with _bootstrap_pool(args.jobs) as executor:
         report = score_sessions(
-            sessions, by=args.by, profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
+            sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,
             executor=executor,
         )
     if args.format == "json":
@@ -176,7 +181,11 @@ def print_tables(report: dict, by: str) -> None:
             continue
         caption = None
         if benchmark == "discobench":
-            caption = f"profiles: reached ambiguous checkpoints, K = {groups[0]['metrics'].get('profile_k')}"
+            ks = ", ".join(
+                f"{next(iter(g['key'].values()))}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
+                for g in groups
+            )
+            caption = f"profiles: reached ambiguous checkpoints; search-heavy above K = {ks}"
         table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption,
                       caption_justify="left")
         table.add_column("metric")

@@ -26,6 +26,7 @@ def build_episode(
     config: EpisodeConfig | None = None,
     session: Session | None = None,
     sink: StepSink | None = None,
+    deep_search=None,
 ) -> Episode:
     """An Episode with the rules of the task's protocol."""
     return Episode(
@@ -38,6 +39,7 @@ def build_episode(
         session=session,
         sink=sink,
         rules_class=RULES[task.protocol],
+        deep_search=deep_search,
     )
 
 

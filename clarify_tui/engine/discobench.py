@@ -1,15 +1,22 @@
-"""DiscoBench rules (paper §3, appendix B): free search / ask / answer, tracked against
-the hidden checkpoints in order.
+"""DiscoBench rules (paper 000 §3, appendix B): search / ask / answer per checkpoint.
 
-The current checkpoint passes when the agent establishes its target (checkpoint judge on
-a search query or the answer) and fails when the agent commits to a distractor first;
-the last checkpoint is judged on the final answer. Checkpoints after a failure are
-unreached (silent cascading: the agent is not told). An ask is judged against the
+Two ways to settle the hidden checkpoints, chosen by `EpisodeConfig.checkpoints` and
+recorded in the result as `checkpoint_mode`:
+
+- "answer" (default, §3 lines 79-83, B.2 line 307): the agent is told how many checkpoints
+  there are and which one it is on, never their content. `answer` commits the current
+  checkpoint's intermediate answer, judged for equivalence with its target (aliases
+  count): right -> the checkpoint is advanced and the next becomes current; wrong -> it
+  fails, the later ones are unreached and the task ends. The answer at the last
+  checkpoint is the final answer. Searches and asks never pass or fail a checkpoint.
+- "trajectory" (for imported single-answer runs): the agent is told nothing about
+  checkpoints; the current one passes when a search query or the answer establishes its
+  target (checkpoint judge) and fails when one commits to a distractor first; the last is
+  judged on the final answer.
+
+Either way a search belongs to the checkpoint current when it was made (appendix E
+profiles count one checkpoint's searches only), and an ask is judged against the
 current checkpoint; on an ambiguous checkpoint a well-targeted ask releases its clue.
-Asks never pass or fail a checkpoint: a question is not a commitment. A search that
-establishes a checkpoint's target also counts as the first retrieval of the checkpoint it
-makes current (its results are what the agent reasons over next), so an ask right after
-it is SearchThenAsk, not DirectAsk, in the appendix E profiles.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from clarify_tui.engine.episode import Rules, merge_usage
-from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.models import Action, ActionKind, Answer, Observation
 
 Status = Literal["pending", "current", "passed", "failed", "unreached"]
 
@@ -36,6 +43,7 @@ class CheckpointState(BaseModel):
     asks: int = 0
     first_action: str | None = None
     searches_before_first_ask: int | None = None
+    answer: str | None = None  # answer mode: what the agent committed at this checkpoint
 
     @property
     def outcome(self) -> str:
@@ -52,6 +60,7 @@ class DiscoBenchState(BaseModel):
     current: int | None = 0
     answer: str | None = None
     correct: bool | None = None
+    mode: Literal["answer", "trajectory"] = "answer"
 
 
 class DiscoBenchRules(Rules):
@@ -65,7 +74,11 @@ class DiscoBenchRules(Rules):
             for i, cp in enumerate(cps)
         ]
         states[0].status = "current"
-        self.state = DiscoBenchState(checkpoints=states)
+        self.state = DiscoBenchState(checkpoints=states, mode=episode.config.checkpoints)
+
+    @property
+    def answer_mode(self) -> bool:
+        return self.state.mode == "answer"
 
     # ---- what the agent sees and may do ----------------------------------------------
 
@@ -85,7 +98,19 @@ class DiscoBenchRules(Rules):
         return kinds
 
     def notice(self) -> str | None:
-        return "This is your last round: you must answer now." if self.ep.final_round else None
+        parts = []
+        if self.answer_mode and self.state.current is not None:
+            i, n = self.state.current + 1, len(self.state.checkpoints)
+            what = "your final answer to the question" if i == n else "this checkpoint's intermediate answer"
+            parts.append(f"You are on checkpoint {i} of {n}; answer commits {what}.")
+        if self.ep.final_round:
+            parts.append("This is your last round: you must answer now.")
+        return " ".join(parts) or None
+
+    def view_extra(self) -> dict[str, Any]:
+        if not self.answer_mode or self.state.current is None:
+            return {}
+        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints)}
 
     def refusal(self, action: Action) -> str | None:
         return None if (action.text or "").strip() else f"{action.kind.value} needs text."
@@ -159,10 +184,7 @@ class DiscoBenchRules(Rules):
             state.first_action = state.first_action or "search"
         result = await ep.search.search(action.text, ep.config.search_results)
         obs = Observation(text=f"{len(result.hits)} results", hits=result.hits)
-        events = await self._judge_progress("search", action.text)
-        if events and events[-1][1] == "passed" and (cur := self._current()) is not None:
-            cur[0].searches += 1
-            cur[0].first_action = cur[0].first_action or "search"
+        events = [] if self.answer_mode else await self._judge_progress("search", action.text)
         ep.record("agent", action, obs, usage=merge_usage(action.usage, result.usage))
         self._record_events(events)
         return obs
@@ -210,14 +232,53 @@ class DiscoBenchRules(Rules):
         return obs
 
     async def _answer(self, action: Action) -> Observation:
-        ep = self.ep
-        if (cur := self._current()) is not None:
+        cur = self._current()
+        if cur is not None:
             cur[0].first_action = cur[0].first_action or "answer"
+            if self.answer_mode:
+                cur[0].answer = action.text
+                if not self._is_last(cur[0].index):
+                    return await self._answer_checkpoint(action, *cur)
+        return await self._final_answer(action)
+
+    async def _answer_checkpoint(self, action: Action, state: CheckpointState, checkpoint) -> Observation:
+        """An intermediate answer: judged against this checkpoint's target and aliases."""
+        ep = self.ep
+        i, n = state.index, len(self.state.checkpoints)
+        gold = Answer(text=checkpoint.target, aliases=checkpoint.aliases)
+        verdict = await ep.judge.equivalent(
+            checkpoint.description or ep.task.question, action.text, gold, benchmark="discobench"
+        )
+        if verdict.correct:
+            self._pass(i)
+            obs = Observation(
+                text=f"Checkpoint {i + 1} of {n} answered. You are now on checkpoint {i + 2} of {n}.",
+                data={"checkpoint": i, "correct": True},
+            )
+        else:
+            self._fail(i)
+            self.state.correct = False
+            obs = Observation(text="answer recorded", done=True, data={"checkpoint": i, "correct": False})
+        ep.record("agent", action, obs)
+        status = "passed" if verdict.correct else "failed"
+        ep.record(
+            "judge",
+            Action(kind=ActionKind.judge, text=f"checkpoint {i + 1} answer"),
+            Observation(text=f"checkpoint {i + 1} {status}", data={"checkpoint": i, "status": status}),
+            usage=verdict.usage,
+        )
+        if not verdict.correct:
+            ep.done = True
+        return obs
+
+    async def _final_answer(self, action: Action) -> Observation:
+        ep = self.ep
         self.state.answer = action.text
         obs = Observation(text="answer recorded", done=True)
         ep.record("agent", action, obs)
-        self._record_events(await self._judge_progress("answer", action.text))
-        verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.answer)
+        if not self.answer_mode:
+            self._record_events(await self._judge_progress("answer", action.text))
+        verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.answer, benchmark="discobench")
         self.state.correct = verdict.correct
         obs.data["correct"] = verdict.correct
         if (cur := self._current()) is not None:
@@ -251,6 +312,7 @@ class DiscoBenchRules(Rules):
             "correct": self.state.correct,
             "prompting": self.ep.config.prompting,
             "ablation": self.ep.config.ablation,
+            "checkpoint_mode": self.state.mode,
             "checkpoints": checkpoints,
             "ask_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
             "tool_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.search),

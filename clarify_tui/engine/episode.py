@@ -80,6 +80,14 @@ class Rules:
     def notice(self) -> str | None:
         return None
 
+    def view_extra(self) -> dict[str, Any]:
+        """Protocol-specific AgentView fields (e.g. DiscoBench's checkpoint count)."""
+        return {}
+
+    def acting_agent(self) -> Agent:
+        """Who acts now (CTS hands the search phase to a fixed deep-search agent)."""
+        return self.ep.agent
+
     def refusal(self, action: Action) -> str | None:
         """A reason to refuse an otherwise allowed action (e.g. forced asks), or None."""
         return None
@@ -148,9 +156,11 @@ class Episode:
         session: Session | None = None,
         sink: StepSink | None = None,
         rules_class: type[Rules],
+        deep_search: Agent | None = None,
     ) -> None:
         self.task = task
         self.agent, self.user, self.search, self.judge = agent, user, search, judge
+        self.deep_search = deep_search
         self.config = config or EpisodeConfig()
         self.session = session or Session(
             task_id=task.id,
@@ -207,6 +217,7 @@ class Episode:
             prompting=self.config.prompting,
             notice=self.rules.notice(),
             actions=self.config.actions,
+            **self.rules.view_extra(),
         )
 
     def state(self) -> dict[str, Any]:
@@ -230,7 +241,7 @@ class Episode:
         """The agent's next action, not executed. Its call time lands in its usage."""
         self.start()
         t0 = time.perf_counter()
-        action = await self.agent.act(self.view())
+        action = await self.rules.acting_agent().act(self.view())
         elapsed = (time.perf_counter() - t0) * 1000
         if action.usage is None:
             action.usage = Usage(latency_ms=elapsed)

@@ -31,6 +31,8 @@ class AgentView(BaseModel):
     prompting: str = "neutral"
     notice: str | None = None  # e.g. "you must ask 2 more questions before answering"
     actions: str = "reference"  # interactcomp: reference | lenient action parsing
+    checkpoint: int | None = None  # discobench (answer mode): the current checkpoint, 1-based
+    checkpoints: int | None = None  # discobench (answer mode): how many checkpoints (never their content)
 
     @property
     def rounds_left(self) -> int:

@@ -179,10 +179,12 @@ class ReplayJudge:
         self._coverage = coverage
         self._fallback = fallback
 
-    async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict:
+    async def equivalent(
+        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
+    ) -> Verdict:
         if self._correct is not None:
             return Verdict(correct=self._correct, reason="recorded verdict")
-        return await self._fallback.equivalent(question, answer, gold)
+        return await self._fallback.equivalent(question, answer, gold, benchmark=benchmark)
 
     async def checkpoint(self, checkpoint, kind, text):
         return await self._fallback.checkpoint(checkpoint, kind, text)

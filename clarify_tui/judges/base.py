@@ -36,7 +36,11 @@ class NuggetJudgement(BaseModel):
 class Judge(TypingProtocol):
     spec: str
 
-    async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict: ...
+    async def equivalent(
+        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
+    ) -> Verdict:
+        """Is `answer` the gold answer? `benchmark` picks the LLM judge's prompt."""
+        ...
 
     async def checkpoint(self, checkpoint: Checkpoint, kind: str, text: str) -> CheckpointJudgement:
         """Does this search query / answer establish the target, commit to a distractor, or neither?"""

@@ -85,10 +85,17 @@ class LLMJudge:
         )
         return value, usage
 
-    async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict:
+    async def equivalent(
+        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
+    ) -> Verdict:
+        """InteractComp's published grader; DiscoBench's own equivalence prompt (B.1)."""
         correct = gold.text + (f" (also accepted: {'; '.join(gold.aliases)})" if gold.aliases else "")
-        text = render_verbatim("interactcomp_grader", question=question, predicted_answer=answer, correct_answer=correct)
-        ok, usage = await self._judge(text, "grader", read_grade)
+        fields = dict(question=question, predicted_answer=answer, correct_answer=correct)
+        if benchmark == "discobench":
+            text, purpose = render("discobench_equivalence_judge", **fields), "discobench.judge"
+        else:
+            text, purpose = render_verbatim("interactcomp_grader", **fields), "grader"
+        ok, usage = await self._judge(text, purpose, read_grade)
         return Verdict(correct=ok, reason=f"{self.spec} graded {'yes' if ok else 'no'}", usage=usage)
 
     async def grade_reference(self, question: str, answer: str, gold_text: str) -> Verdict:

@@ -48,7 +48,9 @@ def answers_match(answer: str, forms: list[str]) -> bool:
 class RuleJudge:
     spec = "rule"
 
-    async def equivalent(self, question: str, answer: str, gold: Answer) -> Verdict:
+    async def equivalent(
+        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
+    ) -> Verdict:
         ok = answers_match(answer, gold.forms())
         return Verdict(correct=ok, reason="matches gold or an alias" if ok else "no gold form matched")
 

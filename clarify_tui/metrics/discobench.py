@@ -13,6 +13,12 @@ F1 in the count form 2TP/(2TP+FP+FN) (equal to 2PR/(P+R) whenever P and R exist;
 when no checkpoint is ambiguous-and-reached or asked, i.e. 2TP+FP+FN = 0; docs/scoring.md). Over checkpoints where the agent asked: ce_a = asked right / asked,
 ce_b = (asked right and advanced) / asked. A zero denominator gives null.
 
+Detection, ce_a/ce_b, profiles and the ambiguity-type breakdown leave out sessions of the
+`original_question` ablation (§5.5): the original question has no ambiguity to detect,
+so a group of only such sessions has null detection metrics (`detection_excluded` counts
+the sessions left out). Profiles use K from `profiles.choose_k` (`profile_k`,
+`profile_k_source`).
+
 Breakdowns: `by_ambiguity_type` (§5.3, Fig. 5): per type, the reached ambiguous
 checkpoints, their detection recall (asked right / reached) and pass rate;
 `by_difficulty` (appendix D): per task difficulty, sessions, accuracy and checkpoint pass
@@ -24,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
-from clarify_tui.metrics.profiles import ADVANCED, DEFAULT_K, profile_metrics
+from clarify_tui.metrics.profiles import ADVANCED, choose_k, profile_metrics
 from clarify_tui.metrics.records import ScoredSession
 
 
@@ -85,10 +91,13 @@ def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, dict]:
     }
 
 
-def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) -> dict:
-    """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted)."""
+def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None) -> dict:
+    """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
+    `k`: the profile threshold; None = data-driven (profiles.choose_k)."""
     scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
-    checkpoints = [cp for s in scored for cp in s.result.get("checkpoints") or []]
+    detectable = [s for s in scored if s.result.get("ablation") != "original_question"]
+    checkpoints = [cp for s in detectable for cp in s.result.get("checkpoints") or []]
+    k, k_source = choose_k(checkpoints, k)
     pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])
@@ -110,6 +119,8 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: int = DEFAULT_K) ->
         "detection": c,
         "profiles": profile_metrics(checkpoints, k),
         "profile_k": k,
+        "profile_k_source": k_source,
+        "detection_excluded": len(scored) - len(detectable),
         "by_ambiguity_type": by_ambiguity_type(checkpoints),
         "by_difficulty": by_difficulty(scored),
         **usage_totals(scored, sessions),

@@ -5,14 +5,17 @@
 - direct_ask: an ask before any search in that checkpoint
 - search_then_ask: at least one search before the first ask
 
-K = 3 by default (the paper's median search count among successful no-ask
-trajectories). Each profile reports its `share` of the reached ambiguous checkpoints,
+K is data-driven (paper line 421: "the median search count among successful no-ask
+trajectories"): the median search count of the advanced, no-ask, reached ambiguous
+checkpoints of the group being scored (`data_driven_k`); the paper's own K = 3 only when
+the group has no such checkpoint; `score --profile-k` overrides. Each profile reports its `share` of the reached ambiguous checkpoints,
 its count `n` and its `pass_rate` (share of them advanced: outcome correct_answer or
 missed_ambiguity_correct); null when the denominator is zero.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 
 from clarify_tui.metrics.common import ratio
@@ -22,7 +25,28 @@ DEFAULT_K = 3
 ADVANCED = ("correct_answer", "missed_ambiguity_correct")
 
 
-def profile_of(checkpoint: dict, k: int = DEFAULT_K) -> str:
+def data_driven_k(checkpoints: Iterable[dict]) -> float | None:
+    """Median search count of the successful no-ask reached ambiguous checkpoints; None if none."""
+    counts = [
+        int(cp.get("searches") or 0)
+        for cp in checkpoints
+        if cp.get("type") == "ambi" and cp.get("reached") and not cp.get("asked") and cp.get("outcome") in ADVANCED
+    ]
+    if not counts:
+        return None
+    k = statistics.median(counts)
+    return int(k) if float(k).is_integer() else k
+
+
+def choose_k(checkpoints: Iterable[dict], override: float | None = None) -> tuple[float, str]:
+    """(K, where it came from): "override", "data" or "paper_default"."""
+    if override is not None:
+        return override, "override"
+    k = data_driven_k(checkpoints)
+    return (DEFAULT_K, "paper_default") if k is None else (k, "data")
+
+
+def profile_of(checkpoint: dict, k: float = DEFAULT_K) -> str:
     """The profile of one checkpoint row of a DiscoBench result."""
     if not checkpoint.get("asked"):
         return "direct_guess" if int(checkpoint.get("searches") or 0) <= k else "search_heavy_guess"
@@ -32,7 +56,7 @@ def profile_of(checkpoint: dict, k: int = DEFAULT_K) -> str:
     return "direct_ask" if before == 0 else "search_then_ask"
 
 
-def profile_metrics(checkpoints: Iterable[dict], k: int = DEFAULT_K) -> dict:
+def profile_metrics(checkpoints: Iterable[dict], k: float = DEFAULT_K) -> dict:
     """Profiles over checkpoint rows; only reached ambiguous checkpoints count."""
     counts = {p: 0 for p in PROFILES}
     passed = {p: 0 for p in PROFILES}

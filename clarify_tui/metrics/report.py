@@ -16,7 +16,6 @@ from typing import Any
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
-from clarify_tui.metrics.profiles import DEFAULT_K
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
 
 BENCHMARKS = ("interactcomp", "discobench", "cts")
@@ -73,7 +72,7 @@ def is_counted(s: ScoredSession) -> bool:
 def score_sessions(
     sessions: Sequence[ScoredSession],
     by: str = "run",
-    profile_k: int = DEFAULT_K,
+    profile_k: float | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
@@ -107,7 +106,7 @@ def score(
     benchmark: str | None = None,
     by: str = "run",
     judge: str | None = None,
-    profile_k: int = DEFAULT_K,
+    profile_k: float | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
