@@ -8,9 +8,10 @@
 K is data-driven (paper line 421: "the median search count among successful no-ask
 trajectories"): the median search count of the advanced, no-ask, reached ambiguous
 checkpoints of the group being scored (`data_driven_k`); the paper's own K = 3 only when
-the group has no such checkpoint; `score --profile-k` overrides. Each profile reports its `share` of the reached ambiguous checkpoints,
-its count `n` and its `pass_rate` (share of them advanced: outcome correct_answer or
-missed_ambiguity_correct); null when the denominator is zero.
+the group has no such checkpoint; `score --profile-k` overrides. Each profile reports
+its `share` of the reached ambiguous checkpoints, its count `n` and its `pass_rate`
+(share of them advanced: outcome correct_answer or missed_ambiguity_correct); null when
+the denominator is zero.
 """
 
 from __future__ import annotations
