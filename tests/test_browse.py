@@ -216,7 +216,16 @@ async def test_a_person_can_continue_a_fork_as_the_agent(store):
         fork_id = replay.session.id
         assert replay.live is not None and replay.agent_turn
         assert store.session(fork_id).mode == "human_agent"
-        await pilot.press("enter")  # answer
+        for answer in ("Brave New World", "Aldous Huxley"):  # one answer per checkpoint
+            await pilot.press("enter")  # answer
+            await pilot.pause()
+            await pilot.press(*answer, "enter")
+            for _ in range(50):
+                await pilot.pause()
+                if replay.agent_turn:
+                    break
+            assert replay.agent_turn, f"no agent turn after {answer}"
+        await pilot.press("enter")
         await pilot.pause()
         await pilot.press(*"Godalming", "enter")
         await settle(pilot)
