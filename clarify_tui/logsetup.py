@@ -28,6 +28,26 @@ class OneLine(logging.Formatter):
         return text
 
 
+class Console(logging.StreamHandler):
+    """stderr, showing the first `keep` errors of each kind (logger, exception type); the
+    rest go only to the log file, with one line saying so."""
+
+    def __init__(self, keep: int = 3) -> None:
+        super().__init__()
+        self.keep = keep
+        self.seen: dict[tuple[str, str], int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            key = (record.name, type(record.exc_info[1]).__name__)
+            count = self.seen[key] = self.seen.get(key, 0) + 1
+            if count == self.keep + 1:
+                self.stream.write(f"more {key[1]} errors from {key[0]}: only in the log\n")
+            if count > self.keep:
+                return
+        super().emit(record)
+
+
 def log_path_for(db: Path | None) -> Path | None:
     if os.environ.get("CLARIFY_LOG"):
         return Path(os.environ["CLARIFY_LOG"])
@@ -41,7 +61,7 @@ def setup(verbose: bool, log_path: Path | None) -> None:
     for handler in list(root.handlers):
         root.removeHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    console = logging.StreamHandler()
+    console = Console()
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)
     console.setFormatter(OneLine(log_path))
     root.addHandler(console)

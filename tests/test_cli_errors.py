@@ -77,3 +77,24 @@ def test_config_as_a_command_line_path_works_for_judge_demo_and_import(tmp_path,
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert "config file not found" in err and "is_file" not in err
+
+
+class _CrashingAgent:
+    spec = "test:crashing"
+
+    async def act(self, view):
+        raise RuntimeError("bug in agent")
+
+
+def test_episode_crashes_put_tracebacks_in_the_log_file_not_on_stderr(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("clarify_tui.runner.make_agent", lambda spec, cfg=None: _CrashingAgent())
+    db = tmp_path / "crash.db"
+    assert main([*RUN, "--db", str(db), "--run", "c"]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    crash_lines = [line for line in err.splitlines() if "crashed" in line]
+    assert len(crash_lines) == 3 and "clarify-tui.log" in crash_lines[0]
+    assert "only in the log" in err
+    log = (tmp_path / "clarify-tui.log").read_text()
+    assert log.count("Traceback") == 11 and "bug in agent" in log
+    assert {s.status for s in Store(db).sessions(runs=["c"])} == {"errored"}
