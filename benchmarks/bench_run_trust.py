@@ -3,11 +3,12 @@
 1. Two `clarify-tui run` processes started together on the same run (both --resume, as
    an operator restarting a run twice would) against a loopback model with a fixed
    latency: count sessions and distinct tasks. Target: sessions == tasks, every trial.
-2. A run against a loopback model that fails FAULT of its requests (HTTP 500 and 200s
+2. kill -9 of a run mid-way, then --resume: finished sessions kept, no duplicates.
+3. A run against a loopback model that fails FAULT of its requests (HTTP 500 and 200s
    whose body is not JSON, alternately), then `--resume --retry-errored` against a healthy
    one: every task completed, superseded sessions == errored sessions of the first pass,
    and `score` counts each task once (n_sessions == tasks).
-3. Optionally (--concurrency-check) C = 64 on the task set with the endpoint limit
+4. Optionally (--concurrency-check) C = 64 on the task set with the endpoint limit
    raised (the default now) against a config pinning it at 32.
 
 The model server runs in its own process (tests/servers.py or --serve below).
@@ -149,6 +150,48 @@ def fault_then_retry(tmp: Path, tasks: int, fault: float, latency: float, retrie
           f"tasks with more than one live session: {sum(c > 1 for c in per_task.values())}, score n_sessions = {n}")
 
 
+def wait_for_completed(db: Path, n: int, timeout: float = 120) -> None:
+    import sqlite3
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            done = conn.execute("SELECT count(*) FROM sessions WHERE status = 'completed'").fetchone()[0]
+            conn.close()
+            if done >= n:
+                return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+
+
+def kill_and_resume(tmp: Path, tasks: int, trials: int, latency: float) -> None:
+    """kill -9 a run mid-way, resume it at once (the dead holder's lease is taken over)."""
+    proc, url = start_server(latency)
+    data = dataset(tmp / "kill.jsonl", tasks)
+    try:
+        for trial in range(trials):
+            db = tmp / f"kill-{trial}.db"
+            victim = subprocess.Popen(run_cmd(db, data, "k", "--concurrency", "8"), env=env_for(url),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_for_completed(db, 5 + 10 * trial)
+            victim.kill()
+            victim.wait()
+            before = sessions(db, "k")
+            done_before = {s.id for s in before if s.status == "completed"}
+            again = subprocess.run(run_cmd(db, data, "k", "--concurrency", "8", "--resume"), env=env_for(url),
+                                   capture_output=True, text=True)
+            after = sessions(db, "k")
+            completed = [s for s in after if s.status == "completed"]
+            kept = done_before <= {s.id for s in completed}
+            print(f"kill -9 trial {trial + 1}: {len(done_before)} completed at the kill, resume exit {again.returncode}, "
+                  f"{len(completed)} completed for {tasks} tasks ({len({s.task_id for s in completed})} distinct), "
+                  f"finished sessions kept: {kept}")
+    finally:
+        proc.kill()
+
+
 def concurrency_check(tmp: Path, tasks: int, latency: float) -> None:
     data = dataset(tmp / "conc.jsonl", tasks)
     pinned = tmp / "pinned.toml"
@@ -182,6 +225,7 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         two_writers(Path(tmp), args.tasks, args.trials, args.latency)
+        kill_and_resume(Path(tmp), args.tasks, args.trials, args.latency)
         for retries in dict.fromkeys((args.retries, 4)):  # 4: the default max_retries
             where = Path(tmp) / f"retries-{retries}"
             where.mkdir()

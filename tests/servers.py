@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -160,6 +161,13 @@ class _Server(ThreadingHTTPServer):
         self.requests: list[Request] = []
         self.errors: list[str] = []
         self.lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client process that exits (a CLI run in a subprocess) resets its keep-alive
+        connections: nothing went wrong, so print nothing."""
+        if isinstance(sys.exc_info()[1], ConnectionResetError):
+            return
+        super().handle_error(request, client_address)
 
 
 class LoopbackServer:
