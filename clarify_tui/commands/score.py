@@ -25,6 +25,8 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
     "interactcomp": [
         ("accuracy", "accuracy", "rate"),
         ("accuracy_std", "  std over runs", "rate"),
+        ("accuracy_all", "  errored as wrong", "rate"),
+        ("invalid_skips", "  invalid skips (wrong)", "int"),
         ("rounds", "rounds (mean)", "num"),
         ("interaction_rate", "interaction rate", "rate"),
         ("interact_rounds", "asks per session", "num"),
