@@ -13,7 +13,8 @@ import sys
 
 from rich.console import Console
 
-COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing")
+COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
+            "serve", "merge", "queue")
 
 err = Console(stderr=True, soft_wrap=True)
 

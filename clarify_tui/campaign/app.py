@@ -1,0 +1,115 @@
+"""The workbench one campaign visitor gets: the human-baseline queue, served by claims.
+
+`CampaignApp` is the TUI's queue app (`ClarifyApp` with a `QueueSpec`) whose next task
+comes from the shared `ClaimBook` instead of the annotator's own order, so annotators in
+other processes never get the same task at once (unless the campaign wants K per task).
+While the app runs it beats the claim's heartbeat; when the browser tab closes the
+process ends, the beats stop and the claim lapses after the campaign's timeout.
+
+The sessions and scores screens stay shut for the whole visit: the shared database holds
+other annotators' answers to tasks this annotator has yet to play.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from clarify_tui.campaign.claims import ClaimBook, NoTask
+from clarify_tui.models import Task
+from clarify_tui.tui import app as tui_app
+from clarify_tui.tui.app import ClarifyApp
+from clarify_tui.tui.screens.play_queue import QueueSpec, progress
+
+SHUT = ("sessions", "scores")
+RETRY_S = 15.0
+
+
+class CampaignApp(ClarifyApp):
+    """One annotator's visit. `tasks` must be the campaign's tasks (any order)."""
+
+    CSS_PATH = [Path(tui_app.__file__).parent / name for name in ClarifyApp.CSS_PATH]
+
+    def __init__(self, book: ClaimBook, annotator: str, tasks: list[Task], *, heartbeat_s: float | None = None,
+                 **kwargs) -> None:
+        by_id = {t.id: t for t in tasks}
+        missing = [i for i in book.campaign.task_ids if i not in by_id]
+        if missing:
+            raise ValueError(f"the campaign's tasks {', '.join(missing[:5])} are not in the dataset")
+        ordered = [by_id[i] for i in book.campaign.task_ids]
+        super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
+                         **kwargs)
+        self.book = book
+        self.error_log = Path(f"{book.path}.campaign-errors.log")
+        self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(self.heartbeat_s, self._beat)
+
+    def _beat(self) -> None:
+        self.book.heartbeat(self.annotator)
+
+    def serve_next(self) -> None:
+        """Claim the next task (or the one this annotator holds) and open it."""
+        from clarify_tui.sessions_ops import ForkError
+
+        tasks = self.queue_tasks or []
+        claim = self.book.claim_next(self.annotator)
+        if isinstance(claim, NoTask):
+            if claim.waiting:
+                self.queue_screen.show_problem(
+                    f"{claim.waiting} task(s) left are being played by other annotators right now. "
+                    f"This page checks again every {RETRY_S:.0f} s (a task comes back if they leave)."
+                )
+                self.set_timer(RETRY_S, self.serve_next)
+                return
+            counts = progress(self.store, self.queue, tasks)
+            self.queue_screen.show_finished(counts, len(tasks))
+            return
+        position = [t.id for t in tasks].index(claim.task_id) + 1
+        task = tasks[position - 1]
+        try:
+            self.open_task(task, "agent", run=self.queue.run, queue=(position, len(tasks)),
+                           resume_id=claim.resume_id, strict=True)
+        except ForkError as exc:  # the left session cannot go on: start the task afresh
+            self.notify(str(exc), title="cannot resume", severity="warning")
+            self.open_task(task, "agent", run=self.queue.run, queue=(position, len(tasks)))
+        if claim.resume_id:
+            self.notify(f"Resuming task {task.id} at its last step.")
+
+    # ---- other sessions stay shut ----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in SHUT:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_sessions(self) -> None:
+        self.notify("Not in a campaign: other annotators' sessions hold answers.", severity="warning")
+
+    def action_scores(self) -> None:
+        self.action_sessions()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title.lower() not in SHUT:
+                yield command
+
+    # ---- a crash shows no data --------------------------------------------------------------
+
+    def _fatal_error(self) -> None:
+        """Textual shows a crash's traceback with its local variables, which may hold the
+        task's hidden fields: the visitor sees a short message, the server's log the rest."""
+        with self.error_log.open("a", encoding="utf-8") as log:
+            log.write(f"--- {self.annotator}\n{traceback.format_exc()}\n")
+        self.bell()
+        self._exit_renderables.append(Text(
+            f"The workbench stopped on an error (written to {self.error_log.name} on the server). "
+            "Reload the page: your task resumes where you were.", style="bold red"))
+        self._close_messages_no_wait()

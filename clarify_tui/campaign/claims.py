@@ -1,0 +1,253 @@
+"""Queue claims across processes: who plays which task of a campaign, in one SQLite file.
+
+Every browser visitor of `clarify-tui serve` is its own process on the same database.
+A claim is a row `(run, task_id, annotator)`; taking the next task is one short
+`BEGIN IMMEDIATE` transaction, so two processes can never both see a task as free.
+
+Rules (K = annotators wanted per task, `--per-task`, default 1):
+- a task is *taken* by another annotator while they hold a live claim on it or have a
+  completed / errored session of it; it is open to me while fewer than K others took it;
+- an annotator holds at most one live claim; they get it back (and their `running`
+  session resumes) until they finish the task;
+- a claim whose holder stopped sending heartbeats for `timeout` seconds (the browser
+  tab closed, the process died) is released; if the task then went to someone else, the
+  holder's unfinished session is marked abandoned with a note, never scored;
+- a skipped task (abandoned by ctrl+o) is finished for the one who skipped it only.
+
+The campaign's definition (dataset, task order, K) is kept in `campaigns` so that
+`queue status RUN` knows what remains without being told the dataset again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from clarify_tui.models import now_iso
+
+FINISHED = ("completed", "errored", "abandoned")
+COVERED = ("completed", "errored")  # a skip (abandoned) does not count towards K
+DEFAULT_TIMEOUT = 300.0
+BUSY_TIMEOUT_S = 60.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS claims (
+    run TEXT NOT NULL, task_id TEXT NOT NULL, annotator TEXT NOT NULL,
+    claimed_at REAL NOT NULL, heartbeat_at REAL NOT NULL, state TEXT NOT NULL,
+    PRIMARY KEY (run, task_id, annotator)
+);
+CREATE INDEX IF NOT EXISTS claims_live ON claims (run, state);
+CREATE TABLE IF NOT EXISTS campaigns (
+    run TEXT PRIMARY KEY, dataset TEXT, benchmark TEXT, per_task INTEGER NOT NULL,
+    seed INTEGER, task_ids TEXT NOT NULL, created_at TEXT NOT NULL
+);
+"""
+
+
+@dataclass
+class Campaign:
+    """What a campaign serves: its run, the tasks in serving order, annotators per task."""
+
+    run: str
+    task_ids: list[str]
+    per_task: int = 1
+    dataset: str | None = None
+    benchmark: str | None = None
+    seed: int | None = None
+
+
+@dataclass
+class Claim:
+    """The task an annotator should play now; `resume_id` is their running session of it."""
+
+    task_id: str
+    resume_id: str | None = None
+
+
+@dataclass
+class NoTask:
+    """Nothing to play now: `waiting` tasks are held by others' live claims (they may come back)."""
+
+    waiting: int
+
+
+class ClaimBook:
+    """Claims of one campaign in the database at `path` (its own connection)."""
+
+    def __init__(self, path: str | Path, campaign: Campaign, timeout: float = DEFAULT_TIMEOUT) -> None:
+        if campaign.per_task < 1:
+            raise ValueError("--per-task must be at least 1")
+        if timeout <= 0:
+            raise ValueError("--claim-timeout must be positive")
+        from clarify_tui.store import Store
+
+        Store(path).close()  # the sessions table the claims are checked against
+        self.campaign = campaign
+        self.timeout = timeout
+        self.path = Path(path)
+        self.conn = connect(path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def register(self) -> Campaign:
+        """Record the campaign (first time) or check it matches the recorded one."""
+        c = self.campaign
+        with transaction(self.conn):
+            row = self.conn.execute("SELECT per_task, task_ids FROM campaigns WHERE run=?", [c.run]).fetchone()
+            if row is None:
+                self.conn.execute(
+                    "INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [c.run, c.dataset, c.benchmark, c.per_task, c.seed, json.dumps(c.task_ids), now_iso()],
+                )
+            elif (row[0], json.loads(row[1])) != (c.per_task, c.task_ids):
+                raise ValueError(
+                    f"run '{c.run}' is already a campaign with {len(json.loads(row[1]))} tasks and "
+                    f"--per-task {row[0]}; serve it with the same dataset, order and --per-task, or name a new run"
+                )
+        return c
+
+    def claim_next(self, annotator: str) -> Claim | NoTask:
+        """The annotator's task now: their live claim, else the first open task in order."""
+        c, now = self.campaign, time.time()
+        with transaction(self.conn):
+            db = self.conn
+            db.execute(
+                "UPDATE claims SET state='released' WHERE run=? AND state='live' AND heartbeat_at < ?",
+                [c.run, now - self.timeout],
+            )
+            mine = {r[0]: (r[1], r[2]) for r in db.execute(
+                "SELECT id, task_id, status FROM sessions WHERE run=? AND annotator=? ORDER BY created_at, id",
+                [c.run, annotator])}
+            finished = {task for task, status in mine.values() if status in FINISHED}
+            running = {task: sid for sid, (task, status) in mine.items() if status == "running"}
+            live_mine = [r[0] for r in db.execute(
+                "SELECT task_id FROM claims WHERE run=? AND annotator=? AND state='live'", [c.run, annotator])]
+            for task in live_mine:
+                if task in finished:
+                    db.execute("UPDATE claims SET state='done' WHERE run=? AND task_id=? AND annotator=?",
+                               [c.run, task, annotator])
+            taken = self._taken_by_others(annotator)
+            live_mine = [t for t in live_mine if t not in finished]
+            # 1. my live claim; 2. a task I left running that is still open; 3. the next open task
+            candidates = live_mine + [t for t in c.task_ids if t in running and t not in finished]
+            candidates += [t for t in c.task_ids if t not in finished]
+            for task in candidates:
+                if task not in live_mine and taken.get(task, 0) >= c.per_task:
+                    continue
+                db.execute(
+                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, 'live') ON CONFLICT (run, task_id, annotator) "
+                    "DO UPDATE SET state='live', heartbeat_at=excluded.heartbeat_at, claimed_at="
+                    "CASE WHEN claims.state='live' THEN claims.claimed_at ELSE excluded.claimed_at END",
+                    [c.run, task, annotator, now, now],
+                )
+                self._abandon_lost(annotator, running, taken, keep=task)
+                return Claim(task, running.get(task))
+            self._abandon_lost(annotator, running, taken, keep=None)
+            waiting = sum(1 for t in c.task_ids if t not in finished and self._live_only(t, annotator))
+            return NoTask(waiting=waiting)
+
+    def heartbeat(self, annotator: str) -> None:
+        """The annotator is still here: keep their live claim."""
+        with transaction(self.conn):
+            self.conn.execute(
+                "UPDATE claims SET heartbeat_at=? WHERE run=? AND annotator=? AND state='live'",
+                [time.time(), self.campaign.run, annotator],
+            )
+
+    def release(self, annotator: str) -> None:
+        """Give the annotator's live claim back now (their running session can still resume
+        while nobody else takes the task)."""
+        with transaction(self.conn):
+            self.conn.execute(
+                "UPDATE claims SET state='released' WHERE run=? AND annotator=? AND state='live'",
+                [self.campaign.run, annotator],
+            )
+
+    # ---- inside the claim transaction --------------------------------------------------
+
+    def _taken_by_others(self, annotator: str) -> dict[str, int]:
+        run = self.campaign.run
+        rows = self.conn.execute(
+            f"SELECT task_id, COUNT(DISTINCT who) FROM ("
+            f" SELECT task_id, annotator AS who FROM claims WHERE run=? AND state='live' AND annotator<>?"
+            f" UNION SELECT task_id, annotator AS who FROM sessions WHERE run=? AND annotator<>?"
+            f" AND status IN ({', '.join('?' for _ in COVERED)})"
+            f") GROUP BY task_id",
+            [run, annotator, run, annotator, *COVERED],
+        )
+        return {task: n for task, n in rows}
+
+    def _live_only(self, task: str, annotator: str) -> bool:
+        """The task is held only by live claims of others (it may come free again)."""
+        run = self.campaign.run
+        covered = self.conn.execute(
+            f"SELECT COUNT(DISTINCT annotator) FROM sessions WHERE run=? AND task_id=? AND annotator<>?"
+            f" AND status IN ({', '.join('?' for _ in COVERED)})", [run, task, annotator, *COVERED],
+        ).fetchone()[0]
+        return covered < self.campaign.per_task
+
+    def _abandon_lost(self, annotator: str, running: dict[str, str], taken: dict[str, int], keep: str | None) -> None:
+        """My running sessions of tasks that went to others while my claim had lapsed."""
+        for task, sid in running.items():
+            if task != keep and taken.get(task, 0) >= self.campaign.per_task:
+                self.conn.execute(
+                    "UPDATE sessions SET status='abandoned', finished_at=?, "
+                    "note=TRIM(COALESCE(note || char(10), '') || ?) WHERE id=? AND status='running'",
+                    [now_iso(), "claim expired: the task went to another annotator", sid],
+                )
+
+
+def load_campaign(path: str | Path, run: str) -> Campaign | None:
+    """The campaign recorded for `run`, or None (a run played without `serve`)."""
+    conn = connect(path)
+    try:
+        row = conn.execute(
+            "SELECT run, task_ids, per_task, dataset, benchmark, seed FROM campaigns WHERE run=?", [run]
+        ).fetchone()
+    finally:
+        conn.close()
+    if row is None:
+        return None
+    return Campaign(run=row[0], task_ids=json.loads(row[1]), per_task=row[2], dataset=row[3], benchmark=row[4],
+                    seed=row[5])
+
+
+def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, list[str]]:
+    """Annotator -> tasks they hold a live claim on (expired ones left out)."""
+    conn = connect(path)
+    try:
+        rows = conn.execute("SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
+                            [run, time.time() - timeout])
+        out: dict[str, list[str]] = {}
+        for who, task in rows:
+            out.setdefault(who, []).append(task)
+        return out
+    finally:
+        conn.close()
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, a long busy wait."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    conn.executescript(SCHEMA)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE: take the write lock first, so a read-then-claim cannot race."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

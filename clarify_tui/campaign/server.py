@@ -1,0 +1,144 @@
+"""The campaign's web server: textual-serve behind a token, one app process per visitor.
+
+textual-serve is an aiohttp app that starts its command for every websocket. This
+subclass guards that door:
+- `/` needs `?token=` (compared in constant time): without it, 403 and nothing starts.
+  With it but no `annotator`, a small form asks for a name first.
+- the page's websocket is `/ws/{ticket}`, a one-use ticket the page was given (the
+  token never travels in the websocket URL); a websocket without a live ticket is
+  refused with 403 before any process starts. The ticket carries the annotator's name
+  to the app process's command line.
+- file downloads are not served; static files (the terminal's JS, CSS and fonts, public
+  package files) are. The page loads nothing from outside this server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import html
+import re
+import secrets
+import shlex
+import time
+from pathlib import Path
+
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}$")
+TICKET_TTL_S = 120.0
+TEMPLATES = Path(__file__).parent / "templates"
+
+FORM = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head>
+<body style="background:#0c181f;color:#eee;font-family:monospace;padding:3em">
+<h2>{title}</h2><p>{message}</p>
+<form method="get" action="/"><input type="hidden" name="token" value="{token}">
+<label>Your annotator name: <input name="annotator" id="annotator" autofocus required
+ pattern="[A-Za-z0-9][A-Za-z0-9_.@-]{{0,39}}"></label> <button type="submit">Start</button></form>
+<p style="color:#999">Letters, digits, and _ . @ - ; every session you play is recorded under it.</p>
+</body></html>"""
+
+
+class CampaignServer(Server):
+    """`command_for(annotator)` gives the shell command of one visitor's app process."""
+
+    def __init__(self, command_for, token: str, *, host: str, port: int, title: str) -> None:
+        super().__init__(command="clarify-tui campaign", host=host, port=port, title=title,
+                         templates_path=TEMPLATES)
+        self.command_for = command_for
+        self.token = token
+        self.tickets: dict[str, tuple[str, float]] = {}
+        self.started: list[str] = []  # annotators whose app process was started (tests read it)
+
+    async def _make_app(self) -> web.Application:
+        import aiohttp_jinja2
+        import jinja2
+
+        app = web.Application()
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes([
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws/{ticket}", self.handle_websocket, name="websocket"),
+            web.static("/static", self.statics_path, name="static"),
+        ])
+        app.on_startup.append(self.on_startup)
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Quiet: `clarify-tui serve` prints the address itself."""
+
+    def token_ok(self, request: web.Request) -> bool:
+        given = request.query.get("token", "")
+        return bool(given) and hmac.compare_digest(given.encode(), self.token.encode())
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        import aiohttp_jinja2
+
+        if not self.token_ok(request):
+            raise web.HTTPForbidden(text="403: this campaign needs its token: open the link that "
+                                         "`clarify-tui serve` printed (…/?token=…)\n")
+        annotator = request.query.get("annotator", "").strip()
+        if not ANNOTATOR.match(annotator):
+            message = "Who is annotating?" if not annotator else f"'{html.escape(annotator)}' is not a usable name."
+            return web.Response(text=FORM.format(title=html.escape(self.title), message=message,
+                                                 token=html.escape(self.token)), content_type="text/html")
+        self._drop_old_tickets()
+        ticket = secrets.token_urlsafe(24)
+        self.tickets[ticket] = (annotator, time.monotonic() + TICKET_TTL_S)
+        scheme = "wss" if request.secure else "ws"
+        context = {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": f"{scheme}://{request.host}/ws/{ticket}",
+            "config": {"static": {"url": "/static/"}},
+            "application": {"name": f"{self.title} · {annotator}"},
+        }
+        response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def _drop_old_tickets(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, (_, until) in self.tickets.items() if until < now]:
+            del self.tickets[key]
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        self._drop_old_tickets()
+        entry = self.tickets.pop(request.match_info["ticket"], None)
+        if entry is None:
+            raise web.HTTPForbidden(text="403: open the campaign page again (its link has the token)\n")
+        annotator = entry[0]
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        app_service: AppService | None = None
+        try:
+            await websocket.prepare(request)
+            app_service = AppService(
+                self.command_for(annotator), write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                close=websocket.close, download_manager=self.download_manager, debug=self.debug,
+            )
+            self.started.append(annotator)
+            await app_service.start(width, height)
+            try:
+                await self._process_messages(websocket, app_service)
+            finally:
+                await app_service.stop()
+        except asyncio.CancelledError:
+            await websocket.close()
+        finally:
+            if app_service is not None:
+                await app_service.stop()
+        return websocket
+
+
+def visitor_command(python: str, db: Path, run: str, options: list[str]):
+    """`command_for`: the visitor module with the campaign's options and the annotator."""
+
+    def command_for(annotator: str) -> str:
+        argv = [python, "-m", "clarify_tui.campaign.visitor", "--db", str(db), "--queue", run,
+                "--annotator", annotator, *options]
+        return " ".join(shlex.quote(a) for a in argv)
+
+    return command_for

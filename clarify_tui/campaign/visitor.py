@@ -1,0 +1,71 @@
+"""One visitor's app process: `python -m clarify_tui.campaign.visitor ...`.
+
+`clarify-tui serve` starts this command (through textual-serve) for every browser that
+opens the campaign with a valid token; the annotator's name comes on the command line.
+`campaign_tasks` is also how `serve` defines the campaign, so both see the same tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
+from clarify_tui.models import Task
+
+
+def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | None, seed: int | None,
+                   per_task: int) -> tuple[Campaign, list[Task]]:
+    """The campaign's tasks in serving order (the first `limit`, shuffled by `seed`)."""
+    from clarify_tui.sessions_ops import queue_order
+    from clarify_tui.tui.app import load_all
+
+    tasks, problems = load_all(dataset, benchmark)
+    if problems and not tasks:
+        raise ValueError("; ".join(problems))
+    tasks = queue_order(tasks[:limit] if limit is not None else tasks, seed)
+    if not tasks:
+        raise ValueError(f"no tasks in {dataset}: the campaign would be empty")
+    ids = [t.id for t in tasks]
+    if len(set(ids)) != len(ids):
+        raise ValueError("task ids repeat across benchmarks in this dataset; pass --benchmark")
+    campaign = Campaign(run=run, task_ids=ids, per_task=per_task, dataset=str(dataset), benchmark=benchmark,
+                        seed=seed)
+    return campaign, tasks
+
+
+def add_campaign_options(p: argparse.ArgumentParser) -> None:
+    """The options `serve` passes on to each visitor (same names, same meaning)."""
+    p.add_argument("--dataset", default="demo", help="'demo' or a dataset path (default: demo)")
+    p.add_argument("--benchmark", default=None, choices=("discobench", "interactcomp", "cts"),
+                   help="only this benchmark's tasks of --dataset")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="serve the tasks in a seeded order")
+    p.add_argument("--per-task", type=int, default=1, metavar="K",
+                   help="annotators per task (default 1: no two annotators get the same task)")
+    p.add_argument("--claim-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"release a task claimed by an annotator who left after this long (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--search", default="local", help="search backend spec (default: local)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="clarify_tui.campaign.visitor")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--queue", required=True, metavar="RUN")
+    p.add_argument("--annotator", required=True)
+    add_campaign_options(p)
+    args = p.parse_args(argv)
+    from clarify_tui.campaign.app import CampaignApp
+
+    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
+                                     args.per_task)
+    book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
+    book.register()
+    app = CampaignApp(book, args.annotator, tasks, db=args.db, search_spec=args.search)
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""`clarify-tui serve --queue RUN --db PATH`: a human-baseline campaign in the browser.
+
+Each annotator opens the printed link (with the secret token) and `&annotator=NAME`, or
+types a name on first load; each gets their own app process playing the agent on the
+campaign's tasks, recorded in run RUN of the one database. See `clarify_tui.campaign`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from clarify_tui.commands.common import db_path
+
+
+def register(sub) -> None:
+    from clarify_tui.campaign.visitor import add_campaign_options
+
+    p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")
+    p.add_argument("--queue", required=True, metavar="RUN", help="the campaign's run name")
+    p.add_argument("--db", type=Path, default=None,
+                   help="the shared SQLite file (default: $CLARIFY_DB or sessions/clarify.db)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for a lab network)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--token", default=None, help="the secret every link needs (default: a new random one)")
+    p.add_argument("--title", default=None, help="the page title (default: the run name)")
+    add_campaign_options(p)
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.campaign.claims import ClaimBook
+    from clarify_tui.campaign.server import CampaignServer, visitor_command
+    from clarify_tui.campaign.visitor import campaign_tasks
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    if args.token is not None and len(args.token) < 8:
+        raise ValueError("--token must be at least 8 characters")
+    db = db_path(args).resolve()
+    campaign, _tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
+                                      args.per_task)
+    book = ClaimBook(db, campaign, timeout=args.claim_timeout)
+    book.register()
+    book.close()
+    token = args.token or secrets.token_urlsafe(24)
+    options = ["--dataset", str(args.dataset), "--per-task", str(args.per_task),
+               "--claim-timeout", str(args.claim_timeout), "--search", args.search]
+    for flag, value in (("--benchmark", args.benchmark), ("--limit", args.limit), ("--shuffle", args.shuffle)):
+        if value is not None:
+            options += [flag, str(value)]
+    server = CampaignServer(visitor_command(sys.executable, db, args.queue, options), token,
+                            host=args.host, port=args.port, title=args.title or f"clarify-tui · {args.queue}")
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
+             ("127.0.0.1", "localhost", "::1") else f"every network interface matching {args.host}: anyone who "
+             "can reach it and has the token can annotate")
+    print(f"Campaign '{args.queue}': {len(campaign.task_ids)} tasks, {args.per_task} annotator(s) per task, "
+          f"database {db}", flush=True)
+    print(f"Listening on {args.host}:{args.port} — {where}.", flush=True)
+    print("Send each annotator this link with their name:", flush=True)
+    print(f"    http://{shown}:{args.port}/?token={quote(token)}&annotator=NAME", flush=True)
+    print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
+    server.serve()
+    return 0

@@ -1,0 +1,206 @@
+"""`clarify-tui serve` in a real browser: Debian's chromium driven by Playwright.
+
+Starts the server on 127.0.0.1, checks the token gate (403 and no app process without
+it), then plays one InteractComp demo task as the agent through the page's terminal and
+checks the session in the database. Everything the server sends the browser before the
+answer is read back from the websocket and searched for the task's hidden context and
+gold answer (which do appear once the session has ended: the same check finds them).
+
+Skipped only when chromium is not installed (`.ci/run` installs it with apt-get).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+TOKEN = "t0ken-for-the-test"
+RUN = "hb-web"
+HIDDEN = ("Mimi Leder", "Messiah", "Deep Impact")  # ic-01's context and gold answer
+QUESTION_WORDS = "science-fiction disaster film"
+ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
+SHOTS = Path(os.environ.get("CLARIFY_SCREENSHOTS", "")) if os.environ.get("CLARIFY_SCREENSHOTS") else None
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    """Direct child processes of `pid` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def sessions(db: Path) -> list[dict]:
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute("SELECT * FROM sessions")]
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()
+
+
+def steps(db: Path, session_id: str) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT actor, kind, input FROM steps WHERE session_id=? ORDER BY idx",
+                            [session_id]).fetchall()
+    finally:
+        conn.close()
+
+
+def claims(db: Path) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT task_id, annotator, state FROM claims").fetchall()
+    finally:
+        conn.close()
+
+
+def wait_for(predicate, timeout: float = 30.0, what: str = "condition", page=None):
+    """Poll `predicate`; with a page, wait through Playwright so its events are delivered."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        if page is not None:
+            page.wait_for_timeout(100)
+        else:
+            time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def visible_text(frames: list[bytes]) -> str:
+    return ANSI.sub(b"", b"".join(frames)).decode("utf-8", "replace")
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = free_port()
+    db = tmp_path / "campaign.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clarify_tui.cli", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
+         "--token", TOKEN, "--benchmark", "interactcomp", "--limit", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+    )
+    try:
+        banner = [proc.stdout.readline() for _ in range(4)]
+        assert any("this machine only" in line for line in banner), banner
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 20, "the server's port")
+        yield proc, f"http://127.0.0.1:{port}", db
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, browser, tmp_path):
+    proc, base, db = server
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    outside: list[str] = []
+    page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"),
+               lambda route: (outside.append(route.request.url), route.abort()))
+
+    # no token, a wrong token, a bogus websocket: 403, and no app process starts
+    assert page.goto(f"{base}/?annotator=ana").status == 403
+    assert page.goto(f"{base}/?token=wrong&annotator=ana").status == 403
+    assert "token" in page.content()
+    assert page.request.get(f"{base}/ws/not-a-ticket").status == 403
+    time.sleep(0.5)
+    assert children(proc.pid) == [] and sessions(db) == []
+
+    # with the token but no name: a form asks for one first, still no process
+    page.goto(f"{base}/?token={TOKEN}")
+    assert page.locator("#annotator").count() == 1 and children(proc.pid) == []
+
+    frames: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived",
+                                           lambda data: frames.append(data if isinstance(data, bytes) else b"")))
+    page.fill("#annotator", "ana")
+    page.press("#annotator", "Enter")
+    wait_for(lambda: QUESTION_WORDS in visible_text(frames), 60, "the question on the page", page)
+    assert claims(db) == [("ic-01", "ana", "live")]  # claimed as soon as it is shown
+    page.locator(".xterm-screen").click()
+    page.keyboard.press("k")  # ask the simulated user
+    page.wait_for_timeout(500)
+    page.keyboard.type("Is the object a comet?")
+    page.keyboard.press("Enter")
+    running = wait_for(lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
+                       30, "the ask to be recorded", page)
+    assert running[0]["annotator"] == "ana" and running[0]["task_id"] == "ic-01"
+    page.wait_for_timeout(500)
+    if SHOTS:
+        page.screenshot(path=str(SHOTS / "campaign-browser-playing.png"))
+
+    before_answer = visible_text(frames)
+    for secret in HIDDEN:
+        assert secret not in before_answer, f"{secret!r} reached the browser before the session ended"
+
+    page.keyboard.press("Enter")  # answer
+    page.wait_for_timeout(500)
+    page.keyboard.type("Armageddon")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    page.keyboard.type("40")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(1000)
+    if SHOTS:
+        page.screenshot(path=str(SHOTS / "campaign-browser-answered.png"))
+    done = wait_for(lambda: [s for s in sessions(db) if s["status"] == "completed"], 30, "the session to end", page)
+    wait_for(lambda: "Deep Impact" in visible_text(frames), 20, "the gold answer revealed after the end", page)
+    if SHOTS:
+        page.screenshot(path=str(SHOTS / "campaign-browser-done.png"))
+
+    s = done[0]
+    assert (s["run"], s["annotator"], s["mode"], s["agent"], s["task_id"]) == (RUN, "ana", "human_agent", "human",
+                                                                              "ic-01")
+    recorded = steps(db, s["id"])
+    assert [r[:2] for r in recorded] == [("agent", "ask"), ("user", "reply"), ("agent", "answer"), ("judge", "judge")]
+    assert "comet" in recorded[0][2] and "Armageddon" in recorded[2][2]
+    assert json.loads(s["result"])["correct"] is False
+    assert s["id"] == running[0]["id"] and outside == []
