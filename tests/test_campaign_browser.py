@@ -105,6 +105,32 @@ def visible_text(frames: list[bytes]) -> str:
     return ANSI.sub(b"", b"".join(frames)).decode("utf-8", "replace")
 
 
+class Typist:
+    """Keys into the page's terminal, each waiting until the app has painted its effect
+    (a form opening, the typed text echoed): keys sent while a form is still mounting
+    would go to the screen behind it."""
+
+    def __init__(self, page, frames: list[bytes]) -> None:
+        self.page, self.frames = page, frames
+
+    def _painted(self, text: str, since: int) -> None:
+        wait_for(lambda: text in visible_text(self.frames[since:]), 90, f"{text!r} on the page", self.page)
+        self.page.wait_for_timeout(150)
+
+    def press(self, key: str, then: str | None = None) -> None:
+        since = len(self.frames)
+        self.page.keyboard.press(key)
+        if then:
+            self._painted(then, since)
+        else:
+            self.page.wait_for_timeout(300)
+
+    def type(self, text: str) -> None:
+        since = len(self.frames)
+        self.page.keyboard.type(text, delay=20)
+        self._painted(text[-3:], since)
+
+
 @pytest.fixture
 def server(tmp_path):
     port = free_port()
@@ -163,15 +189,15 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
                                            lambda data: frames.append(data if isinstance(data, bytes) else b"")))
     page.fill("#annotator", "ana")
     page.press("#annotator", "Enter")
-    wait_for(lambda: QUESTION_WORDS in visible_text(frames), 60, "the question on the page", page)
+    wait_for(lambda: QUESTION_WORDS in visible_text(frames), 90, "the question on the page", page)
     assert claims(db) == [("ic-01", "ana", "live")]  # claimed as soon as it is shown
     page.locator(".xterm-screen").click()
-    page.keyboard.press("k")  # ask the simulated user
-    page.wait_for_timeout(500)
-    page.keyboard.type("Is the object a comet?")
-    page.keyboard.press("Enter")
+    typist = Typist(page, frames)
+    typist.press("k", then="your question to the user")  # ask the simulated user
+    typist.type("Is the object a comet?")
+    typist.press("Enter")
     running = wait_for(lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
-                       30, "the ask to be recorded", page)
+                       90, "the ask to be recorded", page)
     assert running[0]["annotator"] == "ana" and running[0]["task_id"] == "ic-01"
     page.wait_for_timeout(500)
     if SHOTS:
@@ -181,18 +207,16 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     for secret in HIDDEN:
         assert secret not in before_answer, f"{secret!r} reached the browser before the session ended"
 
-    page.keyboard.press("Enter")  # answer
-    page.wait_for_timeout(500)
-    page.keyboard.type("Armageddon")
-    page.keyboard.press("Enter")
-    page.wait_for_timeout(300)
-    page.keyboard.type("40")
-    page.keyboard.press("Enter")
+    typist.press("Enter", then="your final answer")  # answer
+    typist.type("Armageddon")
+    typist.press("Enter")
+    typist.type("40")
+    typist.press("Enter")
     page.wait_for_timeout(1000)
     if SHOTS:
         page.screenshot(path=str(SHOTS / "campaign-browser-answered.png"))
-    done = wait_for(lambda: [s for s in sessions(db) if s["status"] == "completed"], 30, "the session to end", page)
-    wait_for(lambda: "Deep Impact" in visible_text(frames), 20, "the gold answer revealed after the end", page)
+    done = wait_for(lambda: [s for s in sessions(db) if s["status"] == "completed"], 90, "the session to end", page)
+    wait_for(lambda: "Deep Impact" in visible_text(frames), 90, "the gold answer revealed after the end", page)
     if SHOTS:
         page.screenshot(path=str(SHOTS / "campaign-browser-done.png"))
 

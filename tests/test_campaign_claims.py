@@ -179,7 +179,7 @@ def test_eight_annotator_processes_on_one_database(tmp_path, per_task):
 
 
 async def test_two_visitors_apps_get_different_tasks_and_no_other_sessions(tmp_path):
-    from clarify_tui.campaign.app import CampaignApp
+    from clarify_tui.tui.campaign import CampaignApp
     from clarify_tui.tui.messages import AgentTurnStarted
     from clarify_tui.tui.screens.play import PlayScreen
     from tests.test_tui import SIZE, Messages, assert_barrier

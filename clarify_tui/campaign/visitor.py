@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--annotator", required=True)
     add_campaign_options(p)
     args = p.parse_args(argv)
-    from clarify_tui.campaign.app import CampaignApp
+    from clarify_tui.tui.campaign import CampaignApp
 
     campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
                                      args.per_task)
