@@ -196,8 +196,11 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     typist.press("k", then="your question to the user")  # ask the simulated user
     typist.type("Is the object a comet?")
     typist.press("Enter")
-    running = wait_for(lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
-                       90, "the ask to be recorded", page)
+    try:
+        running = wait_for(lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
+                           90, "the ask to be recorded", page)
+    finally:
+        page.screenshot(path=str(tmp_path / "after-ask.png"))
     assert running[0]["annotator"] == "ana" and running[0]["task_id"] == "ic-01"
     page.wait_for_timeout(500)
     if SHOTS:
@@ -220,6 +223,7 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     if SHOTS:
         page.screenshot(path=str(SHOTS / "campaign-browser-done.png"))
 
+    assert len(sessions(db)) == 1
     s = done[0]
     assert (s["run"], s["annotator"], s["mode"], s["agent"], s["task_id"]) == (RUN, "ana", "human_agent", "human",
                                                                               "ic-01")

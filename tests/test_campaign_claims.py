@@ -30,6 +30,7 @@ def campaign(n: int = 3, per_task: int = 1) -> Campaign:
 
 
 def book(db, n: int = 3, per_task: int = 1, timeout: float = 300.0) -> ClaimBook:
+    Store(db)  # the sessions table (a real process opens its Store before the claims)
     b = ClaimBook(db, campaign(n, per_task), timeout=timeout)
     b.register()
     return b
@@ -152,7 +153,7 @@ def annotate(args: tuple) -> tuple[str, dict[str, int]]:
 def test_eight_annotator_processes_on_one_database(tmp_path, per_task):
     db = tmp_path / "c.db"
     n = 24
-    book(db, n=n, per_task=per_task)
+    book(db, n=n, per_task=per_task).close()
     names = [f"a{i}" for i in range(8)]
     with multiprocessing.get_context("fork").Pool(len(names)) as pool:
         results = dict(pool.map(annotate, [(db, name, n, per_task) for name in names]))
@@ -204,3 +205,4 @@ async def test_two_visitors_apps_get_different_tasks_and_no_other_sessions(tmp_p
             await pilot.press("f2")
             assert isinstance(app.screen, PlayScreen)
     assert served == [("t00", (1, 2)), ("t01", (2, 2))]
+    assert sorted((s.task_id, s.annotator) for s in store.sessions()) == [("t00", "ana"), ("t01", "bob")]

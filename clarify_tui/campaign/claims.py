@@ -77,20 +77,27 @@ class NoTask:
 
 
 class ClaimBook:
-    """Claims of one campaign in the database at `path` (its own connection)."""
+    """Claims of one campaign in the database at `path` (its own connection).
+
+    Open the process's `Store` on the file first: it creates the sessions table the
+    claims are checked against, and opening a Store reads the file's header through a
+    plain file handle, whose close drops every SQLite lock this process holds on the file
+    (POSIX locks are per process), which would let another process's checkpoint reset
+    the WAL under this connection.
+    """
 
     def __init__(self, path: str | Path, campaign: Campaign, timeout: float = DEFAULT_TIMEOUT) -> None:
         if campaign.per_task < 1:
             raise ValueError("--per-task must be at least 1")
         if timeout <= 0:
             raise ValueError("--claim-timeout must be positive")
-        from clarify_tui.store import Store
-
-        Store(path).close()  # the sessions table the claims are checked against
         self.campaign = campaign
         self.timeout = timeout
         self.path = Path(path)
         self.conn = connect(path)
+        if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone():
+            self.conn.close()
+            raise ValueError(f"{path} has no sessions table: open it with Store first")
 
     def close(self) -> None:
         self.conn.close()

@@ -56,13 +56,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--annotator", required=True)
     add_campaign_options(p)
     args = p.parse_args(argv)
+    from clarify_tui.store import Store
     from clarify_tui.tui.campaign import CampaignApp
 
     campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
                                      args.per_task)
+    store = Store(args.db)  # before any other connection of this process (see ClaimBook)
     book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
     book.register()
-    app = CampaignApp(book, args.annotator, tasks, db=args.db, search_spec=args.search)
+    app = CampaignApp(book, args.annotator, tasks, db=args.db, store=store, search_spec=args.search)
     app.run()
     return app.return_code or 0
 

@@ -44,9 +44,13 @@ def main(args: argparse.Namespace) -> int:
     db = db_path(args).resolve()
     campaign, _tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
                                       args.per_task)
+    from clarify_tui.store import Store
+
+    store = Store(db)  # creates the file and its tables (before the claims' connection)
     book = ClaimBook(db, campaign, timeout=args.claim_timeout)
     book.register()
     book.close()
+    store.close()
     token = args.token or secrets.token_urlsafe(24)
     options = ["--dataset", str(args.dataset), "--per-task", str(args.per_task),
                "--claim-timeout", str(args.claim_timeout), "--search", args.search]

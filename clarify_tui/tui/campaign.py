@@ -49,7 +49,7 @@ class CampaignApp(ClarifyApp):
         self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual calls ClarifyApp.on_mount too (handlers run for each class of the MRO)
         self.set_interval(self.heartbeat_s, self._beat)
 
     def _beat(self) -> None:
