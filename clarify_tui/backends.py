@@ -49,6 +49,21 @@ def make_agent(spec: str, config=None):
     raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL or human)")
 
 
+def make_deep_search(spec: str | None, config=None):
+    """CTS's fixed deep-search agent: scripted:POLICY (its search phase) or openai:MODEL
+    (its own `[deep_search]` settings); None when not given (the agent under test searches)."""
+    if not spec:
+        return None
+    kind, _, arg = spec.partition(":")
+    if kind == "scripted":
+        return make_agent(spec)
+    if kind == "openai":
+        if not arg:
+            raise SpecError("openai deep search needs a model: openai:MODEL")
+        return _llm_factory().build_deep_search(arg, _config(config))
+    raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY or openai:MODEL)")
+
+
 def make_user(spec: str, config=None):
     kind, _, arg = spec.partition(":")
     if kind == "rule":

@@ -22,8 +22,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CONFIG_FILE_NAME = "clarify.toml"
-Role = Literal["agent", "user", "judge"]
-ROLES: tuple[Role, ...] = ("agent", "user", "judge")
+Role = Literal["agent", "user", "judge", "deep_search"]
+ROLES: tuple[Role, ...] = ("agent", "user", "judge", "deep_search")
 
 
 class ConfigError(ValueError):
@@ -122,6 +122,8 @@ class Config(_Strict):
     """The user simulator (`--user openai:MODEL`)."""
     judge: RoleConfig = Field(default_factory=RoleConfig)
     """The judge (`--judge openai:MODEL`)."""
+    deep_search: RoleConfig = Field(default_factory=RoleConfig)
+    """CTS's fixed deep-search agent (`--deep-search openai:MODEL`; paper 001 keeps WebDancer fixed)."""
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     """Tavily search (`--search tavily`)."""
     search_cache: Literal["record", "replay", "off"] = "record"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from clarify_tui.backends import close_backends, make_agent, make_judge, make_search, make_user
+from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.store import Store
@@ -66,6 +66,7 @@ def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
     make_agent(spec.agent, config_obj)
+    make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
     make_judge(spec.judge, config_obj)
     make_search(spec.search, config_obj, db=None, cache_mode=spec.search_cache)
@@ -190,6 +191,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
         search=spec.search, judge=spec.judge, config=spec.config.model_dump(mode="json"),
     )
     agent = make_agent(spec.agent, config_obj)
+    deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
     search = make_search(spec.search, config_obj, db=store.db, cache_mode=spec.search_cache)
@@ -202,7 +204,8 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     async def play(task: Task) -> None:
         async with gate:
             episode = build_episode(
-                task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(), sink=sink
+                task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(), sink=sink,
+                deep_search=deep_search,
             )
             episode.session.run = spec.name
             session = await episode.run()
@@ -217,7 +220,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     finally:
         if writer:
             writer.close()
-        await close_backends(agent, user, judge, search)
+        await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
 
 

@@ -325,3 +325,23 @@ async def test_cts_clarifying_beats_the_orig_baseline(docs):
     mean = lambda rs: sum(r["restore_score"] for r in rs) / len(rs)  # noqa: E731
     assert all(r["orig"] for r in orig)
     assert mean(asked) >= mean(orig) + 40, (mean(orig), mean(asked))
+
+
+async def test_cts_clarifying_beats_orig_with_one_fixed_deep_search_agent(docs, tmp_path):
+    """The paper's comparison: the same deep-search agent on q-hat (clarified, k = 2) and
+    on the blurred query (orig, k = 0); score pairs them per task (delta_vs_orig)."""
+    from clarify_tui.metrics import score
+    from clarify_tui.models import EpisodeConfig
+    from clarify_tui.runner import RunSpec, run_batch
+    from clarify_tui.store import Store
+
+    store = Store(tmp_path / "demo.db")
+    tasks = _tasks("cts")
+    for name, k in (("orig", 0), ("asked", 2)):
+        config = EpisodeConfig(k=k, deep_search="scripted:direct-guess")
+        await run_batch(store, RunSpec(name=name, agent="scripted:search-then-ask", benchmark="cts", config=config),
+                        tasks)
+    [asked] = [g for g in score(store, bootstrap=500)["groups"] if g["key"] == {"run": "asked"}]
+    delta = asked["metrics"]["delta_vs_orig"]
+    assert delta["n_tasks"] == len(tasks) and delta["deep_search"] == ["scripted:direct-guess"]
+    assert delta["mean"] >= 40 and delta["ci95"][0] > 0, delta

@@ -101,7 +101,7 @@ def world(request) -> Reply:
             return chat("Europe" if "region" in prompt.split("clarification_question:")[1] else "unknown", 100, 2)
         if "acting as the search user" in prompt:
             return chat("best universities for AI in Europe", 120, 8)
-    if request.model == "agent-m":
+    if request.model in ("agent-m", "deep-m"):
         n = rounds(request)
         if "intelligent agent" in prompt:  # InteractComp
             return [action("search", query="team striking sport"),
@@ -262,3 +262,31 @@ async def test_a_run_goes_on_when_one_session_exhausts_its_retries(servers, tmp_
     assert len([r for r in models.chat_requests("agent-m") if "DOOMED" in r.prompt]) == 3  # 1 + 2 retries
     assert store.db["search_cache"].count == 1
     store.close()
+
+
+async def test_cts_k0_is_orig_for_a_model_agent_and_a_fixed_deep_search_model_searches(servers, db):
+    """--k 0 with an LLM agent: no clarifier call, deep search on the blurred query; with
+    --deep-search openai:deep-m that model (with its [deep_search] settings) searches."""
+    from clarify_tui.backends import make_deep_search
+
+    models, tavily = servers
+    session = await episode(CTS, models, tavily, db, k=0).run()
+    assert session.status == "completed", session.error
+    assert session.result["orig"] is True and session.result["questions"] == []
+    assert not any("clarification question generator" in r.prompt for r in models.chat_requests())
+    [first, *_] = [r for r in models.chat_requests("agent-m") if "deep-research assistant" in r.prompt]
+    assert CTS.cts.blurred_query in first.prompt
+
+    cfg = llm_config(models.base_url, tavily.url, deep_search={"temperature": 0.3})
+    ep = build_episode(
+        CTS, agent=build_agent("agent-m", cfg), user=build_user("user-m", cfg), judge=build_judge("judge-m", cfg),
+        search=CachedSearch(build_search(cfg), db, "record"),
+        config=EpisodeConfig(k=2, deep_search="openai:deep-m"), deep_search=make_deep_search("openai:deep-m", cfg),
+    )
+    fixed = await ep.run()
+    assert fixed.status == "completed", fixed.error
+    assert fixed.result["deep_search"] == "openai:deep-m" and fixed.result["deep_search_fixed"] is True
+    deep_calls = models.chat_requests("deep-m")
+    assert deep_calls and all("deep-research assistant" in r.prompt for r in deep_calls)
+    assert all(r.json.get("temperature") == 0.3 for r in deep_calls)
+    assert "best universities for AI in Europe" in deep_calls[0].prompt  # q-hat, not the blurred query

@@ -31,7 +31,11 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
     p.add_argument("--retry-errored", action="store_true",
                    help="with --resume: play errored tasks again (the old sessions are kept as superseded)")
-    p.add_argument("--k", type=int, default=1, choices=(1, 2, 3), help="CTS clarification budget")
+    p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
+                   help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
+    p.add_argument("--deep-search", default=None, metavar="SPEC",
+                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL, settings in [deep_search]); "
+                        "default: the agent under test also runs deep search")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -97,6 +101,7 @@ def main(args: argparse.Namespace) -> int:
         max_rounds=args.max_rounds, interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
         prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
+        deep_search=args.deep_search,
         actions=args.actions, compat=args.compat,
     )
     check_interactcomp_flags(args.benchmark, config)
@@ -107,9 +112,8 @@ def main(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, search_cache=args.search_cache,
     )
     config_obj = None
-    if args.config or args.overrides or any(
-        s.startswith(("openai", "tavily")) for s in (args.agent, args.user, args.judge, args.search)
-    ):
+    specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
+    if args.config or args.overrides or any(s.startswith(("openai", "tavily")) for s in specs):
         from pathlib import Path
 
         from clarify_tui.config import load_config
@@ -131,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
         )
         progress.update(bar, completed=len(tasks))
     print_summary(args.benchmark, name, summary, store)
-    if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge)):
+    if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return 0
 
@@ -149,6 +153,7 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
         if benchmark == "cts":
             scores = [s.result.get("restore_score") or 0.0 for s in done]
             line += f"; mean restore score {sum(scores) / len(scores):.1f}"
+            line += "; " + deep_search_line(done[0].config.deep_search)
         else:
             correct = sum(1 for s in done if s.result.get("correct"))
             line += f"; accuracy {correct / len(done):.2f} ({correct}/{len(done)})"
@@ -177,6 +182,13 @@ def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
             f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
             f"with --forced-asks {config.forced_asks}"
         )
+
+
+def deep_search_line(spec: str | None) -> str:
+    """What ran CTS deep search: the paper keeps it fixed (WebDancer) while clarifiers vary."""
+    if spec:
+        return f"deep search: {spec} (fixed)"
+    return "deep search: the agent under test (no --deep-search given; the paper keeps it fixed)"
 
 
 def parse_overrides(items: list[str]) -> dict:

@@ -13,9 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from clarify_tui.engine.aspects import classify_question
+from clarify_tui.engine.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.users.unknown import as_ua_answer
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
 
@@ -33,7 +34,8 @@ class CTSState(BaseModel):
     orig: bool = False
     questions: list[str] = Field(default_factory=list)
     answers: list[str] = Field(default_factory=list)
-    aspects: list[str] = Field(default_factory=list)
+    aspects: list[str] = Field(default_factory=list)  # the first aspect of each question
+    aspect_sets: list[list[str]] = Field(default_factory=list)  # every aspect of each question
     rewritten: str | None = None
     clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
     search_rounds: int = 0
@@ -48,6 +50,25 @@ class CTSRules(Rules):
     def __init__(self, episode) -> None:
         super().__init__(episode)
         self.state = CTSState()
+        if episode.config.k == 0:  # orig: deep search on the blurred query, no clarification
+            blurred = episode.task.cts.blurred_query
+            self.state = CTSState(phase="search", orig=True, rewritten=blurred)
+
+    @property
+    def invalid_uses_round(self) -> bool:  # type: ignore[override]
+        """An invalid clarifier output does not use one of the deep-search rounds."""
+        return self.state.phase != "clarify"
+
+    def acting_agent(self):
+        """The fixed deep-search agent runs the search phase when one is given (paper 001
+        §5.2: WebDancer is fixed while the clarifier varies); else the agent under test."""
+        if self.state.phase == "search" and self.ep.deep_search is not None:
+            return self.ep.deep_search
+        return self.ep.agent
+
+    def deep_search_spec(self) -> str:
+        """The configured deep-search spec (imports: "stored"), else the agent under test."""
+        return self.ep.config.deep_search or self.ep.agent.spec
 
     def phase(self) -> str:
         return self.state.phase
@@ -105,11 +126,12 @@ class CTSRules(Rules):
         questions = [q.strip() for q in action.items if q.strip()]
         self.state.orig = not questions
         self.state.questions = questions
-        self.state.aspects = [classify_question(q) for q in questions]
+        self.state.aspect_sets = [classify_aspects(q) for q in questions]
+        self.state.aspects = [aspects[0] for aspects in self.state.aspect_sets]
         answers, usages = [], []
         for question in questions:
             reply = await ep.user.answer_clarification(ep.task, question)
-            answers.append(reply.text.strip() or "unknown")
+            answers.append(as_ua_answer(reply.text))  # "does not specify ..." is unknown
             usages.append(reply.usage)
         self.state.answers = answers
         self.state.phase = "search"
@@ -118,12 +140,12 @@ class CTSRules(Rules):
         obs = Observation(text="no clarification (orig)" if not questions else "; ".join(answers), items=answers)
         step = ep.record("agent", action, obs)
         self.state.clarify_step = step.index
-        for question, answer, aspect, usage in zip(questions, answers, self.state.aspects, usages):
+        for question, answer, aspects, usage in zip(questions, answers, self.state.aspect_sets, usages):
             # Like every other step: what the actor was given in (the question), what it said out.
             ep.record(
                 "user",
                 Action(kind=ActionKind.reply, text=question),
-                Observation(text=answer, data={"aspect": aspect, "input": "question"}),
+                Observation(text=answer, data={"aspect": aspects[0], "aspects": aspects, "input": "question"}),
                 usage=usage,
             )
         blurred = ep.task.cts.blurred_query
@@ -169,6 +191,8 @@ class CTSRules(Rules):
     def result(self) -> dict[str, Any]:
         data = self.state.model_dump(exclude={"phase", "clarify_step", "search_rounds"})
         data["k"] = self.ep.config.k
+        data["deep_search"] = self.deep_search_spec()
+        data["deep_search_fixed"] = bool(self.ep.config.deep_search)
         return data
 
 

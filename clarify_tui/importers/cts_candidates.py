@@ -269,7 +269,8 @@ async def build_candidate(
                         coverage=c.coverage, fallback=judge_fallback)
     agent = ReplayAgent(f"import:{run}", [Action.clarify(c.questions), Action.answer(c.answer)])
     episode = build_episode(
-        c.task, agent=agent, user=user, search=ReplaySearch(), judge=judge, config=EpisodeConfig(k=k),
+        c.task, agent=agent, user=user, search=ReplaySearch(), judge=judge,
+        config=EpisodeConfig(k=k, deep_search="stored"),  # the release's stored WebDancer output
     )
     episode.session.run = run
     episode.session.note = f"imported from {source} line {c.line}"

@@ -54,6 +54,11 @@ def build_agent(model: str, config: Config) -> LLMAgent:
     return LLMAgent(chat_client("agent", model, config))
 
 
+def build_deep_search(model: str, config: Config) -> LLMAgent:
+    """CTS's fixed deep-search agent (`--deep-search openai:MODEL`, `[deep_search]` in clarify.toml)."""
+    return LLMAgent(chat_client("deep_search", model, config))
+
+
 def build_user(model: str, config: Config) -> LLMUser:
     return LLMUser(chat_client("user", model, config))
 

@@ -3,18 +3,22 @@
 - restore_score_100 = 100 * sum_j w_j s(cov_j) / sum_j w_j, s(full)=1, s(partial)=0.5,
   s(none)=0, recomputed from the stored coverage (so re-judged coverage counts);
   mean, p50, p90, min, max over sessions (linear interpolation between order statistics).
-- ua_unknown_rate: share of all UA answers that are `unknown` (pooled).
-- cq_region_rate: share of clarification questions whose aspect is region
-  (engine/aspects.py; stored in result["aspects"]); region_only_n and
-  region_only_unknown_rate: the unknown rate among those region questions (Table 5).
+- ua_unknown_rate: share of all UA answers that are `unknown` (pooled; a reply that only
+  says the intent does not specify it counts as unknown, users/unknown.py).
+- cq_region_rate: share of clarification questions that ask about region (among their
+  aspects, engine/aspects.py; result["aspect_sets"], or result["aspects"] in older rows);
+  region_only_n: questions whose ONLY aspect is region; region_only_unknown_rate: the
+  unknown rate among those (Tables 4-5, lines 284-305).
 - all_unknown_rate: share of clarified sessions whose k answers are all unknown;
   known_cnt: share of clarified sessions with 0..k non-unknown answers (Table 7;
   known_cnt["0"] equals all_unknown_rate).
 - per_turn (k > 1): per question position, the unknown rate, region rate and region-only
   unknown rate (Table 10).
-- delta_vs_orig: when the selection holds `orig` sessions (result["orig"] true) on the
-  same tasks: mean over tasks of (this group's mean score - the orig mean score), with a
-  paired bootstrap 95% CI over the per-task differences (Table 3).
+- delta_vs_orig: when the selection holds `orig` sessions (result["orig"] true) with the
+  same deep-search agent (result["deep_search"]; older rows: the session's agent) on the
+  same tasks: mean over the paired (task, deep search) of (this group's mean score - the
+  orig mean score), with a paired bootstrap 95% CI over those differences (Table 3).
+  Sessions with no orig partner are left out and counted (`unpaired`).
 `orig` sessions ask nothing, so they enter the restore-score statistics of their group
 but none of the question/answer diagnostics.
 """
@@ -22,7 +26,6 @@ but none of the question/answer diagnostics.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
@@ -35,16 +38,10 @@ from clarify_tui.metrics.common import (
     usage_totals,
 )
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.users.unknown import is_unknown  # noqa: F401  (re-exported: metrics.cts.is_unknown)
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
-UNKNOWN_FORMS = {"unknown", "未知"}
 DEFAULT_BOOTSTRAP = 10_000
-_PUNCT = re.compile(r"[\s\.\,\!\?。，！？\"'`]+")
-
-
-def is_unknown(answer: str | None) -> bool:
-    """The UA's `unknown` (case, surrounding punctuation and quotes ignored)."""
-    return _PUNCT.sub("", (answer or "").casefold()) in UNKNOWN_FORMS or not (answer or "").strip()
 
 
 def restore_score(coverage: Sequence[dict]) -> float | None:
@@ -74,40 +71,48 @@ def is_orig(s: ScoredSession) -> bool:
     return bool(s.result.get("orig"))
 
 
-def _qa(s: ScoredSession) -> list[tuple[str, str]]:
-    """(aspect, answer) per clarification question of a session, computed once."""
+def _qa(s: ScoredSession) -> list[tuple[tuple[str, ...], str]]:
+    """(aspects, answer) per clarification question of a session, computed once."""
     if "qa" in s.memo:
         return s.memo["qa"]
     answers = list(s.result.get("answers") or [])
-    aspects = list(s.result.get("aspects") or [])
+    sets = [tuple(a) for a in s.result.get("aspect_sets") or []]
+    if not sets:  # rows written before aspect_sets: one aspect per question
+        sets = [(a,) for a in s.result.get("aspects") or []]
     questions = list(s.result.get("questions") or [])
     n = max(len(answers), len(questions))
     s.memo["qa"] = [
-        (aspects[i] if i < len(aspects) else "other", answers[i] if i < len(answers) else "")
+        (sets[i] if i < len(sets) else ("other",), answers[i] if i < len(answers) else "")
         for i in range(n)
     ]
     return s.memo["qa"]
 
 
-def _diagnostics(pairs: Sequence[tuple[str, str]]) -> dict:
+def _diagnostics(pairs: Sequence[tuple[tuple[str, ...], str]]) -> dict:
     unknown = sum(1 for _, a in pairs if is_unknown(a))
-    region = [a for aspect, a in pairs if aspect == "region"]
+    region = [a for aspects, a in pairs if "region" in aspects]
+    region_only = [a for aspects, a in pairs if aspects == ("region",)]
     return {
         "n_questions": len(pairs),
         "ua_unknown_rate": ratio(unknown, len(pairs)),
         "cq_region_rate": ratio(len(region), len(pairs)),
-        "region_only_n": len(region),
-        "region_only_unknown_rate": ratio(sum(1 for a in region if is_unknown(a)), len(region)),
+        "region_only_n": len(region_only),
+        "region_only_unknown_rate": ratio(sum(1 for a in region_only if is_unknown(a)), len(region_only)),
     }
 
 
-def per_task_scores(sessions: Sequence[ScoredSession]) -> dict[str, float]:
-    """Mean restore score per task (repeated sessions of a task are averaged)."""
-    by_task: dict[str, list[float]] = {}
+def deep_search_of(s: ScoredSession) -> str:
+    """Who ran deep search: the recorded spec, else (older rows) the session's agent."""
+    return str(s.result.get("deep_search") or s.agent)
+
+
+def per_task_scores(sessions: Sequence[ScoredSession]) -> dict[tuple[str, str], float]:
+    """Mean restore score per (task, deep search) (repeated sessions are averaged)."""
+    by_task: dict[tuple[str, str], list[float]] = {}
     for s in sessions:
         score = score_of(s)
         if score is not None:
-            by_task.setdefault(s.task_id, []).append(score)
+            by_task.setdefault((s.task_id, deep_search_of(s)), []).append(score)
     return {t: math.fsum(v) / len(v) for t, v in by_task.items()}
 
 
@@ -118,7 +123,8 @@ def delta_vs_orig(
     seed: int = 0,
     executor: Executor | None = None,
 ) -> dict | None:
-    """Paired difference of this group's per-task mean score against orig's; None when unpaired."""
+    """Paired difference of this group's per-task mean score against orig's with the same
+    deep-search agent; None when nothing pairs."""
     mine = per_task_scores([s for s in sessions if not is_orig(s)])
     base = per_task_scores(orig)
     tasks = sorted(set(mine) & set(base))
@@ -130,6 +136,8 @@ def delta_vs_orig(
         "mean": mean(diffs),
         "ci95": list(ci) if ci else None,
         "n_tasks": len(tasks),
+        "unpaired": len(set(mine) - set(base)),
+        "deep_search": sorted({d for _, d in tasks}),
         "orig_mean": mean([base[t] for t in tasks]),
         "resamples": resamples,
         "seed": seed,

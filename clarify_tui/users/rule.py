@@ -7,8 +7,10 @@ Limits (documented because these are proxies for the papers' LLM simulators):
   else "i don't know". It never answers "no" to an attribute it cannot check.
 - DiscoBench: releases the current checkpoint's clue only when the engine judged the ask
   right; otherwise says it has nothing to add.
-- CTS answerer: classifies the question's aspect and answers with the intent slot for it,
-  else "unknown"; it never reads the fused query's free text.
+- CTS answerer: classifies every aspect the question asks about; with curated intent
+  slots it answers the slots of those aspects, else "unknown". Without slots (the
+  released data) it answers from what the fused query states that the blurred one lacks
+  (users/fused.py, paper 001 line 121), else "unknown".
 - CTS rewriter: appends the known answers to the blurred query, dropping "unknown" ones,
   so only elicited information enters the rewrite.
 """
@@ -17,9 +19,10 @@ from __future__ import annotations
 
 import re
 
-from clarify_tui.engine.aspects import classify_question
+from clarify_tui.engine.aspects import classify_aspects
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.text import content_words, mentions, overlap
+from clarify_tui.users.fused import answer_from_fused
 from clarify_tui.users.base import UserReply
 
 YES, NO, IDK = "yes", "no", "i don't know"
@@ -62,8 +65,11 @@ class RuleUser:
 
     async def answer_clarification(self, task: Task, question: str) -> UserReply:
         assert task.cts is not None
-        value = task.cts.intent_slots.get(classify_question(question))
-        return UserReply(text=value if value else "unknown")
+        part, aspects = task.cts, classify_aspects(question)
+        if not part.intent_slots:
+            return UserReply(text=answer_from_fused(aspects, part.blurred_query, part.fused_query))
+        values = [part.intent_slots[a] for a in aspects if part.intent_slots.get(a)]
+        return UserReply(text=", ".join(values) if values else "unknown")
 
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         known = [a for _, a in qa_pairs if a.strip().casefold() != "unknown"]
