@@ -39,7 +39,8 @@ def db(tmp_path_factory):
         for benchmark, agent, extra in (
             ("discobench", "direct-guess", []), ("discobench", "search-then-ask", []),
             ("interactcomp", "direct-guess", []), ("interactcomp", "search-then-ask", []),
-            ("cts", "direct-guess", ["--k", "2"]), ("cts", "search-then-ask", ["--k", "2"]),
+            ("cts", "direct-guess", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
+            ("cts", "search-then-ask", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
         ):
             assert cli(["run", "--benchmark", benchmark, "--dataset", "demo", "--agent", f"scripted:{agent}",
                         "--db", str(path), "--run", f"{benchmark[:5]}-{agent}", "--limit", "4",
