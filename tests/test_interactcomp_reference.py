@@ -11,7 +11,7 @@ import json
 
 import pytest
 import sqlite_utils
-from servers import FakeOpenAI, FakeTavily, Reply, chat, llm_config, tavily_results
+from servers import FakeOpenAI, FakeTavily, Reply, chat, error, llm_config, tavily_results
 
 from clarify_tui.engine import build_episode
 from clarify_tui.llm.factory import build_agent, build_judge, build_search, build_user
@@ -38,8 +38,8 @@ class World:
     """Agent outputs in order; the responder says `reply`; the grader says `grade`
     (default: yes exactly when the predicted answer is Hornussen)."""
 
-    def __init__(self, agent: list[str], reply: str = "yes", grade: str | None = None) -> None:
-        self.agent, self.reply, self.grade = list(agent), reply, grade
+    def __init__(self, agent: list[str], reply: str = "yes", grade: str | None = None, fail: str = "") -> None:
+        self.agent, self.reply, self.grade, self.fail = list(agent), reply, grade, fail
 
     def __call__(self, request) -> Reply:
         prompt = request.prompt
@@ -47,6 +47,8 @@ class World:
             if not self.agent:
                 return Reply(status=400, body={"error": {"message": "agent script exhausted"}})
             return chat(self.agent.pop(0))
+        if self.fail and self.fail in prompt:  # a failing responder or grader endpoint
+            return error(500, "upstream exploded")
         if "specialized Q&A agent" in prompt:
             return chat(self.reply)
         predicted = prompt.split("Predicted Answer: ")[1].split("\n")[0]
@@ -59,9 +61,11 @@ def run(monkeypatch, tmp_path):
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
     servers = []
 
-    async def play(world: World, hits=(("Result", "https://r", "A page"),), **config):
+    async def play(world: World, hits=(("Result", "https://r", "A page"),), search_fails=False, **config):
         models = FakeOpenAI(world).__enter__()
-        tavily = FakeTavily(lambda r: tavily_results(r.json["query"], hits)).__enter__()
+        tavily = FakeTavily(
+            lambda r: error(500) if search_fails else tavily_results(r.json["query"], hits)
+        ).__enter__()
         servers.extend([models, tavily])
         cfg = llm_config(models.base_url, tavily.url)
         db = sqlite_utils.Database(tmp_path / f"{len(servers)}.db")
@@ -210,6 +214,23 @@ async def test_grader_reading_ours_or_the_references_yes_substring(run, compat, 
     assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "ours" else "Hornussen")
 
 
+@pytest.mark.parametrize("compat", ["ours", "reference"])
+async def test_failed_responder_search_and_grader_calls_error_or_read_as_the_reference(run, compat):
+    """Reference responder.py:100-102 (i don't know), action.py:134-136 (Search failed),
+    benchmark.py:150-152 (wrong); ours: the session is errored, never scored."""
+    ask, search = act("ask", question="Is it a puck?"), act("search", query="sport")
+    responder, _, models = await run(World([ask, ANSWER], fail="specialized Q&A agent"), compat=compat)
+    searcher, _, searched = await run(World([search, ANSWER]), search_fails=True, compat=compat)
+    grader, _, _ = await run(World([ANSWER], fail="impartial grader"), compat=compat)
+    if compat == "ours":
+        assert [s.status for s in (responder, searcher, grader)] == ["errored"] * 3
+        return
+    assert [s.status for s in (responder, searcher, grader)] == ["completed"] * 3
+    assert "Observation: i don't know\n" in agent_prompts(models)[1] and responder.result["correct"] is True
+    assert "Observation: Search failed\n" in agent_prompts(searched)[1] and searcher.result["correct"] is True
+    assert grader.result["correct"] is False
+
+
 async def test_full_with_context_gives_the_agent_context_then_question(run):
     session, ep, models = await run(World([ANSWER]), interactcomp_mode="full_with_context")
     assert f"## Question\nCONTEXT:\n{IC.interactcomp.context}\n\nQUESTION:\n{IC.question}\n" in agent_prompts(models)[0]
@@ -220,8 +241,6 @@ def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_hone
     """CLI end to end: one answered task, one skipped after invalid outputs, one errored."""
     import csv
     import io
-
-    from servers import error
 
     from clarify_tui.cli import main
 

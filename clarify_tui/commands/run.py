@@ -96,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
     tasks = load_tasks(args.benchmark, args.dataset)
     if args.limit is not None:
         tasks = tasks[: args.limit]
-    mode = "forced_ask" if args.forced_asks is not None and args.mode == "full" else args.mode
+    mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
