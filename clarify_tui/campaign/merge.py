@@ -1,0 +1,212 @@
+"""Merge annotators' databases into one: `clarify-tui merge A.db B.db ... --out ALL.db`.
+
+What is merged, and how it is matched:
+- tasks by their snapshot key (protocol, id and content digest), copied as stored (sealed
+  hidden fields stay sealed). All inputs must hold the same release: a task id whose
+  content digests differ between two files stops the merge before anything is written;
+- sessions by id with their steps. A session found identical (row and every step) in
+  several files is taken once; one whose versions differ is a conflict: it is reported
+  and not merged (a version already in the output stays as it is);
+- judgments with their session, matched by content (session, judge, kind, verdict, time),
+  since their integer ids are only local; runs by name; the search cache by its key;
+  campaign definitions by run. Claims and run leases are live state, not merged.
+
+The output is written in one transaction, so merging the same files again changes nothing.
+Input files are opened read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+# table -> primary key columns (None: matched by every column but the local integer id)
+KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
+
+
+class ReleaseMismatch(ValueError):
+    """Two inputs hold different contents for the same task id."""
+
+
+@dataclass
+class MergeReport:
+    added: dict[str, int] = field(default_factory=dict)  # table -> rows written
+    present: int = 0  # sessions already in the output (or another input), identical
+    conflicts: dict[str, list[str]] = field(default_factory=dict)  # session id -> files
+
+    def add(self, table: str, n: int = 1) -> None:
+        self.added[table] = self.added.get(table, 0) + n
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}")
+    conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=30)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise ValueError(f"{path} is not a clarify-tui database ({exc})") from None
+    return conn
+
+
+def tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def rows(conn: sqlite3.Connection, sql: str, params=()) -> list[dict]:
+    return [dict(r) for r in conn.execute(sql, params)]
+
+
+def session_version(conn: sqlite3.Connection, session_id: str) -> tuple[dict, list[dict], str]:
+    """The session row, its steps, and a digest of both (NULL columns ignored, so files
+    from before a column was added compare equal)."""
+    row = rows(conn, "SELECT * FROM sessions WHERE id=?", [session_id])[0]
+    steps = rows(conn, "SELECT * FROM steps WHERE session_id=? ORDER BY idx", [session_id])
+    blob = json.dumps([_set(row), [_set(s) for s in steps]], sort_keys=True, default=str)
+    return row, steps, hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _set(row: dict) -> dict:
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def check_release(sources: dict[str, sqlite3.Connection]) -> None:
+    """Every task id has the same content digest in every file that holds it."""
+    seen: dict[tuple[str, str], tuple[str, frozenset]] = {}
+    for name, conn in sources.items():
+        by_task: dict[tuple[str, str], set[str]] = {}
+        for r in conn.execute("SELECT key, task_id, protocol FROM tasks"):
+            by_task.setdefault((r["protocol"], r["task_id"]), set()).add(r["key"])
+        for task, keys in by_task.items():
+            first = seen.setdefault(task, (name, frozenset(keys)))
+            if first[1] != keys:
+                raise ReleaseMismatch(
+                    f"{first[0]} and {name} hold different contents for {task[0]} task {task[1]} "
+                    f"(digests {_digests(first[1])} vs {_digests(keys)}): they are not the same release of the "
+                    "tasks, so their sessions cannot be scored together; nothing was merged"
+                )
+
+
+def _digests(keys) -> str:
+    return "/".join(sorted(k.rsplit(":", 1)[-1][:8] for k in keys))
+
+
+def merge(inputs: list[Path], out: Path) -> MergeReport:
+    """Merge `inputs` into `out` (created if missing); see the module docstring."""
+    from clarify_tui.store import Store
+
+    if out.resolve() in {p.resolve() for p in inputs}:
+        raise ValueError(f"--out {out} is also an input; write the merge to a new file")
+    sources = {str(p): open_readonly(p) for p in inputs}
+    try:
+        existing = {"(output)": open_readonly(out)} if out.exists() else {}
+        try:
+            check_release({**existing, **sources})
+        finally:
+            for conn in existing.values():
+                conn.close()
+        _create_schema(out)
+        dest = sqlite3.connect(str(out), timeout=60, isolation_level=None)
+        dest.row_factory = sqlite3.Row
+        try:
+            dest.execute("BEGIN IMMEDIATE")
+            report = _merge_into(dest, sources)
+            dest.execute("COMMIT")
+        except BaseException:
+            if dest.in_transaction:
+                dest.execute("ROLLBACK")
+            raise
+        finally:
+            dest.close()
+        return report
+    finally:
+        for conn in sources.values():
+            conn.close()
+
+
+def _create_schema(out: Path) -> None:
+    """The output's tables (before our own connection opens it: see claims.ClaimBook)."""
+    import sqlite_utils
+
+    from clarify_tui.campaign.claims import connect
+    from clarify_tui.search.cache import ensure_table
+    from clarify_tui.store import Store
+
+    Store(out).close()
+    db = sqlite_utils.Database(str(out))
+    ensure_table(db)
+    db.close()
+    connect(out).close()
+
+
+def _merge_into(dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection]) -> MergeReport:
+    report = MergeReport()
+    for table, key in KEYED.items():
+        for conn in sources.values():
+            if table in tables(conn):
+                for row in rows(conn, f"SELECT * FROM {table}"):
+                    report.add(table, _insert(dest, table, row, ignore=True))
+    # sessions: every version of every id, across the output and the inputs
+    versions: dict[str, dict[str, tuple[dict, list[dict], str]]] = {}
+    for name, conn in sources.items():
+        for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id"):
+            versions.setdefault(sid, {})[name] = session_version(conn, sid)
+    for sid, found in versions.items():
+        digests = {digest for _, _, digest in found.values()}
+        here = dest.execute("SELECT 1 FROM sessions WHERE id=?", [sid]).fetchone()
+        kept = session_version(dest, sid)[2] if here else None
+        if len(digests) > 1 or (kept is not None and digests != {kept}):
+            report.conflicts[sid] = sorted(found) + (["(output)"] if kept and kept not in digests else [])
+            continue
+        name = next(iter(found))
+        row, steps, digest = found[name]
+        if kept is None:
+            _insert(dest, "sessions", row)
+            for step in steps:
+                _insert(dest, "steps", step)
+            report.add("sessions")
+            report.add("steps", len(steps))
+        else:
+            report.present += 1
+        for conn in (sources[n] for n in found):
+            for judgment in rows(conn, "SELECT * FROM judgments WHERE session_id=? ORDER BY id", [sid]):
+                report.add("judgments", _insert_judgment(dest, judgment))
+    return report
+
+
+def _columns(dest: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in dest.execute(f"PRAGMA table_info({table})")}
+
+
+def _ensure_columns(dest: sqlite3.Connection, table: str, row: dict) -> None:
+    """A column the input has and the output lacks (a newer file) is added, not dropped."""
+    if not _columns(dest, table):
+        names = ", ".join(f'"{c}"' for c in row)
+        key = ", ".join(f'"{c}"' for c in KEYED.get(table, ()))
+        dest.execute(f'CREATE TABLE "{table}" ({names}{", PRIMARY KEY (" + key + ")" if key else ""})')
+        return
+    for column in set(row) - _columns(dest, table):
+        dest.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}"')
+
+
+def _insert(dest: sqlite3.Connection, table: str, row: dict, ignore: bool = False) -> int:
+    _ensure_columns(dest, table, row)
+    names = ", ".join(f'"{c}"' for c in row)
+    marks = ", ".join("?" for _ in row)
+    verb = "INSERT OR IGNORE" if ignore else "INSERT"
+    return dest.execute(f'{verb} INTO "{table}" ({names}) VALUES ({marks})', list(row.values())).rowcount
+
+
+def _insert_judgment(dest: sqlite3.Connection, judgment: dict) -> int:
+    row = {k: v for k, v in judgment.items() if k != "id"}
+    _ensure_columns(dest, "judgments", row)
+    match = " AND ".join(f'"{c}" IS ?' for c in row)
+    if dest.execute(f"SELECT 1 FROM judgments WHERE {match}", list(row.values())).fetchone():
+        return 0
+    return _insert(dest, "judgments", row)

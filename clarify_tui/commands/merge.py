@@ -1,0 +1,33 @@
+"""`clarify-tui merge A.db B.db ... --out ALL.db`: one database from annotators' files.
+
+Sessions, steps, judgments, tasks, runs and recorded searches are merged by id; a session
+that differs between files is reported and left out; the tasks must be the same release.
+Exit 0 when everything merged, 1 when some sessions conflicted (the rest is merged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("merge", help="merge annotators' databases into one (sessions, judgments, tasks, cache)")
+    p.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="databases to merge (read only)")
+    p.add_argument("--out", required=True, type=Path, help="the merged database (created, or added to)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from clarify_tui.campaign.merge import merge
+
+    report = merge(args.inputs, args.out)
+    added = ", ".join(f"{n} {table}" for table, n in sorted(report.added.items()) if n) or "nothing new"
+    print(f"{args.out}: added {added}; {report.present} session(s) already there")
+    if report.conflicts:
+        print(f"{len(report.conflicts)} session(s) differ between files and were NOT merged:", file=sys.stderr)
+        for sid, files in sorted(report.conflicts.items()):
+            print(f"  {sid}: {', '.join(files)}", file=sys.stderr)
+        return 1
+    return 0
