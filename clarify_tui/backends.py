@@ -101,7 +101,7 @@ def _local_search():
     return LocalSearch()
 
 
-def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
+def make_search(spec: str, config=None, db=None, cache_mode: str = "off", write_db=None):
     """A search backend, behind the record/replay cache when a database is given.
 
     A stored session's spec may read "cache(local)": the backend behind the cache.
@@ -119,7 +119,7 @@ def make_search(spec: str, config=None, db=None, cache_mode: str = "off"):
             from clarify_tui.search.cache import CachedSearch
         except ImportError as exc:
             raise NotBuiltError(f"the search cache is not available: {exc}") from exc
-        return CachedSearch(backend, db, cache_mode)
+        return CachedSearch(backend, db, cache_mode, write_db=write_db)
     return backend
 
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import sqlite_utils
+
+from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
@@ -194,10 +197,11 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
-    search = make_search(spec.search, config_obj, db=store.db, cache_mode=spec.search_cache)
+    on_disk = str(store.path) != ":memory:"
+    cache_writes = sqlite_utils.Database(db_errors.connect(store.path, readonly=False)) if on_disk else None
+    search = make_search(spec.search, config_obj, db=store.db, cache_mode=spec.search_cache, write_db=cache_writes)
     summary = RunSummary(skipped=skipped, superseded=superseded)
     gate = asyncio.Semaphore(max(1, spec.concurrency))
-    on_disk = str(store.path) != ":memory:"
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
 
@@ -220,6 +224,8 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     finally:
         if writer:
             writer.close()
+        if cache_writes is not None:
+            cache_writes.close()
         await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
 

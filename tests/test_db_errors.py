@@ -141,8 +141,9 @@ async def test_a_lock_held_elsewhere_does_not_stall_the_running_episodes(tmp_pat
     monkeypatch.setattr(backends, "_local_search", lambda: search)
     db = tmp_path / "busy.db"
     store = Store(db)
-    tasks = [IC.model_copy(update={"id": f"i{n}"}) for n in range(40)]
-    spec = RunSpec(name="busy", agent="scripted:search-then-ask", benchmark="interactcomp", concurrency=2)
+    tasks = [IC.model_copy(update={"id": f"i{n}", "question": f"{IC.question} ({n})"}) for n in range(40)]
+    spec = RunSpec(name="busy", agent="scripted:search-then-ask", benchmark="interactcomp", concurrency=2,
+                   search_cache="record")  # cache misses are written too
     locked, released = threading.Event(), threading.Event()
 
     def hold_lock():
@@ -172,6 +173,7 @@ async def test_a_lock_held_elsewhere_does_not_stall_the_running_episodes(tmp_pat
     assert len(summary.completed) == 40
     assert gaps and max(gaps) < 1.0, max(gaps)  # a stalled loop waits the whole 2 s
     assert len(Store(db).sessions(runs=["busy"])) == 40
+    assert Store(db).db["search_cache"].count >= 40  # every miss was recorded
 
 
 class _SlowAgent:

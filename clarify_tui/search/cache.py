@@ -12,9 +12,11 @@ is a CacheMissError naming the query); `off` passes straight through.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
+import threading
 import unicodedata
 from pathlib import Path
 from typing import Any, Literal
@@ -57,12 +59,22 @@ def ensure_table(db: sqlite_utils.Database) -> None:
 class CachedSearch:
     """A SearchBackend in front of another one."""
 
-    def __init__(self, backend: SearchBackend, db: sqlite_utils.Database, mode: CacheMode = "record") -> None:
+    def __init__(
+        self,
+        backend: SearchBackend,
+        db: sqlite_utils.Database,
+        mode: CacheMode = "record",
+        write_db: sqlite_utils.Database | None = None,
+    ) -> None:
+        """`write_db`: a connection of its own for filling the cache from a worker thread,
+        so a database locked by another process never stalls the event loop (batch runs)."""
         if mode not in ("record", "replay", "off"):
             raise ValueError(f"search cache mode must be record, replay or off, not {mode!r}")
         self.backend = backend
         self.db = db
         self.mode = mode
+        self.write_db = write_db
+        self._write_lock = threading.Lock()
         self.spec = f"cache({backend.spec})"
         self._base_params: dict[str, Any] = dict(getattr(backend, "cache_params", {}) or {})
         ensure_table(db)
@@ -71,8 +83,20 @@ class CachedSearch:
         rows = list(self.db.query(f"select response from {TABLE} where key = ?", [key]))
         return json.loads(rows[0]["response"]) if rows else None
 
-    def _store(self, key: str, kind: str, query: str, params: dict[str, Any], response: Any) -> None:
-        self.db[TABLE].insert(
+    async def _fill(self, *entry: Any) -> None:
+        if self.write_db is None:
+            self._store(self.db, *entry)
+        else:
+            await asyncio.to_thread(self._store_locked, *entry)
+
+    def _store_locked(self, *entry: Any) -> None:
+        with self._write_lock:  # one writer thread at a time on the shared write connection
+            self._store(self.write_db, *entry)
+
+    def _store(
+        self, db: sqlite_utils.Database, key: str, kind: str, query: str, params: dict[str, Any], response: Any
+    ) -> None:
+        db[TABLE].insert(
             {"key": key, "kind": kind, "backend": self.backend.spec, "query": query,
              "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
              "created_at": now_iso()},
@@ -97,7 +121,7 @@ class CachedSearch:
         if self.mode == "replay":
             raise self._miss(f"query {query!r}", params)
         result = await self.backend.search(query, max_results)
-        self._store(key, "search", query, params, {"hits": [h.model_dump() for h in result.hits]})
+        await self._fill(key, "search", query, params, {"hits": [h.model_dump() for h in result.hits]})
         return result
 
     async def visit(self, url: str) -> str | None:
@@ -110,7 +134,7 @@ class CachedSearch:
         if self.mode == "replay":
             raise self._miss(f"url {url!r}", self._base_params)
         text = await self.backend.visit(url)
-        self._store(key, "visit", url.strip(), self._base_params, {"text": text})
+        await self._fill(key, "visit", url.strip(), self._base_params, {"text": text})
         return text
 
 
