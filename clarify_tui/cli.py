@@ -45,15 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     from clarify_tui.paths import default_db_path
 
     logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
-    if args.command is None:
-        from clarify_tui.commands.default import open_default
-
-        return open_default(args)
     from clarify_tui.errors import BackendError, NotBuiltError, StoreError
     from clarify_tui.runner import RunExistsError
     from clarify_tui.tasks import DatasetError
 
     try:
+        if args.command is None:
+            from clarify_tui.commands.default import open_default
+
+            return open_default(args)
         return int(args.func(args) or 0)
     except DatasetError as exc:
         err.print("[red]Invalid dataset[/red]")
