@@ -161,6 +161,35 @@ async def test_the_rule_user_answers_chinese_released_data_too():
     assert (await user.answer_clarification(task, "你最看重什么标准？")).text == "unknown"
 
 
+FUSED_CASES = [
+    # (blurred, fused, question, answer)
+    ("best universities for AI", "best universities for AI in Europe for master's study",
+     "Which country or region are you asking about?", "Europe"),
+    ("best universities for AI", "best universities for AI in Europe for master's study",
+     "What criterion matters most to you?", "unknown"),
+    ("matcha prices", "Why did Uji matcha prices rise in 2023?", "Which year do you mean?", "2023"),
+    ("matcha prices", "Why did Uji matcha prices rise in 2023?", "Which country do you mean?", "unknown"),
+    ("What did the telescope's first images show?",
+     "What did the James Webb Space Telescope's first full-color images, released in July 2022, show?",
+     "Which specific one do you mean?", "James Webb Space"),
+    ("When did the wall come down?", "When did the Berlin Wall in Germany come down in 1989?",
+     "Which country and which year?", "Berlin, Germany, 1989"),
+    ("新能源汽车补贴政策", "2024年上海新能源汽车补贴政策", "你问的是哪个地区？", "上海"),
+    ("新能源汽车补贴政策", "2024年上海新能源汽车补贴政策", "你指的是哪一年？", "2024年"),
+    ("iPhone价格", "iPhone 15 Pro在香港的价格", "你具体指的是哪一个？", "15 Pro"),
+    ("手机推荐", "现在性价比最高的国产手机推荐", "你最看重的标准是什么？", "性价比最高"),
+    ("手机推荐", "现在性价比最高的国产手机推荐", "你的预算是多少？", "性价比最高"),
+    ("流感症状", "儿童甲型流感症状和用药", "你问的是哪个城市？", "unknown"),
+]
+
+
+@pytest.mark.parametrize(("blurred", "fused", "question", "answer"), FUSED_CASES)
+async def test_the_rule_user_reads_only_what_the_fused_query_adds(blurred, fused, question, answer):
+    task = Task(id="t", protocol="cts", question=blurred,
+                cts=CTSPart(blurred_query=blurred, fused_query=fused, nuggets=[Nugget(id="n", text="x", weight=1)]))
+    assert (await RuleUser().answer_clarification(task, question)).text == answer
+
+
 # ---- (10) non-answers and invalid clarifier outputs ----------------------------------
 
 

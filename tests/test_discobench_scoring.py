@@ -36,6 +36,7 @@ async def test_profile_k_is_the_median_of_the_groups_successful_no_ask_ambiguous
     report = score(store)
     a, b, c = group(report, "a"), group(report, "b"), group(report, "c")
     assert (a["profile_k"], a["profile_k_source"]) == (2, "data")
+    assert a["checkpoint_modes"] == {"answer": 2}
     # K = 2: the 3-search checkpoint is search-heavy, the 1-search one a direct guess
     assert a["profiles"]["search_heavy_guess"]["n"] == 1 and a["profiles"]["direct_guess"]["n"] == 1
     assert (b["profile_k"], b["profiles"]["direct_guess"]["n"]) == (5, 1)
@@ -85,3 +86,13 @@ def test_the_discobench_equivalence_prompt_covers_b1_and_says_the_paper_does_not
     for form in ("Transliterations", "Date and number formats", "order of items in a list"):
         assert form in body
     assert "impartial grader" not in body
+
+
+async def test_score_says_which_checkpoint_protocol_its_sessions_used(tmp_path):
+    store = Store(tmp_path / "m.db")
+    await play(store, DISCO, ONE, run="mixed")
+    await play(store, DISCO, [Action.search(SANDROCK), Action.answer("Focus Entertainment")], run="mixed",
+               config=EpisodeConfig(checkpoints="trajectory"))
+    m = group(score(store), "mixed")
+    assert m["checkpoint_modes"] == {"answer": 1, "trajectory": 1}
+    assert m["checkpoint_pass_rate"] == 1.0  # both pass 2/2, each by its own rule

@@ -19,6 +19,9 @@ so a group of only such sessions has null detection metrics (`detection_excluded
 the sessions left out). Profiles use K from `profiles.choose_k` (`profile_k`,
 `profile_k_source`).
 
+`checkpoint_modes` counts the sessions of each checkpoint protocol (answer / trajectory,
+docs/paper-readings.md D1, D7): mixing them in one group mixes two definitions of a pass.
+
 Breakdowns: `by_ambiguity_type` (§5.3, Fig. 5): per type, the reached ambiguous
 checkpoints, their detection recall (asked right / reached) and pass rate;
 `by_difficulty` (appendix D): per task difficulty, sessions, accuracy and checkpoint pass
@@ -91,6 +94,16 @@ def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, dict]:
     }
 
 
+def checkpoint_modes(scored: Sequence[ScoredSession]) -> dict[str, int]:
+    """How many sessions settled checkpoints by answers and how many by trajectory
+    inference (rows written before the mode was recorded were trajectory-inferred)."""
+    modes: dict[str, int] = {}
+    for s in scored:
+        mode = s.result.get("checkpoint_mode") or "trajectory"
+        modes[mode] = modes.get(mode, 0) + 1
+    return modes
+
+
 def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
     `k`: the profile threshold; None = data-driven (profiles.choose_k)."""
@@ -121,6 +134,7 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None
         "profile_k": k,
         "profile_k_source": k_source,
         "detection_excluded": len(scored) - len(detectable),
+        "checkpoint_modes": checkpoint_modes(scored),
         "by_ambiguity_type": by_ambiguity_type(checkpoints),
         "by_difficulty": by_difficulty(scored),
         **usage_totals(scored, sessions),

@@ -88,9 +88,9 @@ def added_phrases(blurred: str, fused: str) -> list[str]:
 def _split_chinese(text: str) -> list[str]:
     """Cut at 的 / punctuation and around time expressions: 2023年性价比最高的国产 -> 2023年 | 性价比最高 | 国产."""
     parts = []
-    for chunk in re.split(r"[的，。？?、,\s]+", text):
+    for chunk in re.split(r"[的，。？?、,]+|(?<![现存实正])在", text):
         parts += [p for p in re.split(f"({_ZH_TIME.pattern})", chunk) if p]
-    return [p.strip("在和与及") for p in parts if p.strip("在和与及")]
+    return [p.lstrip("和与及 ").strip() for p in parts if p.lstrip("和与及 ").strip()]
 
 
 def _split_english(tokens: list[str]) -> list[str]:
@@ -115,7 +115,7 @@ def phrase_aspect(phrase: str) -> str:
             return "region"
         if any(c in phrase for c in _ZH_CRITERIA):
             return "criteria"
-        return "scope"
+        return "entity" if re.search(r"[A-Za-z]", phrase) else "scope"  # a Latin name: iPhone 15 Pro
     words = phrase.split()
     low = phrase.casefold()
     if re.search(r"\b(1[5-9]\d\d|20\d\d)s?\b", low) or any(w.casefold() in _MONTHS for w in words) or any(
@@ -148,9 +148,9 @@ def _names(phrase: str) -> list[str]:
     return runs + ([" ".join(run)] if run else [])
 
 
-def _value(phrase: str, aspect: str) -> str:
+def _value(phrase: str, aspect: str, zh: bool) -> str:
     """The short answer a phrase gives for its aspect (a year, a place, a name)."""
-    if _is_zh(phrase):
+    if zh:
         return phrase
     if aspect == "time":
         m = re.search(rf"((?:{'|'.join(_MONTHS)})\.?\s+)?(\d{{1,2}}\s+)?(1[5-9]\d\d|20\d\d)s?", phrase, re.I)
@@ -179,6 +179,6 @@ def answer_from_fused(aspects: list[str], blurred: str, fused: str) -> str:
     found = []
     for phrase in added_phrases(blurred, fused):
         aspect = phrase_aspect(phrase)
-        if aspect in aspects and (value := _value(phrase, aspect)) and value not in found:
+        if aspect in aspects and (value := _value(phrase, aspect, _is_zh(fused))) and value not in found:
             found.append(value)
     return ", ".join(found) if found else UNKNOWN
