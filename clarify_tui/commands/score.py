@@ -59,13 +59,18 @@ TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
         ("known_cnt", "known_cnt 0..k", "hist"),
     ],
 }
+CI_ROWS = {  # shown when the groups carry them (score --by annotator)
+    "interactcomp": [("accuracy_ci95", "  95% CI (Wilson)", "ci")],
+    "discobench": [("accuracy_ci95", "  95% CI (Wilson)", "ci")],
+    "cts": [("restore_score_ci95", "  mean 95% CI (t)", "ci")],
+}
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 SUMMARY_COLUMNS = {  # metric key -> short header
-    "interactcomp": {"accuracy": "acc", "rounds": "rounds", "interaction_rate": "IR", "calibration_error": "CE"},
-    "discobench": {"accuracy": "acc", "checkpoint_pass_rate": "CP", "detection_accuracy": "det acc",
+    "interactcomp": {"accuracy": "acc", "accuracy_ci95": "acc 95% CI", "rounds": "rounds", "interaction_rate": "IR", "calibration_error": "CE"},
+    "discobench": {"accuracy": "acc", "accuracy_ci95": "acc 95% CI", "checkpoint_pass_rate": "CP", "detection_accuracy": "det acc",
                    "detection_f1": "det F1", "ce_a": "CE-A", "ce_b": "CE-B", "ask_turns": "asks",
                    "tool_turns": "tools"},
-    "cts": {"restore_score_mean": "mean", "restore_score_p50": "p50", "restore_score_p90": "p90",
+    "cts": {"restore_score_mean": "mean", "restore_score_ci95": "mean 95% CI", "restore_score_p50": "p50", "restore_score_p90": "p90",
             "delta_vs_orig": "Δ vs orig [95% CI]", "ua_unknown_rate": "unknown", "all_unknown_rate": "all unk"},
 }
 COMMON_ROWS = [
@@ -194,7 +199,7 @@ def print_tables(report: dict, by: str) -> None:
         for g in groups:
             table.add_column(str(next(iter(g["key"].values()))), justify="right")
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
-        rows = TABLE_ROWS[benchmark] + COMMON_ROWS
+        rows = benchmark_rows(benchmark, groups) + COMMON_ROWS
         for key, label, kind in rows:
             cells = []
             for g in groups:
@@ -244,6 +249,18 @@ def print_tables(report: dict, by: str) -> None:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
 
 
+def benchmark_rows(benchmark: str, groups: list[dict]) -> list[tuple[str, str, str]]:
+    """TABLE_ROWS of the benchmark, with each confidence interval under its metric when the
+    groups carry one."""
+    rows = list(TABLE_ROWS[benchmark])
+    for key, label, kind in CI_ROWS.get(benchmark, []):
+        if any(key in g["metrics"] for g in groups):
+            under = key.removesuffix("_ci95")
+            at = next((i + 1 for i, row in enumerate(rows) if row[0] in (under, under + "_mean")), len(rows))
+            rows.insert(at, (key, label, kind))
+    return rows
+
+
 def _summary_table(benchmark: str, by: str, groups: list[dict]):
     """Many groups: one row per group with the headline metrics only."""
     from rich import box
@@ -254,7 +271,7 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
     table.add_column(by, overflow="fold", min_width=8)
     table.add_column("n", justify="right", no_wrap=True)
     headers = SUMMARY_COLUMNS[benchmark]
-    columns = [(key, label, kind) for key, label, kind in TABLE_ROWS[benchmark] if key in headers]
+    columns = [(key, label, kind) for key, label, kind in benchmark_rows(benchmark, groups) if key in headers]
     for key, _label, kind in columns:
         table.add_column(headers[key], justify="right", no_wrap=kind != "delta", overflow="fold")
     table.add_column("err", justify="right", no_wrap=True)

@@ -89,6 +89,10 @@ def score_sessions(
             metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed, executor=executor)
         else:
             continue
+        if by == "annotator":  # a person's result with its uncertainty (metrics/intervals.py)
+            from clarify_tui.metrics.intervals import group_intervals
+
+            metrics.update(group_intervals(benchmark, members))
         out.append({
             "key": {by: value},
             "benchmark": benchmark,
@@ -144,6 +148,8 @@ def format_metric(value: Any, kind: str, *, with_n: bool = True) -> str:
         ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else ""
         n = f" (n={value['n_tasks']})" if with_n and "n_tasks" in value else ""
         return f"{value['mean']:+.2f}{ci}{n}"
+    if kind == "ci":
+        return "-" if not value else f"[{value[0]:.3f}, {value[1]:.3f}]"
     if kind == "hist":
         return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
     if value is None:

@@ -31,7 +31,7 @@ from textual.widgets import (
     TabPane,
 )
 
-from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS
+from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS, benchmark_rows
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics import load_sessions, score_sessions
 from clarify_tui.metrics.cts import session_score
@@ -200,7 +200,7 @@ class ScoresScreen(Screen):
         for g in groups:
             table.add_column(group_label(g))
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
-        for key, label, kind in TABLE_ROWS[benchmark] + COMMON_ROWS:
+        for key, label, kind in benchmark_rows(benchmark, groups) + COMMON_ROWS:
             table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
         if benchmark == "discobench":
             for name in PROFILES:

@@ -1,0 +1,125 @@
+"""How far a campaign is: `clarify-tui queue status RUN`.
+
+Per annotator: tasks done (completed or errored), in progress (a running session or a
+live claim), skipped (abandoned), remaining (tasks still open to them: not done, skipped
+or in progress by them, and taken by fewer than K others), active time (the task clock,
+pauses excluded; for a running session the time of its recorded actions), and accuracy
+so far with its 95 % interval (metrics/intervals.py). With K >= 2 annotators per task:
+the agreement on correctness among tasks that K annotators finished, and Fleiss' kappa.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED
+
+
+@dataclass
+class AnnotatorProgress:
+    annotator: str
+    done: int = 0
+    in_progress: int = 0
+    skipped: int = 0
+    remaining: int = 0
+    active_ms: float = 0.0
+    graded: int = 0
+    correct: int = 0
+    accuracy: float | None = None
+    accuracy_ci95: list[float] | None = None
+    restore_scores: list[float] = field(default_factory=list)
+    restore_score_mean: float | None = None
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}")
+    return sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=30)
+
+
+def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, str]]:
+    """(annotator, task) of live claims; none when the run was never served."""
+    try:
+        rows = conn.execute("SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
+                            [run, time.time() - timeout])
+        return set(rows)
+    except sqlite3.OperationalError:  # no claims table: a TUI-only queue
+        return set()
+
+
+def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
+                    timeout: float = DEFAULT_TIMEOUT) -> dict:
+    """The status object (`--format json`); see the module docstring."""
+    from clarify_tui.metrics.cts import score_of
+    from clarify_tui.metrics.intervals import agreement, wilson
+    from clarify_tui.metrics.records import load_sessions
+
+    conn = read_only(path)
+    try:
+        live = _live(conn, run, timeout)
+        steps_ms = dict(conn.execute(
+            "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
+            "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
+        sessions = load_sessions(conn, runs=[run])
+    finally:
+        conn.close()
+    tasks = set(task_ids)
+    sessions = [s for s in sessions if s.task_id in tasks and s.annotator]
+    people: dict[str, AnnotatorProgress] = {}
+    state: dict[tuple[str, str], str] = {}  # (annotator, task) -> its latest status
+    covered: dict[str, set[str]] = {}
+    for s in sessions:
+        p = people.setdefault(s.annotator, AnnotatorProgress(s.annotator))
+        state[(s.annotator, s.task_id)] = s.status
+        if s.status in COVERED:
+            covered.setdefault(s.task_id, set()).add(s.annotator)
+        p.active_ms += float(s.result.get("active_ms") or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
+        if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.get("correct") is not None:
+            p.graded += 1
+            p.correct += bool(s.result["correct"])
+        elif s.scorable and s.protocol == "cts" and (v := score_of(s)) is not None:
+            p.restore_scores.append(v)
+    for who, task in live:
+        if task in tasks:
+            people.setdefault(who, AnnotatorProgress(who))
+            state.setdefault((who, task), "claimed")
+    holders: dict[str, set[str]] = {}
+    for who, task in live:
+        holders.setdefault(task, set()).add(who)
+    for who, p in people.items():
+        for task in task_ids:
+            status = state.get((who, task))
+            if status in COVERED:
+                p.done += 1
+            elif status == "abandoned":
+                p.skipped += 1
+            elif status in ("running", "claimed"):
+                p.in_progress += 1
+            elif len((covered.get(task, set()) | holders.get(task, set())) - {who}) < per_task:
+                p.remaining += 1
+        p.accuracy = p.correct / p.graded if p.graded else None
+        p.accuracy_ci95 = wilson(p.correct, p.graded)
+        p.restore_score_mean = sum(p.restore_scores) / len(p.restore_scores) if p.restore_scores else None
+    latest: dict[tuple[str, str], bool] = {}  # (task, annotator) -> correct, their latest graded session
+    for s in sessions:
+        if s.scorable and s.result.get("correct") is not None:
+            latest[(s.task_id, s.annotator)] = bool(s.result["correct"])
+    ratings: dict[str, list[bool]] = {}
+    for (task, _who), correct in latest.items():
+        ratings.setdefault(task, []).append(correct)
+    full = sum(1 for t in task_ids if len(covered.get(t, ())) >= per_task)
+    return {
+        "run": run,
+        "tasks": len(task_ids),
+        "per_task": per_task,
+        "tasks_complete": full,
+        "annotators": [
+            {k: v for k, v in vars(p).items() if k != "restore_scores"} for p in sorted(people.values(),
+                                                                                     key=lambda p: p.annotator)
+        ],
+        "agreement": agreement(ratings, per_task) if per_task >= 2 else None,
+    }

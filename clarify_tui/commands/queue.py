@@ -1,0 +1,93 @@
+"""`clarify-tui queue status RUN`: how far a human-baseline campaign is, per annotator.
+
+The campaign's tasks and annotators per task come from `clarify-tui serve` (recorded in the
+database); for a queue played only in the TUI (`play --queue`), pass its --dataset (and
+--benchmark, --limit, --shuffle) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from clarify_tui.commands.common import BENCHMARKS, add_db, db_path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("queue", help="human-baseline campaigns: progress per annotator (queue status RUN)")
+    actions = p.add_subparsers(dest="queue_action", metavar="ACTION", required=True)
+    s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")
+    s.add_argument("run", metavar="RUN")
+    add_db(s)
+    s.add_argument("--per-task", type=int, default=None, metavar="K",
+                   help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement")
+    s.add_argument("--dataset", default=None, help="the queue's dataset when the run was not served by `serve`")
+    s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
+    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
+    s.add_argument("--format", default="table", choices=("table", "json"))
+    s.set_defaults(func=status)
+
+
+def status(args: argparse.Namespace) -> int:
+    from clarify_tui.campaign.claims import load_campaign
+    from clarify_tui.campaign.status import campaign_status
+
+    path = db_path(args)
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path} (pass --db)")
+    campaign = load_campaign(path, args.run)
+    if args.dataset is not None or campaign is None:
+        from clarify_tui.campaign.visitor import campaign_tasks
+
+        if args.dataset is None:
+            raise ValueError(f"run '{args.run}' was not served with `clarify-tui serve` in {path}: "
+                             "pass the queue's --dataset (and --benchmark / --limit / --shuffle)")
+        campaign, _ = campaign_tasks(args.run, args.dataset, args.benchmark, args.limit, args.shuffle,
+                                     args.per_task or 1)
+    per_task = args.per_task or campaign.per_task
+    if per_task < 1:
+        raise ValueError("--per-task must be at least 1")
+    report = campaign_status(path, args.run, campaign.task_ids, per_task)
+    if args.format == "json":
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_status(report)
+    return 0
+
+
+def print_status(report: dict) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not report["annotators"]:
+        console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({report['tasks']} tasks)")
+        return
+    cts = any(a["restore_score_mean"] is not None for a in report["annotators"])
+    table = Table(title=f"queue {report['run']}: {report['tasks']} tasks, {report['per_task']} annotator(s) per "
+                        f"task, {report['tasks_complete']} complete", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("annotator", overflow="fold")
+    for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n") + (("CTS",) if cts else ()):
+        table.add_column(name, justify="right", no_wrap=True)
+    for a in report["annotators"]:
+        ci = a["accuracy_ci95"]
+        minutes, seconds = divmod(int(a["active_ms"] / 1000), 60)
+        table.add_row(
+            a["annotator"], str(a["done"]), str(a["in_progress"]), str(a["skipped"]), str(a["remaining"]),
+            f"{minutes}:{seconds:02d}", "-" if a["accuracy"] is None else f"{a['accuracy']:.2f}",
+            "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]", str(a["graded"]),
+            *(["-" if a["restore_score_mean"] is None else f"{a['restore_score_mean']:.1f}"] if cts else []),
+        )
+    console.print(table)
+    console.print("[dim]playing: a running session or a live claim; left: tasks still open to them; "
+                  "time: the task clock, pauses excluded; 95% CI: Wilson[/dim]")
+    agreement = report.get("agreement")
+    if agreement:
+        share = "-" if agreement["all_agree"] is None else f"{agreement['all_agree']:.2f}"
+        kappa = "undefined" if agreement["fleiss_kappa"] is None else f"{agreement['fleiss_kappa']:.3f}"
+        console.print(f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
+                      f"annotators: all agree {share}, Fleiss' kappa {kappa}")

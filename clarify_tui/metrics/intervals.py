@@ -1,0 +1,79 @@
+"""Confidence intervals for per-annotator results (`score --by annotator`, the scores screen,
+`queue status`), and agreement between annotators who played the same tasks.
+
+A human baseline is a handful of people on a few dozen tasks each: a per-annotator
+accuracy without its uncertainty invites reading noise as skill. The papers report no
+per-annotator intervals, so the choices are ours (docs/campaigns.md):
+- accuracy (InteractComp, DiscoBench): Wilson score interval, 95 %, over the sessions the
+  accuracy is computed on (statsmodels `proportion_confint(method="wilson")`); it stays
+  inside [0, 1] and is sensible at 0 / n and n / n, unlike the normal approximation;
+- CTS restore_score_100: Student-t interval of the mean (statsmodels `DescrStatsW`);
+  null with fewer than two sessions;
+- agreement: Fleiss' kappa on correct / wrong over tasks rated by exactly k annotators
+  (statsmodels `fleiss_kappa`), with the share of those tasks where all k agree.
+
+statsmodels is imported inside the functions: scoring without these numbers never loads it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from clarify_tui.metrics.cts import score_of
+from clarify_tui.metrics.records import ScoredSession
+
+ALPHA = 0.05
+
+
+def wilson(successes: int, n: int, alpha: float = ALPHA) -> list[float] | None:
+    """[lo, hi] of a proportion; None when n is 0."""
+    if n <= 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    return [float(lo), float(hi)]
+
+
+def t_interval(values: Sequence[float], alpha: float = ALPHA) -> list[float] | None:
+    """[lo, hi] of a mean; None with fewer than two values."""
+    if len(values) < 2:
+        return None
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    lo, hi = DescrStatsW(list(values)).tconfint_mean(alpha=alpha)
+    if math.isnan(lo):  # all values equal: no spread, the interval is the mean itself
+        mean = sum(values) / len(values)
+        return [mean, mean]
+    return [float(lo), float(hi)]
+
+
+def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
+    """The interval metrics of one group of sessions (the same sessions its metrics use)."""
+    if protocol == "cts":
+        scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not s.result.get("orig")]
+        return {"restore_score_ci95": t_interval(scores)}
+    graded = [bool(s.result["correct"]) for s in sessions if s.scorable and s.result.get("correct") is not None]
+    return {"accuracy_ci95": wilson(sum(graded), len(graded))}
+
+
+def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
+    """Agreement on correctness among the tasks rated by exactly `k` annotators.
+
+    `ratings`: task id -> one correct/wrong per annotator. Returns the number of such
+    tasks, the share where all agree, and Fleiss' kappa (None when undefined: fewer than
+    two tasks, or every rating the same so chance agreement is already 1)."""
+    rows = [r for r in ratings.values() if len(r) == k]
+    if k < 2 or not rows:
+        return {"tasks": len(rows), "all_agree": None, "fleiss_kappa": None}
+    all_agree = sum(1 for r in rows if len(set(r)) == 1) / len(rows)
+    table = [[sum(1 for x in r if x), sum(1 for x in r if not x)] for r in rows]
+    kappa = None
+    used = {j for row in table for j, n in enumerate(row) if n}
+    if len(rows) >= 2 and len(used) > 1:
+        from statsmodels.stats.inter_rater import fleiss_kappa
+
+        value = float(fleiss_kappa(table, method="fleiss"))
+        kappa = None if math.isnan(value) else value
+    return {"tasks": len(rows), "all_agree": all_agree, "fleiss_kappa": kappa}

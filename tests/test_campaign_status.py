@@ -1,0 +1,146 @@
+"""`clarify-tui queue status RUN`: per annotator done / in progress / skipped / remaining,
+active time, accuracy with its interval; with K annotators per task, agreement and
+Fleiss' kappa; and `score --by annotator` shows per-annotator confidence intervals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from clarify_tui.campaign.claims import Campaign, ClaimBook
+from clarify_tui.cli import main as cli_main
+from clarify_tui.engine import build_episode
+from clarify_tui.judges.rule import RuleJudge
+from clarify_tui.metrics.intervals import agreement, t_interval, wilson
+from clarify_tui.models import Action, Session
+from clarify_tui.search.local import LocalSearch
+from clarify_tui.store import Store
+from clarify_tui.users.rule import RuleUser
+from tests.conftest import DOCS, IC, ListAgent
+
+RUN = "camp"
+TASKS = {f"t{i}": IC.model_copy(update={"id": f"t{i}"}) for i in range(5)}
+RIGHT, WRONG = "Sapporo TV Tower", "Tokyo Tower"
+
+
+def answer(store, task_id: str, who: str, text: str | None, active_ms: float = 60_000.0) -> Session:
+    """A finished session (or, with text None, one left running after a search)."""
+    task = TASKS[task_id]
+    session = Session(run=RUN, task_id=task.id, protocol=task.protocol, agent="human", user="rule",
+                      search="local", judge="rule", mode="human_agent", annotator=who)
+    actions = [Action.search("tower")] + ([Action.answer(text, 80)] if text else [])
+    episode = build_episode(task, agent=ListAgent(actions), user=RuleUser(), search=LocalSearch(DOCS),
+                            judge=RuleJudge(), session=session, sink=store)
+
+    async def go():
+        for _ in actions:
+            await episode.step()
+
+    asyncio.run(go())
+    if text:
+        session.result["active_ms"] = active_ms
+        store.finish_session(session)
+    return session
+
+
+@pytest.fixture
+def campaign_db(tmp_path):
+    """Five tasks, two annotators per task. ana: t0 right, t1 wrong, t2 right, t3 skipped,
+    t4 claimed. bob: t0 right, t1 right, t2 right, t3 running. cy: t4 wrong."""
+    db = tmp_path / "c.db"
+    store = Store(db)
+    book = ClaimBook(db, Campaign(run=RUN, task_ids=list(TASKS), per_task=2))
+    book.register()
+    for task, who, text in [("t0", "ana", RIGHT), ("t1", "ana", WRONG), ("t2", "ana", RIGHT),
+                            ("t0", "bob", RIGHT), ("t1", "bob", RIGHT), ("t2", "bob", RIGHT), ("t4", "cy", WRONG)]:
+        answer(store, task, who, text)
+    skipped = answer(store, "t3", "ana", None)
+    skipped.status = "abandoned"
+    store.update_session(skipped)
+    answer(store, "t3", "bob", None)
+    assert book.claim_next("ana").task_id == "t4"
+    book.close()
+    store.close()
+    return db
+
+
+def test_queue_status_per_annotator_and_agreement(campaign_db, capsys):
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["tasks"], report["per_task"], report["tasks_complete"]) == (5, 2, 3)
+    rows = {a["annotator"]: a for a in report["annotators"]}
+    got = {who: (a["done"], a["in_progress"], a["skipped"], a["remaining"]) for who, a in rows.items()}
+    # remaining: ana none (t3 skipped, t4 hers); bob none (t4: cy finished it, ana holds it);
+    # cy t3 (bob left a running session without a claim, ana skipped it); t0..t2 are full
+    assert got == {"ana": (3, 1, 1, 0), "bob": (3, 1, 0, 0), "cy": (1, 0, 0, 1)}
+    assert rows["ana"]["active_ms"] == pytest.approx(180_000)
+    assert rows["ana"]["accuracy"] == pytest.approx(2 / 3) and rows["ana"]["accuracy_ci95"] == pytest.approx(wilson(2, 3))
+    lo, hi = rows["bob"]["accuracy_ci95"]
+    assert rows["bob"]["accuracy"] == 1.0 and 0.4 < lo < 0.5 and hi == pytest.approx(1.0)  # Wilson at 3/3
+    # t0 both right, t1 split, t2 both right: Fleiss' kappa (0.75 - 0.53125) / (1 - 0.53125)
+    a = report["agreement"]
+    assert a["tasks"] == 3 and a["all_agree"] == pytest.approx(2 / 3)
+    table = [[2, 0], [1, 1], [2, 0]]
+    p_i = sum((sum(n * n for n in row) - 2) / 2 for row in table) / 3
+    p_right = 5 / 6
+    p_e = p_right ** 2 + (1 - p_right) ** 2
+    assert a["fleiss_kappa"] == pytest.approx((p_i - p_e) / (1 - p_e))
+
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db)]) == 0
+    out = capsys.readouterr().out
+    assert "ana" in out and "[0.21, 0.94]" in out and "Fleiss' kappa" in out and "3 complete" in out
+
+
+def test_queue_status_needs_the_dataset_for_a_tui_only_queue(tmp_path, capsys):
+    db = tmp_path / "tui.db"
+    Store(db).close()
+    assert cli_main(["queue", "status", "hb", "--db", str(db)]) == 2
+    assert "--dataset" in capsys.readouterr().err
+    assert cli_main(["queue", "status", "hb", "--db", str(db), "--dataset", "demo", "--benchmark",
+                     "interactcomp"]) == 0
+    assert "nobody has played" in capsys.readouterr().out
+
+
+def test_intervals_and_agreement_edges():
+    assert wilson(0, 0) is None and t_interval([50.0]) is None
+    lo, hi = wilson(0, 10)
+    assert lo == pytest.approx(0.0, abs=1e-12) and 0.2 < hi < 0.35
+    assert t_interval([40.0, 40.0, 40.0]) == [40.0, 40.0]
+    assert agreement({"a": [True, True], "b": [True, True]}, 2)["fleiss_kappa"] is None  # no variation
+    assert agreement({"a": [True]}, 2) == {"tasks": 0, "all_agree": None, "fleiss_kappa": None}
+
+
+def test_score_by_annotator_shows_confidence_intervals(campaign_db, capsys):
+    assert cli_main(["score", "--db", str(campaign_db), "--by", "annotator", "--format", "json"]) == 0
+    groups = {g["key"]["annotator"]: g["metrics"] for g in json.loads(capsys.readouterr().out)["groups"]}
+    assert groups["ana"]["accuracy_ci95"] == pytest.approx(wilson(2, 3))
+    assert groups["cy"]["accuracy_ci95"] == pytest.approx(wilson(0, 1))
+    assert cli_main(["score", "--db", str(campaign_db), "--by", "annotator"]) == 0
+    out = capsys.readouterr().out
+    assert "95% CI (Wilson)" in out and "[0.208, 0.939]" in out  # ana: 2 of 3
+    assert cli_main(["score", "--db", str(campaign_db), "--by", "run", "--format", "json"]) == 0
+    assert "accuracy_ci95" not in capsys.readouterr().out  # only per annotator
+
+
+async def test_scores_screen_by_annotator_shows_the_intervals(campaign_db, tmp_path):
+    from textual.widgets import DataTable
+
+    from clarify_tui.tui.app import ClarifyApp
+    from clarify_tui.tui.screens.scores import ScoresScreen
+
+    store = Store(campaign_db)
+    app = ClarifyApp(store=store, tasks=[])
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.push_screen(ScoresScreen(store, by="annotator"))
+        for _ in range(100):
+            await pilot.pause(0.05)
+            tables = list(app.screen.query(DataTable))
+            if tables and tables[0].row_count:
+                break
+        table = tables[0]
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        ci = next(r for r in rows if "95% CI" in r[0])
+        assert "[0.208, 0.939]" in ci  # ana: 2 of 3
+        app.save_screenshot(str(tmp_path / "scores-by-annotator.svg"))
