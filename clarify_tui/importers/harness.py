@@ -363,6 +363,7 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
     if row.kind == "skipped":
         await episode.apply(Action(kind=ActionKind.invalid, text=SKIP_FEEDBACK, raw=str(row.action_counts)))
         episode.rules.state.correct = correct
+        episode.rules.state.outcome = "invalid_skip"  # counted by the invalid_skips metric
         _judge_step(episode, correct, row.score, skipped=True)
         episode.done = True
         episode.finish()
