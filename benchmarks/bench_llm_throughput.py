@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from clarify_tui.engine import build_episode
-from clarify_tui.llm.factory import build_agent, build_judge, build_user
+from clarify_tui.services import build_agent, build_judge, build_user
 from clarify_tui.models import Answer, EpisodeConfig, InteractCompPart, SearchHit, Task
 from clarify_tui.search.base import SearchResult
 

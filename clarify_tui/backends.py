@@ -9,19 +9,19 @@ from __future__ import annotations
 from functools import lru_cache
 
 from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
-from clarify_tui.errors import NotBuiltError
+from clarify_tui.search.cache import CachedSearch
 
 
 class SpecError(ValueError):
     """A backend spec that names nothing we have."""
 
 
-def _llm_factory():
-    try:
-        from clarify_tui.llm import factory
-    except ImportError as exc:  # pragma: no cover - only while the services part is missing
-        raise NotBuiltError(f"LLM backends are not available: {exc}") from exc
-    return factory
+def _services():
+    """The real-service builders, imported on first use: the OpenAI and Tavily SDKs take
+    about a second to import, which an offline run should not pay."""
+    from clarify_tui import services
+
+    return services
 
 
 def _config(config):
@@ -41,7 +41,7 @@ def make_agent(spec: str, config=None):
     if kind == "openai":
         if not arg:
             raise SpecError("openai agent needs a model: openai:MODEL")
-        return _llm_factory().build_agent(arg, _config(config))
+        return _services().build_agent(arg, _config(config))
     if kind == "human":
         from clarify_tui.agents.human import HumanAgent
 
@@ -73,7 +73,7 @@ def make_user(spec: str, config=None):
     if kind == "openai":
         if not arg:
             raise SpecError("openai user needs a model: openai:MODEL")
-        return _llm_factory().build_user(arg, _config(config))
+        return _services().build_user(arg, _config(config))
     if kind == "human":
         from clarify_tui.users.human import HumanUser
 
@@ -90,7 +90,7 @@ def make_judge(spec: str, config=None):
     if kind == "openai":
         if not arg:
             raise SpecError("openai judge needs a model: openai:MODEL")
-        return _llm_factory().build_judge(arg, _config(config))
+        return _services().build_judge(arg, _config(config))
     raise SpecError(f"unknown judge spec '{spec}' (rule or openai:MODEL)")
 
 
@@ -111,14 +111,10 @@ def make_search(spec: str, config=None, db=None, cache_mode: str = "off", write_
     if spec == "local":
         backend = _local_search()
     elif spec == "tavily":
-        backend = _llm_factory().build_search(_config(config), cache_mode=cache_mode)
+        backend = _services().build_search(_config(config), cache_mode=cache_mode)
     else:
         raise SpecError(f"unknown search spec '{spec}' (local or tavily)")
     if db is not None and cache_mode != "off":
-        try:
-            from clarify_tui.search.cache import CachedSearch
-        except ImportError as exc:
-            raise NotBuiltError(f"the search cache is not available: {exc}") from exc
         return CachedSearch(backend, db, cache_mode, write_db=write_db)
     return backend
 

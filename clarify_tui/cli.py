@@ -28,13 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"clarify_tui.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"clarify_tui.commands.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"clarify_tui.commands.{name}").register(sub)
     return parser
 
 
@@ -45,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from clarify_tui.paths import default_db_path
 
     logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
-    from clarify_tui.errors import BackendError, NotBuiltError, StoreError
+    from clarify_tui.errors import BackendError, StoreError
     from clarify_tui.runner import RunExistsError
     from clarify_tui.tasks import DatasetError
 
@@ -68,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (NotBuiltError, BackendError, StoreError, RunExistsError, ValueError, KeyError, FileNotFoundError) as exc:
+    except (BackendError, StoreError, RunExistsError, ValueError, KeyError, FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print("[red]error:[/red] ", end="")
         err.print(str(message), markup=False, highlight=False)

@@ -8,10 +8,6 @@ class BackendError(RuntimeError):
     """
 
 
-class NotBuiltError(RuntimeError):
-    """A part of clarify-tui that is named in the design but not built yet."""
-
-
 class InvalidActionError(ValueError):
     """An action the protocol does not allow right now (e.g. ask in search_only mode)."""
 

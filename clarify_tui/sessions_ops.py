@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+from clarify_tui import trajectory
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Session, SessionMode, Step, Task
 from clarify_tui.store import Store
@@ -22,12 +23,10 @@ class ForkError(ValueError):
 
 def action_group_end(steps: list[Step], index: int) -> int:
     """The last step of the action at `index`: an ask's reply and judge steps belong to it."""
-    if not 0 <= index < len(steps):
-        raise ForkError(f"step {index} does not exist (the session has {len(steps)} steps)")
-    end = index
-    while end + 1 < len(steps) and steps[end + 1].actor != "agent":
-        end += 1
-    return end
+    try:
+        return trajectory.action_group_end(steps, index)
+    except IndexError as exc:
+        raise ForkError(str(exc)) from None
 
 
 def fork_session(

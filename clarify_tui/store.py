@@ -235,6 +235,10 @@ class Store:
             out = {k: v for k, v in out.items() if k in wanted}
         return out
 
+    def step_counts(self) -> dict[str, int]:
+        """How many steps each session has, without reading them (the sessions lists)."""
+        return dict(self.db.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
+
     @staticmethod
     def _step(r: dict) -> Step:
         return Step(

@@ -9,7 +9,7 @@ import sqlite_utils
 from servers import FakeTavily, Reply, Script, llm_config, tavily_results
 
 from clarify_tui.errors import BackendError
-from clarify_tui.llm.factory import build_search
+from clarify_tui.services import build_search
 from clarify_tui.search.cache import CachedSearch, CacheMissError, export_cache, import_cache, normalise_query
 
 KEY = "tvly-test-cache-77"

@@ -11,9 +11,9 @@ import time
 import pytest
 from servers import FakeOpenAI, Reply, Script, chat, error, llm_config
 
-from clarify_tui.engine.view import AgentView, ViewTurn
+from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.errors import BackendError
-from clarify_tui.llm.factory import build_agent, build_judge, build_user
+from clarify_tui.services import build_agent, build_judge, build_user
 from clarify_tui.models import (
     Action,
     ActionKind,

@@ -14,7 +14,7 @@ import sqlite_utils
 from servers import FakeOpenAI, FakeTavily, Reply, chat, error, llm_config, tavily_results
 
 from clarify_tui.engine import build_episode
-from clarify_tui.llm.factory import build_agent, build_judge, build_search, build_user
+from clarify_tui.services import build_agent, build_judge, build_search, build_user
 from clarify_tui.models import (
     ActionKind,
     Answer,

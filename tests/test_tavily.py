@@ -7,7 +7,7 @@ from servers import FakeTavily, Reply, Script, error, llm_config, tavily_results
 
 from clarify_tui.config import ConfigError, load_config
 from clarify_tui.errors import BackendError
-from clarify_tui.llm.factory import build_search
+from clarify_tui.services import build_search
 
 KEY = "tvly-test-DO-NOT-LEAK-99"
 HITS = [("Hornussen", "https://en.wikipedia.org/wiki/Hornussen", "Hornussen is a Swiss sport."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol as TypingProtocol
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action
 
 

@@ -10,7 +10,7 @@ llm/ic_actions.py).
 
 from __future__ import annotations
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.llm import ic_prompts, render
 from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_action, parse_questions
 from clarify_tui.llm.client import ChatClient, Completion

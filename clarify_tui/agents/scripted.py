@@ -16,7 +16,7 @@ question whose answer is not the title of some document cannot be solved by them
 
 from __future__ import annotations
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action, ActionKind, Protocol, SearchHit
 from clarify_tui.text import content_words, mentions, overlap
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 
 from rich.console import Console
 from rich.table import Table
 
 from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.summary import duration, outcome
 
 console = Console()
 
@@ -24,31 +24,12 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def outcome(session) -> str:
-    """A one-word verdict for a session, the same words in the terminal and the TUI."""
-    if session.status != "completed":
-        return session.status
-    r = session.result
-    if "restore_score" in r and r.get("restore_score") is not None:
-        return f"{r['restore_score']:.1f}"
-    if r.get("correct") is None:
-        return "-"
-    return "correct" if r["correct"] else "wrong"
-
-
-def duration(session) -> str:
-    if not session.finished_at:
-        return ""
-    seconds = (datetime.fromisoformat(session.finished_at) - datetime.fromisoformat(session.created_at)).total_seconds()
-    return f"{seconds:.1f}s"
-
-
 def main(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=True)
     sessions = store.sessions(runs=args.runs, protocol=args.protocol, status=args.status)
     if args.failed:
         sessions = [s for s in sessions if s.status == "completed" and outcome(s) == "wrong"]
-    counts = dict(store.db.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
+    counts = store.step_counts()
     table = Table(title=f"{len(sessions)} session(s) in {store.path}")
     for col in ("id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "outcome", "steps", "duration"):
         table.add_column(col, no_wrap=col in ("id", "outcome", "steps"), overflow="fold")

@@ -6,7 +6,6 @@ from clarify_tui.engine.cts import CTSRules
 from clarify_tui.engine.discobench import DiscoBenchRules
 from clarify_tui.engine.episode import Episode, Rules, StepSink
 from clarify_tui.engine.interactcomp import InteractCompRules
-from clarify_tui.engine.view import AgentView, ViewTurn
 from clarify_tui.models import EpisodeConfig, Protocol, Session, Task
 
 RULES: dict[Protocol, type[Rules]] = {
@@ -43,4 +42,4 @@ def build_episode(
     )
 
 
-__all__ = ["AgentView", "Episode", "EpisodeConfig", "Rules", "StepSink", "ViewTurn", "build_episode"]
+__all__ = ["Episode", "EpisodeConfig", "Rules", "StepSink", "build_episode"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from clarify_tui.engine.aspects import classify_aspects
+from clarify_tui.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.models import Action, ActionKind, Observation
 from clarify_tui.users.unknown import as_ua_answer

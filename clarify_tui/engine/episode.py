@@ -17,7 +17,7 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Any, Callable, Protocol as TypingProtocol
 
-from clarify_tui.engine.view import AgentView, ViewTurn
+from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.errors import BackendError, StoreError
 from clarify_tui.models import (
     Action,

@@ -26,8 +26,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
-from clarify_tui.importers.harness import ERRORED_MESSAGE
-from clarify_tui.importers.history import render_history
+from clarify_tui.harness_history import ERRORED_MESSAGE, render_history
 from clarify_tui.llm import ic_reference
 from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind, Session, Step, Task

@@ -13,7 +13,7 @@ What is read, and how:
   first, then with whitespace collapsed and case folded. `correct_answer`, when not
   empty, must be the task's answer or an alias (the same check, catching the wrong
   dataset).
-* `history` is parsed by `clarify_tui.importers.history` into rounds. Each round's action
+* `history` is parsed by `clarify_tui.harness_history` into rounds. Each round's action
   is applied to an Episode (build_episode) through replay backends: `search` becomes an
   agent search step whose observation text is the harness's observation verbatim (no
   hits); `ask` (and `ask_NL`) an ask step whose reply is the observation, followed by the
@@ -67,7 +67,7 @@ from clarify_tui.importers.common import (
     check_run_free,
     write_all,
 )
-from clarify_tui.importers.history import HarnessRound, HistoryError, parse_history
+from clarify_tui.harness_history import ERRORED_MESSAGE, HarnessRound, HistoryError, parse_history
 from clarify_tui.judges.rule import answers_match
 from clarify_tui.models import (
     Action,
@@ -89,10 +89,6 @@ AGENT_SPEC = "import:interactcomp-harness"
 JUDGE_SPEC = "import:harness-score"
 ERROR_TEXT = "Error"
 SKIP_FEEDBACK = "skipped by the reference harness after repeated invalid actions"
-ERRORED_MESSAGE = (
-    "the reference harness raised on this task (predicted_answer and history 'Error'); "
-    "imported as errored, not as a wrong answer"
-)
 COST_DECIMALS = 10
 
 

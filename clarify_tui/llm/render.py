@@ -8,7 +8,7 @@ Invalid turns are not memory: their feedback is shown once as the last observati
 
 from __future__ import annotations
 
-from clarify_tui.engine.view import AgentView, ViewTurn
+from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.models import ActionKind, Observation, SearchHit
 
 PAGE_CHARS = 6000  # a visited page is cut to this many characters in the prompt

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action
 from clarify_tui.users.human import ReplyRequest
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from clarify_tui.engine.aspects import classify_aspects
+from clarify_tui.aspects import classify_aspects
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.text import content_words, mentions, overlap
 from clarify_tui.users.fused import answer_from_fused

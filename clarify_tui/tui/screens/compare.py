@@ -19,18 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.trajectory import action_groups
 from clarify_tui.tui.widgets.step_card import render_step
-
-
-def action_groups(steps: list[Step]) -> list[list[Step]]:
-    """Steps cut before every agent step (leading non-agent steps form their own group)."""
-    groups: list[list[Step]] = []
-    for step in steps:
-        if step.actor == "agent" or not groups:
-            groups.append([step])
-        else:
-            groups[-1].append(step)
-    return groups
 
 
 def _key(group: list[Step]) -> tuple[str, str]:

@@ -25,9 +25,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from clarify_tui.commands.sessions import outcome
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import ActionKind, Protocol, Session, Step, Task
+from clarify_tui.summary import outcome
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar

@@ -31,13 +31,13 @@ from textual.widgets import (
     TabPane,
 )
 
-from clarify_tui.commands.score import COMMON_ROWS, TABLE_ROWS, benchmark_rows
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics import load_sessions, score_sessions
 from clarify_tui.metrics.cts import session_score
 from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, group_sessions
+from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows
 from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 
 HIST_BINS = 10

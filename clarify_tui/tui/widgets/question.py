@@ -7,7 +7,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from clarify_tui.engine.view import AgentView
+from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Task
 
 

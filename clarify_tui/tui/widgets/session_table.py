@@ -2,7 +2,7 @@
 
 `session_rows` reads the store once (sessions plus a step count per session);
 `filter_rows` and `family_order` are pure, so the screen re-filters and re-sorts without
-touching the database. Outcome words and durations come from `commands.sessions`, the
+touching the database. Outcome words and durations come from `clarify_tui.summary`, the
 same as `clarify-tui sessions` prints.
 """
 
@@ -15,8 +15,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from clarify_tui.commands.sessions import duration, outcome
 from clarify_tui.models import Session
+from clarify_tui.summary import duration, outcome
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "id"), ("run", "run"), ("task", "task"), ("protocol", "protocol"), ("agent", "agent"),
@@ -98,7 +98,7 @@ class Filters:
 
 def session_rows(store) -> list[SessionRow]:
     """Every stored session with its step count, oldest first."""
-    counts = dict(store.db.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
+    counts = store.step_counts()
     return [SessionRow(s, counts.get(s.id, 0)) for s in store.sessions()]
 
 

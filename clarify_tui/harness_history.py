@@ -25,6 +25,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# The error of a session imported from a harness row that raised (predicted_answer and
+# history `Error`); the interactcomp-csv exporter writes such a session back as `Error`.
+ERRORED_MESSAGE = (
+    "the reference harness raised on this task (predicted_answer and history 'Error'); "
+    "imported as errored, not as a wrong answer"
+)
+
 ACTION_KEYS: dict[str, tuple[str, ...]] = {
     "search": ("query",),
     "ask": ("question",),

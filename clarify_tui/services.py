@@ -1,4 +1,4 @@
-"""Build the real-service backends from a Config: the CLI's `openai:MODEL` and `tavily`.
+"""The real-service backends built from a Config: the CLI's `openai:MODEL` and `tavily`.
 
 Keys are read from the environment variables the config names, here and nowhere else,
 and handed straight to the SDK clients; a missing key is a ConfigError before any run.
