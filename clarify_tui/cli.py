@@ -13,8 +13,9 @@ import sys
 
 from rich.console import Console
 
+# Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue")
+            "serve")
 
 err = Console(stderr=True, soft_wrap=True)
 
