@@ -60,7 +60,7 @@ def make_deep_search(spec: str | None, config=None):
     if kind == "openai":
         if not arg:
             raise SpecError("openai deep search needs a model: openai:MODEL")
-        return _llm_factory().build_deep_search(arg, _config(config))
+        return _services().build_deep_search(arg, _config(config))
     raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY or openai:MODEL)")
 
 
