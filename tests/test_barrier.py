@@ -98,6 +98,8 @@ async def test_the_barrier_check_catches_a_leak(search):
 
 
 def test_the_core_never_imports_textual():
+    """Every core module imported for real in a fresh interpreter (the one subprocess
+    import test; the import-linter contracts of tests/test_layers.py cover the rest)."""
     code = (
         "import importlib, pkgutil, sys, clarify_tui\n"
         "for m in pkgutil.walk_packages(clarify_tui.__path__, 'clarify_tui.'):\n"

@@ -114,12 +114,3 @@ def test_export_cli_names_the_formats(db, capsys):
     err = capsys.readouterr().err
     for name in ("csv", "interactcomp-csv", "cts-candidates"):
         assert name in err
-
-
-def test_importers_and_exporters_do_not_import_textual():
-    import subprocess
-    import sys
-
-    code = ("import sys, clarify_tui.importers, clarify_tui.exporters, clarify_tui.commands.importing; "
-            "assert 'textual' not in sys.modules, 'textual imported'")
-    subprocess.run([sys.executable, "-c", code], check=True)

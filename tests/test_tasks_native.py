@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -217,9 +215,3 @@ def test_demo_loading_fills_protocol_and_lists_sets(tmp_path, monkeypatch):
         (Protocol.cts, 1, ["en"], False),
     ]
     assert infos[1].problems[0].message == "duplicate id 'c1' (first on line 1)"
-
-
-def test_tasks_package_does_not_import_textual():
-    code = "import sys, clarify_tui.tasks, clarify_tui.tasks.schema; print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
