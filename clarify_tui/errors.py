@@ -8,10 +8,6 @@ class BackendError(RuntimeError):
     """
 
 
-class InvalidActionError(ValueError):
-    """An action the protocol does not allow right now (e.g. ask in search_only mode)."""
-
-
 class StoreError(RuntimeError):
     """The database cannot be used as asked (read-only, not SQLite, locked, full, newer
     schema, held by another writer). One line for the user; the CLI exits 2 and nothing

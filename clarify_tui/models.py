@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -26,6 +26,9 @@ class Protocol(StrEnum):
     discobench = "discobench"
     interactcomp = "interactcomp"
     cts = "cts"
+
+
+PROTOCOLS: tuple[str, ...] = tuple(p.value for p in Protocol)  # the names flags and files use
 
 
 class AmbiguityType(StrEnum):
@@ -269,6 +272,7 @@ class Step(BaseModel):
 
 SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored
 SessionMode = Literal["automated", "stepped", "human_agent", "human_user"]
+SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
 
 
 class EpisodeConfig(BaseModel):

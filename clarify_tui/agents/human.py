@@ -19,7 +19,6 @@ class HumanAgent:
     def __init__(self, on_turn: Callable[[AgentView], None] | None = None) -> None:
         self._actions: asyncio.Queue[Action] = asyncio.Queue()
         self.on_turn = on_turn
-        self.waiting = False
 
     def submit(self, action: Action) -> None:
         self._actions.put_nowait(action)
@@ -27,8 +26,4 @@ class HumanAgent:
     async def act(self, view: AgentView) -> Action:
         if self.on_turn:
             self.on_turn(view)
-        self.waiting = True
-        try:
-            return await self._actions.get()
-        finally:
-            self.waiting = False
+        return await self._actions.get()

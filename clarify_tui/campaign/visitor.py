@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
-from clarify_tui.models import Task
+from clarify_tui.models import PROTOCOLS, Task
 
 
 def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | None, seed: int | None,
@@ -38,7 +38,7 @@ def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | N
 def add_campaign_options(p: argparse.ArgumentParser) -> None:
     """The options `serve` passes on to each visitor (same names, same meaning)."""
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path (default: demo)")
-    p.add_argument("--benchmark", default=None, choices=("discobench", "interactcomp", "cts"),
+    p.add_argument("--benchmark", default=None, choices=PROTOCOLS,
                    help="only this benchmark's tasks of --dataset")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="serve the tasks in a seeded order")

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import get_args
 
+from clarify_tui.models import PROTOCOLS, EpisodeConfig
 from clarify_tui.paths import default_db_path
 
-BENCHMARKS = ("discobench", "interactcomp", "cts")
+BENCHMARKS = PROTOCOLS
+
+
+def config_choices(field: str) -> tuple[str, ...]:
+    """The values EpisodeConfig accepts for `field`, so a flag offers exactly those."""
+    return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
 def add_db(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,8 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
+from clarify_tui.models import PROTOCOLS
+
 console = Console()
 
 
@@ -14,7 +16,7 @@ def register(sub) -> None:
     p = sub.add_parser("datasets", help="list bundled datasets, or validate one")
     p.add_argument("action", nargs="?", choices=("list", "validate"), default="list")
     p.add_argument("path", nargs="?", help="dataset to validate (a file, a release folder or 'demo')")
-    p.add_argument("--benchmark", default=None, choices=("discobench", "interactcomp", "cts"))
+    p.add_argument("--benchmark", default=None, choices=PROTOCOLS)
     p.set_defaults(func=main)
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
 from clarify_tui.models import EpisodeConfig
 
 console = Console(stderr=True, soft_wrap=True)
@@ -39,24 +39,24 @@ def register(sub) -> None:
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
-        choices=("answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"),
+        choices=config_choices("interactcomp_mode"),
         help="InteractComp action space",
     )
     p.add_argument("--forced-asks", type=int, default=None, metavar="N",
                    help="InteractComp forced_ask: asks required before answering (default 5, as the reference)")
-    p.add_argument("--actions", default="reference", choices=("reference", "lenient"),
+    p.add_argument("--actions", default="reference", choices=config_choices("actions"),
                    help="InteractComp action parsing: the reference harness's exact rules, or ours "
                         "(aliases, flat params, <answer> tags)")
-    p.add_argument("--compat", default="ours", choices=("ours", "reference"),
+    p.add_argument("--compat", default="ours", choices=config_choices("compat"),
                    help="InteractComp responder/grader readings: ours, or the reference harness's "
                         "substring readings (reproduces its published numbers)")
-    p.add_argument("--prompting", default="neutral", choices=("neutral", "guided"), help="DiscoBench prompting")
+    p.add_argument("--prompting", default="neutral", choices=config_choices("prompting"), help="DiscoBench prompting")
     p.add_argument(
-        "--ablation", default="none", choices=("none", "no_search", "no_ask", "original_question"),
+        "--ablation", default="none", choices=config_choices("ablation"),
         help="DiscoBench ablation",
     )
     p.add_argument(
-        "--checkpoints", default="answer", choices=("answer", "trajectory"),
+        "--checkpoints", default="answer", choices=config_choices("checkpoints"),
         help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )

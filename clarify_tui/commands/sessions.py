@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import duration, outcome
 
 console = Console()
@@ -17,8 +18,8 @@ def register(sub) -> None:
     p = sub.add_parser("sessions", help="list stored sessions")
     add_db(p)
     p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
-    p.add_argument("--protocol", default=None, choices=("discobench", "interactcomp", "cts"))
-    p.add_argument("--status", default=None, choices=("running", "completed", "errored", "abandoned", "superseded"))
+    p.add_argument("--protocol", default=None, choices=PROTOCOLS)
+    p.add_argument("--status", default=None, choices=SESSION_STATUSES)
     p.add_argument("--failed", action="store_true", help="only completed sessions with a wrong answer")
     p.add_argument("--limit", type=int, default=200)
     p.set_defaults(func=main)

@@ -9,6 +9,7 @@ its own searches and visits, then answers; the answer is scored by nugget covera
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -21,7 +22,7 @@ from clarify_tui.users.unknown import as_ua_answer
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
 
 
-def restore_score(weights: list[int], coverage: list[str]) -> float:
+def restore_score(weights: Sequence[int], coverage: Sequence[str]) -> float:
     """restore_score_100 = 100 * sum(w * s(cov)) / sum(w) (paper §4.4)."""
     total = sum(weights)
     if not total:
@@ -38,7 +39,6 @@ class CTSState(BaseModel):
     aspect_sets: list[list[str]] = Field(default_factory=list)  # every aspect of each question
     rewritten: str | None = None
     clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
-    search_rounds: int = 0
     answer: str | None = None
     coverage: list[dict[str, Any]] = Field(default_factory=list)
     restore_score: float | None = None
@@ -108,7 +108,6 @@ class CTSRules(Rules):
         if action.kind == ActionKind.clarify:
             return await self._clarify(action)
         ep = self.ep
-        self.state.search_rounds += 1
         if action.kind == ActionKind.search:
             result = await ep.search.search(action.text, ep.config.search_results)
             obs = Observation(text=f"{len(result.hits)} results", hits=result.hits)
@@ -189,7 +188,7 @@ class CTSRules(Rules):
         self.ep.done = True
 
     def result(self) -> dict[str, Any]:
-        data = self.state.model_dump(exclude={"phase", "clarify_step", "search_rounds"})
+        data = self.state.model_dump(exclude={"phase", "clarify_step"})
         data["k"] = self.ep.config.k
         data["deep_search"] = self.deep_search_spec()
         data["deep_search_fixed"] = bool(self.ep.config.deep_search)

@@ -29,7 +29,6 @@ from typing import Any
 
 ROLES = ("agent", "user", "judge", "environment")
 SCORED_STATUS = "completed"
-EXCLUDED_STATUSES = ("errored", "abandoned", "running")
 
 # Judgment kinds and the result fields each may replace.
 ANSWER_KIND = "answer"

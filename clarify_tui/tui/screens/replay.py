@@ -129,13 +129,6 @@ class ReplayScreen(PanelsMixin, Screen):
     ]
     QUESTION_ID = "replay-question"
 
-    class ForkStarted(Message):
-        """A fork was saved and its episode is running."""
-
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-
     class ForkStepped(Message):
         """The live fork recorded steps (merged: only the latest matters)."""
 
@@ -334,7 +327,6 @@ class ReplayScreen(PanelsMixin, Screen):
         self.query_one(ActionBar).display = spec == "human"
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
-        self.post_message(self.ForkStarted(episode.session.id))
         self.run_fork()
 
     @work(exclusive=True, group="fork", exit_on_error=False)

@@ -51,13 +51,6 @@ class ActiveClock:
             self._paused_ms += (self.now() - self._paused_since) * 1000
             self._paused_since = None
 
-    def toggle(self) -> bool:
-        """Pause or resume; True when paused afterwards."""
-        if self.paused:
-            self.resume()
-        else:
-            self.pause()
-        return self.paused
 
     def stop(self) -> None:
         """The task ended: the clock stands still from now on (a pause in progress ends)."""
