@@ -7,9 +7,19 @@ search: local | tavily;  judge: rule | openai:MODEL.  Offline specs need no key.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
-from clarify_tui.search.cache import CachedSearch
+from clarify_tui.search.cache import CachedSearch, CacheMode
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from clarify_tui.agents.base import Agent
+    from clarify_tui.config import Config
+    from clarify_tui.judges.base import Judge
+    from clarify_tui.search.base import SearchBackend
+    from clarify_tui.users.base import UserSimulator
 
 
 class SpecError(ValueError):
@@ -24,7 +34,7 @@ def _services():
     return services
 
 
-def _config(config):
+def _config(config: Config | None) -> Config:
     if config is not None:
         return config
     from clarify_tui.config import load_config
@@ -32,7 +42,7 @@ def _config(config):
     return load_config()
 
 
-def make_agent(spec: str, config=None):
+def make_agent(spec: str, config: Config | None = None) -> Agent:
     kind, _, arg = spec.partition(":")
     if kind == "scripted":
         if arg not in POLICIES:
@@ -49,7 +59,7 @@ def make_agent(spec: str, config=None):
     raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL or human)")
 
 
-def make_deep_search(spec: str | None, config=None):
+def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | None:
     """CTS's fixed deep-search agent: scripted:POLICY (its search phase) or openai:MODEL
     (its own `[deep_search]` settings); None when not given (the agent under test searches)."""
     if not spec:
@@ -64,7 +74,7 @@ def make_deep_search(spec: str | None, config=None):
     raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY or openai:MODEL)")
 
 
-def make_user(spec: str, config=None):
+def make_user(spec: str, config: Config | None = None) -> UserSimulator:
     kind, _, arg = spec.partition(":")
     if kind == "rule":
         from clarify_tui.users.rule import RuleUser
@@ -81,7 +91,7 @@ def make_user(spec: str, config=None):
     raise SpecError(f"unknown user spec '{spec}' (rule, openai:MODEL or human)")
 
 
-def make_judge(spec: str, config=None):
+def make_judge(spec: str, config: Config | None = None) -> Judge:
     kind, _, arg = spec.partition(":")
     if kind == "rule":
         from clarify_tui.judges.rule import RuleJudge
@@ -101,7 +111,13 @@ def _local_search():
     return LocalSearch()
 
 
-def make_search(spec: str, config=None, db=None, cache_mode: str = "off", write_db=None):
+def make_search(
+    spec: str,
+    config: Config | None = None,
+    db: sqlite_utils.Database | None = None,
+    cache_mode: CacheMode = "off",
+    write_db: sqlite_utils.Database | None = None,
+) -> SearchBackend:
     """A search backend, behind the record/replay cache when a database is given.
 
     A stored session's spec may read "cache(local)": the backend behind the cache.

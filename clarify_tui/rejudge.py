@@ -19,10 +19,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui.metrics.cts import restore_score
 from clarify_tui.metrics.profiles import ADVANCED
+
+if TYPE_CHECKING:
+    from clarify_tui.judges.base import Judge
+    from clarify_tui.models import Session
+    from clarify_tui.store import Store
 
 
 @dataclass
@@ -74,7 +79,7 @@ def recompute_checkpoints(checkpoints: list[dict], current: int | None, correct:
     return rows
 
 
-async def rejudge_session(store, session, judge) -> dict | None:
+async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict | None:
     """Judge one stored session again; stores and returns the verdict (None: nothing to judge)."""
     result = session.result
     answer = result.get("answer")
@@ -101,8 +106,8 @@ async def rejudge_session(store, session, judge) -> dict | None:
 
 
 async def rejudge(
-    store,
-    judge,
+    store: Store,
+    judge: Judge,
     runs: Iterable[str] | None = None,
     benchmark: str | None = None,
     concurrency: int = 4,

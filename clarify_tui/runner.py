@@ -24,6 +24,7 @@ from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
+from clarify_tui.search.cache import CacheMode
 from clarify_tui.store import Store
 from clarify_tui.writer import BackgroundWriter
 
@@ -47,7 +48,7 @@ class RunSpec:
     dataset: str = ""
     config: EpisodeConfig = field(default_factory=EpisodeConfig)
     concurrency: int = 4
-    search_cache: str = "off"
+    search_cache: CacheMode = "off"
 
 
 @dataclass

@@ -12,9 +12,13 @@ from __future__ import annotations
 import random
 
 from clarify_tui import trajectory
+from clarify_tui.agents.base import Agent
 from clarify_tui.engine import Episode, build_episode
+from clarify_tui.judges.base import Judge
 from clarify_tui.models import Session, SessionMode, Step, Task
+from clarify_tui.search.base import SearchBackend
 from clarify_tui.store import Store
+from clarify_tui.users.base import UserSimulator
 
 
 class ForkError(ValueError):
@@ -34,10 +38,10 @@ def fork_session(
     session_id: str,
     step_index: int,
     *,
-    agent,
-    user,
-    search,
-    judge,
+    agent: Agent,
+    user: UserSimulator,
+    search: SearchBackend,
+    judge: Judge,
     mode: SessionMode = "automated",
     annotator: str | None = None,
     run: str | None = None,
@@ -65,7 +69,9 @@ def fork_session(
     return episode
 
 
-def resume_session(store: Store, session_id: str, *, agent, user, search, judge) -> Episode:
+def resume_session(
+    store: Store, session_id: str, *, agent: Agent, user: UserSimulator, search: SearchBackend, judge: Judge
+) -> Episode:
     """Continue an interrupted (still `running`) session in place, from its last step."""
     session = store.session(session_id)
     if session.status != "running":

@@ -71,17 +71,17 @@ class Store:
 
     def _create_schema(self) -> None:
         db = self.db
-        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
-        db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
-        db["runs"].create(
+        db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        db.table("meta").upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
+        db.table("runs").create(
             {"name": str, "created_at": str, "benchmark": str, "dataset": str, "agent": str,
              "user": str, "search": str, "judge": str, "config": str},
             pk="name", if_not_exists=True,
         )
-        db["tasks"].create(
+        db.table("tasks").create(
             {"key": str, "task_id": str, "protocol": str, "data": str}, pk="key", if_not_exists=True
         )
-        db["sessions"].create(
+        db.table("sessions").create(
             {"id": str, "run": str, "task_id": str, "task_key": str, "protocol": str, "agent": str,
              "user": str, "search": str, "search_cache": str, "judge": str, "mode": str, "annotator": str,
              "status": str,
@@ -89,31 +89,31 @@ class Store:
              "note": str, "created_at": str, "finished_at": str},
             pk="id", if_not_exists=True,
         )
-        if "search_cache" not in db["sessions"].columns_dict:  # databases from before it existed
-            db["sessions"].add_column("search_cache", str)
-        db["steps"].create(
+        if "search_cache" not in db.table("sessions").columns_dict:  # databases from before it existed
+            db.table("sessions").add_column("search_cache", str)
+        db.table("steps").create(
             {"session_id": str, "idx": int, "actor": str, "kind": str, "input": str, "action": str,
              "output": str, "tokens_in": int, "tokens_out": int, "cost_usd": float,
              "latency_ms": float, "model": str, "error": str, "state": str, "created_at": str},
             pk=("session_id", "idx"), if_not_exists=True,
         )
         for column, kind in (("retries", int), ("retry_cause", str)):  # added later: older files lack them
-            if column not in db["steps"].columns_dict:
-                db["steps"].add_column(column, kind)
-        db["judgments"].create(
+            if column not in db.table("steps").columns_dict:
+                db.table("steps").add_column(column, kind)
+        db.table("judgments").create(
             {"id": int, "session_id": str, "judge": str, "kind": str, "verdict": str, "created_at": str},
             pk="id", if_not_exists=True,
         )
         lease.ensure_table(self.conn)
-        db["sessions"].create_index(["run", "task_id"], if_not_exists=True)
-        db["judgments"].create_index(["session_id"], if_not_exists=True)
+        db.table("sessions").create_index(["run", "task_id"], if_not_exists=True)
+        db.table("judgments").create_index(["session_id"], if_not_exists=True)
 
     # ---- writing (the engine's StepSink) ----------------------------------------------
 
     def save_task(self, task: Task) -> str:
         key = task_key(task)
         with self._writing():
-            self.db["tasks"].insert(
+            self.db.table("tasks").insert(
                 {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
                 pk="key", ignore=True,
             )
@@ -122,7 +122,7 @@ class Store:
     def ensure_run(self, name: str, **fields: Any) -> None:
         row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
         with self._writing():
-            self.db["runs"].insert(row, pk="name", ignore=True)
+            self.db.table("runs").insert(row, pk="name", ignore=True)
 
     def start_session(self, session: Session, task: Task) -> None:
         key = self.save_task(task)
@@ -149,7 +149,7 @@ class Store:
             "retry_cause": step.retry_cause,
         }
         with self._writing():
-            self.db["steps"].upsert(row, pk=("session_id", "idx"))
+            self.db.table("steps").upsert(row, pk=("session_id", "idx"))
 
     def finish_session(self, session: Session) -> None:
         self._write_session(session)
@@ -167,11 +167,11 @@ class Store:
                 existing = self.db.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
                 task_key_ = existing[0] if existing else None
             row["task_key"] = task_key_
-            self.db["sessions"].upsert(row, pk="id")
+            self.db.table("sessions").upsert(row, pk="id")
 
     def add_judgment(self, session_id: str, judge: str, kind: str, verdict: dict) -> None:
         with self._writing():
-            self.db["judgments"].insert(
+            self.db.table("judgments").insert(
                 {"session_id": session_id, "judge": judge, "kind": kind,
                  "verdict": json.dumps(verdict), "created_at": now_iso()}
             )

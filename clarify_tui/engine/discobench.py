@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from clarify_tui.engine.episode import Rules, merge_usage
-from clarify_tui.models import Action, ActionKind, Answer, Observation
+from clarify_tui.models import Action, ActionKind, Answer, Observation, Usage
 
 Status = Literal["pending", "current", "passed", "failed", "unreached"]
 
@@ -141,7 +141,7 @@ class DiscoBenchRules(Rules):
             cp.status = "unreached"
         self.state.current = None
 
-    async def _judge_progress(self, kind: str, text: str) -> list[tuple[int, str]]:
+    async def _judge_progress(self, kind: str, text: str) -> list[tuple[int, str, Usage | None]]:
         """Advance through non-final checkpoints this text settles; returns the events."""
         events = []
         while (cur := self._current()) is not None and not self._is_last(cur[0].index):

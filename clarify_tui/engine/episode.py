@@ -31,6 +31,7 @@ from clarify_tui.models import (
     Usage,
     now_iso,
 )
+from clarify_tui.search.cache import CachedSearch
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -64,6 +65,7 @@ class Rules:
     """Protocol rules. Subclasses keep their state in `self.state` (a pydantic model)."""
 
     default_max_rounds = 10
+    state: Any  # the protocol's pydantic state model, set by each subclass
 
     def __init__(self, episode: Episode) -> None:
         self.ep = episode
@@ -172,9 +174,9 @@ class Episode:
             config=self.config,
         )
         self.session.config = self.config
-        backend = getattr(search, "backend", None)  # a CachedSearch: record the backend and the mode apart
-        if backend is not None and self.session.search in (search.spec, backend.spec):
-            self.session.search, self.session.search_cache = backend.spec, search.mode
+        backend = search.backend if isinstance(search, CachedSearch) else None  # record backend and mode apart
+        if isinstance(search, CachedSearch) and self.session.search in (search.spec, search.backend.spec):
+            self.session.search, self.session.search_cache = search.backend.spec, search.mode
         elif backend is None and self.session.search_cache is None:
             self.session.search_cache = "off"
         self.sink = sink

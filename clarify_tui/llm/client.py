@@ -234,8 +234,11 @@ def _retry_after(response: Any) -> float | None:
     """The server's retry-after-ms / retry-after (seconds), when sane (0-60 s)."""
     headers = getattr(response, "headers", None) or {}
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
         try:
-            value = float(headers.get(name)) / scale
+            value = float(raw) / scale
         except (TypeError, ValueError):
             continue
         if 0 <= value <= 60:

@@ -48,7 +48,7 @@ def cache_key(kind: str, backend: str, query: str, params: dict[str, Any]) -> st
 
 
 def ensure_table(db: sqlite_utils.Database) -> None:
-    db[TABLE].create(
+    db.table(TABLE).create(
         {"key": str, "kind": str, "backend": str, "query": str, "params": str, "response": str,
          "created_at": str},
         pk="key",
@@ -87,16 +87,16 @@ class CachedSearch:
         if self.write_db is None:
             self._store(self.db, *entry)
         else:
-            await asyncio.to_thread(self._store_locked, *entry)
+            await asyncio.to_thread(self._store_locked, self.write_db, *entry)
 
-    def _store_locked(self, *entry: Any) -> None:
+    def _store_locked(self, db: sqlite_utils.Database, *entry: Any) -> None:
         with self._write_lock:  # one writer thread at a time on the shared write connection
-            self._store(self.write_db, *entry)
+            self._store(db, *entry)
 
     def _store(
         self, db: sqlite_utils.Database, key: str, kind: str, query: str, params: dict[str, Any], response: Any
     ) -> None:
-        db[TABLE].insert(
+        db.table(TABLE).insert(
             {"key": key, "kind": kind, "backend": self.backend.spec, "query": query,
              "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
              "created_at": now_iso()},
@@ -177,5 +177,5 @@ def import_cache(db: sqlite_utils.Database, path: Path) -> int:
              "created_at": entry.get("created_at") or now_iso()}
         )
     if rows:
-        db[TABLE].insert_all(rows, pk="key", replace=True)
+        db.table(TABLE).insert_all(rows, pk="key", replace=True)
     return len(rows)
