@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -62,9 +63,48 @@ def connect(path: str | Path, readonly: bool) -> sqlite3.Connection:
     if str(path) == ":memory:":
         return sqlite3.connect(":memory:", check_same_thread=False)
     if readonly:
-        uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro"
-        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        return _connect_readonly(Path(path))
     return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """mode=ro; in a directory we may not write, a WAL file cannot get its -shm index, so
+    read it as immutable — safe only when no -wal file holds changes (then say so)."""
+    base = f"file:{quote(str(path.absolute()))}?mode=ro"
+    conn = sqlite3.connect(base, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        if os.access(path.parent, os.W_OK | os.X_OK):
+            raise
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"{path} is in a read-only folder and its {wal.name} holds changes not yet in the file; "
+            "copy both somewhere writable to read them"
+        )
+    return sqlite3.connect(base + "&immutable=1", uri=True, check_same_thread=False)
+
+
+def retry_locked(step: Callable[[], None], budget: float = BUSY_TIMEOUT_S) -> None:
+    """Run `step`, retrying while SQLite says locked, for up to `budget` seconds.
+
+    Two processes opening a new file at once can each hold a read lock while wanting to
+    write (switching on WAL, creating tables); SQLite then answers one of them "locked" at
+    once instead of waiting, so the busy timeout alone does not help."""
+    deadline = time.monotonic() + budget
+    pause = 0.02
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
 
 
 def describe(exc: BaseException, path: Path) -> str:

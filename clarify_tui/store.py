@@ -48,10 +48,13 @@ class Store:
             self.db = sqlite_utils.Database(self.conn)
             self._check_version()  # before WAL: a newer file is refused unchanged
             if not readonly:
-                if not memory:
-                    self.db.enable_wal()
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                self._create_schema()
+                db_errors.retry_locked(lambda: self._prepare(memory))
+
+    def _prepare(self, memory: bool) -> None:
+        if not memory:
+            self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._create_schema()
 
     def _check_version(self) -> None:
         version = db_errors.schema_version(self.conn)

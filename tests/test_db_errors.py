@@ -48,21 +48,24 @@ def read_only():
 
     def make(path):
         if os.geteuid() != 0:
-            path.chmod(0o444)
-            undo.append(lambda: path.chmod(0o644))
+            mode = path.stat().st_mode & 0o777
+            path.chmod(0o555 if path.is_dir() else 0o444)
+            undo.append(lambda: path.chmod(mode))
             return
         if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
             pytest.skip("this filesystem cannot make a file read-only for root")
         undo.append(lambda: subprocess.run(["chattr", "-i", str(path)]))
 
     yield make
-    for step in undo:
+    for step in reversed(undo):
         step()
 
 
 def test_a_read_only_database_is_scored_but_not_written(made_db, read_only, capsys):
+    sqlite3.connect(made_db).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     before = digest(made_db)
     read_only(made_db)
+    read_only(made_db.parent)  # a WAL file in a folder we cannot write: no -shm can be made
     assert main(["score", "--db", str(made_db)]) == 0
     assert "3" in capsys.readouterr().out
     code = main([*RUN, "--db", str(made_db), "--run", "b"])

@@ -136,3 +136,15 @@ async def test_resume_in_process_raises_a_mismatch(tmp_path, search, monkeypatch
     other = RunSpec(name="p", agent="scripted:direct-guess", benchmark="interactcomp", dataset="elsewhere.jsonl")
     with pytest.raises(RunSpecMismatch, match="differs in dataset"):
         await run_batch(store, other, [IC], resume=True)
+
+
+def test_processes_opening_a_new_database_together_all_get_in(tmp_path):
+    """Opening a new file races (WAL switch, tables): SQLite answers one side "locked" at
+    once, which used to end that process (3 of 40 in a measurement)."""
+    code = "import sys; from clarify_tui.store import Store; s = Store(sys.argv[1]); s.acquire_run(sys.argv[2]); s.close()"
+    for trial in range(3):
+        db = tmp_path / f"new-{trial}.db"
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(db), f"r{i}"], stderr=subprocess.PIPE, text=True,
+                                  env=cli_env()) for i in range(4)]
+        errors = [p.communicate()[1] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
