@@ -19,7 +19,6 @@ from urllib.parse import quote
 
 from clarify_tui.errors import StoreError
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 5.0
 
 
@@ -36,10 +35,9 @@ def preflight(path: Path, readonly: bool) -> None:
         return
     if not os.access(path, os.R_OK):
         raise StoreError(f"{path} is not readable (permission denied)")
-    with open(path, "rb") as fh:
-        head = fh.read(len(SQLITE_HEADER))
-    if head and head != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a SQLite database (it starts with {head[:8]!r})")
+    # Not SQLite is found by SQLite itself on the first read (Store._check_version), never
+    # by opening the file here: closing any descriptor of a file drops every POSIX lock
+    # this process holds on it, including a live connection's, which can corrupt it.
     if not readonly and not writable(path):
         raise StoreError(
             f"{path} is read-only; commands that only read it (score, sessions, export, replay) still work"
@@ -117,8 +115,10 @@ def describe(exc: BaseException, path: Path) -> str:
         return f"cannot write {path}: disk full or failing ({text}); finished sessions are kept, resume later"
     if "readonly" in low or "read-only" in low:
         return f"{path} is read-only; commands that only read it (score, sessions, export, replay) still work"
-    if "not a database" in low or "malformed" in low:
-        return f"{path} is not a usable SQLite database ({text})"
+    if "not a database" in low:
+        return f"{path} is not a SQLite database ({text}); nothing was changed"
+    if "malformed" in low:
+        return f"{path} is a damaged SQLite database ({text}); try `sqlite3 {path} .recover`"
     if "unable to open" in low:
         return f"cannot open {path} ({text}); check the path and its permissions"
     return f"database error in {path}: {text}"
