@@ -86,7 +86,7 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(base + "&immutable=1", uri=True, check_same_thread=False)
 
 
-def retry_locked(step: Callable[[], None], budget: float = BUSY_TIMEOUT_S) -> None:
+def retry_locked(step: Callable[[], None], budget: float = BUSY_TIMEOUT_S, also: tuple[str, ...] = ()) -> None:
     """Run `step`, retrying while SQLite says locked, for up to `budget` seconds.
 
     Two processes opening a new file at once can each hold a read lock while wanting to
@@ -99,7 +99,8 @@ def retry_locked(step: Callable[[], None], budget: float = BUSY_TIMEOUT_S) -> No
             step()
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc).lower() or time.monotonic() + pause > deadline:
+            text = str(exc).lower()
+            if not any(word in text for word in ("locked", *also)) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.5)

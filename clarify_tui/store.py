@@ -46,7 +46,8 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = db_errors.connect(path, readonly)
             self.db = sqlite_utils.Database(self.conn)
-            self._check_version()  # before WAL: a newer file is refused unchanged
+            # before WAL: a newer file is refused unchanged
+            db_errors.retry_locked(self._check_version, also=("disk i/o error",))
             if not readonly:
                 db_errors.retry_locked(lambda: self._prepare(memory))
 
