@@ -199,6 +199,8 @@ class Action(BaseModel):
     # InteractComp engine ends the task scored 0, as the harness's crash does.
     call_error: str | None = None
     usage: Usage | None = Field(default=None, exclude=True)
+    # A person edited or replaced the agent's proposal (TUI step mode); absent otherwise.
+    human: Literal["edited", "replaced"] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @classmethod
     def search(cls, query: str) -> Action:

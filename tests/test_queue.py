@@ -184,7 +184,8 @@ async def test_f2_and_f3_open_the_browse_screens_but_not_while_playing_the_agent
         await hook.next(AgentTurnStarted)
         await pilot.press("f2", "f3")
         assert isinstance(app.screen, PlayScreen)  # other sessions would show the answer
-        assert "Sessions" not in [c.title for c in app.get_system_commands(app.screen)]
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert "not now" in helps["Sessions"]  # listed, but picking it only says why (test_tui_keys)
         await answer(pilot, hook, app.screen)
         await pilot.press("f2")
         assert type(app.screen).__name__ == "SessionsScreen"
@@ -216,6 +217,8 @@ async def test_skipping_a_task_abandons_it_and_serves_the_next_one(store, search
         await pilot.pause()
         assert app.screen.task_.id == order[0]
         await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press("y")  # the confirmation (tests/test_tui_keys.py covers "no")
         await hook.next(AgentTurnStarted)
         await pilot.pause()
         assert app.screen.task_.id == order[1]

@@ -27,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")
+    p.add_argument("--k", type=int, default=None, choices=(1, 2, 3),
+                   help="CTS clarification budget: questions in the one clarify turn (default 1)")
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
     p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
     p.add_argument("--queue", default=None, metavar="RUN",
@@ -60,7 +62,11 @@ def main(args: argparse.Namespace) -> int:
         queue = QueueSpec(run=args.queue, annotator=annotator, seed=args.shuffle, limit=args.limit)
     elif args.limit is not None or args.shuffle is not None:
         args.parser.error("--limit and --shuffle go with --queue")
+    from clarify_tui.models import EpisodeConfig
+
+    config = EpisodeConfig(k=args.k) if args.k is not None else None
     return run_app(
+        config=config,
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
         search_spec=args.search, judge_spec=args.judge, dataset=args.dataset, benchmark=args.benchmark,
         run_mode="step" if args.step else "watch", annotator=args.annotator, queue=queue,

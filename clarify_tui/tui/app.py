@@ -250,9 +250,10 @@ class ClarifyApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        if not self._playing_blind():
-            yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)", self.action_sessions)
-            yield SystemCommand("Scores", "scores and charts of this database (F3)", self.action_scores)
+        blind = " · not now: they open when the task ends" if self._playing_blind() else ""
+        # listed even while blocked: picking one says why (action_sessions / action_scores)
+        yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions)
+        yield SystemCommand("Scores", "scores and charts of this database (F3)" + blind, self.action_scores)
 
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen

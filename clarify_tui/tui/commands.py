@@ -1,4 +1,5 @@
-"""Command palette provider: the play screen's actions that are usable right now."""
+"""Command palette provider: the play screen's actions that are usable right now, and
+the ones that are not, with the reason (picking one shows it)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 class PlayCommands(Provider):
     """Offers the same actions as the play screen's keys, filtered by the current state."""
+
+    def _refusals(self):
+        screen, _ = self._actions()
+        if screen is None:
+            return None, []
+        return screen, screen.palette_refusals()
 
     def _actions(self):
         from clarify_tui.tui.screens.play import PlayScreen
@@ -34,3 +41,12 @@ class PlayCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), partial(screen.run_action, action), help=help_text)
+        # What cannot run now is still found, and picking it says why (and closes the
+        # palette) instead of leaving the typed query, and every key, in the palette.
+        screen, refusals = self._refusals()
+        for name, reason in refusals:
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score * 0.5, matcher.highlight(name),
+                          partial(screen.notify, reason, title="not now", severity="warning"),
+                          help=f"not now: {reason}")

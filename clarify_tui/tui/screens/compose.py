@@ -21,7 +21,7 @@ class ComposeScreen(ModalScreen[Action | None]):
         Binding("v", "open('visit')", "Visit"),
         Binding("c", "open('clarify')", "Clarify"),
         Binding("enter", "open('answer')", "Answer"),
-        Binding("escape", "dismiss_none", "Close"),
+        Binding("escape", "dismiss_none", "Close", priority=True),  # one press, even while typing
     ]
 
     def __init__(self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False,
@@ -47,11 +47,16 @@ class ComposeScreen(ModalScreen[Action | None]):
         self.query_one(ActionBar).open(ActionKind(kind))
 
     def action_dismiss_none(self) -> None:
-        bar = self.query_one(ActionBar)
-        if bar.composing:
-            bar.close()
-        else:
-            self.dismiss(None)
+        self.dismiss(None)
 
     def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
-        self.dismiss(message.action)
+        action = message.action
+        prefill = self.prefill
+        if prefill is None:
+            action.human = "replaced"
+        elif action.model_dump(exclude={"human"}) != prefill.model_dump(exclude={"human"}):
+            action.human = "edited"
+            action.usage = prefill.usage  # the proposal's call still happened
+        else:
+            action.human = prefill.human  # unchanged: still the agent's own
+        self.dismiss(action)

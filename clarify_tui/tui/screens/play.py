@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from clarify_tui.models import Action, ActionKind, Protocol
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
+from clarify_tui.tui.screens.play_keys import key_refusal, parse_action, refusal
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import (
     ActionProposed,
@@ -38,6 +39,7 @@ from clarify_tui.tui.messages import (
     StepsChanged,
 )
 from clarify_tui.tui.widgets.action_bar import ActionBar
+from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.tui.widgets.clock import TaskClock
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.note import NoteBox
@@ -188,6 +190,7 @@ class PlayScreen(PanelsMixin, Screen):
         pending = self.query_one(PendingBar)
         pending.busy = self.busy
         pending.action = self.driver.pending if self.role != "agent" else None
+        pending.stepping = self.run_mode == "step"
         pending.hint = self._hint()
 
     def _hint(self) -> str:
@@ -268,6 +271,11 @@ class PlayScreen(PanelsMixin, Screen):
         self.query_one(ReplyBox).done()
 
     def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
+        try:
+            message.action = resolve_visit(message.action, self.driver.steps)
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning")
+            return
         if self.role == "agent" and self.agent_turn:
             if self.driver.clock.paused:
                 self._set_paused(False)
@@ -377,6 +385,11 @@ class PlayScreen(PanelsMixin, Screen):
 
         def done(action: Action | None) -> None:
             if action is not None:
+                try:
+                    action = resolve_visit(action, ep.steps)
+                except ValueError as exc:
+                    self.notify(str(exc), severity="warning")
+                    return
                 self.driver.pending = action
                 self.pending_edited = True
                 self.update_status()
@@ -426,11 +439,13 @@ class PlayScreen(PanelsMixin, Screen):
             self.workers.cancel_group(self, "engine")
             self.busy = None
             self.query_one(ReplyBox).done()
-            self.notify("Cancelled; the session is unchanged.")
             if self.role == "agent" and not self.driver.done:
+                self.notify("Cancelled; the session is unchanged.")
                 self.run_human_agent()
-            else:
-                self.auto = False
+            else:  # step mode, so that the keys the pending bar lists (enter apply, …) work
+                self.run_mode, self.auto = "step", False
+                self.notify("Cancelled; the session is unchanged. Step mode: enter applies the pending "
+                            "action again, escape drops it, m goes back to watching.")
             self.refresh_all()
         elif self.driver.pending is not None and self.role != "agent":
             self.driver.pending = None
@@ -472,8 +487,17 @@ class PlayScreen(PanelsMixin, Screen):
         self.post_message(self.NextTaskRequested())
 
     def action_skip_task(self) -> None:
-        self.driver.skip()
-        self.post_message(self.NextTaskRequested())
+        from clarify_tui.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.driver.done:
+                self.driver.skip()
+                self.post_message(self.NextTaskRequested())
+
+        self.app.push_screen(ConfirmScreen(
+            f"Skip task {self.task_.id} for good?",
+            "It is saved as abandoned (never scored) and the queue never serves it again.",
+        ), answered)
 
     # ---- for the command palette -------------------------------------------------------
 
@@ -481,8 +505,26 @@ class PlayScreen(PanelsMixin, Screen):
         """(name, help, action) for every binding that is usable now."""
         out = []
         for binding in self.BINDINGS:
-            name, _, args = binding.action.partition("(")
-            params = tuple(a.strip("')\"") for a in args.rstrip(")").split(",") if a) if args else ()
+            name, params = parse_action(binding.action)
             if self.check_action(name, params):
                 out.append((binding.description, binding.tooltip or binding.description, binding.action))
         return out
+
+    def palette_refusals(self) -> list[tuple[str, str]]:
+        """(name, reason) for the bindings that cannot run now but would be asked for."""
+        out = []
+        for binding in self.BINDINGS:
+            name, params = parse_action(binding.action)
+            if not self.check_action(name, params):
+                reason = refusal(self, name, params)
+                if reason:
+                    out.append((binding.description, reason))
+        return out
+
+    def on_key(self, event) -> None:
+        """A key that does nothing now says why (the binding check comes after this)."""
+        reason = key_refusal(self, event.key)
+        if reason:
+            event.stop()
+            self.app.bell()
+            self.notify(reason, title="not now", severity="warning", timeout=4)

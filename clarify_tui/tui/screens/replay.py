@@ -31,6 +31,7 @@ from clarify_tui.summary import outcome
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar
+from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
@@ -378,9 +379,14 @@ class ReplayScreen(PanelsMixin, Screen):
 
     def on_action_bar_action_chosen(self, message: ActionBar.ActionChosen) -> None:
         if self.live is not None and self.agent_turn:
+            try:
+                action = resolve_visit(message.action, self.live.steps)
+            except ValueError as exc:
+                self.notify(str(exc), severity="warning")
+                return
             self.agent_turn = False
             self.query_one(ActionBar).set_allowed([], waiting=False)
-            self.live.agent.submit(message.action)
+            self.live.agent.submit(action)
             self.refresh_bindings()
 
     def action_stop_fork(self) -> None:

@@ -15,9 +15,24 @@ from clarify_tui.models import Action, ActionKind
 PLACEHOLDER = {
     ActionKind.search: "search query",
     ActionKind.ask: "your question to the user",
-    ActionKind.visit: "url to open",
+    ActionKind.visit: "url to open, or the number of a result of your last search",
     ActionKind.answer: "your final answer",
 }
+
+
+def resolve_visit(action: Action, steps) -> Action:
+    """`v 2` visits the 2nd result of the last search; anything else is left as typed.
+    Raises ValueError (shown to the person) for a number no result has."""
+    text = action.text.strip().lstrip("#")
+    if action.kind != ActionKind.visit or not text.isdigit():
+        return action
+    searches = [s for s in steps if s.actor == "agent" and s.action.kind == ActionKind.search and not s.error]
+    hits = searches[-1].observation.hits if searches else []
+    n = int(text)
+    if not 1 <= n <= len(hits):
+        raise ValueError(f"No result {n}: the last search has {len(hits)} result(s)." if searches
+                         else "No search yet: type a url, or search first and visit a result by number.")
+    return action.model_copy(update={"text": hits[n - 1].url})
 
 
 class ActionForm(Vertical):
@@ -47,14 +62,16 @@ class ActionForm(Vertical):
             yield Label(f"clarify: up to {self.k} question(s); leave all empty for no clarification (orig)")
             for i in range(self.k):
                 value = pre.items[i] if pre and i < len(pre.items) else ""
-                yield Input(value, placeholder=f"question {i + 1}", classes="field")
+                yield Input(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value)
             return
         yield Label(f"{self.kind.value}:")
-        yield Input(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field")
+        # a proposal being edited is not selected: typing adds to it instead of wiping it
+        yield Input(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field",
+                    select_on_focus=pre is None)
         if self.confidence:
             conf = pre.confidence if pre and pre.confidence is not None else None
             yield Input("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
-                        type="number", classes="field confidence")
+                        type="number", classes="field confidence", select_on_focus=conf is None)
 
     def on_mount(self) -> None:
         narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal

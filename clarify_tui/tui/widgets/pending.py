@@ -15,14 +15,17 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 class PendingBar(Static):
     """Shows `busy` (with a spinner) or else the pending `action`, or else a hint."""
 
-    busy: reactive[str | None] = reactive(None)
+    busy: reactive[str | None] = reactive(None, layout=True)
     """What is running right now (e.g. "agent is thinking"), or None."""
 
-    action: reactive[Action | None] = reactive(None)
+    action: reactive[Action | None] = reactive(None, layout=True)
     """The proposed action waiting to be applied, edited or replaced."""
 
-    hint: reactive[str] = reactive("")
+    hint: reactive[str] = reactive("", layout=True)
     """What to do next, shown when nothing is pending or running."""
+
+    stepping: reactive[bool] = reactive(True, layout=True)
+    """Step mode: the pending action's keys work (in watch mode they would lie)."""
 
     _frame = 0
 
@@ -48,6 +51,9 @@ class PendingBar(Static):
             text = Text("pending ", style="bold reverse")
             text.append(" ")
             text.append_text(action_line(self.action))
-            text.append("\nenter apply · e edit · r replace · escape drop", style="dim")
+            if self.stepping:
+                text.append("\nenter apply · e edit · r replace · escape drop", style="dim")
+            else:
+                text.append("\nwatch mode: it runs next · a pauses · m step mode to edit it", style="dim")
             return text
         return Text(self.hint, style="dim")

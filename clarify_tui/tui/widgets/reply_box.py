@@ -17,7 +17,8 @@ YES, NO, IDK = INTERACTCOMP_REPLIES
 
 class ReplyBox(Vertical, can_focus=True):
     """Focused when the agent asks. Keys depend on the request kind; any other printable
-    key starts a typed reply (where typing is allowed)."""
+    key that is not bound elsewhere (the footer's keys) starts a typed reply (where typing
+    is allowed)."""
 
     BINDINGS = [
         Binding("y", "reply('yes')", "Yes", id="reply-yes"),
@@ -55,9 +56,9 @@ class ReplyBox(Vertical, can_focus=True):
             judged = "targets" if request.asked_right else "does not target"
             text.append(f"\nthe judge says this ask {judged} the current ambiguity", style="dim")
             text.append(f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta")
-            text.append("\nc release the clue · or type a reply", style="yellow")
+            text.append("\nc release the clue · t type a reply", style="yellow")
         else:
-            text.append("\nu unknown · or type a short answer found in the intent", style="yellow")
+            text.append("\nu unknown · t type a short answer found in the intent", style="yellow")
         if known:  # last: the keys above stay in view when this is long (the box scrolls)
             text.append("\nyou know: ", style="dim")
             text.append(known)
@@ -100,6 +101,8 @@ class ReplyBox(Vertical, can_focus=True):
     def on_key(self, event) -> None:
         if event.key in self._bound_keys():
             return  # the binding handles it
+        if event.key in self.screen.active_bindings:
+            return  # a key the footer lists (q back, h hidden, …) does what it says, not typed
         if self.typed and self.has_focus and event.is_printable and event.character:
             field = self.query_one("#reply-input", Input)
             field.focus()

@@ -19,6 +19,7 @@ KIND_ICON = {
     "search": "🔎", "ask": "❓", "answer": "✅", "clarify": "💬", "visit": "🌐",
     "reply": "↩", "rewrite": "✎", "judge": "⚖", "invalid": "⚠",
 }
+HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
 FOLD_LINES = 3
 FOLD_HITS = 3
 SNIPPET = 110
@@ -70,6 +71,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     replying = step.actor == "user" and step.action.kind == ActionKind.reply
     question, reply = user_reply(step) if replying else (None, "")
     head.append_text(action_line(Action(kind=ActionKind.reply, text=reply) if replying else step.action))
+    if step.action.human:
+        head.append(f"  ✎ {HUMAN_MADE[step.action.human]}", style="bold magenta")
     head.append("  ")
     head.append_text(usage_text(step))
     body: list = [head]
@@ -79,8 +82,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     elif step.action.kind == ActionKind.search:
         body.append(Text(f"   {obs.text}", style="dim"))
         hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
-        for hit in hits:
-            card = Text("   ▸ ")
+        for number, hit in enumerate(hits, 1):  # numbered: `v 2` visits the second
+            card = Text(f"   ▸ {number}. ")
             card.append(hit.title, style="bold")
             card.append(f"  {hit.url}", style="dim underline")
             card.append(f"  {hit.score:.2f}", style="dim")
