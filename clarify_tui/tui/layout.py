@@ -41,9 +41,6 @@ class PanelsMixin:
 
     def action_toggle_panels(self) -> None:
         self.toggle_class("-panels")  # type: ignore[attr-defined]
-        shown = self.has_class("-panels")  # type: ignore[attr-defined]
-        self.notify("Side panels shown: w goes back to the trajectory." if shown  # type: ignore[attr-defined]
-                    else "Trajectory shown: w shows the side panels.", timeout=2)
 
     def action_scroll_question(self, direction: int) -> None:
         panel = self.query_one(f"#{self.QUESTION_ID}")  # type: ignore[attr-defined]
