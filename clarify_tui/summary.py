@@ -29,3 +29,9 @@ def duration(session: Session) -> str:
         return ""
     seconds = (datetime.fromisoformat(session.finished_at) - datetime.fromisoformat(session.created_at)).total_seconds()
     return f"{seconds:.1f}s"
+
+
+def active(session: Session) -> str:
+    """A person's active time on the task (the task clock, pauses excluded), if recorded."""
+    ms = (session.result or {}).get("active_ms")
+    return "" if ms is None else f"{ms / 1000:.1f}s"

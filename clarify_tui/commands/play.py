@@ -27,8 +27,8 @@ def register(sub) -> None:
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")
-    p.add_argument("--k", type=int, default=None, choices=(1, 2, 3),
-                   help="CTS clarification budget: questions in the one clarify turn (default 1)")
+    p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
+                   help="CTS clarification budget: questions in the one clarify turn (default 1; 0 = orig)")
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
     p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
     p.add_argument("--queue", default=None, metavar="RUN",

@@ -92,6 +92,10 @@ def main(args: argparse.Namespace) -> int:
 
     if args.retry_errored and not args.resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+    for role in ("agent", "user"):  # a batch run has nobody at the keyboard: it would wait for ever
+        if (getattr(args, role, None) or "").split(":")[0] == "human":
+            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
 
     tasks = load_tasks(args.benchmark, args.dataset)
     if args.limit is not None:

@@ -41,6 +41,9 @@ def register(sub) -> None:
                    help="only these runs (--run a b, or repeat --run)")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
+    p.add_argument("--include-informed", action="store_true",
+                   help="keep sessions whose player had seen hidden information (a person's fork made in "
+                        "replay, after the gold answer was on screen); left out of every group by default")
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
@@ -70,6 +73,12 @@ def main(args: argparse.Namespace) -> int:
     else:
         store = open_store(args, must_exist=True)
         sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
+    if not args.include_informed:
+        informed = [s for s in sessions if s.result.get("informed")]
+        if informed:
+            print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
+                  "--include-informed keeps them", file=sys.stderr)
+            sessions = [s for s in sessions if not s.result.get("informed")]
     with _bootstrap_pool(args.jobs) as executor:
         report = score_sessions(
             sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from clarify_tui.commands.common import add_db, open_store
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
-from clarify_tui.summary import duration, outcome
+from clarify_tui.summary import active, duration, outcome
 
 console = Console()
 
@@ -32,12 +32,13 @@ def main(args: argparse.Namespace) -> int:
         sessions = [s for s in sessions if s.status == "completed" and outcome(s) == "wrong"]
     counts = store.step_counts()
     table = Table(title=f"{len(sessions)} session(s) in {store.path}")
-    for col in ("id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "outcome", "steps", "duration"):
+    for col in ("id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "outcome", "steps", "duration",
+                "active"):
         table.add_column(col, no_wrap=col in ("id", "outcome", "steps"), overflow="fold")
     for s in sessions[-args.limit:]:
         table.add_row(
             s.id, s.run, s.task_id, s.protocol.value, s.agent, s.user, s.mode, s.annotator or "",
-            outcome(s), str(counts.get(s.id, 0)), duration(s),
+            outcome(s), str(counts.get(s.id, 0)), duration(s), active(s),
         )
     console.print(table)
     return 0

@@ -15,6 +15,8 @@ complete (running, errored, abandoned).
 | restore_score | result.restore_score, 0-100 (cts) |
 | known_count | replies of the user answerer that are not `unknown` (cts) |
 | tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor |
+| active_ms | result.active_ms: a person's time on the task, pauses excluded (human agent) |
+| informed | 1 when the player had seen hidden information (a person's fork made in replay) |
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ COLUMNS = (
     "correct", "confidence", "rounds", "asks",
     "checkpoint_pass_fraction", "ask_turns", "tool_turns",
     "restore_score", "known_count",
-    "tokens_in", "tokens_out", "cost_usd",
+    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed",
 )
 
 
@@ -79,4 +81,6 @@ def export_sessions_csv(
             "tokens_in": sum(x.tokens_in for x in own),
             "tokens_out": sum(x.tokens_out for x in own),
             "cost_usd": round(sum(x.cost_usd for x in own), 10),
+            "active_ms": _opt(s.result.get("active_ms")),
+            "informed": int(bool(s.result.get("informed"))),
         })

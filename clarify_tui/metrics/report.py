@@ -93,6 +93,9 @@ def score_sessions(
             from clarify_tui.metrics.intervals import group_intervals
 
             metrics.update(group_intervals(benchmark, members))
+        active = [s.result["active_ms"] for s in members if is_counted(s) and s.result.get("active_ms") is not None]
+        if active:  # human-agent sessions: the task clock's time, pauses excluded
+            metrics["active_ms_mean"] = sum(active) / len(active)
         out.append({
             "key": {by: value},
             "benchmark": benchmark,

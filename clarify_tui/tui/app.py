@@ -192,8 +192,45 @@ class ClarifyApp(App):
         if task is None:
             self.notify(f"no task '{self.task_id}' in {self.dataset}", severity="error")
         else:
-            self.open_task(task, self.role)
+            self.open_or_resume(task, self.role)
         self.task_id = None
+
+    def open_or_resume(self, task: Task, role: str) -> None:
+        """`play --task` as agent or user: a session of this person on this task left
+        `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
+        abandoned (never scored) before a new one starts."""
+        from clarify_tui.tui.driver import default_annotator, initial_mode
+        from clarify_tui.tui.screens.confirm import ConfirmScreen
+
+        if role not in ("agent", "user"):
+            self.open_task(task, role)
+            return
+        who = self.annotator or default_annotator()
+        left = [s for s in self.store.sessions(runs=["tui"], status="running")
+                if s.task_id == task.id and s.protocol == task.protocol and s.mode == initial_mode(role)
+                and s.annotator == who and not s.parent_id]
+        if not left:
+            self.open_task(task, role)
+            return
+        session = left[-1]
+
+        def answered(resume: bool | None) -> None:
+            if resume:
+                self.open_task(task, role, resume_id=session.id)
+                return
+            from clarify_tui.models import now_iso
+
+            for s in left:  # every one left behind: none of them will ever finish
+                s.status, s.finished_at = "abandoned", now_iso()
+                s.note = ((s.note + "\n") if s.note else "") + "abandoned: left running, not resumed"
+                self.store.update_session(s)
+            self.open_task(task, role)
+
+        self.push_screen(ConfirmScreen(
+            f"Resume session {session.id} on {task.id}?",
+            f"It was left running (ctrl+q or a closed terminal) by {who}. "
+            "y resumes it at its last step; n marks it abandoned (never scored) and starts afresh.",
+        ), answered)
 
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_task(message.task, message.role)

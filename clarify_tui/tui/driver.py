@@ -7,8 +7,9 @@ It holds no protocol rules: allowed actions, replies and scores come from the en
 
 For a human agent it keeps the task clock (`clock`): time paused during a turn is taken
 off that action's latency before it is applied, and the clock's total at the end is
-saved as `result["active_ms"]`. `PlaySetup.resume_id` continues a `running` session in
-place (sessions_ops.resume_session) instead of starting a new one.
+saved as `result["active_ms"]` (also after every action and when the screen closes, so a
+resumed task's clock goes on from there). `PlaySetup.resume_id` continues a `running`
+session in place (sessions_ops.resume_session) instead of starting a new one.
 """
 
 from __future__ import annotations
@@ -96,7 +97,9 @@ class EpisodeDriver:
                                                    judge=judge)
             self.episode.sink = self  # from now on every write goes through the driver
             self.started = True
-            self.clock.base_ms = sum(s.latency_ms for s in self.episode.steps if s.actor == "agent")
+            saved = self.episode.session.result.get("active_ms")  # the clock as it was last saved
+            self.clock.base_ms = saved if saved is not None else sum(
+                s.latency_ms for s in self.episode.steps if s.actor == "agent")  # sessions saved before it
             return
         session = Session(
             run=setup.run,
@@ -156,7 +159,16 @@ class EpisodeDriver:
 
     def add_step(self, session: Session, step: Step) -> None:
         self.store.add_step(session, step)
+        if self.role == "agent" and step.actor == "agent":
+            self.save_clock()
         self.post(StepsChanged())
+
+    def save_clock(self) -> None:
+        """Keep the task clock's time with the session, so an interrupted task resumes
+        from it (not from the summed action latencies) and `sessions` shows it."""
+        if self.role == "agent" and self.started and not self.episode.done:
+            self.session.result["active_ms"] = round(self.clock.active_ms(), 1)
+            self.store.update_session(self.session)
 
     def finish_session(self, session: Session) -> None:
         self.clock.stop()

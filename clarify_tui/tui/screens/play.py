@@ -451,6 +451,9 @@ class PlayScreen(PanelsMixin, Screen):
             self.driver.pending = None
             self.refresh_all()
 
+    def on_unmount(self) -> None:
+        self.driver.save_clock()  # ctrl+q, q in the queue: the resumed task's clock goes on from here
+
     def action_back(self) -> None:
         self.workers.cancel_group(self, "engine")
         self.driver.abandon()

@@ -158,6 +158,8 @@ class ReplayScreen(PanelsMixin, Screen):
         self.agent_turn = False
         self.guess: int | None = None
         self.shown_state: dict = {}
+        self._seen_hidden = self.spoilers  # the hidden panel opens shown
+        self.informed_fork = False
         self.load(session_id)
 
     def load(self, session_id: str) -> None:
@@ -202,7 +204,14 @@ class ReplayScreen(PanelsMixin, Screen):
     def watch_cursor(self) -> None:
         self.show_step()
 
+    @property
+    def seen_hidden(self) -> bool:
+        """Whether this screen has shown hidden information: the hidden panel, or the
+        parent's verdicts (judge steps, the score card)."""
+        return self._seen_hidden or any(s.actor == "judge" for s in self.steps)
+
     def watch_spoilers(self) -> None:
+        self._seen_hidden = self._seen_hidden or self.spoilers
         self.query_one(HiddenPanel).show_state(self.task_, locked=False, shown=self.spoilers)
 
     def show_step(self) -> None:
@@ -320,6 +329,9 @@ class ReplayScreen(PanelsMixin, Screen):
         except (ForkError, ValueError, ImportError, RuntimeError) as exc:
             self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
             return
+        self.informed_fork = spec == "human" and self.seen_hidden
+        if self.informed_fork:
+            mark_informed(self.store, episode.session)
         self.live = episode
         self.session = episode.session
         self.steps = episode.steps
@@ -347,6 +359,8 @@ class ReplayScreen(PanelsMixin, Screen):
         self.show_step()
 
     def on_replay_screen_fork_finished(self, message: ForkFinished) -> None:
+        if self.live is not None and self.live.session.result.get("informed") is None and self.informed_fork:
+            mark_informed(self.store, self.live.session)  # the engine's final result replaced it
         self.live = None
         self.agent_turn = False
         self.query_one(ActionBar).display = False
@@ -409,6 +423,13 @@ class ReplayScreen(PanelsMixin, Screen):
             self.app.pop_screen()
         else:
             self.app.exit()
+
+
+def mark_informed(store, session: Session) -> None:
+    """The person playing this fork had seen hidden information: `score` leaves the
+    session out of every group unless --include-informed (docs/tui.md)."""
+    session.result["informed"] = True
+    store.update_session(session)
 
 
 def _annotator() -> str | None:

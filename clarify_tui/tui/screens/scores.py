@@ -152,7 +152,8 @@ class ScoresScreen(Screen):
         self.reload()
 
     def reload(self) -> None:
-        self.sessions = load_sessions(self.store)
+        # a player who had seen hidden information is no baseline (as `score` without --include-informed)
+        self.sessions = [s for s in load_sessions(self.store) if not s.result.get("informed")]
         self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")
         self.compute(self.sessions, self.by)
 

@@ -16,12 +16,12 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from clarify_tui.models import Session
-from clarify_tui.summary import duration, outcome
+from clarify_tui.summary import active, duration, outcome
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "id"), ("run", "run"), ("task", "task"), ("protocol", "protocol"), ("agent", "agent"),
     ("user", "user"), ("mode", "mode"), ("annotator", "annotator"), ("outcome", "outcome"),
-    ("steps", "steps"), ("duration", "duration"), ("parent", "fork of"),
+    ("steps", "steps"), ("duration", "duration"), ("active", "active"), ("parent", "fork of"),
 )
 SORT_KEYS = ("created", "run", "task", "protocol", "agent", "outcome", "steps", "duration")
 OUTCOME_STYLE = {"correct": "green", "wrong": "red", "errored": "bold red", "abandoned": "yellow",
@@ -182,7 +182,7 @@ class SessionTable(DataTable):
         return [
             Text(mark + indent + s.id, style="bold" if mark else ""), s.run, s.task_id, s.protocol.value,
             s.agent, s.user, s.mode, s.annotator or "", Text(word, style=style), str(row.steps),
-            duration(s), Text(parent, style="dim"),
+            duration(s), active(s), Text(parent, style="dim"),
         ]
 
     @property
