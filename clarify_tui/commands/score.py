@@ -129,6 +129,12 @@ def write_csv(report: dict, out) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
+def group_name(group: dict) -> str:
+    """A group's name in a table; automated sessions have no annotator (JSON: null)."""
+    value = next(iter(group["key"].values()))
+    return "(automated)" if value is None else str(value)
+
+
 def print_tables(report: dict, by: str) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -147,7 +153,7 @@ def print_tables(report: dict, by: str) -> None:
         caption = None
         if benchmark == "discobench":
             ks = ", ".join(
-                f"{next(iter(g['key'].values()))}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
+                f"{group_name(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
                 for g in groups
             )
             caption = f"profiles: reached ambiguous checkpoints; search-heavy above K = {ks}"
@@ -155,7 +161,7 @@ def print_tables(report: dict, by: str) -> None:
                       caption_justify="left")
         table.add_column("metric")
         for g in groups:
-            table.add_column(str(next(iter(g["key"].values()))), justify="right")
+            table.add_column(group_name(g), justify="right")
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         rows = benchmark_rows(benchmark, groups) + COMMON_ROWS
         for key, label, kind in rows:
@@ -202,7 +208,7 @@ def print_tables(report: dict, by: str) -> None:
             m = g["metrics"]
             extra = [f"{m[k]} {k}" for k in ("running", "unjudged") if m.get(k)]
             if extra:
-                notes.append(f"{next(iter(g['key'].values()))}: " + ", ".join(extra))
+                notes.append(f"{group_name(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
 
@@ -225,7 +231,7 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
     for g in groups:
         m = g["metrics"]
         table.add_row(
-            str(next(iter(g["key"].values()))), str(g["n_sessions"]),
+            group_name(g), str(g["n_sessions"]),
             *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
             str(m.get("errored", 0)), str(m.get("abandoned", 0)),
         )

@@ -62,9 +62,6 @@ class Judgment:
     created_at: str | None = None
 
 
-NO_ANNOTATOR = "(automated)"
-
-
 @dataclass(slots=True)
 class ScoredSession:
     id: str
@@ -91,10 +88,7 @@ class ScoredSession:
         return self.status == SCORED_STATUS and self.judged_by is not None
 
     def key(self, by: str) -> Any:
-        value = getattr(self, by)
-        if by == "annotator" and not value:
-            return NO_ANNOTATOR  # automated sessions: nobody played, not the string "None"
-        return value
+        return getattr(self, by)
 
 
 def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[str, Judgment]:
