@@ -59,15 +59,28 @@ def main(args: argparse.Namespace) -> int:
             options += [flag, str(value)]
     server = CampaignServer(visitor_command(sys.executable, db, args.queue, options), token,
                             host=args.host, port=args.port, title=args.title or f"clarify-tui · {args.queue}")
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    shown = "THIS-MACHINE" if args.host in ("0.0.0.0", "::", "") else args.host
     where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
-             ("127.0.0.1", "localhost", "::1") else f"every network interface matching {args.host}: anyone who "
-             "can reach it and has the token can annotate")
+             ("127.0.0.1", "localhost", "::1") else f"address {args.host}: anyone who can reach it on the network "
+             "and has the token can annotate")
+    _check_port(args.host, args.port)
     print(f"Campaign '{args.queue}': {len(campaign.task_ids)} tasks, {args.per_task} annotator(s) per task, "
           f"database {db}", flush=True)
     print(f"Listening on {args.host}:{args.port} — {where}.", flush=True)
-    print("Send each annotator this link with their name:", flush=True)
+    print("Send each annotator this link with their name" + (" (THIS-MACHINE: this machine's address)"
+          if shown == "THIS-MACHINE" else "") + ":", flush=True)
     print(f"    http://{shown}:{args.port}/?token={quote(token)}&annotator=NAME", flush=True)
     print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
     server.serve()
     return 0
+
+
+def _check_port(host: str, port: int) -> None:
+    """Say so in one line when the address is taken (aiohttp would print a traceback)."""
+    import socket
+
+    try:
+        with socket.create_server((host, port), reuse_port=False):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another --port") from None
