@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import quote
 
 from clarify_tui.models import now_iso
 
@@ -211,12 +212,14 @@ class ClaimBook:
 
 
 def load_campaign(path: str | Path, run: str) -> Campaign | None:
-    """The campaign recorded for `run`, or None (a run played without `serve`)."""
-    conn = connect(path)
+    """The campaign recorded for `run`, or None (a run played without `serve`). Read only."""
+    conn = read_only(path)
     try:
         row = conn.execute(
             "SELECT run, task_ids, per_task, dataset, benchmark, seed FROM campaigns WHERE run=?", [run]
         ).fetchone()
+    except sqlite3.OperationalError:  # no campaigns table: never served
+        row = None
     finally:
         conn.close()
     if row is None:
@@ -226,8 +229,8 @@ def load_campaign(path: str | Path, run: str) -> Campaign | None:
 
 
 def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, list[str]]:
-    """Annotator -> tasks they hold a live claim on (expired ones left out)."""
-    conn = connect(path)
+    """Annotator -> tasks they hold a live claim on (expired ones left out). Read only."""
+    conn = read_only(path)
     try:
         rows = conn.execute("SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
                             [run, time.time() - timeout])
@@ -237,6 +240,13 @@ def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) ->
         return out
     finally:
         conn.close()
+
+
+def read_only(path: str | Path) -> sqlite3.Connection:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}")
+    return sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
 
 
 def connect(path: str | Path) -> sqlite3.Connection:

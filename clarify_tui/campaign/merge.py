@@ -22,7 +22,6 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 # table -> primary key columns (None: matched by every column but the local integer id)
 KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
@@ -43,9 +42,9 @@ class MergeReport:
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
-    if not path.is_file():
-        raise FileNotFoundError(f"no database at {path}")
-    conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=30)
+    from clarify_tui.campaign.claims import read_only
+
+    conn = read_only(path)
     conn.row_factory = sqlite3.Row
     try:
         conn.execute("SELECT 1 FROM sessions LIMIT 1")

@@ -14,9 +14,8 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
-from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED
+from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
 
 
 @dataclass
@@ -33,12 +32,6 @@ class AnnotatorProgress:
     accuracy_ci95: list[float] | None = None
     restore_scores: list[float] = field(default_factory=list)
     restore_score_mean: float | None = None
-
-
-def read_only(path: Path) -> sqlite3.Connection:
-    if not path.is_file():
-        raise FileNotFoundError(f"no database at {path}")
-    return sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=30)
 
 
 def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, str]]:
