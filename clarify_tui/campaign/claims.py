@@ -81,10 +81,7 @@ class ClaimBook:
     """Claims of one campaign in the database at `path` (its own connection).
 
     Open the process's `Store` on the file first: it creates the sessions table the
-    claims are checked against, and opening a Store reads the file's header through a
-    plain file handle, whose close drops every SQLite lock this process holds on the file
-    (POSIX locks are per process), which would let another process's checkpoint reset
-    the WAL under this connection.
+    claims are checked against.
     """
 
     def __init__(self, path: str | Path, campaign: Campaign, timeout: float = DEFAULT_TIMEOUT) -> None:
