@@ -3,9 +3,9 @@
 Why: two processes playing the same run both see the same unfinished tasks and both play
 them (22 sessions for 11 tasks). The lease is taken in one `BEGIN IMMEDIATE` transaction,
 so of two processes starting together exactly one wins; the other gets a RunLeaseError
-naming the holder. A lease is stale, and taken over, when its heartbeat is older than
-`STALE_AFTER_S` or its holder is a process on this host that no longer exists (a crash or
-kill -9). Different runs have different rows, so many runs share one database.
+naming the holder. A lease is stale, and taken over, when its holder is a process on this host that no
+longer exists (a crash or kill -9), or a process on another host whose heartbeat is older
+than `STALE_AFTER_S`. Different runs have different rows, so many runs share one database.
 """
 
 from __future__ import annotations
@@ -83,10 +83,14 @@ def release(conn: sqlite3.Connection, lease: Lease) -> None:
 
 
 def _stale(row: tuple, now: float, stale_after: float) -> bool:
+    """On this host the holder's pid decides: a live process keeps its lease even when its
+    heartbeat lags (a loaded machine, a writer thread waiting on a lock), so a second writer
+    can never take over a run that is still being played. Only a holder on another host is
+    judged by its heartbeat."""
     pid, host, _acquired, beat = row
-    if now - (beat or 0) > stale_after:
-        return True
-    return host == socket.gethostname() and not _alive(int(pid))
+    if host == socket.gethostname():
+        return not _alive(int(pid))
+    return now - (beat or 0) > stale_after
 
 
 def _alive(pid: int) -> bool:

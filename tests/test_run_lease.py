@@ -66,11 +66,21 @@ def test_a_stale_lease_is_taken_over(tmp_path):
     store.conn.execute("INSERT INTO run_leases VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)", [now - 90, now - 60])
     # another host, alive
     store.conn.execute("INSERT INTO run_leases VALUES ('live', 't3', 1, 'elsewhere', ?, ?)", [now, now])
+    # a live process on this host whose heartbeat lags (a loaded machine): still the holder
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    store.conn.execute("INSERT INTO run_leases VALUES ('lagging', 't4', ?, ?, ?, ?)",
+                       [holder.pid, socket.gethostname(), now - 600, now - 300])
     store.conn.commit()
-    assert store.acquire_run("crashed").pid == os.getpid()
-    assert store.acquire_run("silent").pid == os.getpid()
-    with pytest.raises(RunLeaseError, match="pid 1 on elsewhere"):
-        store.acquire_run("live")
+    try:
+        assert store.acquire_run("crashed").pid == os.getpid()
+        assert store.acquire_run("silent").pid == os.getpid()
+        with pytest.raises(RunLeaseError, match="pid 1 on elsewhere"):
+            store.acquire_run("live")
+        with pytest.raises(RunLeaseError, match=f"pid {holder.pid} on {socket.gethostname()}"):
+            store.acquire_run("lagging")
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 async def test_the_lease_is_released_when_the_run_ends_and_held_while_it_runs(tmp_path, search, monkeypatch):
