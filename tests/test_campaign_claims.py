@@ -30,7 +30,7 @@ def campaign(n: int = 3, per_task: int = 1) -> Campaign:
 
 
 def book(db, n: int = 3, per_task: int = 1, timeout: float = 300.0) -> ClaimBook:
-    Store(db)  # the sessions table (a real process opens its Store before the claims)
+    Store(db).close()  # the sessions table; closed, so no connection crosses the fork below
     b = ClaimBook(db, campaign(n, per_task), timeout=timeout)
     b.register()
     return b
