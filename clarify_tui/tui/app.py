@@ -11,6 +11,7 @@ an unfinished task: they would show other sessions' answers).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -258,8 +259,13 @@ class ClarifyApp(App):
     # ---- browsing ------------------------------------------------------------------------
 
     def _playing_blind(self) -> bool:
-        """A person is playing the agent on an unfinished task: other sessions must stay shut."""
-        from clarify_tui.tui.screens.play import PlayScreen
+        """A person is playing the agent on an unfinished task: other sessions must stay shut.
+        Asked for every footer repaint: before any play screen exists its (heavy) module is
+        not imported just to answer no."""
+        play = sys.modules.get("clarify_tui.tui.screens.play")
+        PlayScreen = getattr(play, "PlayScreen", None)
+        if PlayScreen is None:
+            return False
 
         return any(isinstance(s, PlayScreen) and s.role == "agent" and not s.driver.done
                    for s in self.screen_stack)
