@@ -262,3 +262,24 @@ async def test_sessions_newest_first_and_home_end(three_sessions_db):
         assert table.current_id == newest_first[-1]
         await pilot.press("home")
         assert table.current_id == newest_first[0]
+
+
+async def test_sessions_load_once_on_opening_and_again_after_a_replay(store):
+    """The sessions query reads every session: opening F2 runs it once (not once on mount and
+    again on the first resume), and coming back from a replay runs it again (a fork may have
+    added sessions). The table has the focus from the start."""
+    calls = []
+    real = store.sessions
+    store.sessions = lambda *a, **k: calls.append(1) or real(*a, **k)
+    app = BrowseApp(store, start="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(calls) == 1
+        assert isinstance(app.focused, SessionTable)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplayScreen)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        assert len(calls) == 2

@@ -35,6 +35,7 @@ HEADER_SORT = {"id": "created", "run": "run", "task": "task", "protocol": "proto
 class SessionsScreen(Screen):
     """All sessions of one database."""
 
+    AUTO_FOCUS = "#session-table"  # focused once, not the first filter and then the table
     BINDINGS = [
         Binding("enter", "open", "Replay", id="sessions-open", tooltip="open the session in replay"),
         Binding("space", "mark", "Mark", id="sessions-mark", tooltip="mark for compare (two at most)"),
@@ -54,6 +55,7 @@ class SessionsScreen(Screen):
         self.sort = "created"
         self.reverse = True  # newest first
         self.rows = []
+        self._left = False  # another screen was opened on top since the last load
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -74,14 +76,19 @@ class SessionsScreen(Screen):
         ids = [r.id for r in table.rows_shown]
         if self.select in ids:
             table.move_cursor(row=ids.index(self.select))
-        table.focus()
 
     def on_resize(self) -> None:  # after Screen._on_resize has set the breakpoint classes
         self.call_next(compact_when_narrow, self, "#session-filters > *, Footer")
 
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
     def on_screen_resume(self) -> None:
+        """Back from a replay or fork: sessions may have changed. Not on the first showing,
+        which on_mount has just loaded (the query reads every session)."""
         self.on_resize()
-        if self.rows:
+        if self._left:
+            self._left = False
             self.reload()
 
     # ---- data --------------------------------------------------------------------------
