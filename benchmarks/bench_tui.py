@@ -222,6 +222,16 @@ async def screen_openings(db: Path) -> dict[str, float]:
     }
 
 
+def machine() -> dict:
+    """What the numbers depend on besides the code: the load on this machine's cores, and
+    whether Python may cache compiled modules (PYTHONDONTWRITEBYTECODE makes every fresh
+    interpreter compile the project's sources again, which an installed copy never does)."""
+    import os
+
+    return {"load_avg_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
+            "bytecode_cache": not sys.dont_write_bytecode}
+
+
 def _verdict(value: float, target: float) -> str:
     return "ok" if value < target else "OVER"
 
@@ -234,15 +244,20 @@ def main() -> None:
     args = parser.parse_args()
     import tempfile
 
+    load_before = machine()
     with tempfile.TemporaryDirectory() as tmp:
         db = _demo_db(Path(tmp) / "bench.db")
         openings = asyncio.run(screen_openings(db))
     result = {"targets": TARGETS, "first_paint": first_paint(args.runs), "open_ms": openings,
               "session": asyncio.run(long_session(args.steps))}
+    result["machine"] = {"before": load_before, "after": machine()}
     if args.json:
         print(json.dumps(result, indent=2))
         return
     fp, ls = result["first_paint"], result["session"]
+    m = result["machine"]
+    print(f"machine: {m['before']['cpus']} cpus, 1-min load {m['before']['load_avg_1min']} before and "
+          f"{m['after']['load_avg_1min']} after; bytecode cache {'on' if m['before']['bytecode_cache'] else 'off'}")
     first = fp["first_paint_s_median"]
     print(f"first paint of the picker: {first:.3f} s after interpreter start "
           f"({fp['first_paint_with_interpreter_start_s_median']:.3f} s including the interpreter); "
