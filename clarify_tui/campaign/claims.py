@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import quote
 
+from clarify_tui import db_errors
 from clarify_tui.models import now_iso
 
 FINISHED = ("completed", "errored", "abandoned")
@@ -240,10 +240,14 @@ def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) ->
 
 
 def read_only(path: str | Path) -> sqlite3.Connection:
+    """The store's read-only connection (it also reads a database in a folder we may not
+    write), with the campaign's long busy wait."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path}")
-    return sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    conn = db_errors.connect(path, readonly=True)
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
