@@ -3,9 +3,9 @@
 The same object drives batch runs and the TUI: `propose()` asks the agent for its next
 action without executing it, `apply(action)` executes any action (proposed, edited or
 typed by a human), `step()` is both, `run()` loops until done. Protocol rules live in
-the per-protocol `Rules` classes; this module owns what they share: rounds, the invalid
-action streak, usage accounting, persistence of every step as it happens, and ending the
-session as completed, errored or abandoned.
+the per-protocol `Rules` classes (their base is `engine/rules.py`); this module owns
+what they share: rounds, the invalid action streak, usage accounting, persistence of
+every step as it happens, and ending the session as completed, errored or abandoned.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import logging
 import sqlite3
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable, Protocol as TypingProtocol
+from typing import TYPE_CHECKING, Any, Callable
 
 from clarify_tui.agent_view import AgentView, ViewTurn
+from clarify_tui.engine.rules import MAX_INVALID_STREAK, Rules, StepSink, merge_usage
 from clarify_tui.errors import BackendError, StoreError
 from clarify_tui.models import (
     Action,
@@ -39,111 +40,9 @@ if TYPE_CHECKING:
     from clarify_tui.search.base import SearchBackend
     from clarify_tui.users.base import UserSimulator
 
+__all__ = ["MAX_INVALID_STREAK", "Episode", "Rules", "StepSink", "merge_usage"]  # the protocols import Rules from here
+
 log = logging.getLogger(__name__)
-
-MAX_INVALID_STREAK = 3
-
-
-def merge_usage(a: Usage | None, b: Usage | None) -> Usage | None:
-    """Sum two optional usages (an agent's call plus the search it triggered)."""
-    if a is None or b is None:
-        return a or b
-    return a + b
-
-
-class StepSink(TypingProtocol):
-    """Where steps go as they happen (the Store implements it)."""
-
-    def start_session(self, session: Session, task: Task) -> None: ...
-
-    def add_step(self, session: Session, step: Step) -> None: ...
-
-    def finish_session(self, session: Session) -> None: ...
-
-
-class Rules:
-    """Protocol rules. Subclasses keep their state in `self.state` (a pydantic model)."""
-
-    default_max_rounds = 10
-    state: Any  # the protocol's pydantic state model, set by each subclass
-
-    def __init__(self, episode: Episode) -> None:
-        self.ep = episode
-
-    def allowed(self) -> list[ActionKind]:
-        raise NotImplementedError
-
-    def visible_question(self) -> str:
-        return self.ep.task.question
-
-    def phase(self) -> str:
-        return "act"
-
-    def notice(self) -> str | None:
-        return None
-
-    def view_extra(self) -> dict[str, Any]:
-        """Protocol-specific AgentView fields (e.g. DiscoBench's checkpoint count)."""
-        return {}
-
-    def acting_agent(self) -> Agent:
-        """Who acts now (CTS hands the search phase to a fixed deep-search agent)."""
-        return self.ep.agent
-
-    def refusal(self, action: Action) -> str | None:
-        """A reason to refuse an otherwise allowed action (e.g. forced asks), or None."""
-        return None
-
-    # Invalid outputs: by default each one uses a round and MAX_INVALID_STREAK in a row
-    # end the session errored; a protocol may retry them inside the round instead.
-    invalid_uses_round = True
-    invalid_limit = MAX_INVALID_STREAK
-
-    def resolve_max_rounds(self, configured: int | None) -> int:
-        return configured or self.default_max_rounds
-
-    def prepare(self, action: Action) -> Action:
-        """The action the protocol actually takes from the one proposed (default: as is)."""
-        return action
-
-    def not_allowed(self, action: Action, allowed: list[ActionKind]) -> str:
-        names = ", ".join(k.value for k in allowed)
-        return f"'{action.kind.value}' is not allowed now. Allowed: {names}."
-
-    async def on_invalid_limit(self, action: Action) -> None:
-        """`invalid_limit` invalid outputs in a row: by default the session errors."""
-        raw = action.raw or action.summary()
-        self.ep.fail(f"{self.invalid_limit} invalid actions in a row; last output: {raw}")
-
-    def view_turns(self) -> list[Step]:
-        """The agent steps this agent may see now (CTS search phase hides the clarify phase)."""
-        return [s for s in self.ep.steps if s.actor == "agent"]
-
-    async def handle(self, action: Action) -> Observation:
-        raise NotImplementedError
-
-    def on_rounds_exhausted(self) -> None:
-        """Called when the agent used its last round without finishing."""
-
-    def record_verdict(self, verdict) -> None:
-        """The answer-equivalence judge step that ends an episode."""
-        self.ep.done = True
-        self.ep.record(
-            "judge",
-            Action(kind=ActionKind.judge, text="answer equivalence"),
-            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
-            usage=verdict.usage,
-        )
-
-    def snapshot(self) -> dict[str, Any]:
-        return self.state.model_dump(mode="json")
-
-    def restore(self, state: dict[str, Any]) -> None:
-        self.state = type(self.state).model_validate(state)
-
-    def result(self) -> dict[str, Any]:
-        raise NotImplementedError
-
 
 class Episode:
     def __init__(
