@@ -1,5 +1,10 @@
-"""SQLite store (sqlite-utils): every session, its task snapshot and every step, written
-through as they happen so a crash loses at most the step in flight.
+"""SQLite store: every session, its task snapshot and every step, written through as
+they happen so a crash loses at most the step in flight.
+
+Its own paths (schema, writes, reads) use sqlite3 directly: sqlite-utils imports pandas,
+numpy and dateutil whenever they are installed, which cost the workbench's first paint
+about half a second. `Store.db` still offers sqlite-utils over the same connection, imported
+on first use, for what it is good at (the search cache, merging, ad-hoc queries).
 
 Opening a Store creates the file and schema; nothing happens at import time.
 API keys never reach it: only specs (e.g. `openai:gpt-4o`) and model names are stored.
@@ -15,16 +20,41 @@ import json
 import re
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import StoreError
 from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
 from clarify_tui.tasks.sealed import open_task, sealed_dict, sealed_json
 
+if TYPE_CHECKING:
+    import sqlite_utils
+
 SCHEMA_VERSION = 1
+
+# The tables as sqlite-utils created them before (same column types, same quoting), so old
+# and new files look alike to every reader, merge included.
+_TABLES = {
+    "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
+    "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT'),
+    "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
+    "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
+                 '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
+                 '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
+                 '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
+                 '"finished_at" TEXT'),
+    "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
+              '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
+              '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
+              '"retries" INTEGER', '"retry_cause" TEXT', 'PRIMARY KEY ("session_id", "idx")'),
+    "judgments": ('"id" INTEGER PRIMARY KEY', '"session_id" TEXT', '"judge" TEXT', '"kind" TEXT', '"verdict" TEXT',
+                  '"created_at" TEXT'),
+}
+# columns added after the first release: older files lack them
+_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"),), "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
+_INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
+            "idx_judgments_session_id": ("judgments", '"session_id"')}
 
 
 def task_key(task: Task) -> str:
@@ -45,17 +75,50 @@ class Store:
             if not memory and not readonly:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = db_errors.connect(path, readonly)
-            self.db = sqlite_utils.Database(self.conn)
+            self._db: sqlite_utils.Database | None = None
             # before WAL: a newer file is refused unchanged
             db_errors.retry_locked(self._check_version, also=("disk i/o error",))
             if not readonly:
                 db_errors.retry_locked(lambda: self._prepare(memory))
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over this store's connection (imported on first use, see above)."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn)
+        return self._db
+
     def _prepare(self, memory: bool) -> None:
-        if not memory:
-            self.db.enable_wal()
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        if not memory and self.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            self.conn.execute("PRAGMA journal_mode=wal")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
         self._create_schema()
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> Iterator[dict]:
+        """Rows as dicts, column name to value."""
+        cursor = self.conn.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        for row in cursor:
+            yield dict(zip(names, row))
+
+    def _upsert(self, table: str, row: dict, pk: tuple[str, ...]) -> None:
+        """Insert the row, or update the given columns of the row with its primary key."""
+        names = ", ".join(f'"{k}"' for k in row)
+        marks = ", ".join("?" for _ in row)
+        updates = ", ".join(f'"{k}" = excluded."{k}"' for k in row if k not in pk) or f'"{pk[0]}" = "{pk[0]}"'
+        conflict = ", ".join(f'"{k}"' for k in pk)
+        with self.conn:
+            self.conn.execute(f'INSERT INTO "{table}" ({names}) VALUES ({marks}) '
+                              f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}", list(row.values()))
+
+    def _insert(self, table: str, row: dict, ignore: bool = False) -> None:
+        names = ", ".join(f'"{k}"' for k in row)
+        marks = ", ".join("?" for _ in row)
+        with self.conn:
+            self.conn.execute(f'INSERT{" OR IGNORE" if ignore else ""} INTO "{table}" ({names}) VALUES ({marks})',
+                              list(row.values()))
 
     def _check_version(self) -> None:
         version = db_errors.schema_version(self.conn)
@@ -74,59 +137,39 @@ class Store:
     # ---- schema ----------------------------------------------------------------------
 
     def _create_schema(self) -> None:
-        db = self.db
-        db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
-        db.table("meta").upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
-        db.table("runs").create(
-            {"name": str, "created_at": str, "benchmark": str, "dataset": str, "agent": str,
-             "user": str, "search": str, "judge": str, "config": str},
-            pk="name", if_not_exists=True,
-        )
-        db.table("tasks").create(
-            {"key": str, "task_id": str, "protocol": str, "data": str}, pk="key", if_not_exists=True
-        )
-        db.table("sessions").create(
-            {"id": str, "run": str, "task_id": str, "task_key": str, "protocol": str, "agent": str,
-             "user": str, "search": str, "search_cache": str, "judge": str, "mode": str, "annotator": str,
-             "status": str,
-             "error": str, "config": str, "result": str, "parent_id": str, "fork_step": int,
-             "note": str, "created_at": str, "finished_at": str},
-            pk="id", if_not_exists=True,
-        )
-        if "search_cache" not in db.table("sessions").columns_dict:  # databases from before it existed
-            db.table("sessions").add_column("search_cache", str)
-        db.table("steps").create(
-            {"session_id": str, "idx": int, "actor": str, "kind": str, "input": str, "action": str,
-             "output": str, "tokens_in": int, "tokens_out": int, "cost_usd": float,
-             "latency_ms": float, "model": str, "error": str, "state": str, "created_at": str},
-            pk=("session_id", "idx"), if_not_exists=True,
-        )
-        for column, kind in (("retries", int), ("retry_cause", str)):  # added later: older files lack them
-            if column not in db.table("steps").columns_dict:
-                db.table("steps").add_column(column, kind)
-        db.table("judgments").create(
-            {"id": int, "session_id": str, "judge": str, "kind": str, "verdict": str, "created_at": str},
-            pk="id", if_not_exists=True,
-        )
-        lease.ensure_table(self.conn)
-        db.table("sessions").create_index(["run", "task_id"], if_not_exists=True)
-        db.table("judgments").create_index(["session_id"], if_not_exists=True)
+        conn = self.conn
+        for table, columns in _TABLES.items():
+            conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (\n   ' + ",\n   ".join(columns) + "\n)")
+        for table, added in _ADDED_COLUMNS.items():
+            have = self._columns(table)
+            for column, kind in added:
+                if column not in have:
+                    conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind}')
+        # written on every writable open: a file another process holds locked fails here, at once
+        self._upsert("meta", {"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk=("key",))
+        lease.ensure_table(conn)
+        for name, (table, indexed) in _INDEXES.items():
+            conn.execute(f'CREATE INDEX IF NOT EXISTS "{name}"\n    ON "{table}" ({indexed})')
+        conn.commit()
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self.conn.execute(f'PRAGMA table_info("{table}")')}
 
     # ---- writing (the engine's StepSink) ----------------------------------------------
 
     def save_task(self, task: Task) -> str:
         key = task_key(task)
         with self._writing():
-            self.db.table("tasks").insert(
-                {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
-                pk="key", ignore=True,
+            self._insert(
+                "tasks", {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
+                ignore=True,
             )
         return key
 
     def ensure_run(self, name: str, **fields: Any) -> None:
         row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
         with self._writing():
-            self.db.table("runs").insert(row, pk="name", ignore=True)
+            self._insert("runs", row, ignore=True)
 
     def start_session(self, session: Session, task: Task) -> None:
         key = self.save_task(task)
@@ -153,7 +196,7 @@ class Store:
             "retry_cause": step.retry_cause,
         }
         with self._writing():
-            self.db.table("steps").upsert(row, pk=("session_id", "idx"))
+            self._upsert("steps", row, pk=("session_id", "idx"))
 
     def finish_session(self, session: Session) -> None:
         self._write_session(session)
@@ -168,23 +211,21 @@ class Store:
         row["protocol"] = session.protocol.value
         with self._writing():
             if task_key_ is None:
-                existing = self.db.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
+                existing = self.conn.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
                 task_key_ = existing[0] if existing else None
             row["task_key"] = task_key_
-            self.db.table("sessions").upsert(row, pk="id")
+            self._upsert("sessions", row, pk=("id",))
 
     def add_judgment(self, session_id: str, judge: str, kind: str, verdict: dict) -> None:
         with self._writing():
-            self.db.table("judgments").insert(
-                {"session_id": session_id, "judge": judge, "kind": kind,
-                 "verdict": json.dumps(verdict), "created_at": now_iso()}
-            )
+            self._insert("judgments", {"session_id": session_id, "judge": judge, "kind": kind,
+                                       "verdict": json.dumps(verdict), "created_at": now_iso()})
 
     def delete_session(self, session_id: str) -> None:
-        with self._writing():
-            self.db.execute("DELETE FROM steps WHERE session_id=?", [session_id])
-            self.db.execute("DELETE FROM judgments WHERE session_id=?", [session_id])
-            self.db.execute("DELETE FROM sessions WHERE id=?", [session_id])
+        with self._writing(), self.conn:
+            self.conn.execute("DELETE FROM steps WHERE session_id=?", [session_id])
+            self.conn.execute("DELETE FROM judgments WHERE session_id=?", [session_id])
+            self.conn.execute("DELETE FROM sessions WHERE id=?", [session_id])
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -207,10 +248,10 @@ class Store:
             params.append(status)
         sql = "SELECT * FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY created_at, id"
-        return [self._session(row) for row in self.db.query(sql, params)]
+        return [self._session(row) for row in self._rows(sql, params)]
 
     def session(self, session_id: str) -> Session:
-        rows = list(self.db.query("SELECT * FROM sessions WHERE id = ? OR id LIKE ?", [session_id, session_id + "%"]))
+        rows = list(self._rows("SELECT * FROM sessions WHERE id = ? OR id LIKE ?", [session_id, session_id + "%"]))
         if not rows:
             raise KeyError(f"no session '{session_id}' in {self.path}")
         if len(rows) > 1:
@@ -226,13 +267,13 @@ class Store:
         return Session.model_validate({k: v for k, v in row.items() if v is not None})
 
     def steps(self, session_id: str) -> list[Step]:
-        rows = self.db.query("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session_id])
+        rows = self._rows("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session_id])
         return [self._step(r) for r in rows]
 
     def steps_by_session(self, session_ids: Iterable[str] | None = None) -> dict[str, list[Step]]:
         """All steps grouped by session, in one query (metrics over thousands of sessions)."""
         out: dict[str, list[Step]] = {}
-        for r in self.db.query("SELECT * FROM steps ORDER BY session_id, idx"):
+        for r in self._rows("SELECT * FROM steps ORDER BY session_id, idx"):
             out.setdefault(r["session_id"], []).append(self._step(r))
         if session_ids is not None:
             wanted = set(session_ids)
@@ -241,7 +282,7 @@ class Store:
 
     def step_counts(self) -> dict[str, int]:
         """How many steps each session has, without reading them (the sessions lists)."""
-        return dict(self.db.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
+        return dict(self.conn.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
 
     @staticmethod
     def _step(r: dict) -> Step:
@@ -263,7 +304,7 @@ class Store:
         )
 
     def task_for(self, session_id: str) -> Task:
-        row = self.db.execute(
+        row = self.conn.execute(
             "SELECT t.data FROM sessions s JOIN tasks t ON t.key = s.task_key WHERE s.id = ?", [session_id]
         ).fetchone()
         if not row:
@@ -277,11 +318,11 @@ class Store:
         return task.model_dump(mode="json") if include_hidden else sealed_dict(task)
 
     def judgments(self, session_id: str) -> list[dict]:
-        rows = self.db.query("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
+        rows = self._rows("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]
 
     def run_names(self) -> list[str]:
-        return [r["run"] for r in self.db.query("SELECT DISTINCT run FROM sessions ORDER BY run")]
+        return [r["run"] for r in self._rows("SELECT DISTINCT run FROM sessions ORDER BY run")]
 
     # ---- one writer per run (see lease.py) ------------------------------------------
 
@@ -300,7 +341,7 @@ class Store:
 
     def retry_totals(self, run: str) -> tuple[int, int, dict[str, int]]:
         """(retries, steps that needed them, retries by last cause) over a run's live sessions."""
-        rows = self.db.execute(
+        rows = self.conn.execute(
             "SELECT st.retries, st.retry_cause FROM steps st JOIN sessions s ON s.id = st.session_id "
             "WHERE s.run = ? AND s.status != 'superseded' AND st.retries > 0", [run]
         ).fetchall()
@@ -312,11 +353,11 @@ class Store:
 
     def run_row(self, name: str) -> dict | None:
         """The run's spec as first recorded (benchmark, dataset, agent, ..., config)."""
-        rows = list(self.db.query("SELECT * FROM runs WHERE name = ?", [name]))
+        rows = list(self._rows("SELECT * FROM runs WHERE name = ?", [name]))
         return rows[0] if rows else None
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
 
 def _text(value: Any) -> Any:

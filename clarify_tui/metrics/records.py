@@ -143,8 +143,7 @@ def load_sessions(
 
     `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`).
     """
-    db = getattr(store_or_db, "db", store_or_db)
-    conn = getattr(db, "conn", db)
+    conn = getattr(store_or_db, "conn", store_or_db)  # both have one; Store.db would import sqlite-utils
     runs = list(runs or [])
     where, params = _where(runs, benchmark)
     rows = conn.execute(

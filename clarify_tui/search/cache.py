@@ -19,13 +19,14 @@ import re
 import threading
 import unicodedata
 from pathlib import Path
-from typing import Any, Literal
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Literal
 
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage, now_iso
 from clarify_tui.search.base import SearchBackend, SearchResult
+
+if TYPE_CHECKING:  # the caller hands the database in; importing sqlite-utils costs pandas & co
+    import sqlite_utils
 
 CacheMode = Literal["record", "replay", "off"]
 TABLE = "search_cache"
