@@ -11,6 +11,7 @@ an unfinished task: they would show other sessions' answers).
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,8 +24,8 @@ from textual.screen import Screen
 
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
-from clarify_tui.tui.driver import DEFAULT_AGENT, PlaySetup
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from clarify_tui.tui.roles import DEFAULT_AGENT
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 
@@ -60,6 +61,16 @@ def find_task(tasks: list[Task], task_id: str) -> Task | None:
         if task_id in (t.id, f"{t.protocol.value}:{t.id}"):
             return t
     return None
+
+
+def freeze_startup_heap() -> None:
+    """After the first paint, move everything imported and built so far out of the garbage
+    collector's view (`gc.freeze`): otherwise each full collection walks that whole heap
+    (pydantic, textual, rich: ~100 ms on this machine) and one lands inside most screen
+    openings. Once per process (a test process runs many apps; their garbage is not frozen)."""
+    if not getattr(freeze_startup_heap, "done", False):
+        freeze_startup_heap.done = True  # type: ignore[attr-defined]
+        gc.freeze()
 
 
 class ClarifyApp(App):
@@ -127,6 +138,7 @@ class ClarifyApp(App):
 
     def on_mount(self) -> None:
         self.push_screen(self.queue_screen or self.picker)
+        self.call_after_refresh(freeze_startup_heap)
         if self.preloaded is not None:
             self._tasks_ready(self.preloaded)
         else:
@@ -240,6 +252,7 @@ class ClarifyApp(App):
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
         from clarify_tui.sessions_ops import ForkError
+        from clarify_tui.tui.driver import PlaySetup
         from clarify_tui.tui.screens.play import PlayScreen
 
         setup = PlaySetup(task=task, role=role, config=self.episode_config.model_copy(), run=run,  # type: ignore[arg-type]

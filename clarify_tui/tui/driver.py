@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import getpass
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable
 
 from textual.message import Message
 
 from clarify_tui.backends import make_agent, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
+from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -34,10 +35,6 @@ from clarify_tui.tui.messages import (
 )
 from clarify_tui.tui.widgets.clock import ActiveClock
 from clarify_tui.tui.widgets.note import append_note
-
-Role = Literal["observer", "user", "agent"]
-ROLES: tuple[Role, ...] = ("observer", "user", "agent")
-DEFAULT_AGENT = "scripted:search-then-ask"
 
 
 @dataclass

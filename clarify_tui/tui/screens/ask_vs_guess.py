@@ -17,12 +17,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from clarify_tui.models import Session, Step, Task
 from clarify_tui.tui.screens.compare import verdict_text
 from clarify_tui.tui.widgets.trajectory import Trajectory
+from clarify_tui.tui.widgets.footer import Footer
 
 DEFAULT_A = "scripted:direct-guess"
 DEFAULT_B = "scripted:search-then-ask"

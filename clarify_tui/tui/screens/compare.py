@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
 from clarify_tui.trajectory import action_groups
 from clarify_tui.tui.widgets.step_card import render_step
+from clarify_tui.tui.widgets.footer import Footer
 
 
 def _key(group: list[Step]) -> tuple[str, str]:

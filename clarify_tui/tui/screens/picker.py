@@ -10,11 +10,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from clarify_tui.models import Task
-from clarify_tui.tui.driver import ROLES
 from clarify_tui.tui.layout import compact_when_narrow
+from clarify_tui.tui.roles import ROLES
+from clarify_tui.tui.widgets.footer import Footer
 
 ALL = "all"
 ROLE_LABEL = {"observer": "watch / step", "user": "play the user", "agent": "play the agent"}

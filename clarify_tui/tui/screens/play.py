@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from clarify_tui.models import Action, ActionKind, Protocol
@@ -48,6 +48,7 @@ from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import StatePanel, score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
+from clarify_tui.tui.widgets.footer import Footer
 
 RunMode = Literal["watch", "step"]
 PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)

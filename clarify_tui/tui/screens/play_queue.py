@@ -17,9 +17,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from clarify_tui.models import Task
+from clarify_tui.tui.widgets.footer import Footer
 
 FINISHED = ("completed", "errored", "abandoned")
 

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Input, Label, Static
+from textual.widgets import Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from clarify_tui.agent_view import AgentView
@@ -37,6 +37,7 @@ from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
 from clarify_tui.tui.widgets.step_card import StepCard
 from clarify_tui.tui.widgets.trajectory import Trajectory
+from clarify_tui.tui.widgets.footer import Footer
 
 GUESS_KINDS = (ActionKind.search, ActionKind.answer)
 

@@ -22,7 +22,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Footer,
     Header,
     Label,
     Select,
@@ -39,6 +38,7 @@ from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, group_sessions
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows
 from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
+from clarify_tui.tui.widgets.footer import Footer
 
 HIST_BINS = 10
 

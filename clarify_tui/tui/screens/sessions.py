@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Header, Select, Static
+from textual.widgets import Checkbox, DataTable, Header, Select, Static
 
 from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
@@ -25,6 +25,7 @@ from clarify_tui.tui.widgets.session_table import (
     option_values,
     session_rows,
 )
+from clarify_tui.tui.widgets.footer import Footer
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))
