@@ -22,6 +22,7 @@ from clarify_tui.tui.screens.replay import ReplayScreen
 from clarify_tui.tui.screens.sessions import SessionsScreen
 from clarify_tui.tui.widgets.session_table import SessionTable
 from clarify_tui.tui.widgets.state import StatePanel, render_state
+from clarify_tui.tui.widgets.trajectory import Trajectory
 
 SIZE = (150, 45)
 
@@ -97,9 +98,8 @@ async def test_failed_discobench_opens_at_the_first_failed_checkpoint(store):
         assert screen.cursor == failure
         assert screen.guess is not None and steps[screen.guess].actor == "agent"
         assert steps[screen.guess].action.kind.value in ("search", "answer")
-        cards = {c.step.index: c for c in screen.query("StepCard")}
         await pilot.pause()
-        assert cards[screen.guess].has_class("guess")
+        assert "guess" in screen.query_one(Trajectory).marks(screen.guess)
         assert "instead of asking" in text_of(screen.query_one("#replay-head", Static))
 
 

@@ -97,6 +97,8 @@ def rendered_text(screen) -> str:
     parts = [str(screen.title or "")]
     for widget in screen.query("*"):
         parts.append(_plain(widget.render()))
+        if hasattr(widget, "card_text"):  # the trajectory draws its cards line by line
+            parts += [widget.card_text(i) for i in widget.shown_indexes]
         if isinstance(getattr(widget, "value", None), str):
             parts.append(widget.value)
     return "\n".join(parts)

@@ -18,9 +18,9 @@ from clarify_tui.tui.screens.play import PlayScreen
 from clarify_tui.tui.screens.play_queue import QueueSpec
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.reply_box import ReplyBox
-from clarify_tui.tui.widgets.step_card import StepCard
+from clarify_tui.tui.widgets.trajectory import Trajectory
 from tests.conftest import CTS, DISCO, DOCS, IC
-from tests.test_tui import SIZE, Messages, _plain, settle, type_text
+from tests.test_tui import SIZE, Messages, settle, type_text
 
 
 @pytest.fixture
@@ -164,7 +164,8 @@ async def test_edit_keeps_the_proposal_one_escape_closes_and_edits_are_marked(st
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
-        cards = [_plain(c.render()) for c in screen.query(StepCard)]
+        trajectory = screen.query_one(Trajectory)
+        cards = [trajectory.card_text(i) for i in trajectory.shown_indexes]
         sid = screen.driver.session.id
     assert "edited by a person" in cards[0] and "typed by a person" in cards[1]
     steps = store.steps(sid)

@@ -42,7 +42,7 @@ def still_spinner(monkeypatch):
 async def until_reply_box(pilot) -> None:
     """Watch mode at full pace until the agent asks and the reply box is up; then the
     trajectory is put at its end (following the newest step is timing-dependent)."""
-    pilot.app.screen.pace = 0
+    pilot.app.screen.action_pace(-99)  # the fastest pace, shown in the status line at once
     for _ in range(400):
         box = pilot.app.screen.query(ReplyBox)
         if box and box.first().request is not None:

@@ -35,7 +35,6 @@ from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
-from clarify_tui.tui.widgets.step_card import StepCard
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -249,14 +248,7 @@ class ReplayScreen(PanelsMixin, Screen):
 
     def mark_cards(self) -> None:
         """The current step stands out, later ones are dimmed, the guess is flagged."""
-        i = self.cursor
-        for card in self.query(StepCard):
-            index = card.step.index
-            card.set_class(index == i, "current")
-            card.set_class(index > i and self.live is None, "future")
-            card.set_class(index == self.guess, "guess")
-            if index == i:
-                self.call_after_refresh(card.scroll_visible, animate=False)
+        self.query_one(Trajectory).mark(self.cursor, self.guess, dim_future=self.live is None)
 
     @property
     def agent_is_human(self) -> bool:

@@ -1,16 +1,16 @@
 """One trajectory step as a compact card: who acted, what they did, what came back.
 
-Rendering is a pure function of the Step (plus the spoiler flag), so the same card shows
-a live step and a stored one (replay reads Step rows from the Store).
+Rendering is a pure function of the Step (plus the spoiler and unfold flags), so the same
+card shows a live step and a stored one (replay reads Step rows from the Store). The
+trajectory widget renders these cards line by line (`widgets/trajectory.py`);
+`estimate_lines` guesses a card's height without rendering it, so a long session need
+not render every card to lay out its scrollbar.
 """
 
 from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.models import Action, ActionKind, Step
 
@@ -117,26 +117,37 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-class StepCard(Static):
-    """A trajectory step; click to unfold long content."""
+def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> int:
+    """Roughly how many lines `render_step` gives at `width` (without the gap below the
+    card). Cheap (no Rich rendering, a few microseconds): the trajectory uses it for cards
+    it has not drawn yet and replaces it with the real height once the card is drawn."""
+    width = max(width, 10)
 
-    expanded: reactive[bool] = reactive(False, layout=True)
-    """Whether long content (observations, hit lists) is shown in full."""
+    def rows(text: str) -> int:
+        if len(text) < width and "\n" not in text:
+            return 1
+        return sum(1 + len(part) // width for part in (text.splitlines() or [""]))
 
-    def __init__(self, step: Step, reveal: bool, expanded: bool = False) -> None:
-        super().__init__(classes=f"step actor-{step.actor}")
-        self.step = step
-        self.reveal = reveal
-        self.set_reactive(StepCard.expanded, expanded)
-        if step.error:
-            self.add_class("error")
-
-    def render(self):
-        return render_step(self.step, reveal=self.reveal, expanded=self.expanded)
-
-    def on_click(self) -> None:
-        self.expanded = not self.expanded
-
-    def update_step(self, step: Step, reveal: bool) -> None:
-        self.step, self.reveal = step, reveal
-        self.refresh(layout=True)
+    action, obs = step.action, step.observation
+    kind = action.kind
+    n = 1 + (len(step.actor) + len(action.text) + 40) // width  # index, actor, icon, usage
+    if kind == ActionKind.clarify:
+        n += len(action.items)
+    if step.error:
+        return n + rows(fold(step.error, expanded))
+    if kind == ActionKind.search:
+        hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
+        if expanded:
+            snippets = sum(rows(h.content) for h in hits)
+        else:
+            snippets = len(hits) * (1 + (SNIPPET + 5) // width)
+        return n + 1 + len(hits) + snippets + (len(obs.hits) > len(hits))
+    if kind == ActionKind.clarify and obs.items:
+        return n + len(obs.items)
+    if step.actor == "judge":
+        return n + rows(obs.text)
+    if kind == ActionKind.answer:
+        return n + int(reveal and "correct" in obs.data)
+    if step.actor == "user" and kind == ActionKind.reply:
+        return n + 1 + int(reveal and bool(obs.data.get("released_clue")))
+    return n + (rows(fold(obs.text, expanded)) if obs.text else 0)

@@ -1,17 +1,33 @@
-"""The centre region: the live list of steps, newest in view.
+"""The centre region: the list of steps as cards, newest in view, drawn line by line.
 
-`sync` is idempotent and cheap: it mounts cards only for steps it has not shown yet (all
-at once, so a burst of steps is one layout pass) and re-renders the last card, which the
+A session can hold thousands of steps, so this is one Line-API widget (a `ScrollView`
+with `render_line`, like Textual's own Log and DataTable), not one widget per step: only
+the lines on screen are drawn. Each card is rendered once into strips and cached by what
+it depends on (the step, width, unfold, spoilers, replay mark); a card not rendered yet
+counts with an estimated height (`estimate_lines`) until it comes into view. `sync` is
+idempotent and cheap: it appends new steps and re-renders only the last step, which the
 engine may have re-recorded. Judge steps are left out while spoilers are hidden.
 """
 
 from __future__ import annotations
 
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from bisect import bisect_right
+from itertools import accumulate
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.cache import LRUCache
+from textual.color import Color
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from clarify_tui.models import Step
-from clarify_tui.tui.widgets.step_card import StepCard
+from clarify_tui.tui.widgets.step_card import estimate_lines, render_step
+
+MARKER = "█"  # the current (or guessed) step's left edge in replay (a thick border)
+FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -19,46 +35,336 @@ def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
     return steps if reveal else [s for s in steps if s.actor != "judge"]
 
 
-class Trajectory(VerticalScroll):
-    """Step cards, oldest first; follows the newest step while `follow` is on."""
+class Trajectory(ScrollView, can_focus=True):
+    """Step cards, oldest first; follows the newest step while `follow` is on.
+
+    Replay marks its cursor with `mark` (the current step stands out, later ones fade,
+    the guessed step is flagged); a click unfolds or folds one card."""
+
+    COMPONENT_CLASSES = {
+        "trajectory--hint", "trajectory--judge", "trajectory--error",
+        "trajectory--current", "trajectory--guess", "trajectory--guess-current",
+    }
+    DEFAULT_CSS = """
+    Trajectory { overflow-x: hidden; overflow-y: auto; }
+    Trajectory > .trajectory--hint { color: $text-muted; }
+    Trajectory > .trajectory--judge { color: $text-muted; }
+    Trajectory > .trajectory--error { background: $error 10%; }
+    Trajectory > .trajectory--current { background: $accent 25%; color: $accent; }
+    Trajectory > .trajectory--guess { background: $error 15%; color: $error; }
+    Trajectory > .trajectory--guess-current { background: $error 30%; color: $error; }
+    """
+    GAP = 1  # blank lines below each card
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.reveal = True
         self.expanded = False
         self.follow = True
-        self._shown: list[int] = []  # step indexes with a card, in order
+        self._steps: list[Step] = []  # what is shown, in order
+        self._position: dict[int, int] = {}  # step index -> place in _steps
+        self._heights: list[int] = []  # lines per card, gap included
+        self._height_keys: list[tuple | None] = []  # what each height was rendered for; None = estimate
+        self._offsets: list[int] = [0]  # first line of each card; the last item is the total
+        self._strips: LRUCache[int, tuple[tuple, list[Strip]]] = LRUCache(1024)
+        self._toggled: set[int] = set()  # cards unfolded (or folded) by a click
+        self._current: int | None = None
+        self._guess: int | None = None
+        self._dim_future = False
+        self._width = 0
+        self._pinned = False  # keep the last line in view as cards grow
+        self._settling = False
+        self._style_cache: dict[str, Style] = {}
 
-    def compose(self):
-        yield Static("No steps yet.", id="empty-trajectory", classes="hint")
+    # ---- the public API --------------------------------------------------------------
 
     def sync(self, steps: list[Step], reveal: bool) -> None:
+        """Show `steps`: append the new ones and redraw the last one shown."""
         if reveal != self.reveal:
             self.reveal = reveal
             self.rebuild(steps)
             return
         wanted = visible_steps(steps, reveal)
-        cards = list(self.query(StepCard))
-        by_index = {s.index: s for s in wanted}
-        if cards:
-            last = cards[-1]
-            if last.step.index in by_index:
-                last.update_step(by_index[last.step.index], reveal)
-        shown = set(self._shown)
-        new = [s for s in wanted if s.index not in shown]
-        if new:
-            self.query("#empty-trajectory").remove()
-            self._shown += [s.index for s in new]
-            self.mount_all([StepCard(s, reveal, self.expanded) for s in new])
-            if self.follow:
-                self.call_after_refresh(self.scroll_end, animate=False)
+        shown = len(self._steps)
+        if shown and len(wanted) >= shown and wanted[shown - 1].index == self._steps[-1].index:
+            self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it
+            self._forget(shown - 1)
+            new = wanted[shown:]
+        else:
+            new = [s for s in wanted if s.index not in self._position]
+        for step in new:
+            self._position[step.index] = len(self._steps)
+            self._steps.append(step)
+            self._heights.append(self._estimate(step))
+            self._height_keys.append(None)
+        self._relayout()
+        if new and self.follow:
+            self.scroll_end(animate=False)
 
     def rebuild(self, steps: list[Step]) -> None:
-        self.query(StepCard).remove()
-        self._shown = []
+        """Forget every card and show `steps` afresh."""
+        self._steps, self._position, self._heights, self._height_keys = [], {}, [], []
+        self._strips.clear()
+        self._toggled.clear()
         self.sync(steps, self.reveal)
+        if not self._steps:
+            self._relayout()
 
     def set_expanded(self, expanded: bool) -> None:
+        """Unfold (or fold) every card's long content."""
         self.expanded = expanded
-        for card in self.query(StepCard):
-            card.expanded = expanded
+        self._toggled.clear()
+        self._reestimate()
+
+    def mark(self, current: int | None, guess: int | None = None, dim_future: bool = False) -> None:
+        """Replay's cursor: step `current` stands out (and is scrolled into view), steps
+        after it fade when `dim_future`, step `guess` is flagged as the guess."""
+        before = {self._current, self._guess}
+        future_changed = dim_future != self._dim_future or (dim_future and current != self._current)
+        self._current, self._guess, self._dim_future = current, guess, dim_future
+        for index in before | {current, guess}:
+            if index in self._position:
+                self._forget(self._position[index])
+        if future_changed:
+            self._strips.clear()  # fading is drawn into the strips, not the height
+        self._relayout()
+        if current in self._position:
+            self.scroll_to_step(current)
+
+    def scroll_to_step(self, index: int) -> None:
+        """Bring step `index`'s card into view (its top, if it is taller than the view)."""
+        pos = self._position.get(index)
+        if pos is None:
+            return
+        self._card_strips(pos)
+        self._relayout()
+        top, bottom = self._offsets[pos], self._offsets[pos + 1] - self.GAP
+        view = self.scrollable_content_region.height
+        y = self.scroll_y
+        if top < y or bottom - top > view:
+            y = top
+        elif bottom > y + view:
+            y = bottom - view
+        self._pinned = False
+        self.scroll_y = y
+
+    def scroll_end(self, *args, **kwargs) -> None:
+        """Pin the view to the last line, now (not after the next refresh, which could undo
+        a scroll made in between); it stays pinned while cards below grow."""
+        self._pinned = True
+        self._settle()
+        super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
+
+    @property
+    def shown_indexes(self) -> list[int]:
+        """The step indexes shown, in order (judge steps are missing while hidden)."""
+        return [s.index for s in self._steps]
+
+    def card_text(self, index: int) -> str:
+        """Step `index`'s card as plain text, as it is drawn now."""
+        pos = self._position[index]
+        return "\n".join(strip.text.rstrip() for strip in self._card_strips(pos)).strip("\n")
+
+    def marks(self, index: int) -> set[str]:
+        """How step `index` is marked: {"current", "future", "guess"}, or empty."""
+        out = set()
+        if index == self._current:
+            out.add("current")
+        if index == self._guess:
+            out.add("guess")
+        if self._dim_future and self._current is not None and index > self._current:
+            out.add("future")
+        return out
+
+    @property
+    def lines_from(self) -> list[int]:
+        """The first line of each card, in order (the last item is the total height)."""
+        return list(self._offsets)
+
+    # ---- layout: heights, offsets, what is in view ------------------------------------
+
+    def _key(self, pos: int) -> tuple:
+        step = self._steps[pos]
+        marks = self.marks(step.index)
+        return (id(step), self._width, self._expanded(step.index), self.reveal,
+                "current" in marks, "guess" in marks, "future" in marks)
+
+    def _expanded(self, index: int) -> bool:
+        return self.expanded != (index in self._toggled)
+
+    def _estimate(self, step: Step) -> int:
+        if not self._width:  # not laid out yet: guessed once the width is known
+            return self.GAP + 1
+        return self.GAP + estimate_lines(step, reveal=self.reveal, expanded=self._expanded(step.index),
+                                         width=self._width)
+
+    def _forget(self, pos: int) -> None:
+        """Step at `pos` changed: its strips and height are stale (its height stays as a
+        guess until it is drawn again, so nothing else moves before then)."""
+        self._strips.discard(self._steps[pos].index)
+        self._height_keys[pos] = None
+
+    def _reestimate(self) -> None:
+        """Every card's height changed (width, unfold all): guess them all again, keeping
+        the card at the top of the view at the top."""
+        anchor = self._card_at(int(self.scroll_y)) if self._steps else None
+        within = int(self.scroll_y) - self._offsets[anchor] if anchor is not None else 0
+        self._strips.clear()
+        self._heights = [self._estimate(s) for s in self._steps]
+        self._height_keys = [None] * len(self._steps)
+        self._relayout()
+        if anchor is not None and not self._pinned:
+            self._card_strips(anchor)
+            self._relayout()
+            within = min(within, self._heights[anchor] - 1)
+            self.scroll_y = self._offsets[anchor] + within
+
+    def _relayout(self) -> None:
+        self._offsets = list(accumulate(self._heights, initial=0))
+        self._settle()
+        self.refresh()
+
+    def _card_at(self, y: int) -> int:
+        return max(0, min(len(self._steps) - 1, bisect_right(self._offsets, y) - 1))
+
+    def _settle(self) -> None:
+        """Draw the cards in view (and, when pinned to the end, the last ones) so their
+        real heights replace the guesses, then size the scroll area and keep the end in
+        view if pinned. A few rounds at most: each only draws cards not drawn yet."""
+        if self._settling:
+            return
+        self._settling = True
+        try:
+            width = self.scrollable_content_region.width
+            if width > 0 and width != self._width:
+                self._width = width
+                self._reestimate()
+            view = max(1, self.scrollable_content_region.height)
+            for _ in range(6):
+                top = max(0, self._offsets[-1] - view) if self._pinned else int(self.scroll_y)
+                drew = False
+                if self._steps and width > 0:
+                    first, last = self._card_at(top), self._card_at(top + view)
+                    for pos in range(first, last + 1):
+                        drew = self._render_height(pos) or drew
+                if not drew:
+                    break
+                self._offsets = list(accumulate(self._heights, initial=0))
+            total = max(self._offsets[-1], 1 if not self._steps else 0)
+            if self.virtual_size != Size(self._width, total):
+                self.virtual_size = Size(self._width, total)
+            if self._pinned:
+                end = max(0, total - view)
+                if int(self.scroll_y) != end:  # set directly: this may run inside a scroll animation
+                    self.scroll_y = end
+        finally:
+            self._settling = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        if not self._settling:
+            self._pinned = new_value >= self.max_scroll_y
+            self._settle()
+        super().watch_scroll_y(old_value, new_value)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._settle()
+        self.refresh()
+
+    # ---- drawing -----------------------------------------------------------------------
+
+    def _render_height(self, pos: int) -> bool:
+        """Draw the card at `pos` if its height is a guess; True if it was."""
+        if self._height_keys[pos] == self._key(pos):
+            return False
+        self._card_strips(pos)
+        return True
+
+    def _card_strips(self, pos: int) -> list[Strip]:
+        """The card at `pos` as strips, from the cache or drawn now (recording its height)."""
+        step = self._steps[pos]
+        key = self._key(pos)
+        cached = self._strips.get(step.index)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        strips = self._draw_card(step)
+        self._strips[step.index] = (key, strips)
+        self._heights[pos], self._height_keys[pos] = len(strips), key
+        return strips
+
+    def _style(self, name: str = "") -> Style:
+        """The widget's style, or a component's (cached: `rich_style` is not cheap)."""
+        if name not in self._style_cache:
+            self._style_cache[name] = self.get_component_rich_style(name) if name else self.rich_style
+        return self._style_cache[name]
+
+    def _draw_card(self, step: Step) -> list[Strip]:
+        marks = self.marks(step.index)
+        width = max(self._width, 2)
+        base = self._style()
+        if step.actor == "judge":
+            base += self._style("trajectory--judge")
+        if step.error:
+            base += Style(bgcolor=self._style("trajectory--error").bgcolor)
+        marker = None
+        if "current" in marks or "guess" in marks:
+            names = [n for n in ("guess", "current") if n in marks]
+            mark_style = self._style("trajectory--" + "-".join(names))
+            base += Style(bgcolor=mark_style.bgcolor)
+            marker = Segment(MARKER, base + Style(color=mark_style.color))
+        inner = width - (1 if marker else 0)
+        console = self.app.console
+        card = render_step(step, reveal=self.reveal, expanded=self._expanded(step.index))
+        lines = console.render_lines(card, console.options.update_width(inner), style=base)
+        lines += [[Segment(" " * inner, base)]] * self.GAP
+        strips = [Strip([marker, *line] if marker else line, width) for line in lines]
+        if "future" in marks:
+            strips = [self._fade(strip) for strip in strips]
+        return strips
+
+    def _fade(self, strip: Strip) -> Strip:
+        """A later step in replay: its colours move towards the background."""
+        fallback = Color.from_rich_color(self._style().bgcolor)
+        out = []
+        for text, style, control in strip:
+            if style is not None and style.color is not None:
+                back = Color.from_rich_color(style.bgcolor) if style.bgcolor else fallback
+                fore = Color.from_rich_color(style.color, ansi=False)
+                style += Style(color=back.blend(fore, FUTURE_OPACITY).rich_color)
+            out.append(Segment(text, style, control))
+        return Strip(out, strip.cell_length)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = int(self.scroll_y) + y
+        blank = Strip.blank(width, self._style())
+        if not self._steps:
+            if y == 0:
+                hint = Strip([Segment("No steps yet.", self._style("trajectory--hint"))])
+                return hint.adjust_cell_length(width, self._style())
+            return blank
+        if line >= self._offsets[-1]:
+            return blank
+        pos = self._card_at(line)
+        strips = self._card_strips(pos)
+        within = line - self._offsets[pos]
+        if within >= len(strips):  # a guessed height was too big: fixed on the next refresh
+            self.call_after_refresh(self._relayout)
+            return blank
+        if self._offsets[pos + 1] - self._offsets[pos] != len(strips):
+            self.call_after_refresh(self._relayout)
+        return strips[within].adjust_cell_length(width, self._style())
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self._steps:
+            return
+        pos = self._card_at(int(self.scroll_y) + offset.y)
+        self._toggled ^= {self._steps[pos].index}
+        self._forget(pos)
+        self._relayout()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # colours changed (theme, focus); heights did not
+        self._style_cache.clear()
+        self.refresh()

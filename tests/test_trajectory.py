@@ -1,0 +1,210 @@
+"""The trajectory draws a long session line by line: a 5,000-step session adds no widgets,
+the end shows the last step, a re-recorded last step shows its new content, judge steps
+stay out while spoilers are hidden, and replay's cursor is scrolled into view.
+
+What is checked is what the widget draws (`render_line`), the lines a person sees."""
+
+from __future__ import annotations
+
+import re
+
+from textual.app import App, ComposeResult
+
+from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
+from clarify_tui.tui.widgets.trajectory import Trajectory
+
+N = 5000
+
+
+def make_steps(n: int) -> list[Step]:
+    """Searches with hits, asks, replies and judge verdicts, in turn."""
+    steps = []
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            hits = [SearchHit(title=f"Result {i}.{j}", url=f"https://example.org/{i}/{j}",
+                              content="Lorem ipsum dolor sit amet, " * (j + 1), score=5 - j) for j in range(5)]
+            steps.append(Step(index=i, actor="agent", action=Action.search(f"query number {i}"),
+                              observation=Observation(text="5 results", hits=hits)))
+        elif kind == 1:
+            steps.append(Step(index=i, actor="agent", action=Action.ask(f"Do you mean option {i}?"),
+                              observation=Observation(text="i don't know")))
+        elif kind == 2:
+            steps.append(Step(index=i, actor="user", action=Action(kind=ActionKind.reply, text="i don't know")))
+        else:
+            steps.append(Step(index=i, actor="judge", action=Action(kind=ActionKind.judge, text="checkpoint"),
+                              observation=Observation(text=f"verdict {i}")))
+    return steps
+
+
+class TrajectoryApp(App):
+    CSS = "Trajectory { height: 1fr; border: round $primary; padding: 0 1; }"
+
+    def on_mount(self) -> None:
+        self.animation_level = "none"  # keys scroll at once
+
+    def compose(self) -> ComposeResult:
+        yield Trajectory()
+
+
+def screen_text(trajectory: Trajectory) -> str:
+    """The lines the trajectory draws now, top to bottom."""
+    rows = trajectory.scrollable_content_region.height
+    return "\n".join(trajectory.render_line(y).text.rstrip() for y in range(rows))
+
+
+def headers(text: str) -> list[int]:
+    """The step numbers of the cards whose first line is on screen."""
+    return [int(m) for m in re.findall(r"^█?#(\d+)", text, flags=re.M)]
+
+
+async def test_a_long_session_adds_no_widgets_and_its_end_shows_the_last_step():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        widgets = len(list(app.screen.query("*")))
+        trajectory.sync(make_steps(N), reveal=True)
+        await pilot.pause()
+        assert len(list(app.screen.query("*"))) == widgets
+        text = screen_text(trajectory)
+        assert headers(text)[-1] == N - 1  # following the newest step
+        assert "verdict 4999" in text
+        trajectory.focus()
+        await pilot.press("home")
+        assert headers(screen_text(trajectory))[0] == 0
+        await pilot.press("end")
+        assert headers(screen_text(trajectory))[-1] == N - 1
+        assert trajectory.scroll_y == trajectory.max_scroll_y
+
+
+async def test_paging_from_the_top_shows_every_card_in_order():
+    """Cards drawn for the first time while paging replace their guessed heights, and
+    no card is skipped, cut or shown twice on the way down."""
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.sync(make_steps(400), reveal=True)
+        trajectory.focus()
+        await pilot.press("home")
+        seen: list[int] = []
+        for _ in range(60):
+            seen += headers(screen_text(trajectory))
+            await pilot.press("pagedown")
+        assert sorted(set(seen)) == list(range(max(seen) + 1))
+        assert max(seen) > 100
+        # the cards drawn so far have their real heights
+        tops = trajectory.lines_from
+        for index in range(50):
+            lines = trajectory.card_text(index).count("\n") + 1
+            assert tops[index + 1] - tops[index] == lines + Trajectory.GAP
+
+
+async def test_a_re_recorded_last_step_shows_its_new_content():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        steps = make_steps(N)
+        steps[-1] = Step(index=N - 1, actor="agent", action=Action.answer("first draft"))
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        assert "first draft" in screen_text(trajectory)
+        steps[-1] = Step(index=N - 1, actor="agent", action=Action.answer("Tokyo Tower"))
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        text = screen_text(trajectory)
+        assert "Tokyo Tower" in text and "first draft" not in text
+        steps[-1].action.text = "Sapporo TV Tower"  # changed in place, same object
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        assert "Sapporo TV Tower" in screen_text(trajectory)
+        assert trajectory.shown_indexes == list(range(N))
+
+
+async def test_judge_steps_are_hidden_while_spoilers_are_hidden():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        steps = make_steps(40)
+        trajectory.sync(steps, reveal=False)
+        await pilot.pause()
+        assert all(steps[i].actor != "judge" for i in trajectory.shown_indexes)
+        trajectory.focus()
+        await pilot.press("home")
+        for _ in range(30):
+            text = screen_text(trajectory)
+            assert "judge" not in text and "verdict" not in text
+            await pilot.press("pagedown")
+        trajectory.sync(steps, reveal=True)  # the session ended: verdicts are shown
+        await pilot.pause()
+        assert "verdict 39" in screen_text(trajectory)
+        assert trajectory.shown_indexes == list(range(40))
+
+
+async def test_new_steps_are_followed_only_while_follow_is_on():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        steps = make_steps(60)
+        trajectory.follow = False
+        trajectory.sync(steps[:30], reveal=True)
+        await pilot.pause()
+        assert headers(screen_text(trajectory))[0] == 0
+        trajectory.sync(steps[:31], reveal=True)
+        await pilot.pause()
+        assert headers(screen_text(trajectory))[0] == 0
+        trajectory.follow = True
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        assert headers(screen_text(trajectory))[-1] == 59
+
+
+async def test_unfolding_shows_every_hit_and_a_click_unfolds_one_card():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.follow = False
+        trajectory.sync(make_steps(8), reveal=True)
+        await pilot.pause()
+        assert "2 more hits (click to unfold)" in screen_text(trajectory)
+        assert "Result 0.4" not in trajectory.card_text(0)
+        await pilot.click(Trajectory, offset=(3, 1))  # on the first card
+        await pilot.pause()
+        assert "Result 0.4" in trajectory.card_text(0) and "Result 4.4" not in trajectory.card_text(4)
+        trajectory.set_expanded(True)
+        await pilot.pause()
+        assert "Result 4.4" in trajectory.card_text(4)
+        assert "more hits" not in screen_text(trajectory)
+
+
+async def test_marking_a_step_scrolls_it_into_view_and_marks_it():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.follow = False
+        trajectory.sync(make_steps(N), reveal=True)
+        await pilot.pause()
+        trajectory.mark(2501, guess=2500, dim_future=True)
+        await pilot.pause()
+        assert 2501 in headers(screen_text(trajectory))
+        assert trajectory.marks(2501) == {"current"}
+        assert trajectory.marks(2500) == {"guess"}
+        assert trajectory.marks(2502) == {"future"} and trajectory.marks(7) == set()
+        # the current card has a coloured left edge the others lack
+        row = screen_text(trajectory).splitlines()
+        top = next(i for i, line in enumerate(row) if line.startswith("█#2501"))
+        assert not any(line.startswith("█") for line in row[top + 3:])  # the gap line after is the card's
+        trajectory.mark(10, dim_future=True)
+        await pilot.pause()
+        assert headers(screen_text(trajectory))[0] <= 10 and "#10 " in screen_text(trajectory)
+        assert trajectory.marks(2501) == {"future"}
+
+
+async def test_an_empty_trajectory_says_so():
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        await pilot.pause()
+        assert screen_text(trajectory).startswith("No steps yet.")
+        trajectory.rebuild(make_steps(3))
+        await pilot.pause()
+        assert headers(screen_text(trajectory)) == [0, 1, 2]
