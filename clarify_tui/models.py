@@ -11,7 +11,9 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator, model_validator
+
+from clarify_tui.results import EpisodeState, SessionResult, Stored, parse_result
 
 
 def now_iso() -> str:
@@ -266,10 +268,14 @@ class Step(BaseModel):
     latency_ms: float = 0.0
     model: str | None = None
     error: str | None = None
-    state: dict[str, Any] = Field(default_factory=dict)
+    state: EpisodeState = Field(default_factory=EpisodeState)
     created_at: str = Field(default_factory=now_iso)
     retries: int = 0  # calls retried for this step (transient faults, off-contract replies)
     retry_cause: str | None = None  # the last retry's cause
+
+    @field_serializer("state")
+    def _state_as_stored(self, state: EpisodeState) -> dict[str, Any]:
+        return state.stored()
 
 
 SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored
@@ -316,12 +322,29 @@ class Session(BaseModel):
     status: SessionStatus = "running"
     error: str | None = None
     config: EpisodeConfig = Field(default_factory=EpisodeConfig)
-    result: dict[str, Any] = Field(default_factory=dict)
+    # The protocol's result (results.py); an empty one (`{}` stored) until the session ends.
+    result: SessionResult = Field(default_factory=lambda data: parse_result(data["protocol"], None))
     parent_id: str | None = None
     fork_step: int | None = None
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _result_of_the_protocol(cls, data: Any) -> Any:
+        """A stored result carries no protocol tag: it is the session's."""
+        if isinstance(data, dict) and "protocol" in data:
+            result = data.get("result")
+            if result is None or (isinstance(result, dict) and "protocol" not in result):
+                protocol = data["protocol"]
+                tag = protocol.value if isinstance(protocol, Protocol) else protocol
+                data = {**data, "result": {**(result or {}), "protocol": tag}}
+        return data
+
+    @field_serializer("result")
+    def _result_as_stored(self, result: Stored) -> dict[str, Any]:
+        return result.stored()
 
     @model_validator(mode="after")
     def _backend_apart_from_cache(self) -> Session:

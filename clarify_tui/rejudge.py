@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clarify_tui.metrics.cts import restore_score
-from clarify_tui.metrics.profiles import ADVANCED
+from clarify_tui.results import (
+    ADVANCED_OUTCOMES,
+    CheckpointResult,
+    CTSResult,
+    DiscoBenchResult,
+    DiscoBenchState,
+    NuggetCoverage,
+    checkpoint_outcome,
+)
 
 if TYPE_CHECKING:
     from clarify_tui.judges.base import Judge
@@ -51,38 +59,34 @@ def current_at_answer(steps: list) -> int | None:
     for i in range(len(steps) - 1, 0, -1):
         step = steps[i]
         if step.actor == "judge" and step.action.text == "answer equivalence":
-            return (steps[i - 1].state.get("protocol") or {}).get("current")
+            state = steps[i - 1].state.protocol
+            return state.current if isinstance(state, DiscoBenchState) else None
     return None
 
 
-def recompute_checkpoints(checkpoints: list[dict], current: int | None, correct: bool) -> list[dict]:
+def recompute_checkpoints(
+    checkpoints: list[CheckpointResult], current: int | None, correct: bool
+) -> list[CheckpointResult]:
     """Checkpoint rows as the engine would have left them with this answer verdict."""
-    rows = [dict(cp) for cp in checkpoints]
+    rows = [cp.model_copy() for cp in checkpoints]
     if current is None:
         return rows
     for row in rows[current:]:
         if correct:
-            row["status"] = "passed"
+            row.status = "passed"
         else:
-            row["status"] = "failed" if row["index"] == current else "unreached"
+            row.status = "failed" if row.index == current else "unreached"
     for row in rows:
-        status = row.get("status")
-        if status == "passed":
-            missed = row.get("type") == "ambi" and not row.get("asked_right")
-            row["outcome"] = "missed_ambiguity_correct" if missed else "correct_answer"
-        elif status == "unreached":
-            row["outcome"] = "unreached"
-        else:
-            row["outcome"] = "failed"
-        row["reached"] = status != "unreached"
-        row["advanced"] = row["outcome"] in ADVANCED
+        row.outcome = checkpoint_outcome(row.status, row.type, row.asked_right)
+        row.reached = row.status != "unreached"
+        row.advanced = row.outcome in ADVANCED_OUTCOMES
     return rows
 
 
 async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict | None:
     """Judge one stored session again; stores and returns the verdict (None: nothing to judge)."""
     result = session.result
-    answer = result.get("answer")
+    answer = result.answer
     if session.status != "completed" or answer is None:
         return None
     task = store.task_for(session.id)
@@ -90,16 +94,17 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
     if protocol == "cts":
         nuggets = task.cts.nuggets
         judgement = await judge.nuggets(answer, nuggets, query=task.cts.fused_query)
-        coverage = [{"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)]
-        verdict = {"coverage": coverage, "restore_score": restore_score(coverage), "answer": answer,
-                   "usage": _usage(judgement.usage)}
+        coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)]
+        verdict = {"coverage": [c.stored() for c in coverage], "restore_score": restore_score(coverage),
+                   "answer": answer, "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
         v = await judge.equivalent(task.question, answer, task.answer, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
-        if protocol == "discobench" and result.get("checkpoints"):
+        if isinstance(result, DiscoBenchResult) and result.checkpoints:
             current = current_at_answer(store.steps(session.id))
-            verdict["checkpoints"] = recompute_checkpoints(result["checkpoints"], current, v.correct)
+            rows = recompute_checkpoints(result.checkpoints, current, v.correct)
+            verdict["checkpoints"] = [cp.stored() for cp in rows]
         kind = "answer"
     store.add_judgment(session.id, judge.spec, kind, verdict)
     return verdict
@@ -130,9 +135,9 @@ async def rejudge(
                 else:
                     summary.judged += 1
                     old = session.result
-                    if "correct" in verdict and verdict["correct"] != old.get("correct"):
+                    if "correct" in verdict and verdict["correct"] != old.correct:
                         summary.changed += 1
-                    before = old.get("restore_score")
+                    before = old.restore_score if isinstance(old, CTSResult) else None
                     if "restore_score" in verdict and (before is None or abs(verdict["restore_score"] - before) > 1e-3):
                         summary.changed += 1
             if on_done:

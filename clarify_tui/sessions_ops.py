@@ -55,7 +55,7 @@ def fork_session(
     task = store.task_for(parent.id)
     steps = store.steps(parent.id)
     end = action_group_end(steps, step_index)
-    if steps[end].state.get("done"):
+    if steps[end].state.done:
         raise ForkError(f"the session had ended at step {end}; fork from an earlier step")
     session = Session(
         run=run or f"{parent.run}-forks", task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import StoreError
 from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
+from clarify_tui.results import EpisodeState
 from clarify_tui.tasks.sealed import open_task, sealed_dict, sealed_json
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class Store:
             "latency_ms": step.latency_ms,
             "model": step.model,
             "error": step.error,
-            "state": json.dumps(step.state),
+            "state": json.dumps(step.state.stored()),
             "created_at": step.created_at,
             "retries": step.retries,
             "retry_cause": step.retry_cause,
@@ -297,7 +298,7 @@ class Store:
             latency_ms=r["latency_ms"] or 0.0,
             model=r["model"],
             error=r["error"],
-            state=json.loads(r["state"] or "{}"),
+            state=EpisodeState.model_validate_json(r["state"] or "{}"),
             created_at=r["created_at"],
             retries=r.get("retries") or 0,
             retry_cause=r.get("retry_cause"),

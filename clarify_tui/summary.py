@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from clarify_tui.models import Session
+from clarify_tui.results import CTSResult
 
 
 def outcome(session: Session) -> str:
@@ -16,11 +17,11 @@ def outcome(session: Session) -> str:
     if session.status != "completed":
         return session.status
     r = session.result
-    if "restore_score" in r and r.get("restore_score") is not None:
-        return f"{r['restore_score']:.1f}"
-    if r.get("correct") is None:
+    if isinstance(r, CTSResult) and r.restore_score is not None:
+        return f"{r.restore_score:.1f}"
+    if r.correct is None:
         return "-"
-    return "correct" if r["correct"] else "wrong"
+    return "correct" if r.correct else "wrong"
 
 
 def duration(session: Session) -> str:
@@ -33,5 +34,5 @@ def duration(session: Session) -> str:
 
 def active(session: Session) -> str:
     """A person's active time on the task (the task clock, pauses excluded), if recorded."""
-    ms = (session.result or {}).get("active_ms")
+    ms = session.result.active_ms
     return "" if ms is None else f"{ms / 1000:.1f}s"

@@ -91,7 +91,7 @@ async def test_failed_discobench_opens_at_the_first_failed_checkpoint(store):
     session = first(store, "dg-direct-guess")
     steps = store.steps(session.id)
     failure = next(s.index for s in steps
-                   if any(cp["status"] == "failed" for cp in s.state["protocol"]["checkpoints"]))
+                   if any(cp.status == "failed" for cp in s.state.protocol.checkpoints))
     app = BrowseApp(store, start="replay", session_id=session.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -231,7 +231,7 @@ async def test_a_person_can_continue_a_fork_as_the_agent(store):
         await settle(pilot)
         saved = store.session(fork_id)
         assert saved.status == "completed" and saved.parent_id == parent.id and saved.fork_step == 0
-        assert saved.result["answer"] == "Godalming" and saved.result["correct"] is True
+        assert saved.result.answer == "Godalming" and saved.result.correct is True
         assert replay.live is None and replay.session.id == fork_id
 
 

@@ -22,7 +22,7 @@ def test_a_run_replays_from_an_imported_cache_and_a_miss_errors_the_session(tmp_
     assert main([*base, "--agent", "scripted:search-then-ask", "--db", str(b), "--run", "rep",
                  "--search-cache", "replay"]) == 0
     replayed = Store(b).sessions(runs=["rep"])[0]
-    assert replayed.status == "completed" and replayed.result["correct"] is True
+    assert replayed.status == "completed" and replayed.result.correct is True
     # direct-guess searches nothing new here, but a different query is a miss: errored, named
     other = data.with_name("other.jsonl")
     other.write_text(IC.model_copy(update={"question": "A question never searched before?"}).model_dump_json() + "\n",

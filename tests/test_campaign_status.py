@@ -40,7 +40,7 @@ def answer(store, task_id: str, who: str, text: str | None, active_ms: float = 6
 
     asyncio.run(go())
     if text:
-        session.result["active_ms"] = active_ms
+        session.result.active_ms = active_ms
         store.finish_session(session)
     return session
 

@@ -45,14 +45,14 @@ async def test_a_fixed_deep_search_agent_runs_the_search_phase(make_episode, sea
     session = await ep.run()
     assert [v.phase for v in clarifier.views] == ["clarify"]
     assert [v.phase for v in deep.views] == ["search", "search"] and deep.views[0].question == "matcha prices 2023"
-    assert session.result["deep_search"] == "test:deep" and session.result["deep_search_fixed"] is True
+    assert session.result.deep_search == "test:deep" and session.result.deep_search_fixed is True
     assert session.agent == "test:clarifier" and session.config.deep_search == "test:deep"
 
 
 async def test_without_a_deep_search_spec_the_agent_searches_and_the_result_says_so(make_episode):
     session = await make_episode(CTS, "search-then-ask", EpisodeConfig(k=1)).run()
-    assert session.result["deep_search"] == "scripted:search-then-ask"
-    assert session.result["deep_search_fixed"] is False
+    assert session.result.deep_search == "scripted:search-then-ask"
+    assert session.result.deep_search_fixed is False
 
 
 async def test_the_run_records_its_deep_search_spec(tmp_path, search):
@@ -61,7 +61,7 @@ async def test_the_run_records_its_deep_search_spec(tmp_path, search):
     spec = RunSpec(name="r", agent="scripted:search-then-ask", benchmark="cts", config=config)
     summary = await run_batch(store, spec, [CTS])
     [session] = summary.completed
-    assert session.result["deep_search"] == "scripted:direct-guess"
+    assert session.result.deep_search == "scripted:direct-guess"
     assert store.db["runs"].get("r")["config"].count("scripted:direct-guess") == 1
 
 
@@ -116,9 +116,9 @@ async def test_k0_is_orig_for_any_agent_the_clarifier_is_never_asked(make_episod
     session = await ep.run()
     assert [v.phase for v in ep.agent.views] == ["search", "search"]
     assert ep.agent.views[0].question == CTS.cts.blurred_query
-    assert session.result["orig"] is True and session.result["questions"] == [] and session.result["k"] == 0
+    assert session.result.orig is True and session.result.questions == [] and session.result.k == 0
     asking = make_episode(CTS, "search-then-ask", EpisodeConfig(k=0))
-    assert (await asking.run()).result["orig"] is True
+    assert (await asking.run()).result.orig is True
     assert not any(s.action.kind == ActionKind.clarify for s in asking.steps)
 
 
@@ -134,8 +134,8 @@ async def test_a_question_is_region_only_when_region_is_its_only_aspect(tmp_path
     assert m["cq_region_rate"] == pytest.approx(2 / 3)  # two questions ask about region
     assert m["region_only_n"] == 1  # only "Which city?" asks about nothing else
     assert m["region_only_unknown_rate"] == 1.0  # C2 states no region
-    [both] = [s for s in store.sessions(runs=["g"]) if s.result["questions"] == ["Which country and which year?"]]
-    assert both.result["aspect_sets"] == [["region", "time"]] and both.result["answers"] == ["2023"]
+    [both] = [s for s in store.sessions(runs=["g"]) if s.result.questions == ["Which country and which year?"]]
+    assert both.result.aspect_sets == [["region", "time"]] and both.result.answers == ["2023"]
 
 
 # ---- (9) the rule user on released data ------------------------------------------------
@@ -147,8 +147,8 @@ async def test_the_rule_user_answers_from_what_the_fused_query_adds(make_episode
         Action.answer("ETH Zurich"),
     ], EpisodeConfig(k=3))
     session = await ep.run()
-    assert session.result["answers"] == ["Europe", "master's study", "unknown"]
-    assert session.result["rewritten"] == "best universities for AI Europe master's study"
+    assert session.result.answers == ["Europe", "master's study", "unknown"]
+    assert session.result.rewritten == "best universities for AI Europe master's study"
 
 
 async def test_the_rule_user_answers_chinese_released_data_too():
@@ -210,8 +210,8 @@ async def test_a_reply_that_is_not_an_answer_is_unknown(make_episode):
         Action.answer(NOTHING),
     ], EpisodeConfig(k=3), user=WordyUser())
     session = await ep.run()
-    assert session.result["answers"] == ["unknown", "unknown", "2023"]
-    assert session.result["rewritten"] == "matcha prices 2023"
+    assert session.result.answers == ["unknown", "unknown", "2023"]
+    assert session.result.rewritten == "matcha prices 2023"
     m = group(score_one(session), "x")
     assert m["ua_unknown_rate"] == pytest.approx(2 / 3)
 
@@ -232,7 +232,7 @@ async def test_an_invalid_clarifier_output_does_not_use_a_deep_search_round(make
         Action.answer("Uji matcha prices rose 20 percent in 2023"),
     ], EpisodeConfig(k=1, max_rounds=2))
     session = await ep.run()
-    assert session.status == "completed" and session.result["answer"].startswith("Uji")
+    assert session.status == "completed" and session.result.answer.startswith("Uji")
     assert ep.steps[0].error and ep.rounds_used == 2
 
 
@@ -243,5 +243,5 @@ async def test_scripted_deep_search_is_the_same_whoever_clarified(search):
         ep = build_episode(CTS, agent=ScriptedAgent(clarifier), user=RuleUser(), search=search, judge=RuleJudge(),
                            config=EpisodeConfig(k=0, deep_search="scripted:direct-guess"),
                            deep_search=ScriptedAgent("direct-guess"))
-        outs.append((await ep.run()).result["answer"])
+        outs.append((await ep.run()).result.answer)
     assert outs[0] == outs[1]

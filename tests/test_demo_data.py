@@ -313,8 +313,8 @@ async def test_search_then_ask_beats_direct_guess(name, docs):
     tasks = _tasks(name)
     guess = await _run_all(tasks, docs, "direct-guess")
     ask = await _run_all(tasks, docs, "search-then-ask")
-    guess_acc = sum(bool(r["correct"]) for r in guess) / len(tasks)
-    ask_acc = sum(bool(r["correct"]) for r in ask) / len(tasks)
+    guess_acc = sum(bool(r.correct) for r in guess) / len(tasks)
+    ask_acc = sum(bool(r.correct) for r in ask) / len(tasks)
     assert ask_acc >= guess_acc + 0.5, (guess_acc, ask_acc)
 
 
@@ -322,8 +322,8 @@ async def test_cts_clarifying_beats_the_orig_baseline(docs):
     tasks = _tasks("cts")
     orig = await _run_all(tasks, docs, "direct-guess", k=2)
     asked = await _run_all(tasks, docs, "search-then-ask", k=2)
-    mean = lambda rs: sum(r["restore_score"] for r in rs) / len(rs)  # noqa: E731
-    assert all(r["orig"] for r in orig)
+    mean = lambda rs: sum(r.restore_score for r in rs) / len(rs)  # noqa: E731
+    assert all(r.orig for r in orig)
     assert mean(asked) >= mean(orig) + 40, (mean(orig), mean(asked))
 
 

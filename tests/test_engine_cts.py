@@ -12,9 +12,9 @@ from tests.conftest import CTS
 async def test_clarifying_restores_more_nuggets_than_orig(make_episode):
     orig = await make_episode(CTS, "direct-guess", EpisodeConfig(k=2)).run()
     ask = await make_episode(CTS, "search-then-ask", EpisodeConfig(k=2)).run()
-    assert orig.result["orig"] is True and orig.result["questions"] == []
-    assert ask.result["questions"] and len(ask.result["questions"]) == 2
-    assert ask.result["restore_score"] > orig.result["restore_score"]
+    assert orig.result.orig is True and orig.result.questions == []
+    assert ask.result.questions and len(ask.result.questions) == 2
+    assert ask.result.restore_score > orig.result.restore_score
 
 
 async def test_user_answers_only_from_intent_slots_and_rewriter_adds_only_known_answers(make_episode):
@@ -24,9 +24,9 @@ async def test_user_answers_only_from_intent_slots_and_rewriter_adds_only_known_
         Action.answer("nothing"),
     ], EpisodeConfig(k=2))
     session = await ep.run()
-    assert session.result["answers"] == ["unknown", "2023"]
-    assert session.result["aspects"] == ["region", "time"]
-    assert session.result["rewritten"] == "matcha prices 2023"
+    assert session.result.answers == ["unknown", "2023"]
+    assert session.result.aspects == ["region", "time"]
+    assert session.result.rewritten == "matcha prices 2023"
     # the deep-search agent sees q-hat, not the blurred query
     assert ep.agent.views[1].question == "matcha prices 2023"
     assert ep.agent.views[1].phase == "search"
@@ -71,6 +71,7 @@ async def test_restore_score_is_stored_at_full_precision(make_episode):
     """Three nuggets of weight 1, one covered: 100/3 = 33.333..., stored unrounded and equal
     to the metric's value (it used to be rounded to 4 places)."""
     from clarify_tui.metrics.cts import session_score
+    from clarify_tui.results import CTSResult
     from clarify_tui.models import Nugget
 
     nuggets = [*CTS.cts.nuggets, Nugget(id="n3", text="Shizuoka tea exports doubled in 2021", weight=1)]
@@ -78,6 +79,6 @@ async def test_restore_score_is_stored_at_full_precision(make_episode):
     task = CTS.model_copy(update={"cts": CTS.cts.model_copy(update={"nuggets": nuggets})})
     session = await make_episode(task, [Action.clarify([]), Action.answer("Uji matcha prices rose 20 percent in 2023")],
                                  EpisodeConfig(k=1)).run()
-    assert [c["coverage"] for c in session.result["coverage"]] == ["full", "none", "none"]
-    assert session.result["restore_score"] == 100 / 3
-    assert session.result["restore_score"] == session_score({"coverage": session.result["coverage"]})
+    assert [c.coverage for c in session.result.coverage] == ["full", "none", "none"]
+    assert session.result.restore_score == 100 / 3
+    assert session.result.restore_score == session_score(CTSResult(coverage=session.result.coverage))

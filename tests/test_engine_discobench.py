@@ -14,7 +14,7 @@ SANDROCK, PORTIA = "My Time at Sandrock", "My Time at Portia"
 
 
 def outcomes(session):
-    return [c["outcome"] for c in session.result["checkpoints"]]
+    return [c.outcome for c in session.result.checkpoints]
 
 
 # ---- per-checkpoint answering (paper 000 §3, lines 79-83; B.2, line 307) ----------------
@@ -33,7 +33,7 @@ async def test_the_agent_is_told_how_many_checkpoints_and_which_one_never_their_
         for cp in DISCO.discobench.checkpoints:
             for hidden in (cp.description, cp.clue, cp.ambiguity_logic, *cp.distractors):
                 assert not hidden or hidden not in shown
-    assert session.result["checkpoint_mode"] == "answer"
+    assert session.result.checkpoint_mode == "answer"
     assert session.config.checkpoints == "answer"
 
 
@@ -44,25 +44,25 @@ async def test_a_search_naming_the_distractor_fails_nothing_the_answers_decide(m
         Action.answer(SANDROCK), Action.answer("Focus Entertainment"),
     ]).run()
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
-    assert session.result["correct"] is True
-    assert [c["answer"] for c in session.result["checkpoints"]] == [SANDROCK, "Focus Entertainment"]
+    assert session.result.correct is True
+    assert [c.answer for c in session.result.checkpoints] == [SANDROCK, "Focus Entertainment"]
 
 
 async def test_a_search_naming_the_target_does_not_pass_the_checkpoint(make_episode):
     ep = make_episode(DISCO, [Action.search(SANDROCK), Action.search("Focus Entertainment")])
     await ep.step()
     await ep.step()
-    state = ep.state()["protocol"]
-    assert state["current"] == 0 and state["checkpoints"][0]["status"] == "current"
-    assert state["checkpoints"][0]["searches"] == 2
+    state = ep.state().protocol
+    assert state.current == 0 and state.checkpoints[0].status == "current"
+    assert state.checkpoints[0].searches == 2
 
 
 async def test_a_wrong_intermediate_answer_fails_the_checkpoint_and_ends_the_task(make_episode):
     ep = make_episode(DISCO, "direct-guess")
     session = await ep.run()
-    assert session.result["checkpoints"][0]["answer"] == PORTIA
+    assert session.result.checkpoints[0].answer == PORTIA
     assert outcomes(session) == ["failed", "unreached"]
-    assert session.result["correct"] is False and session.result["answer"] is None
+    assert session.result.correct is False and session.result.answer is None
     judged = [s for s in ep.steps if s.actor == "judge"]
     assert judged[-1].observation.data == {"checkpoint": 0, "status": "failed"}
 
@@ -73,23 +73,23 @@ async def test_intermediate_answers_count_aliases_and_the_last_answer_is_final(m
     task.discobench.checkpoints[0] = cps[0].model_copy(update={"aliases": ["Sandrock"]})
     session = await make_episode(task, [Action.answer("sandrock"), Action.answer("focus home interactive")]).run()
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
-    assert session.result["correct"] is True and session.result["answer"] == "focus home interactive"
+    assert session.result.correct is True and session.result.answer == "focus home interactive"
 
 
 async def test_asks_never_pass_or_fail_a_checkpoint(make_episode):
     ep = make_episode(DISCO, [Action.ask(f"Do you mean {PORTIA}?"), Action.ask(f"Is it {SANDROCK}?")])
     await ep.step()
     await ep.step()
-    cp = ep.state()["protocol"]["checkpoints"][0]
-    assert cp["status"] == "current" and cp["asked_right"] and cp["asks"] == 2
+    cp = ep.state().protocol.checkpoints[0]
+    assert cp.status == "current" and cp.asked_right and cp.asks == 2
 
 
 async def test_search_then_ask_gets_the_clue_and_answers_every_checkpoint(make_episode):
     ep = make_episode(DISCO, "search-then-ask")
     session = await ep.run()
     assert outcomes(session) == ["correct_answer", "correct_answer"]
-    cp = session.result["checkpoints"][0]
-    assert cp["asked_right"] and cp["clue_released"] and cp["first_action"] == "search"
+    cp = session.result.checkpoints[0]
+    assert cp.asked_right and cp.clue_released and cp.first_action == "search"
     replies = [s for s in ep.steps if s.actor == "user"]
     assert replies[0].action.text == DISCO.discobench.checkpoints[0].clue
 
@@ -111,9 +111,9 @@ async def test_an_ask_opening_a_later_checkpoint_is_direct_ask_in_both_modes(mak
         Action.search(SANDROCK), Action.ask("Is it Focus Entertainment?"), Action.answer("Focus Entertainment"),
     ], TRAJECTORY).run()
     for session in (answer_mode, trajectory):
-        first, second = session.result["checkpoints"]
-        assert first["searches"] == 1 and second["searches"] == 0
-        assert second["searches_before_first_ask"] == 0 and profile_of(second) == "direct_ask"
+        first, second = session.result.checkpoints
+        assert first.searches == 1 and second.searches == 0
+        assert second.searches_before_first_ask == 0 and profile_of(second) == "direct_ask"
 
 
 # ---- trajectory mode (imported single-answer runs) -----------------------------------
@@ -124,7 +124,7 @@ async def test_trajectory_mode_infers_outcomes_from_queries_and_is_recorded(make
     session = await ep.run()
     assert ep.agent.views[0].checkpoints is None and "checkpoint" not in (ep.agent.views[0].notice or "")
     assert outcomes(session) == ["failed", "unreached"]
-    assert session.result["checkpoint_mode"] == "trajectory" and session.result["correct"] is True
+    assert session.result.checkpoint_mode == "trajectory" and session.result.correct is True
 
 
 async def test_trajectory_mode_passing_without_asking_is_missed_ambiguity_correct(make_episode):
@@ -153,9 +153,9 @@ async def test_an_untargeted_ask_releases_nothing_and_an_ask_on_an_unambiguous_c
         Action.answer("Focus Entertainment"),
     ])
     session = await ep.run()
-    first, second = session.result["checkpoints"]
-    assert first["asked"] and not first["asked_right"] and not first["clue_released"]
-    assert second["asked"] and not second["asked_right"]  # unambiguous: a false positive ask
+    first, second = session.result.checkpoints
+    assert first.asked and not first.asked_right and not first.clue_released
+    assert second.asked and not second.asked_right  # unambiguous: a false positive ask
     clue = DISCO.discobench.checkpoints[0].clue
     assert all(clue not in s.action.text for s in ep.steps if s.actor == "user")
 
@@ -172,5 +172,5 @@ async def test_no_ask_ablation_refuses_asks_and_original_question_ablation_shows
 async def test_state_per_step_records_checkpoint_status_as_it_was(make_episode):
     ep = make_episode(DISCO, "search-then-ask")
     await ep.run()
-    statuses = [s.state["protocol"]["checkpoints"][0]["status"] for s in ep.steps]
+    statuses = [s.state.protocol.checkpoints[0].status for s in ep.steps]
     assert statuses[0] == "current" and statuses[-1] == "passed"

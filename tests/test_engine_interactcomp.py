@@ -9,9 +9,9 @@ from tests.conftest import IC
 async def test_asking_agent_finds_the_target_and_guessing_agent_takes_the_distractor(make_episode):
     guess = await make_episode(IC, "direct-guess").run()
     ask = await make_episode(IC, "search-then-ask").run()
-    assert guess.result["answer"] == "Tokyo Tower" and guess.result["correct"] is False
-    assert ask.result["answer"] == "Sapporo TV Tower" and ask.result["correct"] is True
-    assert ask.result["asks"] >= 1
+    assert guess.result.answer == "Tokyo Tower" and guess.result.correct is False
+    assert ask.result.answer == "Sapporo TV Tower" and ask.result.correct is True
+    assert ask.result.asks >= 1
 
 
 async def test_rule_user_says_no_to_distractor_yes_to_context_and_idk_otherwise(make_episode):
@@ -33,8 +33,8 @@ async def test_answer_only_is_one_final_round_call_and_a_search_there_is_no_answ
     session = await ep.run()
     assert ep.max_rounds == 1
     assert [(s.actor, s.action.kind, s.action.text) for s in ep.steps][0] == ("agent", ActionKind.answer, "No Answer")
-    assert session.status == "completed" and session.result["correct"] is False
-    assert (session.result["outcome"], session.result["rounds"], session.result["invalid"]) == ("no_answer", 1, 0)
+    assert session.status == "completed" and session.result.correct is False
+    assert (session.result.outcome, session.result.rounds, session.result.invalid) == ("no_answer", 1, 0)
 
 
 async def test_forced_ask_refuses_an_early_answer_without_using_a_round(make_episode):
@@ -47,8 +47,8 @@ async def test_forced_ask_refuses_an_early_answer_without_using_a_round(make_epi
     assert ep.steps[0].observation.text == (
         "Answer is not allowed before 1 asks. Asks so far: 0/1. Please use ask or search."
     )
-    assert session.result["answer"] == "Sapporo TV Tower" and session.result["correct"]
-    assert (session.result["rounds"], session.result["invalid"], session.result["refused"]) == (2, 1, 1)
+    assert session.result.answer == "Sapporo TV Tower" and session.result.correct
+    assert (session.result.rounds, session.result.invalid, session.result.refused) == (2, 1, 1)
 
 
 def test_forced_ask_refuses_too_few_rounds(make_episode):
@@ -76,7 +76,7 @@ async def test_last_round_allows_only_answer(make_episode):
 async def test_running_out_of_rounds_is_a_wrong_answer_not_an_error(make_episode):
     ep = make_episode(IC, [Action.search("a"), Action.search("b")], EpisodeConfig(max_rounds=2))
     session = await ep.run()
-    assert session.status == "completed" and session.result["correct"] is False
+    assert session.status == "completed" and session.result.correct is False
 
 
 def _garbage(n):
@@ -87,15 +87,15 @@ async def test_four_invalid_outputs_in_a_row_skip_the_task_graded_wrong_never_er
     """Reference agent.py:197/:212 (more than 3 retries) and run_benchmark.py:91-92."""
     session = await make_episode(IC, _garbage(4) + [Action.answer("Sapporo TV Tower", 90)]).run()
     assert session.status == "completed" and session.error is None
-    assert (session.result["outcome"], session.result["answer"], session.result["correct"]) == ("invalid_skip", "", False)
-    assert (session.result["invalid"], session.result["rounds"]) == (4, 0)
+    assert (session.result.outcome, session.result.answer, session.result.correct) == ("invalid_skip", "", False)
+    assert (session.result.invalid, session.result.rounds) == (4, 0)
 
 
 async def test_three_invalid_outputs_are_retried_inside_the_round(make_episode):
     ep = make_episode(IC, _garbage(3) + [Action.answer("Sapporo TV Tower", 90)], EpisodeConfig(max_rounds=2))
     session = await ep.run()
-    assert session.result["correct"] is True and session.result["outcome"] == "answered"
-    assert (session.result["invalid"], session.result["rounds"]) == (3, 1)
+    assert session.result.correct is True and session.result.outcome == "answered"
+    assert (session.result.invalid, session.result.rounds) == (3, 1)
 
 
 async def test_full_with_context_puts_the_context_before_the_question(make_episode):
@@ -138,4 +138,4 @@ async def test_every_round_but_the_last_allows_search(make_episode):
                       EpisodeConfig(max_rounds=3))
     session = await ep.run()
     assert [s.error for s in ep.steps if s.actor == "agent"] == [None, None, None]
-    assert session.result["searches"] == 2
+    assert session.result.searches == 2

@@ -53,17 +53,17 @@ def test_sessions_csv_has_one_row_per_session_with_the_documented_columns(db):
         if s.status != "completed":
             continue
         if s.protocol.value == "interactcomp":
-            assert r["correct"] == str(int(bool(s.result["correct"])))
-            assert int(r["rounds"]) == s.result["rounds"] and int(r["asks"]) == s.result["asks"]
+            assert r["correct"] == str(int(bool(s.result.correct)))
+            assert int(r["rounds"]) == s.result.rounds and int(r["asks"]) == s.result.asks
             assert r["restore_score"] == "" and r["checkpoint_pass_fraction"] == ""
         elif s.protocol.value == "discobench":
-            cps = s.result["checkpoints"]
+            cps = s.result.checkpoints
             assert float(r["checkpoint_pass_fraction"]) == pytest.approx(
-                sum(c["status"] == "passed" for c in cps) / len(cps))
-            assert int(r["ask_turns"]) == s.result["ask_turns"] and int(r["tool_turns"]) == s.result["tool_turns"]
+                sum(c.status == "passed" for c in cps) / len(cps))
+            assert int(r["ask_turns"]) == s.result.ask_turns and int(r["tool_turns"]) == s.result.tool_turns
         else:
-            assert float(r["restore_score"]) == pytest.approx(s.result["restore_score"])
-            assert int(r["known_count"]) == sum(a != "unknown" for a in s.result["answers"])
+            assert float(r["restore_score"]) == pytest.approx(s.result.restore_score)
+            assert int(r["known_count"]) == sum(a != "unknown" for a in s.result.answers)
             assert r["correct"] == ""
         steps = store.steps(s.id)
         assert int(r["tokens_in"]) == sum(x.tokens_in for x in steps)
@@ -81,12 +81,12 @@ def test_interactcomp_csv_is_the_harness_layout(db):
         _, rounds = parse_history(row["history"])
         counts = parse_action_counts(row["action_counts"])
         assert sum(v for k, v in counts.items() if k != "invalid") == len(rounds)
-        assert counts["ask"] == s.result["asks"] and counts["search"] == s.result["searches"]
-        assert float(row["score"]) == float(bool(s.result["correct"]))
-        assert row["predicted_answer"] == (s.result["answer"] or "")
+        assert counts["ask"] == s.result.asks and counts["search"] == s.result.searches
+        assert float(row["score"]) == float(bool(s.result.correct))
+        assert row["predicted_answer"] == (s.result.answer or "")
         assert float(row["cost"]) >= previous  # a running total, as the harness writes
         previous = float(row["cost"])
-        if s.result["asks"]:
+        if s.result.asks:
             assert any(r.name == "ask" and r.observation in ("yes", "no", "i don't know") for r in rounds)
 
 

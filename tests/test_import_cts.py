@@ -75,7 +75,7 @@ def comparable(store: Store, run: str) -> dict[str, tuple]:
     out = {}
     for s in store.sessions(runs=[run]):
         steps = [(st.actor, st.action.model_dump(), st.observation.model_dump(), st.state) for st in store.steps(s.id)]
-        out[s.task_id] = (s.status, s.config, s.result, steps)
+        out[s.task_id] = (s.status, s.config, s.result.stored(), steps)
     return out
 
 
@@ -95,26 +95,26 @@ def test_candidates_become_cts_sessions_played_through_the_engine(tmp_path, rele
     one = s["q1"]
     assert one.agent == "import:ebk1" and one.user == "stored" and one.judge == "rule"
     r = one.result
-    assert (r["k"], r["orig"], r["questions"], r["answers"]) == (
+    assert (r.k, r.orig, r.questions, r.answers) == (
         1, False, ["Which telescope do you mean?"], ["James Webb Space Telescope"])
-    assert r["rewritten"] == "What did the James Webb Space Telescope's first images show?"
-    assert r["answer"] == "The first full-color images were released on 12 July 2022."
-    assert r["coverage"][0] == {"id": "n1", "weight": 3, "coverage": "full"}  # judged by the rule judge
-    assert r["stored_restore_score"] == 75
+    assert r.rewritten == "What did the James Webb Space Telescope's first images show?"
+    assert r.answer == "The first full-color images were released on 12 July 2022."
+    assert r.coverage[0].stored() == {"id": "n1", "weight": 3, "coverage": "full"}  # judged by the rule judge
+    assert r.stored_restore_score == 75
     kinds = [(st.actor, st.action.kind.value) for st in store.steps(one.id)]
     assert kinds == [("agent", "clarify"), ("user", "reply"), ("user", "rewrite"), ("agent", "answer"),
                      ("judge", "judge")]
 
     two = s["q2"]
     assert two.judge == "stored" and two.user == "stored+rule"  # no stored rewrite: the rule rewriter wrote it
-    assert two.result["questions"] == ["Which region?", "What level of study?"]
-    assert two.result["answers"] == ["Europe", "master's"] and two.config.k == 2
-    assert [c["coverage"] for c in two.result["coverage"]] == ["full", "partial"]
-    assert two.result["restore_score"] == pytest.approx(100 * (2 * 1 + 1 * 0.5) / 3, abs=1e-3)
+    assert two.result.questions == ["Which region?", "What level of study?"]
+    assert two.result.answers == ["Europe", "master's"] and two.config.k == 2
+    assert [c.coverage for c in two.result.coverage] == ["full", "partial"]
+    assert two.result.restore_score == pytest.approx(100 * (2 * 1 + 1 * 0.5) / 3, abs=1e-3)
 
     three = s["q3"]
-    assert three.result["orig"] is True and three.result["questions"] == []
-    assert three.result["rewritten"] == "Matcha prices"
+    assert three.result.orig is True and three.result.questions == []
+    assert three.result.rewritten == "Matcha prices"
 
 
 def test_candidates_export_import_gives_the_same_sessions(tmp_path, release, candidates, run_cli):
@@ -148,7 +148,7 @@ def test_scripted_cts_sessions_export_as_candidates_and_score_the_same(tmp_path,
     assert back.keys() == ours.keys()
     for task_id, r in ours.items():
         for key in ("k", "questions", "answers", "rewritten", "answer", "coverage", "restore_score"):
-            assert back[task_id][key] == r[key], (task_id, key)
+            assert getattr(back[task_id], key) == getattr(r, key), (task_id, key)
 
 
 @pytest.mark.parametrize(

@@ -111,24 +111,24 @@ def test_import_builds_sessions_as_the_engine_records_them(tmp_path):
     assert steps[1].observation.text == "yes" and steps[2].action.text == "yes"
     assert steps[4].action.text == "harness score"
     assert steps[4].observation.data == {"correct": True, "harness_score": 1.0}
-    assert all(s.state for s in steps) and steps[-1].state["done"] is True
+    assert all(s.state for s in steps) and steps[-1].state.done is True
     r = answered.result
-    assert (r["answer"], r["confidence"], r["correct"], r["rounds"], r["asks"], r["searches"], r["answers"]) == (
+    assert (r.answer, r.confidence, r.correct, r.rounds, r.asks, r.searches, r.answers) == (
         "Deep Impact", 85.0, True, 3, 1, 1, 1)
-    assert r["mode"] == "full" and r["invalid"] == 0
+    assert r.mode == "full" and r.invalid == 0
 
     errored = sessions["h-2"]
     assert errored.status == "errored" and "not as a wrong answer" in errored.error
-    assert errored.result["correct"] is None and store.steps(errored.id) == []
+    assert errored.result.correct is None and store.steps(errored.id) == []
 
     skipped = sessions["h-3"]
-    assert skipped.status == "completed" and skipped.result["correct"] is False
-    assert skipped.result["answer"] is None and skipped.result["harness"]["skipped"] is True
+    assert skipped.status == "completed" and skipped.result.correct is False
+    assert skipped.result.answer is None and skipped.result.harness["skipped"] is True
     kinds = [(s.actor, s.action.kind.value) for s in store.steps(skipped.id)]
     assert kinds == [("agent", "search"), ("agent", "invalid"), ("judge", "judge")]
 
     wrong = sessions["h-4"]
-    assert wrong.result["correct"] is False and wrong.result["invalid"] == 2  # the harness's invalid retries
+    assert wrong.result.correct is False and wrong.result.invalid == 2  # the harness's invalid retries
 
 
 def test_costs_are_per_task_differences_of_the_running_total(tmp_path):
@@ -145,7 +145,7 @@ def test_import_reproduces_the_harness_score_column(tmp_path):
     scores = [float(r["score"]) for r in rows(RESULTS) if r["predicted_answer"] != "Error"]
     done = [s for s in store.sessions() if s.status != "errored"]
     assert len(done) == len(scores)
-    assert sum(bool(s.result["correct"]) for s in done) / len(done) == pytest.approx(sum(scores) / len(scores))
+    assert sum(bool(s.result.correct) for s in done) / len(done) == pytest.approx(sum(scores) / len(scores))
 
 
 def test_import_export_import_gives_the_same_sessions(tmp_path, run_cli):
@@ -176,9 +176,9 @@ def test_scripted_sessions_export_to_the_harness_format_and_back(tmp_path, run_c
     ours = {(s.task_id, s.agent): s for s in Store(db).sessions() if s.status == "completed"}
     back = [s for s in Store(out).sessions() if s.status == "completed"]
     assert len(back) == len(ours)
-    assert sum(s.result["correct"] for s in back) == sum(bool(s.result["correct"]) for s in ours.values())
+    assert sum(s.result.correct for s in back) == sum(bool(s.result.correct) for s in ours.values())
     for s in back:
-        assert s.result["asks"] + s.result["searches"] + s.result["answers"] in range(1, 11)
+        assert s.result.asks + s.result.searches + s.result.answers in range(1, 11)
 
 
 def test_row_order_of_a_pandas_file_with_crlf_does_not_matter(tmp_path):
@@ -277,11 +277,11 @@ def test_harness_variants_skipped_in_round_one_ask_nl_and_an_imperfect_final_rou
     store = Store(tmp_path / "v.db")
     import_harness(store, path, TASKS, max_rounds=2)
     first, second = store.sessions()
-    assert first.status == "completed" and first.result["harness"]["skipped"]
+    assert first.status == "completed" and first.result.harness["skipped"]
     assert [s.action.kind.value for s in store.steps(first.id)] == ["invalid", "judge"]
     assert sum(s.cost_usd for s in store.steps(first.id)) == pytest.approx(0.5)
     steps = store.steps(second.id)
     assert [s.action.kind.value for s in steps] == ["ask", "reply", "answer", "judge"]
     assert steps[2].action.text == "No Answer" and steps[2].action.raw == "Action: search (query: tower)"
-    assert second.result["max_rounds"] >= 2 and second.result["correct"] is False
+    assert second.result.max_rounds >= 2 and second.result.correct is False
     assert sum(s.cost_usd for s in steps) == pytest.approx(0.25)

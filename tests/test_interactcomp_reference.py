@@ -96,7 +96,7 @@ async def test_four_invalid_outputs_skip_the_task_with_an_empty_graded_predictio
     session, ep, models = await run(World(outputs))
     assert session.status == "completed" and session.error is None  # a model failure, never excluded
     r = session.result
-    assert (r["outcome"], r["answer"], r["correct"], r["invalid"], r["rounds"]) == ("invalid_skip", "", False, 4, 0)
+    assert (r.outcome, r.answer, r.correct, r.invalid, r.rounds) == ("invalid_skip", "", False, 4, 0)
     prompts = agent_prompts(models)
     assert len(prompts) == 4 and all("Current round: 1/10" in p for p in prompts)  # no round used
     assert all(f"Last action: \nObservation: {FEEDBACK}\n" in p for p in prompts[1:])
@@ -108,7 +108,7 @@ async def test_two_invalid_outputs_then_a_valid_one_stay_in_the_round(run):
     outputs = ["no json here", "still none", act("search", query="striking sport"), ANSWER]
     session, ep, models = await run(World(outputs))
     r = session.result
-    assert (r["outcome"], r["correct"], r["invalid"], r["rounds"], r["searches"]) == ("answered", True, 2, 2, 1)
+    assert (r.outcome, r.correct, r.invalid, r.rounds, r.searches) == ("answered", True, 2, 2, 1)
     prompts = agent_prompts(models)
     assert [p.count("Current round: 1/10") for p in prompts] == [1, 1, 1, 0]
     assert "Current round: 2/10" in prompts[3]
@@ -122,7 +122,7 @@ async def test_forced_ask_refuses_early_answers_without_a_round_and_counts_them_
     outputs = [ANSWER, act("ask", question="Is it a puck?"), ANSWER, act("ask", question="Is it wooden?"), ANSWER]
     session, ep, models = await run(World(outputs), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=4)
     r = session.result
-    assert (r["correct"], r["asks"], r["rounds"], r["invalid"], r["refused"]) == (True, 2, 3, 2, 2)
+    assert (r.correct, r.asks, r.rounds, r.invalid, r.refused) == (True, 2, 3, 2, 2)
     prompts = agent_prompts(models)
     refusal = "Answer is not allowed before 2 asks. Asks so far: 0/2. Please use ask or search."
     assert f"Last action: \nObservation: {refusal}\n" in prompts[1] and "Current round: 1/4" in prompts[1]
@@ -138,13 +138,13 @@ async def test_forced_ask_refuses_early_answers_without_a_round_and_counts_them_
 
 async def test_forced_ask_early_answers_count_toward_the_invalid_limit(run):
     session, ep, models = await run(World([ANSWER] * 4), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=3)
-    assert (session.result["outcome"], session.result["invalid"], session.result["correct"]) == ("invalid_skip", 4, False)
+    assert (session.result.outcome, session.result.invalid, session.result.correct) == ("invalid_skip", 4, False)
 
 
 async def test_forced_ask_answers_in_the_final_round_whatever_the_asks(run):
     outputs = [act("search", query="sport"), act("search", query="puck"), ANSWER]
     session, ep, models = await run(World(outputs), interactcomp_mode="forced_ask", forced_asks=2, max_rounds=3)
-    assert session.result["correct"] is True and session.result["asks"] == 0
+    assert session.result.correct is True and session.result.asks == 0
 
 
 async def test_answer_only_is_one_final_round_call_and_garbage_is_no_answer(run):
@@ -155,18 +155,18 @@ async def test_answer_only_is_one_final_round_call_and_garbage_is_no_answer(run)
     system = models.chat_requests("agent-m")[0].json["messages"][0]["content"]
     assert "Action: answer" in system and "Action: search" not in system and "Action: ask" not in system
     r = session.result
-    assert (r["answer"], r["outcome"], r["correct"], r["rounds"], r["max_rounds"]) == ("No Answer", "no_answer", False, 1, 1)
+    assert (r.answer, r.outcome, r.correct, r.rounds, r.max_rounds) == ("No Answer", "no_answer", False, 1, 1)
     assert "Predicted Answer: No Answer\n" in grader_prompts(models)[0]
 
 
 async def test_the_final_round_is_one_call_a_non_answer_yields_its_answer_param_or_no_answer(run):
     outputs = [act("search", query="sport"), act("search", query="x", answer="Hornussen")]
     session, ep, models = await run(World(outputs), max_rounds=2)
-    assert session.result["answer"] == "Hornussen" and session.result["correct"] is True  # agent.py:136
+    assert session.result.answer == "Hornussen" and session.result.correct is True  # agent.py:136
     assert len(agent_prompts(models)) == 2 and "## Round\n2/2" in agent_prompts(models)[1]
 
     session, ep, models = await run(World([act("search", query="sport"), "prose"]), max_rounds=2)
-    assert (session.result["answer"], session.result["correct"]) == ("No Answer", False)
+    assert (session.result.answer, session.result.correct) == ("No Answer", False)
     assert len(agent_prompts(models)) == 2  # the final round is never retried
 
 
@@ -174,17 +174,17 @@ async def test_a_call_the_harness_cannot_make_scores_zero_and_lenient_parsing_ac
     flat = json.dumps({"action": "search", "query": "striking sport"})  # params outside "params"
     session, ep, models = await run(World([flat, ANSWER]))
     r = session.result
-    assert (r["outcome"], r["correct"], r["actions"]) == ("call_error", False, "reference")
+    assert (r.outcome, r.correct, r.actions) == ("call_error", False, "reference")
     assert grader_prompts(models) == [] and session.status == "completed"
 
     session, ep, models = await run(World([flat, ANSWER]), actions="lenient")
-    assert (session.result["correct"], session.result["searches"], session.result["actions"]) == (True, 1, "lenient")
+    assert (session.result.correct, session.result.searches, session.result.actions) == (True, 1, "lenient")
     assert session.config.actions == "lenient"
 
 
 async def test_an_answer_without_confidence_is_a_failed_call_in_reference_parsing(run):
     session, ep, models = await run(World([act("answer", answer="Hornussen")]))
-    assert (session.result["outcome"], session.result["correct"]) == ("call_error", False)
+    assert (session.result.outcome, session.result.correct) == ("call_error", False)
 
 
 async def test_action_order_and_an_empty_search_as_the_reference_renders_them(run):
@@ -200,7 +200,7 @@ async def test_responder_reading_ours_or_the_references_first_line_substrings(ru
     outputs = [act("ask", question="Is it a puck?"), ANSWER]
     session, ep, models = await run(World(outputs, reply="I don't know."), compat=compat)
     [reply] = [s.action.text for s in ep.steps if s.actor == "user"]
-    assert reply == expected and session.result["compat"] == compat
+    assert reply == expected and session.result.compat == compat
     assert f"Observation: {expected}\n" in agent_prompts(models)[1]
 
 
@@ -209,7 +209,7 @@ async def test_grader_reading_ours_or_the_references_yes_substring(run, compat, 
     grade = "No. The names differ, so I cannot say yes.\nno"
     session, ep, models = await run(World([act("answer", answer="Baseball", confidence="50")], grade=grade),
                                     compat=compat, max_rounds=1)
-    assert session.result["correct"] is correct
+    assert session.result.correct is correct
     gold = grader_prompts(models)[0].split("Correct Answer: ")[1].split("\n")[0]
     assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "ours" else "Hornussen")
 
@@ -226,9 +226,9 @@ async def test_failed_responder_search_and_grader_calls_error_or_read_as_the_ref
         assert [s.status for s in (responder, searcher, grader)] == ["errored"] * 3
         return
     assert [s.status for s in (responder, searcher, grader)] == ["completed"] * 3
-    assert "Observation: i don't know\n" in agent_prompts(models)[1] and responder.result["correct"] is True
-    assert "Observation: Search failed\n" in agent_prompts(searched)[1] and searcher.result["correct"] is True
-    assert grader.result["correct"] is False
+    assert "Observation: i don't know\n" in agent_prompts(models)[1] and responder.result.correct is True
+    assert "Observation: Search failed\n" in agent_prompts(searched)[1] and searcher.result.correct is True
+    assert grader.result.correct is False
 
 
 async def test_full_with_context_gives_the_agent_context_then_question(run):

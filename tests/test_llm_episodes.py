@@ -166,8 +166,8 @@ async def test_interactcomp_episode(servers, db):
     session = await ep.run()
     assert session.status == "completed", session.error
     result = session.result
-    assert (result["correct"], result["asks"], result["searches"]) == (True, 1, 1)
-    assert (result["answer"], result["confidence"]) == ("Hornussen", 80.0)
+    assert (result.correct, result.asks, result.searches) == (True, 1, 1)
+    assert (result.answer, result.confidence) == ("Hornussen", 80.0)
     assert {(s.actor, s.model) for s in ep.steps} == {("agent", "agent-m"), ("user", "user-m"), ("judge", "judge-m")}
     agent_steps = [s for s in ep.steps if s.actor == "agent"]
     assert all(s.tokens_in >= 800 and s.cost_usd > 0 for s in agent_steps)
@@ -181,15 +181,15 @@ async def test_discobench_episode_releases_the_clue_for_a_targeted_ask(servers, 
     ep = episode(DISCO, models, tavily, db, prompting="guided")
     session = await ep.run()
     assert session.status == "completed", session.error
-    first, second = session.result["checkpoints"]
-    assert (first["status"], first["asked_right"], first["clue_released"]) == ("passed", True, True)
-    assert second["status"] == "passed" and session.result["correct"] is True
+    first, second = session.result.checkpoints
+    assert (first.status, first.asked_right, first.clue_released) == ("passed", True, True)
+    assert second.status == "passed" and session.result.correct is True
     [reply] = [s for s in ep.steps if s.actor == "user"]
     assert "GWB Bronze Prize" in reply.action.text
     clue_requests = [r for r in models.chat_requests("user-m") if "CLUE" in r.prompt]
     assert len(clue_requests) == 1
     assert_agent_never_saw(models, DISCO.discobench.checkpoints[0].clue, DISCO.discobench.checkpoints[0].ambiguity_logic)
-    assert [c["answer"] for c in session.result["checkpoints"]] == ["My Time at Sandrock", "Focus Entertainment"]
+    assert [c.answer for c in session.result.checkpoints] == ["My Time at Sandrock", "Focus Entertainment"]
     prompts = [r.prompt for r in models.chat_requests("agent-m")]
     assert "checkpoint 1 of 2" in prompts[0] and "checkpoint 2 of 2" in prompts[-1]
     assert "The answer at the last checkpoint is your final answer" in prompts[0]
@@ -204,9 +204,9 @@ async def test_cts_episode(servers, db):
     session = await ep.run()
     assert session.status == "completed", session.error
     result = session.result
-    assert result["answers"] == ["Europe", "unknown"]
-    assert result["rewritten"] == "best universities for AI in Europe"
-    assert result["restore_score"] == pytest.approx(87.5)
+    assert result.answers == ["Europe", "unknown"]
+    assert result.rewritten == "best universities for AI in Europe"
+    assert result.restore_score == pytest.approx(87.5)
     assert [t.path for t in tavily.requests] == ["/search", "/extract"]
     assert_agent_never_saw(models, CTS.cts.fused_query, CTS.cts.nuggets[0].text)
     [rewriter] = [r for r in models.chat_requests("user-m") if "acting as the search user" in r.prompt]
@@ -221,7 +221,7 @@ async def test_invalid_output_then_recovery(servers, db):
     models.set_handler(lambda r: chat("hmm") if r.model == "agent-m" and next(bad, False) else world(r))
     ep = episode(IC, models, tavily, db)
     session = await ep.run()
-    assert session.status == "completed" and session.result["invalid"] == 2 and session.result["correct"]
+    assert session.status == "completed" and session.result.invalid == 2 and session.result.correct
 
 
 async def test_replay_with_warm_cache_and_with_a_miss(servers, db):
@@ -230,7 +230,7 @@ async def test_replay_with_warm_cache_and_with_a_miss(servers, db):
     tavily.set_handler(lambda r: Reply(status=500, body={}))  # Tavily is gone: only the cache can answer
     replayed_ep = episode(IC, models, tavily, db, mode="replay")
     replayed = await replayed_ep.run()
-    assert replayed.status == "completed" and replayed.result["correct"] == recorded.result["correct"]
+    assert replayed.status == "completed" and replayed.result.correct == recorded.result.correct
     [search_step] = [s for s in replayed_ep.steps if s.action.kind == ActionKind.search]
     assert search_step.observation.hits[0].content == "A page about team striking sport"
     assert len(tavily.requests) == 1
@@ -257,7 +257,7 @@ async def test_a_run_goes_on_when_one_session_exhausts_its_retries(servers, tmp_
                    search="tavily", benchmark="interactcomp", concurrency=2, search_cache="record")
     summary = await run_batch(store, spec, [doomed, IC], config_obj=cfg)
     status = {s.task_id: s for s in summary.sessions}
-    assert status["ic1"].status == "completed" and status["ic1"].result["correct"] is True
+    assert status["ic1"].status == "completed" and status["ic1"].result.correct is True
     assert status["doomed"].status == "errored" and "HTTP 500" in status["doomed"].error
     assert len([r for r in models.chat_requests("agent-m") if "DOOMED" in r.prompt]) == 3  # 1 + 2 retries
     assert store.db["search_cache"].count == 1
@@ -272,7 +272,7 @@ async def test_cts_k0_is_orig_for_a_model_agent_and_a_fixed_deep_search_model_se
     models, tavily = servers
     session = await episode(CTS, models, tavily, db, k=0).run()
     assert session.status == "completed", session.error
-    assert session.result["orig"] is True and session.result["questions"] == []
+    assert session.result.orig is True and session.result.questions == []
     assert not any("clarification question generator" in r.prompt for r in models.chat_requests())
     [first, *_] = [r for r in models.chat_requests("agent-m") if "deep-research assistant" in r.prompt]
     assert CTS.cts.blurred_query in first.prompt
@@ -285,7 +285,7 @@ async def test_cts_k0_is_orig_for_a_model_agent_and_a_fixed_deep_search_model_se
     )
     fixed = await ep.run()
     assert fixed.status == "completed", fixed.error
-    assert fixed.result["deep_search"] == "openai:deep-m" and fixed.result["deep_search_fixed"] is True
+    assert fixed.result.deep_search == "openai:deep-m" and fixed.result.deep_search_fixed is True
     deep_calls = models.chat_requests("deep-m")
     assert deep_calls and all("deep-research assistant" in r.prompt for r in deep_calls)
     assert all(r.json.get("temperature") == 0.3 for r in deep_calls)

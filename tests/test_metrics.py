@@ -272,7 +272,7 @@ def test_accuracy_std_over_runs(world):
     (both wrong: 0.0) -> sample std of [1.0, 0.0] = sqrt(0.5) = 0.7071."""
     scored = [s for s in load_sessions(world, runs=["ic"]) if s.status == "completed"]
     for s in scored:
-        s.run = "x" if s.result["correct"] else "y"
+        s.run = "x" if s.result.correct else "y"
     assert interactcomp_metrics(scored)["accuracy_std"] == pytest.approx(0.5 ** 0.5)
 
 
@@ -350,8 +350,8 @@ def test_discobench_zero_denominators_are_null(world):
     0/1 = 0 (the count form: a missed ambiguity is a real miss, not a missing number); ce_a/ce_b
     null (no asked checkpoint); the unreached checkpoint 2 is in no denominator: detection accuracy 0/1."""
     sessions = [s for s in load_sessions(world, runs=["disco"])
-                if s.result.get("checkpoints") and s.result["checkpoints"][0]["answer"] == "My Time at Portia"
-                and not s.result["checkpoints"][0]["asked"]]
+                if s.result.checkpoints and s.result.checkpoints[0].answer == "My Time at Portia"
+                and not s.result.checkpoints[0].asked]
     m = discobench_metrics(sessions)
     assert m["detection_precision"] is None and m["detection_f1"] == 0.0
     assert m["detection_recall"] == 0.0 and m["detection_accuracy"] == 0.0

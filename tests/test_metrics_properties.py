@@ -13,13 +13,15 @@ from clarify_tui.metrics import cts_metrics, discobench_metrics, interactcomp_me
 from clarify_tui.metrics.common import bootstrap_mean_ci
 from clarify_tui.metrics.cts import restore_score
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.results import NuggetCoverage, parse_result
 
 STATUSES = st.sampled_from(["completed", "completed", "completed", "errored", "abandoned"])
 
 
 def session(protocol: str, result: dict, status: str, task: str = "t") -> ScoredSession:
     return ScoredSession(id=f"{protocol}-{id(result)}", run="r", task_id=task, protocol=protocol, agent="a",
-                         mode="automated", annotator=None, status=status, result=result, judged_by="rule")
+                         mode="automated", annotator=None, status=status, result=parse_result(protocol, result),
+                         judged_by="rule")
 
 
 ic_result = st.builds(
@@ -118,7 +120,7 @@ def test_discobench_rates_are_fractions_and_f1_at_most_one(rows, k):
 @given(st.lists(st.tuples(cts_result(), STATUSES, st.sampled_from(["t1", "t2", "t3"])), max_size=20))
 def test_cts_scores_in_0_100_and_rates_are_fractions(rows):
     sessions = [session("cts", r, s, t) for r, s, t in rows]
-    orig = [s for s in sessions if s.result["orig"] and s.scorable]
+    orig = [s for s in sessions if s.result.orig and s.scorable]
     m = cts_metrics(sessions, orig=orig, resamples=200)
     for name in ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
                  "restore_score_max"):
@@ -134,7 +136,7 @@ def test_cts_scores_in_0_100_and_rates_are_fractions(rows):
 
 @given(st.lists(coverage_row, min_size=1, max_size=10))
 def test_restore_score_is_within_0_100(rows):
-    assert 0.0 <= restore_score(rows) <= 100.0
+    assert 0.0 <= restore_score([NuggetCoverage(**row) for row in rows]) <= 100.0
 
 
 @settings(max_examples=40, deadline=None)

@@ -83,7 +83,7 @@ async def test_queue_serves_the_seeded_order_and_n_moves_on_to_the_end(store, se
     assert [s.task_id for s in sessions] == order
     for s in sessions:
         assert (s.run, s.annotator, s.mode, s.agent, s.status) == (RUN, NAME, "human_agent", "human", "completed")
-        assert s.result["active_ms"] > 0
+        assert s.result.active_ms > 0
 
 
 async def test_quitting_mid_task_and_relaunching_resumes_the_same_session(store, search):
@@ -123,7 +123,7 @@ async def test_quitting_mid_task_and_relaunching_resumes_the_same_session(store,
         await hook.next(AgentTurnStarted)
         assert app.screen.task_.id == "d1"  # the next unfinished task
     session = store.session(sid)
-    assert session.status == "completed" and session.result["correct"]
+    assert session.status == "completed" and session.result.correct
     assert (session.run, session.annotator, session.mode) == (RUN, NAME, "human_agent")
     assert session.note == "the clock was odd\nresumed"
     after = store.steps(sid)
@@ -161,7 +161,7 @@ async def test_a_paused_clock_is_not_counted_in_the_action_latency(store, search
         sid = screen.driver.session.id
     agent_steps = [s for s in store.steps(sid) if s.actor == "agent"]
     assert [s.latency_ms for s in agent_steps] == [2500.0, 1500.0]  # 12.5 s less the 10 s pause; 1.5 s
-    assert store.session(sid).result["active_ms"] == 4000.0
+    assert store.session(sid).result.active_ms == 4000.0
 
 
 async def test_f2_and_f3_open_the_browse_screens_but_not_while_playing_the_agent(store, search):

@@ -19,13 +19,13 @@ async def test_fork_where_the_agent_guessed_and_ask_instead(make_episode, search
     store = Store(tmp_path / "f.db")
     parent = make_episode(DISCO, "direct-guess", sink=store)
     await parent.run()
-    assert parent.session.result["correct"] is False
+    assert parent.session.result.correct is False
     fork = fork_session(store, parent.session.id, 0, agent=ScriptedAgent("search-then-ask"), user=RuleUser(),
                         search=search, judge=RuleJudge())
     session = await fork.run()
     stored = store.session(session.id)
     assert stored.parent_id == parent.session.id and stored.fork_step == 0
-    assert stored.result["correct"] is True
+    assert stored.result.correct is True
     copied, original = store.steps(session.id)[0], store.steps(parent.session.id)[0]
     assert copied.action == original.action and copied.observation == original.observation
     kinds = [s.action.kind.value for s in store.steps(session.id) if s.actor == "agent"]
@@ -42,7 +42,7 @@ async def test_fork_at_an_ask_keeps_its_reply_and_refuses_after_the_end(make_epi
     assert [s.actor for s in fork.steps] == ["agent", "user"]  # the reply came along with the ask
     assert fork.rules.state.asks == 1
     session = await fork.run()
-    assert session.result["correct"] is True and session.result["asks"] == 1
+    assert session.result.correct is True and session.result.asks == 1
     with pytest.raises(ForkError, match="ended"):
         fork_session(store, parent.session.id, 2, agent=ListAgent([]), user=RuleUser(), search=search,
                      judge=RuleJudge())
@@ -59,7 +59,7 @@ async def test_an_interrupted_session_resumes_at_its_last_step(make_episode, sea
     assert session.id == ep.session.id
     stored = store.steps(session.id)
     assert [s.action.kind.value for s in stored if s.actor == "agent"] == ["search", "ask", "answer"]
-    assert store.session(session.id).result["rounds"] == 3
+    assert store.session(session.id).result.rounds == 3
 
 
 async def test_queue_serves_unfinished_tasks_in_a_seeded_order(make_episode, tmp_path):

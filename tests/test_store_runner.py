@@ -41,7 +41,7 @@ async def test_a_backend_failure_marks_the_session_errored_not_wrong(make_episod
     session = await make_episode(IC, ExplodingAgent(), sink=store).run()
     stored = store.session(session.id)
     assert stored.status == "errored" and "500" in stored.error
-    assert stored.result.get("correct") is None
+    assert stored.result.correct is None
 
 
 def _install_world(monkeypatch, search):

@@ -140,7 +140,7 @@ async def test_watch_mode_runs_the_agent_to_the_end_and_saves_an_automated_sessi
         assert screen.driver.done
         session = store.session(screen.driver.session.id)
     assert session.status == "completed" and session.mode == "automated"
-    assert session.result["answer"] == "Sapporo TV Tower"
+    assert session.result.answer == "Sapporo TV Tower"
     saved = store.steps(session.id)
     assert [s.actor for s in saved][-1] == "judge" and len(saved) == len(screen.driver.steps)
 
@@ -257,7 +257,7 @@ async def test_play_the_user_interactcomp_accepts_only_yes_no_idk(store, search)
     saved = store.steps(sid)
     assert [s.action.text for s in saved if s.actor == "user"] == ["no", "yes"]
     session = store.session(sid)
-    assert session.mode == "human_user" and session.user == "human" and session.result["correct"]
+    assert session.mode == "human_user" and session.user == "human" and session.result.correct
 
 
 async def test_play_the_user_discobench_releases_the_clue_with_one_key(store, search):
@@ -274,7 +274,7 @@ async def test_play_the_user_discobench_releases_the_clue_with_one_key(store, se
     saved = store.steps(sid)
     [reply] = [s for s in saved if s.actor == "user"]
     assert reply.action.text == DISCO.discobench.checkpoints[0].clue and reply.observation.data["released_clue"]
-    assert store.session(sid).result["checkpoints"][0]["clue_released"]
+    assert store.session(sid).result.checkpoints[0].clue_released
 
 
 async def test_play_the_user_cts_types_an_answer_or_u_for_unknown(store, search):
@@ -293,7 +293,7 @@ async def test_play_the_user_cts_types_an_answer_or_u_for_unknown(store, search)
         await hook.next(SessionEnded)
         sid = app.screen.driver.session.id
     session = store.session(sid)
-    assert session.result["answers"] == ["Uji matcha", "unknown"] and session.mode == "human_user"
+    assert session.result.answers == ["Uji matcha", "unknown"] and session.mode == "human_user"
 
 
 # ---- play the agent --------------------------------------------------------------------
@@ -326,7 +326,7 @@ async def test_play_the_agent_interactcomp_keeps_the_barrier_and_records_time(st
         sid = screen.driver.session.id
     session = store.session(sid)
     assert session.mode == "human_agent" and session.agent == "human"
-    assert session.result["correct"] and session.result["confidence"] == 80
+    assert session.result.correct and session.result.confidence == 80
     agent_steps = [s for s in store.steps(sid) if s.actor == "agent"]
     assert [s.action.kind.value for s in agent_steps] == ["ask", "answer"]
     assert all(s.latency_ms > 0 for s in agent_steps)
@@ -384,8 +384,8 @@ async def test_play_the_agent_cts_types_k_questions_then_searches_and_answers(st
         await hook.next(SessionEnded)
         sid = screen.driver.session.id
     session = store.session(sid)
-    assert session.result["questions"] == ["Which year do you mean?", "Which brand or region?"]
-    assert session.result["answers"][0] == "2023" and session.result["restore_score"] > 0
+    assert session.result.questions == ["Which year do you mean?", "Which brand or region?"]
+    assert session.result.answers[0] == "2023" and session.result.restore_score > 0
     assert session.mode == "human_agent"
 
 

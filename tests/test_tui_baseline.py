@@ -48,7 +48,7 @@ async def test_a_fork_made_after_the_gold_was_shown_is_informed_and_left_out(dem
         assert screen.spoilers  # the hidden panel (gold answer) is on screen
         screen.start_fork(0, "human")
         fork_id = screen.session.id
-        assert store.session(fork_id).result.get("informed") is True
+        assert store.session(fork_id).result.informed is True
         await hook.next(AgentTurnStarted)
         await pilot.pause()
         await pilot.press("enter")
@@ -57,7 +57,7 @@ async def test_a_fork_made_after_the_gold_was_shown_is_informed_and_left_out(dem
         await hook.next(screen.ForkFinished)
         await pilot.pause()
     fork = store.session(fork_id)
-    assert fork.status == "completed" and fork.mode == "human_agent" and fork.result["informed"] is True
+    assert fork.status == "completed" and fork.mode == "human_agent" and fork.result.informed is True
     modes = [g["key"]["mode"] for g in score_json(demo_db, capsys)["groups"]]
     assert "human_agent" not in modes and "automated" in modes
     modes = [g["key"]["mode"] for g in score_json(demo_db, capsys, "--include-informed")["groups"]]
@@ -90,7 +90,7 @@ async def test_relaunching_play_task_offers_to_resume_the_session_left_running(t
     left = await play_one_search(db)
     store = Store(db)
     saved = store.session(left)
-    assert saved.status == "running" and saved.result["active_ms"] > 0
+    assert saved.status == "running" and saved.result.active_ms > 0
     hook = Messages()
     app = app_on(db)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -104,7 +104,7 @@ async def test_relaunching_play_task_offers_to_resume_the_session_left_running(t
         if answer == "y":
             assert screen.driver.session.id == left
             assert [s.action.kind for s in screen.driver.steps] == [ActionKind.search]
-            assert screen.driver.clock.base_ms == saved.result["active_ms"]  # not the summed latencies
+            assert screen.driver.clock.base_ms == saved.result.active_ms  # not the summed latencies
         else:
             assert screen.driver.session.id != left and screen.driver.steps == []
     if answer == "n":

@@ -70,10 +70,10 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         state[(s.annotator, s.task_id)] = s.status
         if s.status in COVERED:
             covered.setdefault(s.task_id, set()).add(s.annotator)
-        p.active_ms += float(s.result.get("active_ms") or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
-        if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.get("correct") is not None:
+        p.active_ms += float(s.result.active_ms or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
+        if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.correct is not None:
             p.graded += 1
-            p.correct += bool(s.result["correct"])
+            p.correct += bool(s.result.correct)
         elif s.scorable and s.protocol == "cts" and (v := score_of(s)) is not None:
             p.restore_scores.append(v)
     for who, task in live:
@@ -99,8 +99,8 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         p.restore_score_mean = sum(p.restore_scores) / len(p.restore_scores) if p.restore_scores else None
     latest: dict[tuple[str, str], bool] = {}  # (task, annotator) -> correct, their latest graded session
     for s in sessions:
-        if s.scorable and s.result.get("correct") is not None:
-            latest[(s.task_id, s.annotator)] = bool(s.result["correct"])
+        if s.scorable and s.result.correct is not None:
+            latest[(s.task_id, s.annotator)] = bool(s.result.correct)
     ratings: dict[str, list[bool]] = {}
     for (task, _who), correct in latest.items():
         ratings.setdefault(task, []).append(correct)

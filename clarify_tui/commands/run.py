@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.results import CTSResult, InteractCompResult
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -155,15 +156,16 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
         line += f", {summary.superseded} errored session(s) superseded by a retry"
     if done:
         if benchmark == "cts":
-            scores = [s.result.get("restore_score") or 0.0 for s in done]
+            scores = [(s.result.restore_score if isinstance(s.result, CTSResult) else None) or 0.0 for s in done]
             line += f"; mean restore score {sum(scores) / len(scores):.1f}"
             line += "; " + deep_search_line(done[0].config.deep_search)
         else:
-            correct = sum(1 for s in done if s.result.get("correct"))
+            correct = sum(1 for s in done if s.result.correct)
             line += f"; accuracy {correct / len(done):.2f} ({correct}/{len(done)})"
             if benchmark == "interactcomp":
                 every = len(done) + len(errored)
-                skips = sum(1 for s in done if s.result.get("outcome") == "invalid_skip")
+                skips = sum(1 for s in done if isinstance(s.result, InteractCompResult)
+                            and s.result.outcome == "invalid_skip")
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
     console.print(line)

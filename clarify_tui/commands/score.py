@@ -74,11 +74,11 @@ def main(args: argparse.Namespace) -> int:
         store = open_store(args, must_exist=True)
         sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
     if not args.include_informed:
-        informed = [s for s in sessions if s.result.get("informed")]
+        informed = [s for s in sessions if s.result.informed]
         if informed:
             print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
                   "--include-informed keeps them", file=sys.stderr)
-            sessions = [s for s in sessions if not s.result.get("informed")]
+            sessions = [s for s in sessions if not s.result.informed]
     with _bootstrap_pool(args.jobs) as executor:
         report = score_sessions(
             sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,

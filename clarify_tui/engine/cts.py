@@ -10,13 +10,11 @@ its own searches and visits, then answers; the answer is scored by nugget covera
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from pydantic import BaseModel, Field
 
 from clarify_tui.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.results import CTSResult, CTSState, NuggetCoverage
 from clarify_tui.users.unknown import as_ua_answer
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
@@ -30,22 +28,9 @@ def restore_score(weights: Sequence[int], coverage: Sequence[str]) -> float:
     return 100.0 * sum(w * COVERAGE_SCORE[c] for w, c in zip(weights, coverage)) / total
 
 
-class CTSState(BaseModel):
-    phase: str = "clarify"
-    orig: bool = False
-    questions: list[str] = Field(default_factory=list)
-    answers: list[str] = Field(default_factory=list)
-    aspects: list[str] = Field(default_factory=list)  # the first aspect of each question
-    aspect_sets: list[list[str]] = Field(default_factory=list)  # every aspect of each question
-    rewritten: str | None = None
-    clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
-    answer: str | None = None
-    coverage: list[dict[str, Any]] = Field(default_factory=list)
-    restore_score: float | None = None
-
-
 class CTSRules(Rules):
     default_max_rounds = 10
+    state: CTSState
 
     def __init__(self, episode) -> None:
         super().__init__(episode)
@@ -165,7 +150,7 @@ class CTSRules(Rules):
         nuggets = ep.task.cts.nuggets
         judgement = await ep.judge.nuggets(action.text, nuggets, query=ep.task.cts.fused_query)
         self.state.coverage = [
-            {"id": n.id, "weight": n.weight, "coverage": c} for n, c in zip(nuggets, judgement.coverage)
+            NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)
         ]
         self.state.restore_score = restore_score([n.weight for n in nuggets], judgement.coverage)  # full precision
         obs.data["restore_score"] = self.state.restore_score
@@ -183,16 +168,17 @@ class CTSRules(Rules):
 
     def on_rounds_exhausted(self) -> None:
         nuggets = self.ep.task.cts.nuggets
-        self.state.coverage = [{"id": n.id, "weight": n.weight, "coverage": "none"} for n in nuggets]
+        self.state.coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage="none") for n in nuggets]
         self.state.restore_score = 0.0
         self.ep.done = True
 
-    def result(self) -> dict[str, Any]:
-        data = self.state.model_dump(exclude={"phase", "clarify_step"})
-        data["k"] = self.ep.config.k
-        data["deep_search"] = self.deep_search_spec()
-        data["deep_search_fixed"] = bool(self.ep.config.deep_search)
-        return data
+    def result(self) -> CTSResult:
+        return CTSResult(
+            **self.state.model_dump(exclude={"phase", "clarify_step", "protocol"}),
+            k=self.ep.config.k,
+            deep_search=self.deep_search_spec(),
+            deep_search_fixed=bool(self.ep.config.deep_search),
+        )
 
 
 def user_reply(step) -> tuple[str | None, str]:

@@ -21,50 +21,21 @@ current checkpoint; on an ambiguous checkpoint a well-targeted ask releases its 
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.models import Action, ActionKind, Answer, Observation, Usage
-
-Status = Literal["pending", "current", "passed", "failed", "unreached"]
-
-
-class CheckpointState(BaseModel):
-    index: int
-    type: str
-    ambiguity_type: str | None = None
-    status: Status = "pending"
-    asked: bool = False
-    asked_right: bool = False
-    clue_released: bool = False
-    searches: int = 0
-    asks: int = 0
-    first_action: str | None = None
-    searches_before_first_ask: int | None = None
-    answer: str | None = None  # answer mode: what the agent committed at this checkpoint
-
-    @property
-    def outcome(self) -> str:
-        if self.status == "passed":
-            missed = self.type == "ambi" and not self.asked_right
-            return "missed_ambiguity_correct" if missed else "correct_answer"
-        if self.status == "unreached":
-            return "unreached"
-        return "failed"
-
-
-class DiscoBenchState(BaseModel):
-    checkpoints: list[CheckpointState]
-    current: int | None = 0
-    answer: str | None = None
-    correct: bool | None = None
-    mode: Literal["answer", "trajectory"] = "answer"
-
+from clarify_tui.results import (
+    CheckpointResult,
+    CheckpointState,
+    DiscoBenchResult,
+    DiscoBenchState,
+    checkpoint_outcome,
+)
 
 class DiscoBenchRules(Rules):
     default_max_rounds = 20
+    state: DiscoBenchState
 
     def __init__(self, episode) -> None:
         super().__init__(episode)
@@ -296,24 +267,23 @@ class DiscoBenchRules(Rules):
         self.state.correct = False
         self.ep.done = True
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> DiscoBenchResult:
         agent_steps = [s for s in self.ep.steps if s.actor == "agent"]
-        checkpoints = []
-        for cp in self.state.checkpoints:
-            row = cp.model_dump()
-            row.update(
-                outcome=cp.outcome,
-                reached=cp.status != "unreached",
-                advanced=cp.status == "passed",
-            )
-            checkpoints.append(row)
-        return {
-            "answer": self.state.answer,
-            "correct": self.state.correct,
-            "prompting": self.ep.config.prompting,
-            "ablation": self.ep.config.ablation,
-            "checkpoint_mode": self.state.mode,
-            "checkpoints": checkpoints,
-            "ask_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
-            "tool_turns": sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
-        }
+        return DiscoBenchResult(
+            answer=self.state.answer,
+            correct=self.state.correct,
+            prompting=self.ep.config.prompting,
+            ablation=self.ep.config.ablation,
+            checkpoint_mode=self.state.mode,
+            checkpoints=[
+                CheckpointResult(
+                    **cp.model_dump(),
+                    outcome=checkpoint_outcome(cp.status, cp.type, cp.asked_right),
+                    reached=cp.status != "unreached",
+                    advanced=cp.status == "passed",
+                )
+                for cp in self.state.checkpoints
+            ],
+            ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
+            tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
+        )

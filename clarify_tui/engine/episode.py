@@ -32,6 +32,7 @@ from clarify_tui.models import (
     Usage,
     now_iso,
 )
+from clarify_tui.results import EpisodeState
 from clarify_tui.search.cache import CachedSearch
 
 if TYPE_CHECKING:
@@ -121,14 +122,14 @@ class Episode:
             **self.rules.view_extra(),
         )
 
-    def state(self) -> dict[str, Any]:
-        return {
-            "rounds_used": self.rounds_used,
-            "max_rounds": self.max_rounds,
-            "invalid_streak": self.invalid_streak,
-            "done": self.done,
-            "protocol": self.rules.snapshot(),
-        }
+    def state(self) -> EpisodeState:
+        return EpisodeState(
+            rounds_used=self.rounds_used,
+            max_rounds=self.max_rounds,
+            invalid_streak=self.invalid_streak,
+            done=self.done,
+            protocol=self.rules.snapshot(),
+        )
 
     # ---- driving -----------------------------------------------------------------
 
@@ -256,16 +257,16 @@ class Episode:
                 self.finish()
         return observation
 
-    def rollback(self, before: dict[str, Any], count: int) -> None:
+    def rollback(self, before: EpisodeState, count: int) -> None:
         """Undo an action that did not complete. If none of its steps was recorded the
         state goes back to `before`; if some were (already on disk), the session is
         abandoned rather than left half-applied."""
         if self.done:
             return
         if len(self.steps) == count:
-            self.rounds_used = before["rounds_used"]
-            self.invalid_streak = before["invalid_streak"]
-            self.rules.restore(before["protocol"])
+            self.rounds_used = before.rounds_used
+            self.invalid_streak = before.invalid_streak
+            self.rules.restore(before.protocol)
         else:
             self.abandon()
 
@@ -297,9 +298,9 @@ class Episode:
             s.index = i
         if self.steps:
             state = self.steps[-1].state
-            self.rounds_used = state.get("rounds_used", 0)
-            self.invalid_streak = state.get("invalid_streak", 0)
-            self.rules.restore(state["protocol"])
+            self.rounds_used = state.rounds_used
+            self.invalid_streak = state.invalid_streak
+            self.rules.restore(state.protocol)
         self.start()
         if self.sink:
             for s in self.steps:

@@ -18,14 +18,11 @@ feedback and tries again in the same round. The 4th in a row skips the task
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel
-
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.errors import BackendError
 from clarify_tui.llm import ic_reference as ref
 from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.results import InteractCompResult, InteractCompState
 from clarify_tui.users.base import UserReply
 
 _MODE_ACTIONS = {
@@ -52,19 +49,11 @@ def check_forced_ask(max_rounds: int, forced_asks: int) -> str | None:
     return None
 
 
-class InteractCompState(BaseModel):
-    asks: int = 0
-    searches: int = 0
-    answer: str | None = None
-    confidence: float | None = None
-    correct: bool | None = None
-    outcome: str | None = None
-
-
 class InteractCompRules(Rules):
     default_max_rounds = 10
     invalid_uses_round = False
     invalid_limit = ref.MAX_INVALID_RETRIES + 1
+    state: InteractCompState
 
     def __init__(self, episode) -> None:
         super().__init__(episode)
@@ -201,18 +190,18 @@ class InteractCompRules(Rules):
         self.state.correct = False
         self.ep.done = True
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> InteractCompResult:
         agent_steps = [s for s in self.ep.steps if s.actor == "agent"]
         failed = [s for s in agent_steps if s.error]
-        return {
+        return InteractCompResult(
             **self.state.model_dump(),
             # rounds that used the budget: not invalid outputs, refusals or a failed call
-            "rounds": sum(1 for s in agent_steps if not s.error and not s.action.call_error),
-            "answers": sum(1 for s in agent_steps if s.action.kind == ActionKind.answer and not s.error),
-            "invalid": len(failed),
-            "refused": sum(1 for s in failed if s.action.kind == ActionKind.answer),
-            "mode": self.mode,
-            "max_rounds": self.ep.max_rounds,
-            "actions": self.ep.config.actions,
-            "compat": self.ep.config.compat,
-        }
+            rounds=sum(1 for s in agent_steps if not s.error and not s.action.call_error),
+            answers=sum(1 for s in agent_steps if s.action.kind == ActionKind.answer and not s.error),
+            invalid=len(failed),
+            refused=sum(1 for s in failed if s.action.kind == ActionKind.answer),
+            mode=self.mode,
+            max_rounds=self.ep.max_rounds,
+            actions=self.ep.config.actions,
+            compat=self.ep.config.compat,
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
+from clarify_tui.results import AnyResult
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -109,11 +110,13 @@ class Rules:
             usage=verdict.usage,
         )
 
-    def snapshot(self) -> dict[str, Any]:
-        return self.state.model_dump(mode="json")
+    def snapshot(self) -> Any:
+        return self.state.snapshot()
 
-    def restore(self, state: dict[str, Any]) -> None:
-        self.state = type(self.state).model_validate(state)
+    def restore(self, state: Any) -> None:
+        if state is None:
+            raise ValueError("the step holds no protocol state to continue from")
+        self.state = type(self.state).model_validate(state.model_dump())
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> AnyResult:
         raise NotImplementedError

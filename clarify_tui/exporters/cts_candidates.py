@@ -30,6 +30,7 @@ import json
 from collections.abc import Iterable
 from typing import IO
 
+from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
 
 FIELDS = (
@@ -40,19 +41,21 @@ FIELDS = (
 
 def candidate_record(session, task) -> dict:
     r = session.result
+    if not isinstance(r, CTSResult):
+        raise TypeError(f"session {session.id} is a {session.protocol} session, not cts")
     return {
         "id": task.id,
         "run": session.run,
         "system": session.agent,
-        "k": r.get("k"),
-        "orig": bool(r.get("orig")),
+        "k": r.k,
+        "orig": r.orig,
         "blurred_query": task.cts.blurred_query if task.cts else task.question,
-        "questions": list(r.get("questions") or []),
-        "answers": list(r.get("answers") or []),
-        "rewritten_query": r.get("rewritten"),
-        "answer": r.get("answer"),
-        "coverage": [{"id": c["id"], "coverage": c["coverage"]} for c in r.get("coverage") or []],
-        "restore_score": r.get("restore_score"),
+        "questions": list(r.questions),
+        "answers": list(r.answers),
+        "rewritten_query": r.rewritten,
+        "answer": r.answer,
+        "coverage": [{"id": c.id, "coverage": c.coverage} for c in r.coverage],
+        "restore_score": r.restore_score,
     }
 
 
@@ -60,7 +63,7 @@ def export_cts_candidates(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
 ) -> None:
     for session in store.sessions(runs=runs, protocol="cts", status="completed"):
-        if session.result.get("answer") is None:
+        if session.result.answer is None:
             continue
         record = candidate_record(session, store.task_for(session.id))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -30,6 +30,7 @@ from clarify_tui.harness_history import ERRORED_MESSAGE, render_history
 from clarify_tui.llm import ic_reference
 from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind, Session, Step, Task
+from clarify_tui.results import InteractCompResult
 from clarify_tui.store import Store
 from clarify_tui.tasks.sealed import canary_of
 
@@ -87,14 +88,17 @@ def history_rounds(steps: list[Step]) -> list[tuple[str, dict[str, str], str]]:
 
 
 def action_counts(session: Session, steps: list[Step]) -> str:
-    if (session.result.get("harness") or {}).get("skipped") or session.result.get("outcome") == "invalid_skip":
+    result = session.result
+    if not isinstance(result, InteractCompResult):
+        raise TypeError(f"session {session.id} is a {session.protocol} session, not interactcomp")
+    if (result.harness or {}).get("skipped") or result.outcome == "invalid_skip":
         return repr({"valid": True})
     space = ACTION_SPACE.get(session.config.interactcomp_mode, FULL_SPACE)
     counts = {name: 0 for name in space}
     for s in steps:
         if s.actor == "agent" and not s.error and s.action.kind.value in counts:
             counts[s.action.kind.value] += 1
-    counts["invalid"] = int(session.result.get("invalid") or 0)
+    counts["invalid"] = result.invalid
     return repr(counts)
 
 
@@ -135,14 +139,14 @@ def export_interactcomp_csv(
         total = round(total + session_cost(steps), 10)
         result = session.result
         answered = any(s.actor == "agent" and s.action.kind == ActionKind.answer and not s.error for s in steps)
-        confidence = result.get("confidence")
+        confidence = result.confidence if isinstance(result, InteractCompResult) else None
         writer.writerow({
             "question": task.question,
             "correct_answer": gold,
-            "predicted_answer": result.get("answer") or "",
+            "predicted_answer": result.answer or "",
             "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
             "history": render_history(harness_question(session, task), history_rounds(steps)),
-            "score": 1.0 if result.get("correct") else 0.0,
+            "score": 1.0 if result.correct else 0.0,
             "cost": total,
             "action_counts": action_counts(session, steps),
         })
@@ -163,6 +167,6 @@ def error_history(session: Session) -> str | None:
         if session.error == ERRORED_MESSAGE:
             return "Error"
         return f"Error: {(session.error or 'errored').splitlines()[0]}"
-    if session.result.get("outcome") == "call_error":
+    if isinstance(session.result, InteractCompResult) and session.result.outcome == "call_error":
         return "Error: the reference harness could not call the model's action (scored 0)"
     return None

@@ -25,6 +25,7 @@ import csv
 from collections.abc import Iterable
 from typing import IO, Any
 
+from clarify_tui.results import DiscoBenchResult, InteractCompResult
 from clarify_tui.store import Store
 
 COLUMNS = (
@@ -48,21 +49,17 @@ def metric_cells(session) -> dict[str, Any]:
     r = session.result
     if session.status != "completed":
         return {}
-    protocol = session.protocol.value
-    if protocol == "interactcomp":
-        return {"correct": _bool(r.get("correct")), "confidence": _opt(r.get("confidence")),
-                "rounds": _opt(r.get("rounds")), "asks": _opt(r.get("asks"))}
-    if protocol == "discobench":
-        checkpoints = r.get("checkpoints") or []
-        passed = sum(1 for c in checkpoints if c.get("status") == "passed")
-        return {"correct": _bool(r.get("correct")),
+    if isinstance(r, InteractCompResult):
+        return {"correct": _bool(r.correct), "confidence": _opt(r.confidence),
+                "rounds": _opt(r.rounds), "asks": _opt(r.asks)}
+    if isinstance(r, DiscoBenchResult):
+        checkpoints = r.checkpoints
+        passed = sum(1 for c in checkpoints if c.status == "passed")
+        return {"correct": _bool(r.correct),
                 "checkpoint_pass_fraction": round(passed / len(checkpoints), 6) if checkpoints else "",
-                "ask_turns": _opt(r.get("ask_turns")), "tool_turns": _opt(r.get("tool_turns"))}
-    if protocol == "cts":
-        answers = r.get("answers") or []
-        known = sum(1 for a in answers if str(a).strip().casefold() != "unknown")
-        return {"restore_score": _opt(r.get("restore_score")), "known_count": known}
-    return {}
+                "ask_turns": _opt(r.ask_turns), "tool_turns": _opt(r.tool_turns)}
+    known = sum(1 for a in r.answers if str(a).strip().casefold() != "unknown")
+    return {"restore_score": _opt(r.restore_score), "known_count": known}
 
 
 def export_sessions_csv(
@@ -81,6 +78,6 @@ def export_sessions_csv(
             "tokens_in": sum(x.tokens_in for x in own),
             "tokens_out": sum(x.tokens_out for x in own),
             "cost_usd": round(sum(x.cost_usd for x in own), 10),
-            "active_ms": _opt(s.result.get("active_ms")),
-            "informed": int(bool(s.result.get("informed"))),
+            "active_ms": _opt(s.result.active_ms),
+            "informed": int(bool(s.result.informed)),
         })

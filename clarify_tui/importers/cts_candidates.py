@@ -283,7 +283,7 @@ async def build_candidate(
         problems.add(source, c.line, None, f"could not be played: {episode.session.error or 'did not finish'}")
         return None
     if c.stored_score is not None:
-        episode.session.result["stored_restore_score"] = c.stored_score
+        episode.session.result.stored_restore_score = c.stored_score
     return built_from(episode)
 
 

@@ -55,6 +55,7 @@ from clarify_tui.models import (
     Observation,
     Protocol,
 )
+from clarify_tui.results import InteractCompResult
 from clarify_tui.store import Store
 from clarify_tui.tasks import DatasetError, load_tasks
 from clarify_tui.tasks.problems import Problems, short
@@ -104,7 +105,7 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
     session.note = f"imported from {source} row {row.number}"
     if row.kind == "errored":
         episode.fail(ERRORED_MESSAGE)
-        session.result["harness"] = {"score": row.score, "action_counts": row.action_counts, "skipped": False}
+        session.result.harness = {"score": row.score, "action_counts": row.action_counts, "skipped": False}
         return built_from(episode)
     recorded: dict[int, str] = {}
     for action, observation in zip(actions, observations):
@@ -139,11 +140,11 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
     first_agent = next((s for s in episode.steps if s.actor == "agent"), None)
     if first_agent is not None:
         first_agent.cost_usd = row.cost
-    session.result["harness"] = {
+    session.result.harness = {
         "score": row.score, "action_counts": row.action_counts, "skipped": row.kind == "skipped",
     }
-    if row.kind == "answered":
-        session.result["invalid"] = int(row.action_counts.get("invalid", 0))
+    if row.kind == "answered" and isinstance(session.result, InteractCompResult):
+        session.result.invalid = int(row.action_counts.get("invalid", 0))
     return built_from(episode)
 
 

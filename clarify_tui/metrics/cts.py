@@ -6,7 +6,7 @@
 - ua_unknown_rate: share of all UA answers that are `unknown` (pooled; a reply that only
   says the intent does not specify it counts as unknown, users/unknown.py).
 - cq_region_rate: share of clarification questions that ask about region (among their
-  aspects, clarify_tui/aspects.py; result["aspect_sets"], or result["aspects"] in older rows);
+  aspects, clarify_tui/aspects.py; result.aspect_sets, or result.aspects in older rows);
   region_only_n: questions whose ONLY aspect is region; region_only_unknown_rate: the
   unknown rate among those (Tables 4-5, lines 284-305).
 - all_unknown_rate: share of clarified sessions whose k answers are all unknown;
@@ -14,8 +14,8 @@
   known_cnt["0"] equals all_unknown_rate).
 - per_turn (k > 1): per question position, the unknown rate, region rate and region-only
   unknown rate (Table 10).
-- delta_vs_orig: when the selection holds `orig` sessions (result["orig"] true) with the
-  same deep-search agent (result["deep_search"]; older rows: the session's agent) on the
+- delta_vs_orig: when the selection holds `orig` sessions (result.orig true) with the
+  same deep-search agent (result.deep_search; older rows: the session's agent) on the
   same tasks: mean over the paired (task, deep search) of (this group's mean score - the
   orig mean score), with a paired bootstrap 95% CI over those differences (Table 3).
   Sessions with no orig partner are left out and counted (`unpaired`).
@@ -37,49 +37,54 @@ from clarify_tui.metrics.common import (
     summary,
     usage_totals,
 )
-from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.results import CTSResult, NuggetCoverage
 from clarify_tui.users.unknown import is_unknown  # noqa: F401  (re-exported: metrics.cts.is_unknown)
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
 DEFAULT_BOOTSTRAP = 10_000
 
 
-def restore_score(coverage: Sequence[dict]) -> float | None:
+def restore_score(coverage: Sequence[NuggetCoverage]) -> float | None:
     """restore_score_100 of coverage rows {weight, coverage}; None without weights."""
-    total = sum(int(c.get("weight") or 0) for c in coverage)
+    total = sum(c.weight for c in coverage)
     if not total:
         return None
-    return 100.0 * math.fsum(int(c.get("weight") or 0) * COVERAGE_SCORE[c.get("coverage", "none")] for c in coverage) / total
+    return 100.0 * math.fsum(c.weight * COVERAGE_SCORE[c.coverage] for c in coverage) / total
 
 
-def session_score(result: dict) -> float | None:
-    coverage = result.get("coverage") or []
-    score = restore_score(coverage) if coverage else None
+def session_score(result: CTSResult) -> float | None:
+    score = restore_score(result.coverage) if result.coverage else None
     if score is None:
-        score = result.get("restore_score")
+        score = result.restore_score
     return None if score is None else float(score)
+
+
+def result_of(s: ScoredSession) -> CTSResult:
+    return result_as(s, CTSResult)
 
 
 def score_of(s: ScoredSession) -> float | None:
     """session_score of a ScoredSession, computed once."""
     if "restore_score_100" not in s.memo:
-        s.memo["restore_score_100"] = session_score(s.result)
+        s.memo["restore_score_100"] = session_score(result_of(s))
     return s.memo["restore_score_100"]
 
 
 def is_orig(s: ScoredSession) -> bool:
-    return bool(s.result.get("orig"))
+    return result_of(s).orig
 
 
 def _qa(s: ScoredSession) -> list[tuple[tuple[str, ...], str]]:
     """(aspects, answer) per clarification question of a session, computed once."""
     if "qa" in s.memo:
         return s.memo["qa"]
-    answers = list(s.result.get("answers") or [])
-    sets = [tuple(a) for a in s.result.get("aspect_sets") or []]
+    r = result_of(s)
+    answers = list(r.answers)
+    sets = [tuple(a) for a in r.aspect_sets]
     if not sets:  # rows written before aspect_sets: one aspect per question
-        sets = [(a,) for a in s.result.get("aspects") or []]
-    questions = list(s.result.get("questions") or [])
+        sets = [(a,) for a in r.aspects]
+    questions = list(r.questions)
     n = max(len(answers), len(questions))
     s.memo["qa"] = [
         (sets[i] if i < len(sets) else ("other",), answers[i] if i < len(answers) else "")
@@ -103,7 +108,7 @@ def _diagnostics(pairs: Sequence[tuple[tuple[str, ...], str]]) -> dict:
 
 def deep_search_of(s: ScoredSession) -> str:
     """Who ran deep search: the recorded spec, else (older rows) the session's agent."""
-    return str(s.result.get("deep_search") or s.agent)
+    return str(result_of(s).deep_search or s.agent)
 
 
 def per_task_scores(sessions: Sequence[ScoredSession]) -> dict[tuple[str, str], float]:

@@ -34,20 +34,25 @@ from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.profiles import ADVANCED, choose_k, profile_metrics
-from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.results import CheckpointResult, DiscoBenchResult
 
 
-def detection_counts(checkpoints: Sequence[dict]) -> dict[str, int]:
+def result_of(s: ScoredSession) -> DiscoBenchResult:
+    return result_as(s, DiscoBenchResult)
+
+
+def detection_counts(checkpoints: Sequence[CheckpointResult]) -> dict[str, int]:
     tp = fn = fp = tn = 0
     for cp in checkpoints:
-        if not cp.get("reached"):
+        if not cp.reached:
             continue
-        if cp.get("type") == "ambi":
-            if cp.get("asked_right"):
+        if cp.type == "ambi":
+            if cp.asked_right:
                 tp += 1
             else:
                 fn += 1
-        elif cp.get("asked"):
+        elif cp.asked:
             fp += 1
         else:
             tn += 1
@@ -60,19 +65,19 @@ def f1(counts: dict[str, int]) -> float | None:
 
 
 def _pass_score(s: ScoredSession) -> float | None:
-    cps = s.result.get("checkpoints") or []
-    return sum(1 for cp in cps if cp.get("outcome") in ADVANCED) / len(cps) if cps else None
+    cps = result_of(s).checkpoints
+    return sum(1 for cp in cps if cp.outcome in ADVANCED) / len(cps) if cps else None
 
 
-def by_ambiguity_type(checkpoints: Sequence[dict]) -> dict[str, dict]:
+def by_ambiguity_type(checkpoints: Sequence[CheckpointResult]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for cp in checkpoints:
-        if cp.get("type") != "ambi" or not cp.get("reached"):
+        if cp.type != "ambi" or not cp.reached:
             continue
-        row = out.setdefault(cp.get("ambiguity_type") or "unknown", {"n": 0, "tp": 0, "passed": 0})
+        row = out.setdefault(cp.ambiguity_type or "unknown", {"n": 0, "tp": 0, "passed": 0})
         row["n"] += 1
-        row["tp"] += bool(cp.get("asked_right"))
-        row["passed"] += cp.get("outcome") in ADVANCED
+        row["tp"] += cp.asked_right
+        row["passed"] += cp.outcome in ADVANCED
     return {
         t: {"n": r["n"], "detection_recall": ratio(r["tp"], r["n"]), "pass_rate": ratio(r["passed"], r["n"])}
         for t, r in sorted(out.items())
@@ -87,7 +92,7 @@ def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, dict]:
     return {
         d: {
             "n_sessions": len(members),
-            "accuracy": mean([bool(s.result["correct"]) for s in members]),
+            "accuracy": mean([bool(s.result.correct) for s in members]),
             "checkpoint_pass_rate": mean([p for s in members if (p := _pass_score(s)) is not None]),
         }
         for d, members in sorted(groups.items())
@@ -99,7 +104,7 @@ def checkpoint_modes(scored: Sequence[ScoredSession]) -> dict[str, int]:
     inference (rows written before the mode was recorded were trajectory-inferred)."""
     modes: dict[str, int] = {}
     for s in scored:
-        mode = s.result.get("checkpoint_mode") or "trajectory"
+        mode = result_of(s).checkpoint_mode or "trajectory"
         modes[mode] = modes.get(mode, 0) + 1
     return modes
 
@@ -107,19 +112,19 @@ def checkpoint_modes(scored: Sequence[ScoredSession]) -> dict[str, int]:
 def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
     `k`: the profile threshold; None = data-driven (profiles.choose_k)."""
-    scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
-    detectable = [s for s in scored if s.result.get("ablation") != "original_question"]
-    checkpoints = [cp for s in detectable for cp in s.result.get("checkpoints") or []]
+    scored = [s for s in sessions if s.scorable and s.result.correct is not None]
+    detectable = [s for s in scored if result_of(s).ablation != "original_question"]
+    checkpoints = [cp for s in detectable for cp in result_of(s).checkpoints]
     k, k_source = choose_k(checkpoints, k)
     pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])
     recall = ratio(c["tp"], c["tp"] + c["fn"])
-    asked = [cp for cp in checkpoints if cp.get("reached") and cp.get("asked")]
-    right = [cp for cp in asked if cp.get("asked_right")]
-    right_advanced = [cp for cp in right if cp.get("advanced") or cp.get("outcome") in ADVANCED]
+    asked = [cp for cp in checkpoints if cp.reached and cp.asked]
+    right = [cp for cp in asked if cp.asked_right]
+    right_advanced = [cp for cp in right if cp.advanced or cp.outcome in ADVANCED]
     metrics = {
-        "accuracy": mean([bool(s.result["correct"]) for s in scored]),
+        "accuracy": mean([bool(s.result.correct) for s in scored]),
         "checkpoint_pass_rate": mean(pass_scores),
         "detection_accuracy": ratio(c["tp"] + c["tn"], sum(c.values())),
         "detection_precision": precision,
@@ -127,8 +132,8 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None
         "detection_f1": f1(c),
         "ce_a": ratio(len(right), len(asked)),
         "ce_b": ratio(len(right_advanced), len(asked)),
-        "ask_turns": mean([int(s.result.get("ask_turns") or 0) for s in scored]),
-        "tool_turns": mean([int(s.result.get("tool_turns") or 0) for s in scored]),
+        "ask_turns": mean([result_of(s).ask_turns for s in scored]),
+        "tool_turns": mean([result_of(s).tool_turns for s in scored]),
         "detection": c,
         "profiles": profile_metrics(checkpoints, k),
         "profile_k": k,
@@ -140,5 +145,5 @@ def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None
         **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.correct is None)
     return metrics

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
+from clarify_tui.results import RESULT_MODELS, parse_result
 
 
 class ExportError(ValueError):
@@ -29,7 +30,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
     s = ScoredSession(
         id=row["id"], run=row.get("run") or "default", task_id=str(row["task_id"]), protocol=row["protocol"],
         agent=row.get("agent") or "", mode=row.get("mode") or "automated", annotator=row.get("annotator"),
-        status=row.get("status") or "running", result=dict(row.get("result") or {}), user=row.get("user") or "",
+        status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule",
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
     )
@@ -59,6 +60,8 @@ def read_export(lines: Iterable[str], source: str = "export") -> list[dict[str, 
                 f"{source} line {number}: not a session record of `export --format jsonl` "
                 "(needs session.id, session.task_id, session.protocol)"
             )
+        if session["protocol"] not in RESULT_MODELS:
+            raise ExportError(f"{source} line {number}: unknown protocol {session['protocol']!r}")
         records.append(record)
     return records
 

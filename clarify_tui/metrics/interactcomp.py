@@ -29,7 +29,12 @@ import statistics
 from collections.abc import Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
-from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.results import InteractCompResult
+
+
+def result_of(s: ScoredSession) -> InteractCompResult:
+    return result_as(s, InteractCompResult)
 
 CALIBRATION_BINS = 5
 
@@ -60,7 +65,7 @@ def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
     """Sample standard deviation of per-run accuracy; None with fewer than two runs."""
     by_run: dict[str, list[bool]] = {}
     for s in scored:
-        by_run.setdefault(s.run, []).append(bool(s.result["correct"]))
+        by_run.setdefault(s.run, []).append(bool(s.result.correct))
     if len(by_run) < 2:
         return None
     return statistics.stdev(sum(v) / len(v) for v in by_run.values())
@@ -68,31 +73,28 @@ def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
 
 def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     """The metrics of one group of InteractComp sessions (any statuses; excluded ones counted)."""
-    scored = [s for s in sessions if s.scorable and s.result.get("correct") is not None]
-    correct = [bool(s.result["correct"]) for s in scored]
-    rounds = [int(s.result.get("rounds") or 0) for s in scored]
-    asks = sum(int(s.result.get("asks") or 0) for s in scored)
-    pairs = [
-        (float(s.result["confidence"]), bool(s.result["correct"]))
-        for s in scored
-        if s.result.get("confidence") is not None
-    ]
+    scored = [s for s in sessions if s.scorable and s.result.correct is not None]
+    results = [result_of(s) for s in scored]
+    correct = [bool(r.correct) for r in results]
+    rounds = [r.rounds for r in results]
+    asks = sum(r.asks for r in results)
+    pairs = [(float(r.confidence), bool(r.correct)) for r in results if r.confidence is not None]
     errored = sum(1 for s in sessions if s.status == "errored")
     metrics = {
         "accuracy": mean(correct),
         "accuracy_all": ratio(sum(correct), len(correct) + errored),
-        "invalid_skips": sum(1 for s in scored if s.result.get("outcome") == "invalid_skip"),
-        "call_errors": sum(1 for s in scored if s.result.get("outcome") == "call_error"),
-        "invalid_outputs": sum(int(s.result.get("invalid") or 0) for s in scored),
+        "invalid_skips": sum(1 for r in results if r.outcome == "invalid_skip"),
+        "call_errors": sum(1 for r in results if r.outcome == "call_error"),
+        "invalid_outputs": sum(r.invalid for r in results),
         "accuracy_std": accuracy_std(scored),
         "rounds": mean(rounds),
         "interaction_rate": ratio(asks, sum(rounds)),
-        "interact_rounds": mean([int(s.result.get("asks") or 0) for s in scored]),
+        "interact_rounds": mean([r.asks for r in results]),
         "calibration_error": calibration_error(pairs),
         "calibration_n": len(pairs),
         "calibration_missing": len(scored) - len(pairs),
         **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.get("correct") is None)
+    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.correct is None)
     return metrics

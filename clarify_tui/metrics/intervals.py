@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from clarify_tui.metrics.cts import score_of
+from clarify_tui.metrics.cts import is_orig, score_of
 from clarify_tui.metrics.records import ScoredSession
 
 ALPHA = 0.05
@@ -52,9 +52,9 @@ def t_interval(values: Sequence[float], alpha: float = ALPHA) -> list[float] | N
 def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
     """The interval metrics of one group of sessions (the same sessions its metrics use)."""
     if protocol == "cts":
-        scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not s.result.get("orig")]
+        scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not is_orig(s)]
         return {"restore_score_ci95": t_interval(scores)}
-    graded = [bool(s.result["correct"]) for s in sessions if s.scorable and s.result.get("correct") is not None]
+    graded = [bool(s.result.correct) for s in sessions if s.scorable and s.result.correct is not None]
     return {"accuracy_ci95": wilson(sum(graded), len(graded))}
 
 

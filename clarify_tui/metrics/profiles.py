@@ -20,18 +20,19 @@ import statistics
 from collections.abc import Iterable
 
 from clarify_tui.metrics.common import ratio
+from clarify_tui.results import ADVANCED_OUTCOMES, CheckpointResult
 
 PROFILES = ("direct_guess", "search_heavy_guess", "direct_ask", "search_then_ask")
 DEFAULT_K = 3
-ADVANCED = ("correct_answer", "missed_ambiguity_correct")
+ADVANCED = ADVANCED_OUTCOMES
 
 
-def data_driven_k(checkpoints: Iterable[dict]) -> float | None:
+def data_driven_k(checkpoints: Iterable[CheckpointResult]) -> float | None:
     """Median search count of the successful no-ask reached ambiguous checkpoints; None if none."""
     counts = [
-        int(cp.get("searches") or 0)
+        cp.searches
         for cp in checkpoints
-        if cp.get("type") == "ambi" and cp.get("reached") and not cp.get("asked") and cp.get("outcome") in ADVANCED
+        if cp.type == "ambi" and cp.reached and not cp.asked and cp.outcome in ADVANCED
     ]
     if not counts:
         return None
@@ -39,7 +40,7 @@ def data_driven_k(checkpoints: Iterable[dict]) -> float | None:
     return int(k) if float(k).is_integer() else k
 
 
-def choose_k(checkpoints: Iterable[dict], override: float | None = None) -> tuple[float, str]:
+def choose_k(checkpoints: Iterable[CheckpointResult], override: float | None = None) -> tuple[float, str]:
     """(K, where it came from): "override", "data" or "paper_default"."""
     if override is not None:
         return override, "override"
@@ -47,28 +48,28 @@ def choose_k(checkpoints: Iterable[dict], override: float | None = None) -> tupl
     return (DEFAULT_K, "paper_default") if k is None else (k, "data")
 
 
-def profile_of(checkpoint: dict, k: float = DEFAULT_K) -> str:
+def profile_of(checkpoint: CheckpointResult, k: float = DEFAULT_K) -> str:
     """The profile of one checkpoint row of a DiscoBench result."""
-    if not checkpoint.get("asked"):
-        return "direct_guess" if int(checkpoint.get("searches") or 0) <= k else "search_heavy_guess"
-    before = checkpoint.get("searches_before_first_ask")
+    if not checkpoint.asked:
+        return "direct_guess" if checkpoint.searches <= k else "search_heavy_guess"
+    before = checkpoint.searches_before_first_ask
     if before is None:  # older rows: fall back to the first action
-        before = 0 if checkpoint.get("first_action") == "ask" else 1
+        before = 0 if checkpoint.first_action == "ask" else 1
     return "direct_ask" if before == 0 else "search_then_ask"
 
 
-def profile_metrics(checkpoints: Iterable[dict], k: float = DEFAULT_K) -> dict:
+def profile_metrics(checkpoints: Iterable[CheckpointResult], k: float = DEFAULT_K) -> dict:
     """Profiles over checkpoint rows; only reached ambiguous checkpoints count."""
     counts = {p: 0 for p in PROFILES}
     passed = {p: 0 for p in PROFILES}
     total = 0
     for cp in checkpoints:
-        if cp.get("type") != "ambi" or not cp.get("reached"):
+        if cp.type != "ambi" or not cp.reached:
             continue
         profile = profile_of(cp, k)
         total += 1
         counts[profile] += 1
-        if cp.get("outcome") in ADVANCED:
+        if cp.outcome in ADVANCED:
             passed[profile] += 1
     return {
         p: {"share": ratio(counts[p], total), "pass_rate": ratio(passed[p], counts[p]), "n": counts[p]}

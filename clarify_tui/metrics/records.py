@@ -25,7 +25,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from clarify_tui.results import RESULT_MODELS, AnyResult
 
 ROLES = ("agent", "user", "judge", "environment")
 SCORED_STATUS = "completed"
@@ -72,7 +74,7 @@ class ScoredSession:
     mode: str
     annotator: str | None
     status: str
-    result: dict[str, Any]
+    result: AnyResult
     usage: dict[str, RoleUsage] = field(default_factory=dict)
     judged_by: str | None = None  # the judge whose verdicts `result` carries; None = unjudged
     user: str = ""
@@ -91,6 +93,16 @@ class ScoredSession:
         return getattr(self, by)
 
 
+ResultT = TypeVar("ResultT", bound=AnyResult)
+
+
+def result_as(s: ScoredSession, model: type[ResultT]) -> ResultT:
+    """The session's result as its protocol's model (metrics of one protocol read it)."""
+    if not isinstance(s.result, model):
+        raise TypeError(f"session {s.id} is a {s.protocol} session, not {model.__name__}")
+    return s.result
+
+
 def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[str, Judgment]:
     """The judgment each kind uses: the latest (highest id) one, by `judge` if given."""
     chosen: dict[str, Judgment] = {}
@@ -101,8 +113,8 @@ def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[s
 
 
 def apply_judgments(
-    result: dict[str, Any], session_judge: str, judgments: Sequence[Judgment], judge: str | None
-) -> tuple[dict[str, Any], str | None, dict[str, Judgment]]:
+    result: AnyResult, session_judge: str, judgments: Sequence[Judgment], judge: str | None
+) -> tuple[AnyResult, str | None, dict[str, Judgment]]:
     """Lay judgments over an engine result.
 
     Returns the result to score, the judge it reflects (None: no verdict by `judge`) and
@@ -113,13 +125,14 @@ def apply_judgments(
         if judge is None or judge == session_judge:
             return result, session_judge, {}
         return result, None, {}
-    merged = dict(result)
+    merged = result.stored()
     for kind, j in chosen.items():
         for name in _OVERLAY_FIELDS.get(kind, ()):
             if name in j.verdict:
                 merged[name] = j.verdict[name]
     specs = {j.judge for j in chosen.values()}
-    return merged, judge if judge is not None else "+".join(sorted(specs)), chosen
+    overlaid = type(result).model_validate(merged)
+    return overlaid, judge if judge is not None else "+".join(sorted(specs)), chosen
 
 
 def _where(runs: Sequence[str], benchmark: str | None) -> tuple[str, list]:
@@ -156,7 +169,7 @@ def load_sessions(
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
-            result=json.loads(result) if result else {}, user=user or "", judge=sjudge or "rule",
+            result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
         )
     if not sessions:
         return []
@@ -238,7 +251,7 @@ def from_session(
     s = ScoredSession(
         id=session.id, run=session.run, task_id=session.task_id, protocol=str(session.protocol),
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
-        result=dict(session.result), user=session.user, judge=session.judge,
+        result=session.result.model_copy(), user=session.user, judge=session.judge,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
     )
     for step in steps:

@@ -66,7 +66,7 @@ def is_counted(s: ScoredSession) -> bool:
         return False
     if s.protocol == "cts":
         return score_of(s) is not None
-    return s.result.get("correct") is not None
+    return s.result.correct is not None
 
 
 def score_sessions(
@@ -93,7 +93,7 @@ def score_sessions(
             from clarify_tui.metrics.intervals import group_intervals
 
             metrics.update(group_intervals(benchmark, members))
-        active = [s.result["active_ms"] for s in members if is_counted(s) and s.result.get("active_ms") is not None]
+        active = [ms for s in members if is_counted(s) and (ms := s.result.active_ms) is not None]
         if active:  # human-agent sessions: the task clock's time, pauses excluded
             metrics["active_ms_mean"] = sum(active) / len(active)
         out.append({

@@ -7,7 +7,7 @@ It holds no protocol rules: allowed actions, replies and scores come from the en
 
 For a human agent it keeps the task clock (`clock`): time paused during a turn is taken
 off that action's latency before it is applied, and the clock's total at the end is
-saved as `result["active_ms"]` (also after every action and when the screen closes, so a
+saved as `result.active_ms` (also after every action and when the screen closes, so a
 resumed task's clock goes on from there). `PlaySetup.resume_id` continues a `running`
 session in place (sessions_ops.resume_session) instead of starting a new one.
 """
@@ -94,7 +94,7 @@ class EpisodeDriver:
                                                    judge=judge)
             self.episode.sink = self  # from now on every write goes through the driver
             self.started = True
-            saved = self.episode.session.result.get("active_ms")  # the clock as it was last saved
+            saved = self.episode.session.result.active_ms  # the clock as it was last saved
             self.clock.base_ms = saved if saved is not None else sum(
                 s.latency_ms for s in self.episode.steps if s.actor == "agent")  # sessions saved before it
             return
@@ -164,13 +164,13 @@ class EpisodeDriver:
         """Keep the task clock's time with the session, so an interrupted task resumes
         from it (not from the summed action latencies) and `sessions` shows it."""
         if self.role == "agent" and self.started and not self.episode.done:
-            self.session.result["active_ms"] = round(self.clock.active_ms(), 1)
+            self.session.result.active_ms = round(self.clock.active_ms(), 1)
             self.store.update_session(self.session)
 
     def finish_session(self, session: Session) -> None:
         self.clock.stop()
         if self.role == "agent":
-            session.result["active_ms"] = round(self.clock.active_ms(), 1)
+            session.result.active_ms = round(self.clock.active_ms(), 1)
         self.store.finish_session(session)
         self.post(StepsChanged())
         self.post(SessionEnded())

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.results import CTSResult
 from clarify_tui.trajectory import action_groups
 from clarify_tui.tui.widgets.step_card import render_step
 from clarify_tui.tui.widgets.footer import Footer
@@ -50,9 +51,9 @@ def verdict_parts(session: Session, steps: list[Step]) -> dict:
     asks = sum(1 for s in agent if s.action.kind == ActionKind.ask)
     asks += sum(len(s.action.items) for s in agent if s.action.kind == ActionKind.clarify)
     return {
-        "answer": r.get("answer"),
-        "correct": r.get("correct"),
-        "restore_score": r.get("restore_score") if session.protocol == Protocol.cts else None,
+        "answer": r.answer,
+        "correct": r.correct,
+        "restore_score": r.restore_score if isinstance(r, CTSResult) else None,
         "asks": asks,
         "searches": sum(1 for s in agent if s.action.kind == ActionKind.search),
         "tokens": sum(s.tokens_in + s.tokens_out for s in steps),

@@ -32,6 +32,7 @@ from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixi
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
+from clarify_tui.results import CTSState, DiscoBenchState, EpisodeState
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
@@ -44,8 +45,9 @@ GUESS_KINDS = (ActionKind.search, ActionKind.answer)
 def first_failure(steps: list[Step]) -> int | None:
     """The first step after which a DiscoBench checkpoint is `failed`, if any."""
     for step in steps:
-        checkpoints = step.state.get("protocol", {}).get("checkpoints") or []
-        if any(cp.get("status") == "failed" for cp in checkpoints):
+        proto = step.state.protocol
+        checkpoints = proto.checkpoints if isinstance(proto, DiscoBenchState) else []
+        if any(cp.status == "failed" for cp in checkpoints):
             return step.index
     return None
 
@@ -67,18 +69,19 @@ def opening_step(session: Session, steps: list[Step]) -> tuple[int, int | None]:
     return 0, None
 
 
-def replay_view(task: Task, session: Session, state: dict) -> AgentView:
+def replay_view(task: Task, session: Session, state: EpisodeState) -> AgentView:
     """The question as the agent saw it at this point (CTS search phase: the rewritten query)."""
-    proto = state.get("protocol", {})
-    phase = proto.get("phase", "act")
+    proto = state.protocol
+    phase = proto.phase if isinstance(proto, CTSState) else "act"
     question = task.question
     if task.protocol == Protocol.cts and task.cts:
-        question = proto.get("rewritten") if phase == "search" and proto.get("rewritten") else task.cts.blurred_query
+        rewritten = proto.rewritten if isinstance(proto, CTSState) else None
+        question = rewritten if phase == "search" and rewritten else task.cts.blurred_query
     elif task.discobench and session.config.ablation == "original_question":
         question = task.discobench.original_question
     return AgentView(
         task_id=task.id, protocol=task.protocol, question=question, language=task.language, phase=phase,
-        rounds_used=state.get("rounds_used", 0), max_rounds=state.get("max_rounds", 0), k=session.config.k,
+        rounds_used=state.rounds_used, max_rounds=state.max_rounds, k=session.config.k,
     )
 
 
@@ -157,7 +160,7 @@ class ReplayScreen(PanelsMixin, Screen):
         self.live = None  # the fork's Episode while it runs
         self.agent_turn = False
         self.guess: int | None = None
-        self.shown_state: dict = {}
+        self.shown_state = EpisodeState()
         self._seen_hidden = self.spoilers  # the hidden panel opens shown
         self.informed_fork = False
         self.load(session_id)
@@ -239,7 +242,7 @@ class ReplayScreen(PanelsMixin, Screen):
         self.query_one(HiddenPanel).show_state(self.task_, locked=self.live is not None and self.agent_is_human,
                                                shown=self.spoilers)
         score = self.query_one("#replay-score", Static)
-        ended = bool(step.state.get("done")) or (i == len(steps) - 1 and s.status != "running")
+        ended = step.state.done or (i == len(steps) - 1 and s.status != "running")
         score.display = ended and self.live is None
         if score.display:
             score.update(score_card(self.task_, s.result, s.status))
@@ -352,7 +355,7 @@ class ReplayScreen(PanelsMixin, Screen):
         self.show_step()
 
     def on_replay_screen_fork_finished(self, message: ForkFinished) -> None:
-        if self.live is not None and self.live.session.result.get("informed") is None and self.informed_fork:
+        if self.live is not None and self.live.session.result.informed is None and self.informed_fork:
             mark_informed(self.store, self.live.session)  # the engine's final result replaced it
         self.live = None
         self.agent_turn = False
@@ -421,7 +424,7 @@ class ReplayScreen(PanelsMixin, Screen):
 def mark_informed(store, session: Session) -> None:
     """The person playing this fork had seen hidden information: `score` leaves the
     session out of every group unless --include-informed (docs/tui.md)."""
-    session.result["informed"] = True
+    session.result.informed = True
     store.update_session(session)
 
 

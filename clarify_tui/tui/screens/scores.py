@@ -37,6 +37,7 @@ from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, group_sessions
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows
+from clarify_tui.results import CTSResult, InteractCompResult
 from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -66,9 +67,9 @@ def reliability_points(members) -> list[tuple[float, float, int]]:
     bins: dict[int, list[tuple[float, bool]]] = {}
     for s in members:
         r = s.result
-        if s.scorable and r.get("correct") is not None and r.get("confidence") is not None:
-            conf = float(r["confidence"])
-            bins.setdefault(calibration_bin(conf, CALIBRATION_BINS), []).append((conf / 100.0, bool(r["correct"])))
+        if s.scorable and isinstance(r, InteractCompResult) and r.correct is not None and r.confidence is not None:
+            conf = float(r.confidence)
+            bins.setdefault(calibration_bin(conf, CALIBRATION_BINS), []).append((conf / 100.0, bool(r.correct)))
     return [
         (sum(c for c, _ in pts) / len(pts), sum(1 for _, ok in pts if ok) / len(pts), len(pts))
         for _, pts in sorted(bins.items())
@@ -78,7 +79,7 @@ def reliability_points(members) -> list[tuple[float, float, int]]:
 def restore_histogram(members, bins: int = HIST_BINS) -> list[int]:
     counts = [0] * bins
     for s in members:
-        score = session_score(s.result) if s.scorable else None
+        score = session_score(s.result) if s.scorable and isinstance(s.result, CTSResult) else None
         if score is not None:
             counts[min(int(score * bins // 100), bins - 1)] += 1
     return counts
@@ -153,7 +154,7 @@ class ScoresScreen(Screen):
 
     def reload(self) -> None:
         # a player who had seen hidden information is no baseline (as `score` without --include-informed)
-        self.sessions = [s for s in load_sessions(self.store) if not s.result.get("informed")]
+        self.sessions = [s for s in load_sessions(self.store) if not s.result.informed]
         self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")
         self.compute(self.sessions, self.by)
 

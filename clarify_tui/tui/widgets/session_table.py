@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from clarify_tui.models import Session
+from clarify_tui.results import CTSResult
 from clarify_tui.summary import active, duration, outcome
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -51,9 +52,9 @@ class SessionRow:
         s = self.session
         if s.status != "completed":
             return False
-        if s.result.get("restore_score") is not None:
-            return float(s.result["restore_score"]) < 100.0
-        return s.result.get("correct") is False
+        if isinstance(s.result, CTSResult) and s.result.restore_score is not None:
+            return s.result.restore_score < 100.0
+        return s.result.correct is False
 
     @property
     def errored(self) -> bool:

@@ -1,0 +1,226 @@
+"""Typed results and state snapshots of the three protocols (what `Session.result` and
+`Step.state` hold), one model per protocol, chosen by `protocol` (a discriminated union).
+
+The JSON stored for them is what the engine wrote before they were typed: the
+`protocol` tag is not stored (a result takes it from its session; a state snapshot is
+told by its shape when untagged), keys a model does not know are kept, and a model
+writes back only the keys it was given (`stored()`), so a row written by an older
+version reads and writes back unchanged. Readers get the field's default for a key an
+older row lacks. The schema is published as docs/result.schema.json (results_schema.py).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+CheckpointStatus = Literal["pending", "current", "passed", "failed", "unreached"]
+CheckpointOutcome = Literal["correct_answer", "missed_ambiguity_correct", "failed", "unreached"]
+ADVANCED_OUTCOMES = ("correct_answer", "missed_ambiguity_correct")
+
+
+def checkpoint_outcome(status: str | None, type_: str | None, asked_right: bool) -> CheckpointOutcome:
+    """Paper 000 appendix E: a passed ambiguous checkpoint never asked about is a missed ambiguity."""
+    if status == "passed":
+        return "missed_ambiguity_correct" if type_ == "ambi" and not asked_right else "correct_answer"
+    return "unreached" if status == "unreached" else "failed"
+
+
+class Stored(BaseModel):
+    """A model kept as JSON: unknown keys survive, and only the keys given are written."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON object to store: the keys this value was built or read with."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    def snapshot(self) -> Any:
+        """A deep copy with every field marked given (a state snapshot stores all of them)."""
+        return type(self).model_validate(self.model_dump())
+
+
+# ---- state: what the engine tracks while a session runs (Step.state["protocol"]) ----------
+
+
+class CheckpointState(Stored):
+    index: int = 0
+    type: str = "unambi"
+    ambiguity_type: str | None = None
+    status: CheckpointStatus = "pending"
+    asked: bool = False
+    asked_right: bool = False
+    clue_released: bool = False
+    searches: int = 0
+    asks: int = 0
+    first_action: str | None = None
+    searches_before_first_ask: int | None = None
+    answer: str | None = None  # answer mode: what the agent committed at this checkpoint
+
+
+class DiscoBenchState(Stored):
+    protocol: Literal["discobench"] = Field(default="discobench", exclude=True)
+    checkpoints: list[CheckpointState] = Field(default_factory=list)
+    current: int | None = 0
+    answer: str | None = None
+    correct: bool | None = None
+    mode: Literal["answer", "trajectory"] = "answer"
+
+
+class InteractCompState(Stored):
+    protocol: Literal["interactcomp"] = Field(default="interactcomp", exclude=True)
+    asks: int = 0
+    searches: int = 0
+    answer: str | None = None
+    confidence: float | None = None
+    correct: bool | None = None
+    outcome: str | None = None  # engine/interactcomp.py OUTCOMES; None before an answer
+
+
+class NuggetCoverage(Stored):
+    """One gold nugget's coverage by the CTS answer (paper 001 §4.4)."""
+
+    id: str = ""
+    weight: int = 0
+    coverage: Literal["full", "partial", "none"] = "none"
+
+
+class CTSState(Stored):
+    protocol: Literal["cts"] = Field(default="cts", exclude=True)
+    phase: str = "clarify"
+    orig: bool = False
+    questions: list[str] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list)
+    aspects: list[str] = Field(default_factory=list)  # the first aspect of each question
+    aspect_sets: list[list[str]] = Field(default_factory=list)  # every aspect of each question
+    rewritten: str | None = None
+    clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
+    answer: str | None = None
+    coverage: list[NuggetCoverage] = Field(default_factory=list)
+    restore_score: float | None = None
+
+
+def _state_protocol(value: Any) -> str:
+    """The tag of a protocol state: its own, else told by its shape (stored JSON has none)."""
+    tag = value.get("protocol") if isinstance(value, dict) else getattr(value, "protocol", None)
+    if tag:
+        return str(tag)
+    if "checkpoints" in value:
+        return "discobench"
+    return "cts" if "phase" in value else "interactcomp"
+
+
+ProtocolState = Annotated[
+    Annotated[DiscoBenchState, Tag("discobench")]
+    | Annotated[InteractCompState, Tag("interactcomp")]
+    | Annotated[CTSState, Tag("cts")],
+    Discriminator(_state_protocol),
+]
+
+
+class EpisodeState(Stored):
+    """`Step.state`: the episode's counters and the protocol's state after the step."""
+
+    rounds_used: int = 0
+    max_rounds: int = 0
+    invalid_streak: int = 0
+    done: bool = False
+    protocol: ProtocolState | None = None
+
+
+# ---- results: what a finished session holds (Session.result) ------------------------------
+
+
+class _Kept(Stored):
+    """Keys written beside the engine's result, after it (as they always were)."""
+
+    active_ms: float | None = None  # the TUI's task clock for a human agent (tui/driver.py)
+    informed: bool | None = None  # replayed by a person who had seen the answer (TUI replay)
+    harness: dict[str, Any] | None = None  # imported harness runs: the harness's own score
+    stored_restore_score: float | None = None  # imported CTS candidates: the score they came with
+
+
+class CheckpointResult(CheckpointState):
+    """A DiscoBench checkpoint as the result reports it (its state plus its outcome)."""
+
+    outcome: CheckpointOutcome = "failed"
+    reached: bool = False
+    advanced: bool = False
+
+
+class _DiscoBenchFields(Stored):
+    protocol: Literal["discobench"] = Field(default="discobench", exclude=True)
+    answer: str | None = None
+    correct: bool | None = None
+    prompting: str | None = None
+    ablation: str | None = None
+    checkpoint_mode: Literal["answer", "trajectory"] | None = None  # None: rows before it (trajectory)
+    checkpoints: list[CheckpointResult] = Field(default_factory=list)
+    ask_turns: int = 0
+    tool_turns: int = 0
+
+
+class DiscoBenchResult(_Kept, _DiscoBenchFields):
+    """DiscoBench (paper 000): the final answer's verdict and each checkpoint's outcome."""
+
+
+class _InteractCompFields(InteractCompState):
+    """The final state, then what the engine counted over the steps and the settings."""
+
+    rounds: int = 0  # rounds that used the budget: not invalid outputs, refusals or a failed call
+    answers: int = 0
+    invalid: int = 0
+    refused: int = 0
+    mode: str | None = None
+    max_rounds: int | None = None
+    actions: str | None = None
+    compat: str | None = None
+
+
+class InteractCompResult(_Kept, _InteractCompFields):
+    """InteractComp (paper 003): the graded answer, its confidence and the rounds used."""
+
+
+class _CTSFields(Stored):
+    protocol: Literal["cts"] = Field(default="cts", exclude=True)
+    orig: bool = False
+    questions: list[str] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list)
+    aspects: list[str] = Field(default_factory=list)
+    aspect_sets: list[list[str]] = Field(default_factory=list)
+    rewritten: str | None = None
+    answer: str | None = None
+    coverage: list[NuggetCoverage] = Field(default_factory=list)
+    restore_score: float | None = None
+    k: int | None = None
+    deep_search: str | None = None  # None: rows before it (the session's agent ran deep search)
+    deep_search_fixed: bool | None = None
+    # Not written by the engine: a CTS answer is scored by nugget coverage. Only an `answer`
+    # judgment laid over the result sets it (metrics/records.py); no CTS metric reads it.
+    correct: bool | None = None
+
+
+class CTSResult(_Kept, _CTSFields):
+    """Clarify-Then-Search (paper 001): the clarification, the rewrite and nugget coverage."""
+
+
+AnyResult = DiscoBenchResult | InteractCompResult | CTSResult
+SessionResult = Annotated[AnyResult, Field(discriminator="protocol")]
+RESULT_MODELS: dict[str, type[AnyResult]] = {
+    "discobench": DiscoBenchResult,
+    "interactcomp": InteractCompResult,
+    "cts": CTSResult,
+}
+
+
+STATE_MODELS: dict[str, type[DiscoBenchState | InteractCompState | CTSState]] = {
+    "discobench": DiscoBenchState,
+    "interactcomp": InteractCompState,
+    "cts": CTSState,
+}
+
+
+def parse_result(protocol: str, data: dict[str, Any] | None) -> AnyResult:
+    """A stored result (a JSON object; `{}` or None: not finished) as its protocol's model."""
+    return RESULT_MODELS[str(protocol)].model_validate(data or {})
