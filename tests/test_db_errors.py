@@ -84,6 +84,25 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path, capsys):
     assert digest(db) == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
 
 
+def test_the_tui_refuses_a_file_that_is_not_sqlite_before_taking_the_screen(tmp_path, capsys, monkeypatch):
+    """`play` and the bare command open their store after the first paint; the file is
+    still refused up front, as one line, instead of inside the screen on the first write."""
+    from clarify_tui.tui.app import ClarifyApp
+
+    def never(self, *a, **k):
+        raise AssertionError("the TUI started on a file that is not a database")
+
+    monkeypatch.setattr(ClarifyApp, "run", never)
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a database\n" * 20)
+    before = digest(db)
+    monkeypatch.setenv("CLARIFY_DB", str(db))
+    for command in (["play", "--task", "dg-01", "--db", str(db)], []):
+        assert main(command) == 2
+        assert "not a SQLite database" in one_clear_line(capsys.readouterr().err)
+    assert digest(db) == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
 def test_a_directory_is_refused(tmp_path, capsys):
     folder = tmp_path / "sessions"
     folder.mkdir()

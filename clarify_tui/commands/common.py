@@ -39,3 +39,20 @@ def open_store(args: argparse.Namespace, must_exist: bool = False):
         raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
     readonly = must_exist and path.is_file() and not writable(path)
     return Store(path, readonly=readonly)
+
+
+def refuse_unusable_db(path: Path) -> None:
+    """The TUI opens its store only after the first paint, so a file that cannot be our
+    database would surface inside the screen on the first write; refuse it here, as the
+    one-line error every command gives, before the screen takes over the terminal.
+    Reads nothing but SQLite's own header (no store import, so first paint stays cheap)."""
+    from clarify_tui import db_errors
+
+    db_errors.preflight(path, readonly=False)
+    if path.exists():
+        with db_errors.translated(path):
+            conn = db_errors.connect(path, readonly=True)
+            try:
+                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            finally:
+                conn.close()

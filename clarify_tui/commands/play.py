@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from clarify_tui.commands.common import BENCHMARKS, add_db
+from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, refuse_unusable_db
 
 
 def register(sub) -> None:
@@ -65,6 +65,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.models import EpisodeConfig
 
     config = EpisodeConfig(k=args.k) if args.k is not None else None
+    refuse_unusable_db(db_path(args))
     return run_app(
         config=config,
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
