@@ -89,11 +89,12 @@ def _stale(row: tuple, now: float, stale_after: float) -> bool:
     judged by its heartbeat."""
     pid, host, _acquired, beat = row
     if host == socket.gethostname():
-        return not _alive(int(pid))
+        return not pid_alive(int(pid))
     return now - (beat or 0) > stale_after
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Is process `pid` on this host still running? (Ours always is.)"""
     if pid == os.getpid():
         return True
     try:

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from clarify_tui.agents.scripted import ScriptedAgent
-from clarify_tui.campaign.claims import Campaign, Claim, ClaimBook, NoTask, live_claims, load_campaign
+from clarify_tui.campaign.claims import Campaign, Claim, ClaimBook, NoTask, OpenElsewhere, live_claims, load_campaign
 from clarify_tui.engine import build_episode
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Session
@@ -89,6 +89,49 @@ def test_a_claim_lapses_after_the_timeout_and_the_lost_session_is_abandoned(tmp_
     assert b.claim_next("ana") == NoTask(waiting=2)  # t00 went to dan while she was away
     lost = store.session(sid)
     assert lost.status == "abandoned" and "claim expired" in lost.note
+
+
+def test_a_second_tab_of_the_same_annotator_does_not_play_the_task_twice(tmp_path):
+    db = tmp_path / "c.db"
+    first, second = book(db), book(db)  # one ClaimBook per visitor process (per browser tab)
+    store = Store(db)
+    assert first.claim_next("ana") == Claim("t00")
+    sid, _ = play(store, "t00", "ana", finish=False)
+    assert second.claim_next("ana") == OpenElsewhere("t00")  # not t00 again, not t01 either
+    assert first.claim_next("ana") == Claim("t00", resume_id=sid)  # the first tab goes on
+    assert second.claim_next("bob") == Claim("t01")  # others are unaffected
+    first.let_go()  # the first tab closed
+    assert second.claim_next("ana") == Claim("t00", resume_id=sid)  # taken over, same session
+    assert first.claim_next("ana") == OpenElsewhere("t00")
+    assert [s.task_id for s in store.sessions() if s.annotator == "ana"] == ["t00"]
+
+
+def test_a_tab_whose_process_died_is_taken_over_at_once(tmp_path):
+    db = tmp_path / "c.db"
+    dead, alive = book(db), book(db)
+    gone = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(0,))
+    gone.start()
+    gone.join()
+    dead.holder = dead.holder.replace(f":{__import__('os').getpid()}:", f":{gone.pid}:")
+    assert dead.claim_next("ana") == Claim("t00")  # then its process was killed: no let_go
+    assert alive.claim_next("ana") == Claim("t00")
+
+
+def test_claims_written_before_holders_still_work(tmp_path):
+    db = tmp_path / "c.db"
+    Store(db).close()
+    old = sqlite3.connect(db)
+    old.executescript(
+        "CREATE TABLE claims (run TEXT NOT NULL, task_id TEXT NOT NULL, annotator TEXT NOT NULL,"
+        " claimed_at REAL NOT NULL, heartbeat_at REAL NOT NULL, state TEXT NOT NULL,"
+        " PRIMARY KEY (run, task_id, annotator));"
+    )
+    old.execute("INSERT INTO claims VALUES (?, 't00', 'ana', ?, ?, 'live')", [RUN, time.time(), time.time()])
+    old.commit()
+    old.close()
+    b = book(db)
+    assert b.claim_next("bob") == Claim("t01")  # ana's old live claim still holds t00
+    assert b.claim_next("ana") == Claim("t00")  # and ana gets it back
 
 
 def test_per_task_k_serves_each_task_to_k_different_annotators(tmp_path):
@@ -207,3 +250,30 @@ async def test_two_visitors_apps_get_different_tasks_and_no_other_sessions(tmp_p
             assert isinstance(app.screen, PlayScreen)
     assert served == [("t00", (1, 2)), ("t01", (2, 2))]
     assert sorted((s.task_id, s.annotator) for s in store.sessions()) == [("t00", "ana"), ("t01", "bob")]
+
+
+async def test_a_second_tab_says_the_task_is_open_elsewhere_then_takes_it_over(tmp_path):
+    from clarify_tui.tui.campaign import CampaignApp
+    from clarify_tui.tui.screens.play import PlayScreen
+    from clarify_tui.tui.messages import AgentTurnStarted
+    from tests.test_tui import SIZE, Messages
+
+    db = tmp_path / "c.db"
+    store, search = Store(db), LocalSearch(DOCS)
+    other_tab = book(db, n=2)
+    assert other_tab.claim_next("ana") == Claim("t00")
+    app = CampaignApp(book(db, n=2), "ana", [TASKS["t00"], TASKS["t01"]], store=store, search=search, retry_s=0.2)
+    hook = Messages()
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "open in another tab" in str(app.screen.query_one("#queue-body").render()):
+                break
+        else:
+            raise AssertionError("the second tab never said the task is open elsewhere")
+        assert not store.sessions()  # nothing was started twice
+        other_tab.let_go()
+        await hook.next(AgentTurnStarted)  # the task opened in this tab
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen) and app.screen.task_.id == "t00"
+        assert [(s.task_id, s.annotator) for s in store.sessions()] == [("t00", "ana")]

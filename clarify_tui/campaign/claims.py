@@ -9,6 +9,10 @@ Rules (K = annotators wanted per task, `--per-task`, default 1):
   completed / errored session of it; it is open to me while fewer than K others took it;
 - an annotator holds at most one live claim; they get it back (and their `running`
   session resumes) until they finish the task;
+- a claim is held by one process (one browser tab, `holder`): a second tab of the same
+  annotator is told the task is open elsewhere instead of playing it a second time. A
+  process lets go of its claim when it ends (the claim stays theirs until the timeout),
+  and a holder process on this host that died is ignored at once;
 - a claim whose holder stopped sending heartbeats for `timeout` seconds (the browser
   tab closed, the process died) is released; if the task then went to someone else, the
   holder's unfinished session is marked abandoned with a note, never scored;
@@ -21,6 +25,9 @@ The campaign's definition (dataset, task order, K) is kept in `campaigns` so tha
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import socket
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -29,6 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from clarify_tui import db_errors
+from clarify_tui.lease import pid_alive
 from clarify_tui.models import now_iso
 
 FINISHED = ("completed", "errored", "abandoned")
@@ -39,7 +47,7 @@ BUSY_TIMEOUT_S = 60.0
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS claims (
     run TEXT NOT NULL, task_id TEXT NOT NULL, annotator TEXT NOT NULL,
-    claimed_at REAL NOT NULL, heartbeat_at REAL NOT NULL, state TEXT NOT NULL,
+    claimed_at REAL NOT NULL, heartbeat_at REAL NOT NULL, state TEXT NOT NULL, holder TEXT,
     PRIMARY KEY (run, task_id, annotator)
 );
 CREATE INDEX IF NOT EXISTS claims_live ON claims (run, state);
@@ -77,6 +85,13 @@ class NoTask:
     waiting: int
 
 
+@dataclass
+class OpenElsewhere:
+    """The annotator's claimed task is open in another live process (another tab)."""
+
+    task_id: str
+
+
 class ClaimBook:
     """Claims of one campaign in the database at `path` (its own connection).
 
@@ -92,6 +107,7 @@ class ClaimBook:
         self.campaign = campaign
         self.timeout = timeout
         self.path = Path(path)
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this process/tab
         self.conn = connect(path)
         if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone():
             self.conn.close()
@@ -117,8 +133,9 @@ class ClaimBook:
                 )
         return c
 
-    def claim_next(self, annotator: str) -> Claim | NoTask:
-        """The annotator's task now: their live claim, else the first open task in order."""
+    def claim_next(self, annotator: str) -> Claim | NoTask | OpenElsewhere:
+        """The annotator's task now: their live claim, else the first open task in order;
+        `OpenElsewhere` while another live tab of theirs holds that claim."""
         c, now = self.campaign, time.time()
         with transaction(self.conn):
             db = self.conn
@@ -131,14 +148,19 @@ class ClaimBook:
                 [c.run, annotator])}
             finished = {task for task, status in mine.values() if status in FINISHED}
             running = {task: sid for sid, (task, status) in mine.items() if status == "running"}
-            live_mine = [r[0] for r in db.execute(
-                "SELECT task_id FROM claims WHERE run=? AND annotator=? AND state='live'", [c.run, annotator])]
-            for task in live_mine:
+            live_rows = db.execute(
+                "SELECT task_id, holder FROM claims WHERE run=? AND annotator=? AND state='live'", [c.run, annotator]
+            ).fetchall()
+            for task, _ in live_rows:
                 if task in finished:
                     db.execute("UPDATE claims SET state='done' WHERE run=? AND task_id=? AND annotator=?",
                                [c.run, task, annotator])
+            live_rows = [(task, holder) for task, holder in live_rows if task not in finished]
+            for task, holder in live_rows:
+                if holder not in (None, self.holder) and holder_alive(holder):
+                    return OpenElsewhere(task)
             taken = self._taken_by_others(annotator)
-            live_mine = [t for t in live_mine if t not in finished]
+            live_mine = [task for task, _ in live_rows]
             # 1. my live claim; 2. a task I left running that is still open; 3. the next open task
             candidates = live_mine + [t for t in c.task_ids if t in running and t not in finished]
             candidates += [t for t in c.task_ids if t not in finished]
@@ -146,10 +168,10 @@ class ClaimBook:
                 if task not in live_mine and taken.get(task, 0) >= c.per_task:
                     continue
                 db.execute(
-                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, 'live') ON CONFLICT (run, task_id, annotator) "
-                    "DO UPDATE SET state='live', heartbeat_at=excluded.heartbeat_at, claimed_at="
-                    "CASE WHEN claims.state='live' THEN claims.claimed_at ELSE excluded.claimed_at END",
-                    [c.run, task, annotator, now, now],
+                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, 'live', ?) ON CONFLICT (run, task_id, annotator) "
+                    "DO UPDATE SET state='live', heartbeat_at=excluded.heartbeat_at, holder=excluded.holder, "
+                    "claimed_at=CASE WHEN claims.state='live' THEN claims.claimed_at ELSE excluded.claimed_at END",
+                    [c.run, task, annotator, now, now, self.holder],
                 )
                 self._abandon_lost(annotator, running, taken, keep=task)
                 return Claim(task, running.get(task))
@@ -161,17 +183,26 @@ class ClaimBook:
         """The annotator is still here: keep their live claim."""
         with transaction(self.conn):
             self.conn.execute(
-                "UPDATE claims SET heartbeat_at=? WHERE run=? AND annotator=? AND state='live'",
-                [time.time(), self.campaign.run, annotator],
+                "UPDATE claims SET heartbeat_at=? WHERE run=? AND annotator=? AND state='live' "
+                "AND (holder=? OR holder IS NULL)",
+                [time.time(), self.campaign.run, annotator, self.holder],
             )
+
+    def let_go(self) -> None:
+        """This process ends (the tab closed): its claims stay live until the timeout, so
+        nobody else takes the task meanwhile, but the annotator's next tab takes them at once."""
+        with transaction(self.conn):
+            self.conn.execute("UPDATE claims SET holder=NULL WHERE run=? AND holder=?",
+                              [self.campaign.run, self.holder])
 
     def release(self, annotator: str) -> None:
         """Give the annotator's live claim back now (their running session can still resume
         while nobody else takes the task)."""
         with transaction(self.conn):
             self.conn.execute(
-                "UPDATE claims SET state='released' WHERE run=? AND annotator=? AND state='live'",
-                [self.campaign.run, annotator],
+                "UPDATE claims SET state='released' WHERE run=? AND annotator=? AND state='live' "
+                "AND (holder=? OR holder IS NULL)",
+                [self.campaign.run, annotator, self.holder],
             )
 
     # ---- inside the claim transaction --------------------------------------------------
@@ -206,6 +237,13 @@ class ClaimBook:
                     "note=TRIM(COALESCE(note || char(10), '') || ?) WHERE id=? AND status='running'",
                     [now_iso(), "claim expired: the task went to another annotator", sid],
                 )
+
+
+def holder_alive(holder: str) -> bool:
+    """A holder on this host is alive while its process is; one on another host counts as
+    alive (its claim lapses by heartbeat, like any other)."""
+    host, pid, _nonce = holder.rsplit(":", 2)
+    return host != socket.gethostname() or pid_alive(int(pid))
 
 
 def load_campaign(path: str | Path, run: str) -> Campaign | None:
@@ -256,6 +294,12 @@ def connect(path: str | Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
     conn.executescript(SCHEMA)
+    if "holder" not in {row[1] for row in conn.execute("PRAGMA table_info(claims)")}:
+        try:  # a database served before claims had holders
+            conn.execute("ALTER TABLE claims ADD COLUMN holder TEXT")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):  # another process added it first
+                raise
     return conn
 
 

@@ -65,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
     book.register()
     app = CampaignApp(book, args.annotator, tasks, db=args.db, store=store, search_spec=args.search)
-    app.run()
+    try:
+        app.run()
+    finally:  # the tab closed: the annotator's next tab may take the claim over at once
+        book.let_go()
+        book.close()
     return app.return_code or 0
 
 

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from clarify_tui.campaign.claims import ClaimBook, NoTask
+from clarify_tui.campaign.claims import ClaimBook, NoTask, OpenElsewhere
 from clarify_tui.models import Task
 from clarify_tui.tui import app as tui_app
 from clarify_tui.tui.app import ClarifyApp
@@ -36,7 +36,7 @@ class CampaignApp(ClarifyApp):
     CSS_PATH = [Path(tui_app.__file__).parent / name for name in ClarifyApp.CSS_PATH]
 
     def __init__(self, book: ClaimBook, annotator: str, tasks: list[Task], *, heartbeat_s: float | None = None,
-                 **kwargs) -> None:
+                 retry_s: float = RETRY_S, **kwargs) -> None:
         by_id = {t.id: t for t in tasks}
         missing = [i for i in book.campaign.task_ids if i not in by_id]
         if missing:
@@ -47,6 +47,7 @@ class CampaignApp(ClarifyApp):
         self.book = book
         self.error_log = Path(f"{book.path}.campaign-errors.log")
         self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
+        self.retry_s = retry_s
 
     def on_mount(self) -> None:
         # Textual calls ClarifyApp.on_mount too (handlers run for each class of the MRO)
@@ -61,13 +62,20 @@ class CampaignApp(ClarifyApp):
 
         tasks = self.queue_tasks or []
         claim = self.book.claim_next(self.annotator)
+        if isinstance(claim, OpenElsewhere):
+            self.queue_screen.show_problem(
+                f"You have task {claim.task_id} open in another tab or window. Go on there, or close it "
+                f"and this page takes the task over (it checks again every {self.retry_s:.0f} s)."
+            )
+            self.set_timer(self.retry_s, self.serve_next)
+            return
         if isinstance(claim, NoTask):
             if claim.waiting:
                 self.queue_screen.show_problem(
                     f"{claim.waiting} task(s) left are being played by other annotators right now. "
-                    f"This page checks again every {RETRY_S:.0f} s (a task comes back if they leave)."
+                    f"This page checks again every {self.retry_s:.0f} s (a task comes back if they leave)."
                 )
-                self.set_timer(RETRY_S, self.serve_next)
+                self.set_timer(self.retry_s, self.serve_next)
                 return
             counts = progress(self.store, self.queue, tasks)
             self.queue_screen.show_finished(counts, len(tasks))

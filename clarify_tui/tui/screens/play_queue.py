@@ -57,19 +57,22 @@ class QueueScreen(Screen):
     def __init__(self, spec: QueueSpec) -> None:
         super().__init__()
         self.spec = spec
+        self._body: Text = Text("Loading the queue's tasks…", style="dim")
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="queue-body")
+        yield Static(self._body, id="queue-body")
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "clarify-tui"
         self.sub_title = f"queue {self.spec.run} · {self.spec.annotator}"
-        self.show_loading()
 
-    def show_loading(self) -> None:
-        self.query_one("#queue-body", Static).update(Text("Loading the queue's tasks…", style="dim"))
+    def _show(self, body: Text) -> None:
+        """Callers may speak before the screen is composed (tasks given up front)."""
+        self._body = body
+        for widget in self.query("#queue-body").results(Static):
+            widget.update(body)
 
     def show_finished(self, counts: Counter, total: int) -> None:
         done = sum(counts.values())
@@ -80,7 +83,7 @@ class QueueScreen(Screen):
         if parts:
             text.append(f" ({', '.join(parts)})")
         text.append(".\n\nF2 sessions · F3 scores · q quit", style="dim")
-        self.query_one("#queue-body", Static).update(text)
+        self._show(text)
 
     def show_problem(self, message: str) -> None:
-        self.query_one("#queue-body", Static).update(Text(message, style="bold red"))
+        self._show(Text(message, style="bold red"))
