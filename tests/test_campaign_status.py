@@ -13,7 +13,7 @@ from clarify_tui.campaign.claims import Campaign, ClaimBook
 from clarify_tui.cli import main as cli_main
 from clarify_tui.engine import build_episode
 from clarify_tui.judges.rule import RuleJudge
-from clarify_tui.metrics.intervals import agreement, t_interval, wilson
+from clarify_tui.metrics.intervals import agreement, pairwise_cohen, t_interval, wilson
 from clarify_tui.models import Action, Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
@@ -87,10 +87,14 @@ def test_queue_status_per_annotator_and_agreement(campaign_db, capsys):
     p_right = 5 / 6
     p_e = p_right ** 2 + (1 - p_right) ** 2
     assert a["fleiss_kappa"] == pytest.approx((p_i - p_e) / (1 - p_e))
+    # ana and bob rated t0..t2: observed 2/3, chance 2/3 * 1 + 1/3 * 0 = 2/3, so Cohen's kappa 0
+    pairs = {tuple(p["annotators"]): p for p in a["pairs"]}
+    assert pairs[("ana", "bob")]["tasks"] == 3 and pairs[("ana", "bob")]["cohen_kappa"] == pytest.approx(0.0)
 
     assert cli_main(["queue", "status", RUN, "--db", str(campaign_db)]) == 0
     out = capsys.readouterr().out
     assert "ana" in out and "[0.21, 0.94]" in out and "Fleiss' kappa" in out and "3 complete" in out
+    assert "ana & bob: Cohen's kappa 0.000 over 3 shared task(s)" in out
 
 
 def test_queue_status_needs_the_dataset_for_a_tui_only_queue(tmp_path, capsys):
@@ -101,6 +105,16 @@ def test_queue_status_needs_the_dataset_for_a_tui_only_queue(tmp_path, capsys):
     assert cli_main(["queue", "status", "hb", "--db", str(db), "--dataset", "demo", "--benchmark",
                      "interactcomp"]) == 0
     assert "nobody has played" in capsys.readouterr().out
+
+
+def test_pairwise_cohen_kappa_by_hand():
+    # a / b: both right, a right b wrong, both wrong -> observed 2/3, chance 2/3*1/3 + 1/3*2/3
+    got = pairwise_cohen({"t0": {"a": True, "b": True}, "t1": {"a": True, "b": False},
+                          "t2": {"a": False, "b": False}, "t3": {"c": True, "a": True}})
+    assert [(p["annotators"], p["tasks"]) for p in got] == [(["a", "b"], 3), (["a", "c"], 1)]
+    assert got[0]["cohen_kappa"] == pytest.approx((2 / 3 - 4 / 9) / (1 - 4 / 9))
+    assert got[1]["cohen_kappa"] is None  # one shared task
+    assert pairwise_cohen({"t0": {"a": True, "b": True}, "t1": {"a": True, "b": True}})[0]["cohen_kappa"] is None
 
 
 def test_intervals_and_agreement_edges():

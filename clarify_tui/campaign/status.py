@@ -5,7 +5,8 @@ live claim), skipped (abandoned), remaining (tasks still open to them: not done,
 or in progress by them, and taken by fewer than K others), active time (the task clock,
 pauses excluded; for a running session the time of its recorded actions), and accuracy
 so far with its 95 % interval (metrics/intervals.py). With K >= 2 annotators per task:
-the agreement on correctness among tasks that K annotators finished, and Fleiss' kappa.
+the agreement on correctness among tasks that K annotators finished, Fleiss' kappa, and
+Cohen's kappa for each pair of annotators over the tasks both finished.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
                     timeout: float = DEFAULT_TIMEOUT) -> dict:
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.cts import score_of
-    from clarify_tui.metrics.intervals import agreement, wilson
+    from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
     from clarify_tui.metrics.records import load_sessions
 
     conn = read_only(path)
@@ -102,8 +103,10 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         if s.scorable and s.result.correct is not None:
             latest[(s.task_id, s.annotator)] = bool(s.result.correct)
     ratings: dict[str, list[bool]] = {}
-    for (task, _who), correct in latest.items():
+    by_task: dict[str, dict[str, bool]] = {}
+    for (task, who), correct in latest.items():
         ratings.setdefault(task, []).append(correct)
+        by_task.setdefault(task, {})[who] = correct
     full = sum(1 for t in task_ids if len(covered.get(t, ())) >= per_task)
     return {
         "run": run,
@@ -114,5 +117,5 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
             {k: v for k, v in vars(p).items() if k != "restore_scores"} for p in sorted(people.values(),
                                                                                      key=lambda p: p.annotator)
         ],
-        "agreement": agreement(ratings, per_task) if per_task >= 2 else None,
+        "agreement": {**agreement(ratings, per_task), "pairs": pairwise_cohen(by_task)} if per_task >= 2 else None,
     }

@@ -91,3 +91,6 @@ def print_status(report: dict) -> None:
         kappa = "undefined" if agreement["fleiss_kappa"] is None else f"{agreement['fleiss_kappa']:.3f}"
         console.print(f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
                       f"annotators: all agree {share}, Fleiss' kappa {kappa}")
+        for pair in agreement.get("pairs", []):
+            value = "undefined" if pair["cohen_kappa"] is None else f"{pair['cohen_kappa']:.3f}"
+            console.print(f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)")

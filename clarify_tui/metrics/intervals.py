@@ -10,7 +10,10 @@ per-annotator intervals, so the choices are ours (docs/campaigns.md):
 - CTS restore_score_100: Student-t interval of the mean (statsmodels `DescrStatsW`);
   null with fewer than two sessions;
 - agreement: Fleiss' kappa on correct / wrong over tasks rated by exactly k annotators
-  (statsmodels `fleiss_kappa`), with the share of those tasks where all k agree.
+  (statsmodels `fleiss_kappa`), with the share of those tasks where all k agree;
+- pairwise: Cohen's kappa for each pair of annotators over the tasks both rated
+  (statsmodels `cohens_kappa`), the usual figure when two people rate the same items;
+  null with fewer than two shared tasks or when chance agreement is already 1.
 
 statsmodels is imported inside the functions: scoring without these numbers never loads it.
 """
@@ -77,3 +80,31 @@ def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
         value = float(fleiss_kappa(table, method="fleiss"))
         kappa = None if math.isnan(value) else value
     return {"tasks": len(rows), "all_agree": all_agree, "fleiss_kappa": kappa}
+
+
+def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[dict]:
+    """Cohen's kappa on correct / wrong for every pair of annotators who rated a task in
+    common. `by_task`: task id -> annotator -> correct. Pairs in name order."""
+    shared: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+    for marks in by_task.values():
+        names = sorted(marks)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                shared.setdefault((a, b), []).append((marks[a], marks[b]))
+    out = []
+    for (a, b), pairs in sorted(shared.items()):
+        table = [[sum(1 for x, y in pairs if x is p and y is q) for q in (True, False)] for p in (True, False)]
+        out.append({"annotators": [a, b], "tasks": len(pairs), "cohen_kappa": _cohen(table, len(pairs))})
+    return out
+
+
+def _cohen(table: list[list[int]], n: int) -> float | None:
+    if n < 2:
+        return None
+    rows, cols = [sum(r) for r in table], [table[0][j] + table[1][j] for j in (0, 1)]
+    if sum(rows[i] * cols[i] for i in (0, 1)) == n * n:  # chance agreement 1: kappa undefined
+        return None
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    value = float(cohens_kappa(table, return_results=False))
+    return None if math.isnan(value) else value
