@@ -208,3 +208,20 @@ async def test_an_empty_trajectory_says_so():
         trajectory.rebuild(make_steps(3))
         await pilot.pause()
         assert headers(screen_text(trajectory)) == [0, 1, 2]
+
+
+async def test_keys_scroll_from_where_the_view_is_after_the_cards_grew():
+    """Unfolding every card while the end is in view keeps the end in view; `up` then
+    moves one line up from there (not back to where the end was before)."""
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 18)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.sync(make_steps(13), reveal=True)
+        await pilot.pause()
+        trajectory.set_expanded(True)
+        await pilot.pause()
+        end = trajectory.scroll_y
+        assert end == trajectory.max_scroll_y and "verdict 11" not in screen_text(trajectory)
+        trajectory.focus()
+        await pilot.press("up")
+        assert trajectory.scroll_y == end - 1

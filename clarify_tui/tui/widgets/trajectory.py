@@ -146,7 +146,7 @@ class Trajectory(ScrollView, can_focus=True):
         elif bottom > y + view:
             y = bottom - view
         self._pinned = False
-        self.scroll_y = y
+        self._jump(y)
 
     def scroll_end(self, *args, **kwargs) -> None:
         """Pin the view to the last line, now (not after the next refresh, which could undo
@@ -217,7 +217,7 @@ class Trajectory(ScrollView, can_focus=True):
             self._card_strips(anchor)
             self._relayout()
             within = min(within, self._heights[anchor] - 1)
-            self.scroll_y = self._offsets[anchor] + within
+            self._jump(self._offsets[anchor] + within)
 
     def _relayout(self) -> None:
         self._offsets = list(accumulate(self._heights, initial=0))
@@ -255,10 +255,17 @@ class Trajectory(ScrollView, can_focus=True):
                 self.virtual_size = Size(self._width, total)
             if self._pinned:
                 end = max(0, total - view)
-                if int(self.scroll_y) != end:  # set directly: this may run inside a scroll animation
-                    self.scroll_y = end
+                if int(self.scroll_y) != end:
+                    self._jump(end)
         finally:
             self._settling = False
+
+    def _jump(self, y: int) -> None:
+        """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
+        inside a scroll animation's step; the target moves too, so the next key scrolls
+        from here."""
+        self.scroll_target_y = y
+        self.scroll_y = y
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         if not self._settling:
