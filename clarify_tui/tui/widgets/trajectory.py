@@ -3,14 +3,17 @@
 A session can hold thousands of steps, so this is one Line-API widget (a `ScrollView`
 with `render_line`, like Textual's own Log and DataTable), not one widget per step: only
 the lines on screen are drawn. Each card is rendered once into strips and cached by what
-it depends on (the step, width, unfold, spoilers, replay mark); a card not rendered yet
-counts with an estimated height (`estimate_lines`) until it comes into view. `sync` is
+it depends on (the step, width, unfold, spoilers, replay mark); in a long session a card
+not drawn yet counts with an estimated height (`estimate_lines`) until it comes near the
+view (cards a page or two around it are drawn while idle), so the scrollbar is exact
+only near the view. `sync` is
 idempotent and cheap: it appends new steps and re-renders only the last step, which the
 engine may have re-recorded. Judge steps are left out while spoilers are hidden.
 """
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -22,12 +25,17 @@ from textual.color import Color
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from clarify_tui.models import Step
 from clarify_tui.tui.widgets.step_card import estimate_lines, render_step
 
 MARKER = "█"  # the current (or guessed) step's left edge in replay (a thick border)
 FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
+EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar, no guesses
+PREFETCH_PAGES = 2  # while idle, cards this many pages above and below the view are drawn
+PREFETCH_DELAY = 0.05  # seconds after the last change before drawing ahead
+PREFETCH_BUDGET_S = 0.008  # at most this long at a time, so a key is never kept waiting
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -75,6 +83,7 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = False  # keep the last line in view as cards grow
         self._settling = False
         self._style_cache: dict[str, Style] = {}
+        self._prefetch_timer: Timer | None = None
 
     # ---- the public API --------------------------------------------------------------
 
@@ -154,6 +163,7 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = True
         self._settle()
         super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
+        self.call_after_refresh(self._place_scrollbar)
 
     @property
     def shown_indexes(self) -> list[int]:
@@ -242,23 +252,69 @@ class Trajectory(ScrollView, can_focus=True):
             view = max(1, self.scrollable_content_region.height)
             for _ in range(6):
                 top = max(0, self._offsets[-1] - view) if self._pinned else int(self.scroll_y)
-                drew = False
-                if self._steps and width > 0:
-                    first, last = self._card_at(top), self._card_at(top + view)
-                    for pos in range(first, last + 1):
-                        drew = self._render_height(pos) or drew
-                if not drew:
+                start, stop = (0, self._offsets[-1]) if len(self._steps) <= EAGER_CARDS else (top, top + view)
+                if not (self._steps and width > 0 and self._draw_between(top, start, stop)):
                     break
-                self._offsets = list(accumulate(self._heights, initial=0))
-            total = max(self._offsets[-1], 1 if not self._steps else 0)
-            if self.virtual_size != Size(self._width, total):
-                self.virtual_size = Size(self._width, total)
-            if self._pinned:
-                end = max(0, total - view)
-                if int(self.scroll_y) != end:
-                    self._jump(end)
+            self._size_to_content()
+            self._schedule_prefetch()
         finally:
             self._settling = False
+
+    def _draw_between(self, top: int, start: int, stop: int, budget: float | None = None) -> bool:
+        """Draw the cards not drawn yet between lines `start` and `stop` (within `budget`
+        seconds, if given); True if any was. The view's top line is `top`: cards starting
+        above it move the view by their change in height, so what is on screen stays put."""
+        first, last = self._card_at(start), self._card_at(stop)
+        deadline = None if budget is None else time.perf_counter() + budget
+        shift, drew = 0, False
+        for pos in range(first, last + 1):
+            before = self._heights[pos]
+            if self._render_height(pos):
+                drew = True
+                if self._offsets[pos] < top:
+                    shift += self._heights[pos] - before
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+        if drew:
+            self._offsets = list(accumulate(self._heights, initial=0))
+            if shift and not self._pinned:
+                self._size_to_content()
+                self._jump(max(0, top + shift))
+        return drew
+
+    def _size_to_content(self) -> None:
+        """The scroll area is as tall as the cards; pinned, the view shows the last line."""
+        total = max(self._offsets[-1], 1 if not self._steps else 0)
+        if self.virtual_size != Size(self._width, total):
+            self.virtual_size = Size(self._width, total)
+        if self._pinned:
+            end = max(0, total - max(1, self.scrollable_content_region.height))
+            if int(self.scroll_y) != end:
+                self._jump(end)
+
+    def _schedule_prefetch(self) -> None:
+        if self._prefetch_timer is None and self._steps and self.is_mounted:
+            self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
+
+    def _prefetch(self) -> None:
+        """While idle, draw the cards a page above and below the view, a few at a time, so
+        the next page key finds them drawn (and their heights exact)."""
+        self._prefetch_timer = None
+        if not self._steps or not self._width or self._settling:
+            return
+        view = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_y)
+        self._settling = True
+        try:
+            drew = self._draw_between(top, max(0, top - PREFETCH_PAGES * view),
+                                      top + (PREFETCH_PAGES + 1) * view, PREFETCH_BUDGET_S)
+            if drew:
+                self._size_to_content()
+        finally:
+            self._settling = False
+        if drew:
+            self.refresh()
+            self._schedule_prefetch()
 
     def _jump(self, y: int) -> None:
         """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
@@ -266,6 +322,12 @@ class Trajectory(ScrollView, can_focus=True):
         from here."""
         self.scroll_target_y = y
         self.scroll_y = y
+        self.call_after_refresh(self._place_scrollbar)
+
+    def _place_scrollbar(self) -> None:
+        """A scrollbar shown after the view moved starts at the top: put it where the view is."""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         if not self._settling:
@@ -342,6 +404,8 @@ class Trajectory(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if width != self._width:  # a scrollbar came or went: no Resize event says so
+            self._settle()
         line = int(self.scroll_y) + y
         blank = Strip.blank(width, self._style())
         if not self._steps:
