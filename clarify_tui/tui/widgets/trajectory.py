@@ -316,7 +316,7 @@ class Trajectory(ScrollView, can_focus=True):
             self.refresh()
             self._schedule_prefetch()
 
-    def _jump(self, y: int) -> None:
+    def _jump(self, y: float) -> None:
         """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
         inside a scroll animation's step; the target moves too, so the next key scrolls
         from here."""
