@@ -136,6 +136,26 @@ class Task(BaseModel):
             raise ValueError(f"a {self.protocol.value} task needs an answer")
         return self
 
+    # A loaded task always has its protocol's part (and, but for CTS, an answer: see the
+    # validator above); these give them typed, for the code of that protocol.
+    @property
+    def gold(self) -> Answer:
+        if self.answer is None:
+            raise ValueError(f"task {self.id} has no answer")
+        return self.answer
+
+    @property
+    def discobench_part(self) -> DiscoBenchPart:
+        if self.discobench is None:
+            raise ValueError(f"task {self.id} is not a discobench task")
+        return self.discobench
+
+    @property
+    def cts_part(self) -> CTSPart:
+        if self.cts is None:
+            raise ValueError(f"task {self.id} is not a cts task")
+        return self.cts
+
     def hidden_strings(self) -> list[str]:
         """Every hidden text an agent must not see before the user reveals it."""
         hidden: list[str] = []

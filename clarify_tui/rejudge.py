@@ -92,14 +92,14 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
     task = store.task_for(session.id)
     protocol = str(session.protocol)
     if protocol == "cts":
-        nuggets = task.cts.nuggets
-        judgement = await judge.nuggets(answer, nuggets, query=task.cts.fused_query)
+        nuggets = task.cts_part.nuggets
+        judgement = await judge.nuggets(answer, nuggets, query=task.cts_part.fused_query)
         coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)]
         verdict = {"coverage": [c.stored() for c in coverage], "restore_score": restore_score(coverage),
                    "answer": answer, "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
-        v = await judge.equivalent(task.question, answer, task.answer, benchmark=protocol)
+        v = await judge.equivalent(task.question, answer, task.gold, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
         if isinstance(result, DiscoBenchResult) and result.checkpoints:
             current = current_at_answer(store.steps(session.id))

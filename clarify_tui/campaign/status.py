@@ -67,10 +67,11 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     state: dict[tuple[str, str], str] = {}  # (annotator, task) -> its latest status
     covered: dict[str, set[str]] = {}
     for s in sessions:
-        p = people.setdefault(s.annotator, AnnotatorProgress(s.annotator))
-        state[(s.annotator, s.task_id)] = s.status
+        who = s.annotator or ""  # never empty: sessions without an annotator were left out above
+        p = people.setdefault(who, AnnotatorProgress(who))
+        state[(who, s.task_id)] = s.status
         if s.status in COVERED:
-            covered.setdefault(s.task_id, set()).add(s.annotator)
+            covered.setdefault(s.task_id, set()).add(who)
         p.active_ms += float(s.result.active_ms or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
         if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.correct is not None:
             p.graded += 1
@@ -101,7 +102,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     latest: dict[tuple[str, str], bool] = {}  # (task, annotator) -> correct, their latest graded session
     for s in sessions:
         if s.scorable and s.result.correct is not None:
-            latest[(s.task_id, s.annotator)] = bool(s.result.correct)
+            latest[(s.task_id, s.annotator or "")] = bool(s.result.correct)
     ratings: dict[str, list[bool]] = {}
     by_task: dict[str, dict[str, bool]] = {}
     for (task, who), correct in latest.items():

@@ -36,7 +36,7 @@ class CTSRules(Rules):
         super().__init__(episode)
         self.state = CTSState()
         if episode.config.k == 0:  # orig: deep search on the blurred query, no clarification
-            blurred = episode.task.cts.blurred_query
+            blurred = episode.task.cts_part.blurred_query
             self.state = CTSState(phase="search", orig=True, rewritten=blurred)
 
     @property
@@ -61,7 +61,7 @@ class CTSRules(Rules):
     def visible_question(self) -> str:
         if self.state.phase == "search" and self.state.rewritten:
             return self.state.rewritten
-        return self.ep.task.cts.blurred_query
+        return self.ep.task.cts_part.blurred_query
 
     def view_turns(self):
         agent = [s for s in self.ep.steps if s.actor == "agent"]
@@ -132,7 +132,7 @@ class CTSRules(Rules):
                 Observation(text=answer, data={"aspect": aspects[0], "aspects": aspects, "input": "question"}),
                 usage=usage,
             )
-        blurred = ep.task.cts.blurred_query
+        blurred = ep.task.cts_part.blurred_query
         if questions:
             rewrite = await ep.user.rewrite(blurred, list(zip(questions, answers)))
             self.state.rewritten = rewrite.text.strip() or blurred
@@ -147,8 +147,8 @@ class CTSRules(Rules):
         self.state.answer = action.text
         obs = Observation(text="answer recorded", done=True)
         ep.record("agent", action, obs)
-        nuggets = ep.task.cts.nuggets
-        judgement = await ep.judge.nuggets(action.text, nuggets, query=ep.task.cts.fused_query)
+        nuggets = ep.task.cts_part.nuggets
+        judgement = await ep.judge.nuggets(action.text, nuggets, query=ep.task.cts_part.fused_query)
         self.state.coverage = [
             NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)
         ]
@@ -167,7 +167,7 @@ class CTSRules(Rules):
         return obs
 
     def on_rounds_exhausted(self) -> None:
-        nuggets = self.ep.task.cts.nuggets
+        nuggets = self.ep.task.cts_part.nuggets
         self.state.coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage="none") for n in nuggets]
         self.state.restore_score = 0.0
         self.ep.done = True

@@ -39,7 +39,7 @@ class DiscoBenchRules(Rules):
 
     def __init__(self, episode) -> None:
         super().__init__(episode)
-        cps = episode.task.discobench.checkpoints
+        cps = episode.task.discobench_part.checkpoints
         states = [
             CheckpointState(index=i, type=cp.type, ambiguity_type=cp.ambiguity_type)
             for i, cp in enumerate(cps)
@@ -55,7 +55,7 @@ class DiscoBenchRules(Rules):
 
     def visible_question(self) -> str:
         if self.ep.config.ablation == "original_question":
-            return self.ep.task.discobench.original_question
+            return self.ep.task.discobench_part.original_question
         return self.ep.task.question
 
     def allowed(self) -> list[ActionKind]:
@@ -92,7 +92,7 @@ class DiscoBenchRules(Rules):
         i = self.state.current
         if i is None:
             return None
-        return self.state.checkpoints[i], self.ep.task.discobench.checkpoints[i]
+        return self.state.checkpoints[i], self.ep.task.discobench_part.checkpoints[i]
 
     def _is_last(self, index: int) -> bool:
         return index == len(self.state.checkpoints) - 1
@@ -178,7 +178,7 @@ class DiscoBenchRules(Rules):
                 state.asked_right = True
             reply = await ep.user.reply_discobench(ep.task, checkpoint, action.text, right)
         else:
-            last = ep.task.discobench.checkpoints[-1]
+            last = ep.task.discobench_part.checkpoints[-1]
             reply = await ep.user.reply_discobench(ep.task, last, action.text, False)
         if right and cur is not None:
             cur[0].clue_released = True
@@ -249,7 +249,7 @@ class DiscoBenchRules(Rules):
         ep.record("agent", action, obs)
         if not self.answer_mode:
             self._record_events(await self._judge_progress("answer", action.text))
-        verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.answer, benchmark="discobench")
+        verdict = await ep.judge.equivalent(ep.task.question, action.text, ep.task.gold, benchmark="discobench")
         self.state.correct = verdict.correct
         obs.data["correct"] = verdict.correct
         if (cur := self._current()) is not None:

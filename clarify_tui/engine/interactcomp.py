@@ -172,9 +172,9 @@ class InteractCompRules(Rules):
         """benchmark.py:122, :132-152: the grader sees the task's own question and answer."""
         task, judge = self.ep.task, self.ep.judge
         if self.reference_readings and hasattr(judge, "grade_reference"):
-            verdict = await judge.grade_reference(task.question, predicted, task.answer.text)
+            verdict = await judge.grade_reference(task.question, predicted, task.gold.text)
         else:
-            verdict = await judge.equivalent(task.question, predicted, task.answer)
+            verdict = await judge.equivalent(task.question, predicted, task.gold)
         self.state.correct = verdict.correct
         if obs is not None:
             obs.data["correct"] = verdict.correct

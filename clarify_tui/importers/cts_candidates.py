@@ -142,7 +142,8 @@ def read_clarification(record: dict[str, Any]) -> tuple[list[str], list[str] | N
     if pairs is not None:
         if not isinstance(pairs, list):
             raise _Bad(pairs_key, "must be a list of question/answer pairs")
-        questions, replies = [], []
+        questions: list[str] = []
+        pair_replies: list[str | None] = []
         for i, item in enumerate(pairs):
             if isinstance(item, dict):
                 q = pick(item, QA_Q)[1]
@@ -156,13 +157,13 @@ def read_clarification(record: dict[str, Any]) -> tuple[list[str], list[str] | N
             if a is not None and not isinstance(a, str):
                 raise _Bad(f"{pairs_key}[{i}]", "answer must be a string")
             questions.append(q)
-            replies.append(a)
-        if any(a is None for a in replies):
-            stored = [a for a in replies if a is not None]
-            if stored and replies.index(None) < len(stored):
+            pair_replies.append(a)
+        stored = [a for a in pair_replies if a is not None]
+        if len(stored) < len(pair_replies):
+            if stored and pair_replies.index(None) < len(stored):
                 raise _Bad(pairs_key, "replies are missing before stored ones")
             return questions, stored or None
-        return questions, replies
+        return questions, stored
     questions = _strings(key, value) if key else []
     reply_key, reply_value = pick(record, REPLY_NAMES)
     replies = _strings(reply_key, reply_value) if reply_key else None
@@ -177,7 +178,7 @@ def read_coverage(record: dict[str, Any], task: Task) -> list[str] | None:
     key, value = pick(record, COVERAGE_NAMES)
     if key is None:
         return None
-    nuggets = task.cts.nuggets
+    nuggets = task.cts_part.nuggets
     by_id: dict[str, Any] = {}
     if isinstance(value, dict):
         by_id = {str(k): v for k, v in value.items()}

@@ -195,7 +195,7 @@ def import_harness(
         raise ImportFileError(problems.sorted())
     apportion_costs(rows)
 
-    async def build_all() -> list[Built]:
+    async def build_all() -> list[Built | None]:
         return [await build_row(r, run, str(path), max_rounds, problems) for r in rows]
 
     built = asyncio.run(build_all())

@@ -158,7 +158,7 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
 
 
 def _read_row(
-    path: Path, number: int, line: int, record: dict[str, Any], index: _TaskIndex, problems: Problems
+    path: Path, number: int, line: int, record: dict[str | None, Any], index: _TaskIndex, problems: Problems
 ) -> HarnessRow | None:
     def bad(column: str | None, message: str) -> None:
         problems.add(path, line, column, f"row {number}: {message}")
@@ -240,7 +240,7 @@ def _read_row(
     if skipped and any(r.name == "answer" for r in acted):
         bad("action_counts", "{'valid': True} marks a skipped task, but the history has an answer")
         ok = False
-    if not ok:
+    if not ok or score is None or cost_total is None:
         return None
     return HarnessRow(
         number, line, task, "skipped" if skipped else "answered", rounds=acted, predicted=predicted,

@@ -149,9 +149,11 @@ def bootstrap_mean_ci(
         for c, start in enumerate(range(0, resamples, BOOTSTRAP_CHUNK))
     ]
     parallel = executor is not None and len(jobs) > 1 and n * resamples >= PARALLEL_MIN_DRAWS
-    mapper = executor.map if parallel else map
+    mapper = executor.map if executor is not None and parallel else map
     sums = sorted(total for chunk in mapper(_resample_chunk, jobs) for total in chunk)
     tail = (1 - level) / 2 * 100
     lo, hi = percentile(sums, tail), percentile(sums, 100 - tail)
+    if lo is None or hi is None:  # no sums: resamples < 1 returned above
+        return None
     clamp = lambda x: min(max(x, lowest), highest)  # fixed-point rounding at the edges
     return clamp(lowest + lo / scale / n), clamp(lowest + hi / scale / n)

@@ -163,7 +163,7 @@ def cts_metrics(
     numbers do not depend on it).
     """
     scored = [s for s in sessions if s.scorable and score_of(s) is not None]
-    stats = summary(score_of(s) for s in scored)
+    stats = summary(v for s in scored if (v := score_of(s)) is not None)
     clarified = [s for s in scored if not is_orig(s) and _qa(s)]
     pairs = [p for s in clarified for p in _qa(s)]
     diag = _diagnostics(pairs)

@@ -180,7 +180,7 @@ def load_sessions(
         f"WHERE session_id IN ({sub}) ORDER BY session_id, idx",
         params,
     )
-    current, by_actor, spent = None, {}, None
+    current, by_actor, spent = None, {}, RoleUsage()  # set by the first row
     for sid, actor, tin, tout, cost in usage_rows:  # inlined add_step_usage: 100,000s of rows
         if sid != current:
             s = sessions.get(sid)

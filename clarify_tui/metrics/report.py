@@ -103,7 +103,7 @@ def score_sessions(
             "metrics": metrics,
         })
     order = {b: i for i, b in enumerate(BENCHMARKS)}
-    out.sort(key=lambda g: order.get(g["benchmark"], len(order)))  # stable: keeps group order
+    out.sort(key=lambda g: order.get(str(g["benchmark"]), len(order)))  # stable: keeps group order
     return {"groups": out}
 
 

@@ -152,7 +152,8 @@ def _read_queries(path: Path, problems: Problems) -> dict[str, _Row] | None:
     except csv.Error as err:
         problems.add(path, 1, None, f"not CSV: {err}")
         return None
-    columns = {}
+    columns: dict[str, int] = {}
+    missing = False
     for role, names in (("id", ID_NAMES), ("fused", FUSED_NAMES), ("blurred", BLURRED_NAMES)):
         index = _find(headers, names)
         if index is None and role == "id" and headers and not headers[0].strip():
@@ -164,8 +165,10 @@ def _read_queries(path: Path, problems: Problems) -> dict[str, _Row] | None:
                 names[0],
                 f"no {names[0]} column (accepted names: {', '.join(names)}; found: {', '.join(headers)})",
             )
-        columns[role] = index
-    if None in columns.values():
+            missing = True
+        else:
+            columns[role] = index
+    if missing:
         return None
     domain_index = _find(headers, DOMAIN_NAMES)
     rows: dict[str, _Row] = {}
@@ -284,7 +287,7 @@ def _nugget(
     if not isinstance(sources, list) or not all(isinstance(s, str | int) for s in sources):
         problems.add(path, line, f"{where}.source_ids", "must be a list of source ids")
         ok = False
-    if not ok:
+    if not ok or weight is None:
         return None
     return {
         "id": str(nid).strip(),

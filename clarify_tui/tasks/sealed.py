@@ -40,7 +40,7 @@ def canary_of(task: Task) -> str | None:
 
 def _apply(data: dict[str, Any], path: str, fn) -> bool:
     *parents, leaf = path.split(".")
-    node = data
+    node: Any = data
     for name in parents:
         node = node.get(name) if isinstance(node, dict) else None
         if node is None:
