@@ -55,8 +55,8 @@ class CheckpointState(Stored):
     searches: int = 0
     asks: int = 0
     first_action: str | None = None
-    searches_before_first_ask: int | None = None
-    answer: str | None = None  # answer mode: what the agent committed at this checkpoint
+    searches_before_first_ask: int | None = Field(default=None, description="null: never asked (or rows before it)")
+    answer: str | None = Field(default=None, description="answer mode: what the agent committed at this checkpoint")
 
 
 class DiscoBenchState(Stored):
@@ -73,9 +73,12 @@ class InteractCompState(Stored):
     asks: int = 0
     searches: int = 0
     answer: str | None = None
-    confidence: float | None = None
+    confidence: float | None = Field(default=None, description="0-100, as the agent stated it")
     correct: bool | None = None
-    outcome: str | None = None  # engine/interactcomp.py OUTCOMES; None before an answer
+    outcome: str | None = Field(
+        default=None,
+        description="answered | no_answer | invalid_skip | call_error (docs/interactcomp.md); null before an answer",
+    )
 
 
 class NuggetCoverage(Stored):
@@ -92,10 +95,10 @@ class CTSState(Stored):
     orig: bool = False
     questions: list[str] = Field(default_factory=list)
     answers: list[str] = Field(default_factory=list)
-    aspects: list[str] = Field(default_factory=list)  # the first aspect of each question
-    aspect_sets: list[list[str]] = Field(default_factory=list)  # every aspect of each question
+    aspects: list[str] = Field(default_factory=list, description="the first aspect of each question")
+    aspect_sets: list[list[str]] = Field(default_factory=list, description="every aspect of each question")
     rewritten: str | None = None
-    clarify_step: int | None = None  # index of the clarify step: the search phase starts after it
+    clarify_step: int | None = Field(default=None, description="the clarify step's index: the search phase follows it")
     answer: str | None = None
     coverage: list[NuggetCoverage] = Field(default_factory=list)
     restore_score: float | None = None
@@ -145,8 +148,8 @@ class CheckpointResult(CheckpointState):
     """A DiscoBench checkpoint as the result reports it (its state plus its outcome)."""
 
     outcome: CheckpointOutcome = "failed"
-    reached: bool = False
-    advanced: bool = False
+    reached: bool = Field(default=False, description="false: an earlier checkpoint failed")
+    advanced: bool = Field(default=False, description="passed: the agent moved past it")
 
 
 class _DiscoBenchFields(Stored):
@@ -155,7 +158,11 @@ class _DiscoBenchFields(Stored):
     correct: bool | None = None
     prompting: str | None = None
     ablation: str | None = None
-    checkpoint_mode: Literal["answer", "trajectory"] | None = None  # None: rows before it (trajectory)
+    checkpoint_mode: Literal["answer", "trajectory"] | None = Field(
+        default=None,
+        description="how checkpoints were settled (docs/paper-readings.md D1, D7); null: rows before it, read as"
+        " trajectory",
+    )
     checkpoints: list[CheckpointResult] = Field(default_factory=list)
     ask_turns: int = 0
     tool_turns: int = 0
@@ -168,10 +175,12 @@ class DiscoBenchResult(_Kept, _DiscoBenchFields):
 class _InteractCompFields(InteractCompState):
     """The final state, then what the engine counted over the steps and the settings."""
 
-    rounds: int = 0  # rounds that used the budget: not invalid outputs, refusals or a failed call
+    rounds: int = Field(
+        default=0, description="rounds that used the budget: not invalid outputs, refusals or a failed call"
+    )
     answers: int = 0
-    invalid: int = 0
-    refused: int = 0
+    invalid: int = Field(default=0, description="invalid and refused outputs, retried inside their round")
+    refused: int = Field(default=0, description="forced_ask early answers")
     mode: str | None = None
     max_rounds: int | None = None
     actions: str | None = None
@@ -184,17 +193,19 @@ class InteractCompResult(_Kept, _InteractCompFields):
 
 class _CTSFields(Stored):
     protocol: Literal["cts"] = Field(default="cts", exclude=True)
-    orig: bool = False
+    orig: bool = Field(default=False, description="no clarification: deep search on the blurred query")
     questions: list[str] = Field(default_factory=list)
-    answers: list[str] = Field(default_factory=list)
-    aspects: list[str] = Field(default_factory=list)
-    aspect_sets: list[list[str]] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list, description='the user\'s replies; non-answers stored as "unknown"')
+    aspects: list[str] = Field(default_factory=list, description="the first aspect of each question")
+    aspect_sets: list[list[str]] = Field(default_factory=list, description="every aspect of each question")
     rewritten: str | None = None
     answer: str | None = None
     coverage: list[NuggetCoverage] = Field(default_factory=list)
-    restore_score: float | None = None
-    k: int | None = None
-    deep_search: str | None = None  # None: rows before it (the session's agent ran deep search)
+    restore_score: float | None = Field(default=None, description="restore_score_100: 0-100, full precision")
+    k: int | None = Field(default=None, description="clarification questions asked for; 0 = orig")
+    deep_search: str | None = Field(
+        default=None, description="the deep-search spec; null: rows before it (the session's agent ran deep search)"
+    )
     deep_search_fixed: bool | None = None
     # Not written by the engine: a CTS answer is scored by nugget coverage. Only an `answer`
     # judgment laid over the result sets it (metrics/records.py); no CTS metric reads it.
