@@ -301,6 +301,7 @@ class Step(BaseModel):
 SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored
 SessionMode = Literal["automated", "stepped", "human_agent", "human_user"]
 SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
+FINISHED_STATUSES: tuple[str, ...] = ("completed", "errored", "abandoned")  # over for good; never resumed
 
 
 class EpisodeConfig(BaseModel):

@@ -10,12 +10,13 @@ to one annotator in a fixed (optionally shuffled) order.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from clarify_tui import trajectory
 from clarify_tui.agents.base import Agent
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.judges.base import Judge
-from clarify_tui.models import Session, SessionMode, Step, Task
+from clarify_tui.models import FINISHED_STATUSES, Session, SessionMode, Step, Task
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.store import Store
 from clarify_tui.users.base import UserSimulator
@@ -113,10 +114,21 @@ def next_in_queue(
 ) -> tuple[Task, Session | None] | None:
     """The annotator's next task in the queue and, if it was interrupted, its session."""
     mine = [s for s in store.sessions(runs=[run]) if s.annotator == annotator]
-    finished = {s.task_id for s in mine if s.status in ("completed", "errored", "abandoned")}
+    finished = {s.task_id for s in mine if s.status in FINISHED_STATUSES}
     running = {s.task_id: s for s in mine if s.status == "running"}
     for task in queue_order(tasks, shuffle_seed):
         if task.id in finished:
             continue
         return task, running.get(task.id)
     return None
+
+
+def queue_progress(store: Store, run: str, annotator: str, tasks: list[Task]) -> Counter[str]:
+    """How the annotator's sessions of the queue's tasks ended, by status (one per task:
+    the latest that finished)."""
+    ids = {t.id for t in tasks}
+    last: dict[str, str] = {}
+    for s in store.sessions(runs=[run]):
+        if s.annotator == annotator and s.task_id in ids and s.status in FINISHED_STATUSES:
+            last[s.task_id] = s.status
+    return Counter(last.values())

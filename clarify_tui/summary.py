@@ -1,4 +1,4 @@
-"""A session in a few words: its one-word outcome and its wall-clock duration.
+"""A session in a few words: its one-word outcome, whether it failed, its durations.
 
 The same words in `clarify-tui sessions` and the TUI's sessions list and replay title.
 """
@@ -24,12 +24,28 @@ def outcome(session: Session) -> str:
     return "correct" if r.correct else "wrong"
 
 
-def duration(session: Session) -> str:
-    """Seconds from creation to finish, e.g. `12.3s`; empty while the session runs."""
+def failed(session: Session) -> bool:
+    """Completed with a wrong answer (CTS: a restore score below 100): `sessions --failed`
+    and the sessions list's "failed" filter."""
+    if session.status != "completed":
+        return False
+    r = session.result
+    if isinstance(r, CTSResult) and r.restore_score is not None:
+        return r.restore_score < 100.0
+    return r.correct is False
+
+
+def seconds(session: Session) -> float | None:
+    """Wall-clock seconds from creation to finish; None while the session runs."""
     if not session.finished_at:
-        return ""
-    seconds = (datetime.fromisoformat(session.finished_at) - datetime.fromisoformat(session.created_at)).total_seconds()
-    return f"{seconds:.1f}s"
+        return None
+    return (datetime.fromisoformat(session.finished_at) - datetime.fromisoformat(session.created_at)).total_seconds()
+
+
+def duration(session: Session) -> str:
+    """`seconds` as text, e.g. `12.3s`; empty while the session runs."""
+    value = seconds(session)
+    return "" if value is None else f"{value:.1f}s"
 
 
 def active(session: Session) -> str:

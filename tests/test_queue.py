@@ -9,6 +9,7 @@ import types
 
 import pytest
 
+from clarify_tui import annotation
 from clarify_tui.cli import main as cli_main
 from clarify_tui.models import Protocol
 from clarify_tui.search.local import LocalSearch
@@ -19,7 +20,6 @@ from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded
 from clarify_tui.tui.screens.play import PlayScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec
-from clarify_tui.tui.widgets import clock as clock_module
 from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui import SIZE, Messages, assert_barrier, rendered_text, type_text
 
@@ -137,7 +137,7 @@ async def test_a_paused_clock_is_not_counted_in_the_action_latency(store, search
     now = [100.0]
     fake = types.SimpleNamespace(perf_counter=lambda: now[0])
     monkeypatch.setattr("clarify_tui.engine.episode.time", fake)
-    monkeypatch.setattr(clock_module, "time", fake)
+    monkeypatch.setattr(annotation, "time", fake)
     hook = Messages()
     app = queue_app(store, search, tasks=[IC])
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:

@@ -7,7 +7,7 @@ import pytest
 from clarify_tui.agents.scripted import ScriptedAgent
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action
-from clarify_tui.sessions_ops import ForkError, family, fork_session, next_in_queue, resume_session
+from clarify_tui.sessions_ops import ForkError, family, fork_session, next_in_queue, queue_progress, resume_session
 from clarify_tui.store import Store
 from clarify_tui.users.rule import RuleUser
 from tests.conftest import DISCO, IC, ListAgent
@@ -75,3 +75,10 @@ async def test_queue_serves_unfinished_tasks_in_a_seeded_order(make_episode, tmp
     assert second[0].id != first[0].id
     other_annotator = next_in_queue(store, "hb", "bob", tasks, shuffle_seed=7)
     assert other_annotator[0].id == first[0].id
+    assert queue_progress(store, "hb", "ann", tasks) == {"completed": 1}
+    assert queue_progress(store, "hb", "bob", tasks) == {}
+    assert queue_progress(store, "hb", "ann", tasks[:0]) == {}  # only the queue's own tasks count
+    interrupted = make_episode(second[0], [Action.answer("x", 10)], sink=store)
+    interrupted.session.run, interrupted.session.annotator = "hb", "ann"
+    interrupted.start()  # left running: not finished, not counted
+    assert queue_progress(store, "hb", "ann", tasks) == {"completed": 1}

@@ -11,13 +11,12 @@ import types
 
 import pytest
 
-from clarify_tui import models
+from clarify_tui import annotation, models
 from clarify_tui.engine import episode
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
 from clarify_tui.tui.app import ClarifyApp
-from clarify_tui.tui.widgets import clock
 from tests.conftest import CTS, DISCO, DOCS, IC
 
 SIZE = (160, 45)
@@ -28,7 +27,7 @@ def pinned(monkeypatch):
     counter = iter(range(10_000))
     monkeypatch.setattr(models, "uuid", types.SimpleNamespace(uuid4=lambda: types.SimpleNamespace(hex=f"{next(counter):012d}")))
     monkeypatch.setattr(episode, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
-    monkeypatch.setattr(clock, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))  # the task clock
+    monkeypatch.setattr(annotation, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))  # the task clock
 
 
 def app(**kwargs) -> ClarifyApp:

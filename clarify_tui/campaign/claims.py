@@ -37,9 +37,9 @@ from typing import Iterator
 
 from clarify_tui import db_errors
 from clarify_tui.lease import pid_alive
-from clarify_tui.models import now_iso
+from clarify_tui.models import FINISHED_STATUSES, now_iso
 
-FINISHED = ("completed", "errored", "abandoned")
+FINISHED = FINISHED_STATUSES
 COVERED = ("completed", "errored")  # a skip (abandoned) does not count towards K
 DEFAULT_TIMEOUT = 300.0
 BUSY_TIMEOUT_S = 60.0

@@ -19,7 +19,7 @@ def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | N
                    per_task: int) -> tuple[Campaign, list[Task]]:
     """The campaign's tasks in serving order (the first `limit`, shuffled by `seed`)."""
     from clarify_tui.sessions_ops import queue_order
-    from clarify_tui.tui.app import load_all
+    from clarify_tui.tasks.collection import load_all
 
     tasks, problems = load_all(dataset, benchmark)
     if problems and not tasks:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
 from clarify_tui.metrics.report import format_metric
-from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows
+from clarify_tui.metrics.profiles import PROFILES
+from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 SUMMARY_COLUMNS = {  # metric key -> short header
@@ -129,12 +130,6 @@ def write_csv(report: dict, out) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def group_name(group: dict) -> str:
-    """A group's name in a table; automated sessions have no annotator (JSON: null)."""
-    value = next(iter(group["key"].values()))
-    return "(automated)" if value is None else str(value)
-
-
 def print_tables(report: dict, by: str) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -153,7 +148,7 @@ def print_tables(report: dict, by: str) -> None:
         caption = None
         if benchmark == "discobench":
             ks = ", ".join(
-                f"{group_name(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
+                f"{group_label(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
                 for g in groups
             )
             caption = f"profiles: reached ambiguous checkpoints; search-heavy above K = {ks}"
@@ -161,7 +156,7 @@ def print_tables(report: dict, by: str) -> None:
                       caption_justify="left")
         table.add_column("metric")
         for g in groups:
-            table.add_column(group_name(g), justify="right")
+            table.add_column(group_label(g), justify="right")
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         rows = benchmark_rows(benchmark, groups) + COMMON_ROWS
         for key, label, kind in rows:
@@ -180,10 +175,10 @@ def print_tables(report: dict, by: str) -> None:
             )
         if benchmark == "discobench":
             table.add_section()
-            for name in ("direct_guess", "search_heavy_guess", "direct_ask", "search_then_ask"):
+            for name in PROFILES:
                 table.add_row(
                     f"{name} share/pass",
-                    *[_profile_cell(g["metrics"]["profiles"][name]) for g in groups],
+                    *[profile_cell(g["metrics"]["profiles"][name]) for g in groups],
                 )
         if benchmark == "discobench":
             types = sorted({t for g in groups for t in g["metrics"].get("by_ambiguity_type", {})})
@@ -208,7 +203,7 @@ def print_tables(report: dict, by: str) -> None:
             m = g["metrics"]
             extra = [f"{m[k]} {k}" for k in ("running", "unjudged") if m.get(k)]
             if extra:
-                notes.append(f"{group_name(g)}: " + ", ".join(extra))
+                notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
 
@@ -231,7 +226,7 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
     for g in groups:
         m = g["metrics"]
         table.add_row(
-            group_name(g), str(g["n_sessions"]),
+            group_label(g), str(g["n_sessions"]),
             *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
             str(m.get("errored", 0)), str(m.get("abandoned", 0)),
         )
@@ -242,12 +237,6 @@ def _role_cell(u: dict | None) -> str:
     if not u:
         return "-"
     return f"{u['tokens_in']}/{u['tokens_out']}/{u['cost_usd']:.4f}"
-
-
-def _profile_cell(p: dict) -> str:
-    share = "-" if p["share"] is None else f"{p['share']:.2f}"
-    rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
-    return f"{share} / {rate} (n={p['n']})"
 
 
 def _type_cell(t: dict | None) -> str:

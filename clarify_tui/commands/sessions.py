@@ -9,7 +9,7 @@ from rich.table import Table
 
 from clarify_tui.commands.common import add_db, open_store
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
-from clarify_tui.summary import active, duration, outcome
+from clarify_tui.summary import active, duration, failed, outcome
 
 console = Console()
 
@@ -20,7 +20,8 @@ def register(sub) -> None:
     p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
     p.add_argument("--protocol", default=None, choices=PROTOCOLS)
     p.add_argument("--status", default=None, choices=SESSION_STATUSES)
-    p.add_argument("--failed", action="store_true", help="only completed sessions with a wrong answer")
+    p.add_argument("--failed", action="store_true",
+                   help="only completed sessions with a wrong answer (CTS: a restore score below 100)")
     p.add_argument("--limit", type=int, default=200)
     p.set_defaults(func=main)
 
@@ -29,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=True)
     sessions = store.sessions(runs=args.runs, protocol=args.protocol, status=args.status)
     if args.failed:
-        sessions = [s for s in sessions if s.status == "completed" and outcome(s) == "wrong"]
+        sessions = [s for s in sessions if failed(s)]
     counts = store.step_counts()
     table = Table(title=f"{len(sessions)} session(s) in {store.path}")
     for col in ("id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "outcome", "steps", "duration",

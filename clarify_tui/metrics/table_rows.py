@@ -1,6 +1,7 @@
 """The rows of the score tables, the same in `clarify-tui score` and the TUI's scores
 screen: per benchmark (metric key, label, kind), then the rows every benchmark has.
-`kind` tells `report.format_metric` how to print the value."""
+`kind` tells `report.format_metric` how to print the value. Column titles
+(`group_label`) and the DiscoBench profile cells are shared the same way."""
 
 from __future__ import annotations
 
@@ -68,3 +69,17 @@ def benchmark_rows(benchmark: str, groups: list[dict]) -> list[tuple[str, str, s
             at = next((i + 1 for i, row in enumerate(rows) if row[0] in (under, under + "_mean")), len(rows))
             rows.insert(at, (key, label, kind))
     return rows
+
+
+def group_label(group: dict) -> str:
+    """A report group's column title: the value it is grouped by. Automated sessions have
+    no annotator (JSON: null); a table says "(automated)"."""
+    value = next(iter(group["key"].values()))
+    return "(automated)" if value is None else str(value)
+
+
+def profile_cell(p: dict) -> str:
+    """One DiscoBench profile of a group: `share / pass rate (n=N)`, `-` where undefined."""
+    share = "-" if p["share"] is None else f"{p['share']:.2f}"
+    rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
+    return f"{share} / {rate} (n={p['n']})"

@@ -6,7 +6,9 @@
     load_tasks("cts", "demo")                             # bundled data/demo/cts.jsonl
 
 Invalid input raises `DatasetError` listing every problem (file, line, field) before any
-task is used; `validate_dataset` returns the same list instead of raising.
+task is used; `validate_dataset` returns the same list instead of raising. `load_all`
+(tasks/collection.py) loads every protocol of a dataset and lists what failed, for the
+TUI and `serve`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from clarify_tui.models import Protocol, Task
 from clarify_tui.tasks.catalog import DatasetInfo, list_datasets
+from clarify_tui.tasks.collection import find_task, load_all
 from clarify_tui.tasks.loading import collect
 from clarify_tui.tasks.problems import DatasetError, Problem
 
@@ -22,7 +25,9 @@ __all__ = [
     "DatasetError",
     "DatasetInfo",
     "Problem",
+    "find_task",
     "list_datasets",
+    "load_all",
     "load_tasks",
     "validate_dataset",
 ]

@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
+from clarify_tui.annotation import append_note
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
@@ -35,32 +36,6 @@ class TasksLoaded(Message):
         super().__init__()
         self.tasks = tasks
         self.problems = problems
-
-
-def load_all(dataset: str | Path = "demo", benchmark: str | None = None) -> tuple[list[Task], list[str]]:
-    """Tasks of every protocol in `dataset` (the demo: all three), and what failed to load."""
-    from clarify_tui.models import Protocol
-    from clarify_tui.tasks import DatasetError, load_tasks
-
-    tasks: list[Task] = []
-    problems: list[str] = []
-    benchmarks = [benchmark] if benchmark else ([p.value for p in Protocol] if str(dataset) == "demo" else [None])
-    for name in benchmarks:
-        try:
-            tasks += load_tasks(name, dataset)
-        except DatasetError as exc:
-            problems.append(f"{name or dataset}: {str(exc).splitlines()[0]}")
-        except FileNotFoundError as exc:
-            problems.append(f"{name or dataset}: {exc}")
-    return tasks, problems
-
-
-def find_task(tasks: list[Task], task_id: str) -> Task | None:
-    """By id, or `protocol:id` when ids repeat across protocols."""
-    for t in tasks:
-        if task_id in (t.id, f"{t.protocol.value}:{t.id}"):
-            return t
-    return None
 
 
 def freeze_startup_heap() -> None:
@@ -146,6 +121,8 @@ class ClarifyApp(App):
 
     @work(thread=True, exclusive=True, group="load")
     def load_tasks(self) -> None:
+        from clarify_tui.tasks.collection import load_all  # not at import: first paint needs no loaders
+
         tasks, problems = load_all(self.dataset, self.benchmark)
         self.post_message(TasksLoaded(tasks, problems))
 
@@ -201,6 +178,8 @@ class ClarifyApp(App):
     def _maybe_open_task(self, tasks: list[Task]) -> None:
         if not self.task_id:
             return
+        from clarify_tui.tasks.collection import find_task
+
         task = find_task(tasks, self.task_id)
         if task is None:
             self.notify(f"no task '{self.task_id}' in {self.dataset}", severity="error")
@@ -235,7 +214,7 @@ class ClarifyApp(App):
 
             for s in left:  # every one left behind: none of them will ever finish
                 s.status, s.finished_at = "abandoned", now_iso()
-                s.note = ((s.note + "\n") if s.note else "") + "abandoned: left running, not resumed"
+                s.note = append_note(s.note, "abandoned: left running, not resumed")
                 self.store.update_session(s)
             self.open_task(task, role)
 

@@ -21,6 +21,7 @@ from typing import Callable
 
 from textual.message import Message
 
+from clarify_tui.annotation import ActiveClock, append_note
 from clarify_tui.backends import make_agent, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
@@ -33,8 +34,6 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
-from clarify_tui.tui.widgets.clock import ActiveClock
-from clarify_tui.tui.widgets.note import append_note
 
 
 @dataclass

@@ -22,8 +22,6 @@ from textual.widgets import Header, Static
 from clarify_tui.models import Task
 from clarify_tui.tui.widgets.footer import Footer
 
-FINISHED = ("completed", "errored", "abandoned")
-
 
 @dataclass
 class QueueSpec:
@@ -40,13 +38,10 @@ class QueueSpec:
 
 
 def progress(store, spec: QueueSpec, tasks: list[Task]) -> Counter:
-    """How the annotator's sessions of the queue's tasks ended, by status (one per task)."""
-    ids = {t.id for t in tasks}
-    last: dict[str, str] = {}
-    for s in store.sessions(runs=[spec.run]):
-        if s.annotator == spec.annotator and s.task_id in ids and s.status in FINISHED:
-            last[s.task_id] = s.status
-    return Counter(last.values())
+    """How the annotator's sessions of the queue's tasks ended (`sessions_ops.queue_progress`)."""
+    from clarify_tui.sessions_ops import queue_progress
+
+    return queue_progress(store, spec.run, spec.annotator, tasks)
 
 
 class QueueScreen(Screen):

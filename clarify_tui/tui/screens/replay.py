@@ -2,8 +2,10 @@
 
 `left` / `right` move one step, `home` / `end` jump; the state panel shows `Step.state`
 of the step under the cursor (the protocol state the engine recorded right after it),
-so nothing is recomputed. A failed DiscoBench session opens at its first failed
-checkpoint with the step where the agent guessed instead of asking highlighted.
+so nothing is recomputed; the question panel is what the agent saw then
+(`engine.view_at`). A failed DiscoBench session opens at its first failed checkpoint
+with the step where the agent guessed instead of asking highlighted
+(`trajectory.opening_step`).
 
 `f` forks after the current step (`sessions_ops.fork_session`): the dialog offers the
 session's agent spec, or any other (scripted:…, openai:…, human). The fork is saved with
@@ -25,64 +27,20 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from clarify_tui.agent_view import AgentView
-from clarify_tui.models import ActionKind, Protocol, Session, Step, Task
+from clarify_tui.engine.view_at import view_at
+from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
+from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
 from clarify_tui.tui.messages import AgentTurnStarted
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
-from clarify_tui.results import CTSState, DiscoBenchState, EpisodeState
+from clarify_tui.results import EpisodeState
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-
-GUESS_KINDS = (ActionKind.search, ActionKind.answer)
-
-
-def first_failure(steps: list[Step]) -> int | None:
-    """The first step after which a DiscoBench checkpoint is `failed`, if any."""
-    for step in steps:
-        proto = step.state.protocol
-        checkpoints = proto.checkpoints if isinstance(proto, DiscoBenchState) else []
-        if any(cp.status == "failed" for cp in checkpoints):
-            return step.index
-    return None
-
-
-def guess_step(steps: list[Step], failure: int) -> int | None:
-    """The agent's search or answer at or before the failure: where it guessed instead of asking."""
-    for step in reversed(steps[: failure + 1]):
-        if step.actor == "agent" and step.action.kind in GUESS_KINDS:
-            return step.index
-    return None
-
-
-def opening_step(session: Session, steps: list[Step]) -> tuple[int, int | None]:
-    """Where replay opens (cursor, highlighted guess step)."""
-    if session.protocol == Protocol.discobench and steps:
-        failure = first_failure(steps)
-        if failure is not None:
-            return failure, guess_step(steps, failure)
-    return 0, None
-
-
-def replay_view(task: Task, session: Session, state: EpisodeState) -> AgentView:
-    """The question as the agent saw it at this point (CTS search phase: the rewritten query)."""
-    proto = state.protocol
-    phase = proto.phase if isinstance(proto, CTSState) else "act"
-    question = task.question
-    if task.protocol == Protocol.cts and task.cts:
-        rewritten = proto.rewritten if isinstance(proto, CTSState) else None
-        question = rewritten if phase == "search" and rewritten else task.cts.blurred_query
-    elif task.discobench and session.config.ablation == "original_question":
-        question = task.discobench.original_question
-    return AgentView(
-        task_id=task.id, protocol=task.protocol, question=question, language=task.language, phase=phase,
-        rounds_used=state.rounds_used, max_rounds=state.max_rounds, k=session.config.k,
-    )
 
 
 class ForkDialog(ModalScreen[str | None]):
@@ -237,12 +195,13 @@ class ReplayScreen(PanelsMixin, Screen):
             head += f" · guessed at step {self.guess} instead of asking"
         self.query_one("#replay-head", Static).update(head)
         self.shown_state = step.state
-        self.query_one(QuestionPanel).show(self.task_, replay_view(self.task_, s, step.state))
+        last = i == len(steps) - 1 and s.status != "running"
+        self.query_one(QuestionPanel).show(self.task_, view_at(self.task_, s, step.state, ended=last))
         self.query_one(StatePanel).show(self.task_, step.state, reveal=True, spoilers=True)
         self.query_one(HiddenPanel).show_state(self.task_, locked=self.live is not None and self.agent_is_human,
                                                shown=self.spoilers)
         score = self.query_one("#replay-score", Static)
-        ended = step.state.done or (i == len(steps) - 1 and s.status != "running")
+        ended = step.state.done or last
         score.display = ended and self.live is None
         if score.display:
             score.update(score_card(self.task_, s.result, s.status))

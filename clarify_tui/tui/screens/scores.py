@@ -12,8 +12,6 @@ posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,82 +28,13 @@ from textual.widgets import (
     TabPane,
 )
 
-from clarify_tui.metrics.report import format_metric
-from clarify_tui.metrics import load_sessions, score_sessions
-from clarify_tui.metrics.cts import session_score
-from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
+from clarify_tui.metrics import load_sessions
+from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
-from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, group_sessions
-from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows
-from clarify_tui.results import CTSResult, InteractCompResult
+from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
+from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 from clarify_tui.tui.widgets.footer import Footer
-
-HIST_BINS = 10
-
-
-@dataclass
-class ScoresData:
-    """Everything the screen shows for one grouping."""
-
-    by: str
-    report: dict
-    accuracy: list[tuple[str, float | None]] = field(default_factory=list)
-    reliability: dict[str, list[tuple[float, float, int]]] = field(default_factory=dict)
-    profile_share: dict[str, list[float | None]] = field(default_factory=dict)
-    profile_pass: dict[str, list[float | None]] = field(default_factory=dict)
-    restore_hist: dict[str, list[int]] = field(default_factory=dict)
-
-
-def group_label(group: dict) -> str:
-    value = next(iter(group["key"].values()))
-    return "(none)" if value is None else str(value)
-
-
-def reliability_points(members) -> list[tuple[float, float, int]]:
-    """(mean confidence 0-1, accuracy, n) per non-empty confidence bin (the CE bins)."""
-    bins: dict[int, list[tuple[float, bool]]] = {}
-    for s in members:
-        r = s.result
-        if s.scorable and isinstance(r, InteractCompResult) and r.correct is not None and r.confidence is not None:
-            conf = float(r.confidence)
-            bins.setdefault(calibration_bin(conf, CALIBRATION_BINS), []).append((conf / 100.0, bool(r.correct)))
-    return [
-        (sum(c for c, _ in pts) / len(pts), sum(1 for _, ok in pts if ok) / len(pts), len(pts))
-        for _, pts in sorted(bins.items())
-    ]
-
-
-def restore_histogram(members, bins: int = HIST_BINS) -> list[int]:
-    counts = [0] * bins
-    for s in members:
-        score = session_score(s.result) if s.scorable and isinstance(s.result, CTSResult) else None
-        if score is not None:
-            counts[min(int(score * bins // 100), bins - 1)] += 1
-    return counts
-
-
-def compute_scores(sessions, by: str) -> ScoresData:
-    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe)."""
-    report = score_sessions(sessions, by=by)
-    data = ScoresData(by=by, report=report)
-    groups = group_sessions(sessions, by)
-    for g in report["groups"]:
-        label = group_label(g)
-        m = g["metrics"]
-        members = groups[(g["benchmark"], next(iter(g["key"].values())))]
-        if g["benchmark"] in ("interactcomp", "discobench"):
-            name = label if g["benchmark"][:5] in label else f"{g['benchmark'][:5]}·{label}"
-            data.accuracy.append((name, m.get("accuracy")))
-        if g["benchmark"] == "interactcomp":
-            data.reliability[label] = reliability_points(members)
-        elif g["benchmark"] == "discobench":
-            profiles = m.get("profiles") or {}
-            data.profile_share[label] = [(profiles.get(p) or {}).get("share") for p in PROFILES]
-            data.profile_pass[label] = [(profiles.get(p) or {}).get("pass_rate") for p in PROFILES]
-        elif g["benchmark"] == "cts":
-            data.restore_hist[label] = restore_histogram(members)
-    return data
 
 
 class ScoresScreen(Screen):
@@ -206,12 +135,7 @@ class ScoresScreen(Screen):
             table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
         if benchmark == "discobench":
             for name in PROFILES:
-                cells = []
-                for g in groups:
-                    p = g["metrics"]["profiles"][name]
-                    share = "-" if p["share"] is None else f"{p['share']:.2f}"
-                    rate = "-" if p["pass_rate"] is None else f"{p['pass_rate']:.2f}"
-                    cells.append(f"{share} / {rate} (n={p['n']})")
+                cells = [profile_cell(g["metrics"]["profiles"][name]) for g in groups]
                 table.add_row(f"profile {name} share / pass", *cells)
 
     # ---- charts ------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """A one-line free-text note on the task (ctrl+n on the play screen).
 
 `open()` shows and focuses the field; enter posts `NoteBox.Saved` with the text (empty
-text saves nothing), escape closes it. The screen appends the note to Session.note.
+text saves nothing), escape closes it. The screen appends the note to Session.note
+(`clarify_tui.annotation.append_note`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,6 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Label
-
-
-def append_note(existing: str | None, text: str) -> str:
-    """`text` on a new line after any existing note."""
-    return f"{existing}\n{text}" if existing else text
 
 
 class NoteBox(Vertical):

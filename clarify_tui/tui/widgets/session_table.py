@@ -16,8 +16,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from clarify_tui.models import Session
-from clarify_tui.results import CTSResult
-from clarify_tui.summary import active, duration, outcome
+from clarify_tui.summary import active, duration, failed, outcome, seconds
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "id"), ("run", "run"), ("task", "task"), ("protocol", "protocol"), ("agent", "agent"),
@@ -48,21 +47,15 @@ class SessionRow:
 
     @property
     def failed(self) -> bool:
-        """Completed with a wrong answer (CTS: a restore score below 100)."""
-        s = self.session
-        if s.status != "completed":
-            return False
-        if isinstance(s.result, CTSResult) and s.result.restore_score is not None:
-            return s.result.restore_score < 100.0
-        return s.result.correct is False
+        return failed(self.session)
 
     @property
     def errored(self) -> bool:
         return self.session.status == "errored"
 
     def seconds(self) -> float:
-        text = duration(self.session)
-        return float(text[:-1]) if text else -1.0
+        value = seconds(self.session)
+        return -1.0 if value is None else value
 
     def sort_value(self, key: str) -> Any:
         s = self.session
