@@ -61,3 +61,37 @@ def test_sqlite_utils_still_offered_over_the_same_connection(tmp_path):
     store.ensure_run("r", agent="a")
     assert store.db["runs"].get("r")["agent"] == "a"  # the store's own write, seen through sqlite-utils
     assert store.db.journal_mode == "wal"
+
+
+SCORES = """
+import asyncio, sys
+from clarify_tui.cli import main
+from clarify_tui.store import Store
+from clarify_tui.tui.browse import BrowseApp
+
+db = sys.argv[1]
+main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", db, "--run", "a", "--limit", "2"])
+
+async def scores():
+    app = BrowseApp(Store(db), start="scores")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        print("textual_plotext" in sys.modules, len(app.screen.query("#chart-accuracy")))
+        await pilot.press("t")
+        await pilot.pause()
+        await pilot.pause()
+        chart = app.screen.query_one("#chart-accuracy")
+        print("textual_plotext" in sys.modules, app.screen.query_one("TabbedContent").active, "accuracy by run" in chart.render().plain)
+
+asyncio.run(scores())
+"""
+
+
+def test_scores_load_the_charts_when_their_tab_opens(tmp_path):
+    """F3 opens on the numbers without importing plotext; `t` mounts the charts, drawn from
+    the numbers already computed."""
+    out = subprocess.run([sys.executable, "-c", SCORES, str(tmp_path / "s.db")], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[-2] == "False 0"
+    assert out[-1] == "True charts True"

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from clarify_tui.annotation import append_note
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
-from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
@@ -48,7 +48,7 @@ def freeze_startup_heap() -> None:
         gc.freeze()
 
 
-class ClarifyApp(App):
+class ClarifyApp(PresetBreakpoints, App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
     CSS_PATH = ["app.tcss", "browse.tcss"]

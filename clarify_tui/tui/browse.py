@@ -13,12 +13,12 @@ from typing import Literal
 from textual.app import App
 from textual.binding import Binding
 
-from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 
 Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 
 
-class BrowseApp(App):
+class BrowseApp(PresetBreakpoints, App):
     """Opens on `start`; `q` on the first screen quits. Replay opens over the sessions
     list, so `q` there shows the session among its family (and any fork just made)."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.events import Resize
+from textual.screen import Screen
 
 HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -22,6 +23,29 @@ QUESTION_BINDINGS = [
     Binding("ctrl+down", "scroll_question(1)", "Question ↓", id="question-down", show=False, priority=True),
     Binding("ctrl+up", "scroll_question(-1)", "Question ↑", id="question-up", show=False, priority=True),
 ]
+
+
+def breakpoint_classes(width: int, height: int) -> dict[str, bool]:
+    """The classes Screen._on_resize would give a screen of this size (Textual's rule: the
+    highest breakpoint not above the dimension)."""
+    classes = {}
+    for size, points in ((width, HORIZONTAL_BREAKPOINTS), (height, VERTICAL_BREAKPOINTS)):
+        chosen = max((p for p in points if p[0] <= size), default=None)
+        for point in points:
+            classes[point[1]] = point == chosen
+    return classes
+
+
+class PresetBreakpoints:
+    """For an App: a screen gets the breakpoint classes of the terminal before it mounts.
+    Textual sets them on the first resize, after mounting, which restyles every widget of
+    the screen a second time (a good share of opening a screen, benchmarks/bench_tui.py)."""
+
+    def push_screen(self, screen, *args, **kwargs):
+        width, height = self.size  # type: ignore[attr-defined]
+        if isinstance(screen, Screen) and not screen.is_attached and width and height:
+            screen.update_classes(breakpoint_classes(width, height), update=False)
+        return super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
 
 
 class PanelsMixin:

@@ -33,8 +33,15 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
-from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 from clarify_tui.tui.widgets.footer import Footer
+
+
+def chart_widgets() -> list:
+    from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
+
+    return [BarChart(id="chart-accuracy"), ReliabilityChart(id="chart-calibration"),
+            GroupedBars(id="chart-profile-share"), GroupedBars(id="chart-profile-pass"),
+            GroupedBars(id="chart-restore")]
 
 
 class ScoresScreen(Screen):
@@ -69,11 +76,8 @@ class ScoresScreen(Screen):
             with TabPane("Numbers", id="numbers"):
                 yield VerticalScroll(id="scores-tables")
             with TabPane("Charts", id="charts"), Grid(id="scores-charts"):
-                yield BarChart(id="chart-accuracy")
-                yield ReliabilityChart(id="chart-calibration")
-                yield GroupedBars(id="chart-profile-share")
-                yield GroupedBars(id="chart-profile-pass")
-                yield GroupedBars(id="chart-restore")
+                if self.initial_tab == "charts":
+                    yield from chart_widgets()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -140,8 +144,21 @@ class ScoresScreen(Screen):
 
     # ---- charts ------------------------------------------------------------------------
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The charts (plotext) are imported and mounted the first time their tab opens:
+        most visits read the numbers, and they were a good part of opening the screen."""
+        charts = self.query_one("#scores-charts", Grid)
+        if event.pane.id == "charts" and not charts.children:
+            charts.mount_all(chart_widgets())
+            if self.data is not None:
+                self.call_after_refresh(self.show_charts)
+
     def show_charts(self) -> None:
         data = self.data
+        if data is None or not self.query("#chart-accuracy"):
+            return  # not computed yet, or the charts tab not opened yet
+        from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
+
         self.query_one("#chart-accuracy", BarChart).show(
             f"accuracy by {self.by}", [a[0] for a in data.accuracy], [a[1] for a in data.accuracy])
         self.query_one("#chart-calibration", ReliabilityChart).show(
