@@ -56,6 +56,7 @@ class PickerScreen(Screen):
         self.tasks: list[Task] = list(tasks or [])
         self.role = role
         self.shown: list[Task] = []
+        self._filled_width: int | None = None  # the question column's width the table was filled for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,7 +87,7 @@ class PickerScreen(Screen):
 
     def _relayout(self) -> None:
         compact_when_narrow(self, "#filters > *, Footer")
-        if self.tasks:
+        if self.tasks and self._question_width() != self._filled_width:  # refill only if the questions change
             self.refilter()
 
     def set_tasks(self, tasks: list[Task], problems: list[str] | None = None) -> None:
@@ -109,7 +110,7 @@ class PickerScreen(Screen):
         ]
         table = self.query_one(DataTable)
         table.clear()
-        width = self._question_width()
+        width = self._filled_width = self._question_width()
         for t in self.shown:
             question = Text(" ".join(t.question.split()))
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
