@@ -11,7 +11,7 @@ older row lacks. The schema is published as docs/result.schema.json (results_sch
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
@@ -36,7 +36,7 @@ class Stored(BaseModel):
         """The JSON object to store: the keys this value was built or read with."""
         return self.model_dump(mode="json", exclude_unset=True)
 
-    def snapshot(self) -> Any:
+    def snapshot(self) -> Self:
         """A deep copy with every field marked given (a state snapshot stores all of them)."""
         return type(self).model_validate(self.model_dump())
 
@@ -114,6 +114,7 @@ def _state_protocol(value: Any) -> str:
     return "cts" if "phase" in value else "interactcomp"
 
 
+AnyState = DiscoBenchState | InteractCompState | CTSState
 ProtocolState = Annotated[
     Annotated[DiscoBenchState, Tag("discobench")]
     | Annotated[InteractCompState, Tag("interactcomp")]
@@ -225,7 +226,7 @@ RESULT_MODELS: dict[str, type[AnyResult]] = {
 }
 
 
-STATE_MODELS: dict[str, type[DiscoBenchState | InteractCompState | CTSState]] = {
+STATE_MODELS: dict[str, type[AnyState]] = {
     "discobench": DiscoBenchState,
     "interactcomp": InteractCompState,
     "cts": CTSState,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
-from clarify_tui.results import AnyResult
+from clarify_tui.results import AnyResult, AnyState
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -40,7 +40,7 @@ class Rules:
     """Protocol rules. Subclasses keep their state in `self.state` (a pydantic model)."""
 
     default_max_rounds = 10
-    state: Any  # the protocol's pydantic state model, set by each subclass
+    state: AnyState  # the protocol's state model (results.py), set by each subclass
 
     def __init__(self, episode: Episode) -> None:
         self.ep = episode
@@ -110,10 +110,10 @@ class Rules:
             usage=verdict.usage,
         )
 
-    def snapshot(self) -> Any:
+    def snapshot(self) -> AnyState:
         return self.state.snapshot()
 
-    def restore(self, state: Any) -> None:
+    def restore(self, state: AnyState | None) -> None:
         if state is None:
             raise ValueError("the step holds no protocol state to continue from")
         self.state = type(self.state).model_validate(state.model_dump())

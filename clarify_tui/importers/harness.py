@@ -55,7 +55,7 @@ from clarify_tui.models import (
     Observation,
     Protocol,
 )
-from clarify_tui.results import InteractCompResult
+from clarify_tui.results import InteractCompResult, InteractCompState
 from clarify_tui.store import Store
 from clarify_tui.tasks import DatasetError, load_tasks
 from clarify_tui.tasks.problems import Problems, short
@@ -120,8 +120,11 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
         recorded[before] = observation
     if row.kind == "skipped":
         await episode.apply(Action(kind=ActionKind.invalid, text=SKIP_FEEDBACK, raw=str(row.action_counts)))
-        episode.rules.state.correct = correct
-        episode.rules.state.outcome = "invalid_skip"  # counted by the invalid_skips metric
+        state = episode.rules.state
+        if not isinstance(state, InteractCompState):  # build_episode of an interactcomp task
+            raise TypeError(f"task {row.task.id} did not build an interactcomp episode")
+        state.correct = correct
+        state.outcome = "invalid_skip"  # counted by the invalid_skips metric
         _judge_step(episode, correct, row.score, skipped=True)
         episode.done = True
         episode.finish()
