@@ -197,6 +197,13 @@ async def test_marking_a_step_scrolls_it_into_view_and_marks_it():
         await pilot.pause()
         assert headers(screen_text(trajectory))[0] <= 10 and "#10 " in screen_text(trajectory)
         assert trajectory.marks(2501) == {"future"}
+        trajectory.scroll_to_step(9)
+        await pilot.pause()
+        strips = [trajectory.render_line(y) for y in range(trajectory.scrollable_content_region.height)]
+        heads = {strip.text.split()[0]: strip for strip in strips if strip.text.startswith(("#", "█#"))}
+        past, future = heads["#9"], heads["#11"]
+        colour = lambda strip: next(iter(strip)).style.color  # noqa: E731  (the step number's)
+        assert colour(future) != colour(past)  # later steps are faded
 
 
 async def test_an_empty_trajectory_says_so():

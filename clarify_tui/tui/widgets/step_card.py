@@ -9,8 +9,12 @@ not render every card to lay out its scrollbar.
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Console, Group
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual.color import Color
+from textual.strip import Strip
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.models import Action, ActionKind, Step
 
@@ -23,6 +27,7 @@ HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
 FOLD_LINES = 3
 FOLD_HITS = 3
 SNIPPET = 110
+MARKER = "█"  # the current (or guessed) step's left edge in replay (a thick border)
 
 
 def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -> str:
@@ -151,3 +156,30 @@ def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> i
     if step.actor == "user" and kind == ActionKind.reply:
         return n + 1 + int(reveal and bool(obs.data.get("released_clue")))
     return n + (rows(fold(obs.text, expanded)) if obs.text else 0)
+
+
+def card_strips(card: Group, console: Console, width: int, base: Style, *, marker: Style | None = None,
+                gap: int = 1, fade: float | None = None) -> list[Strip]:
+    """A rendered card as `width`-wide strips on `base`, with `gap` blank lines below; a
+    `marker` (replay's current step) draws a coloured left edge, `fade` (replay's later
+    steps) moves every colour that far towards the background."""
+    edge = Segment(MARKER, base + Style(color=marker.color)) if marker else None
+    inner = width - (1 if edge else 0)
+    lines = console.render_lines(card, console.options.update_width(inner), style=base)
+    lines += [[Segment(" " * inner, base)]] * gap
+    strips = [Strip([edge, *line] if edge else line, width) for line in lines]
+    if fade is not None:
+        background = Color.from_rich_color(base.bgcolor)
+        strips = [_faded(strip, background, fade) for strip in strips]
+    return strips
+
+
+def _faded(strip: Strip, background: Color, opacity: float) -> Strip:
+    out = []
+    for text, style, control in strip:
+        if style is not None and style.color is not None:
+            back = Color.from_rich_color(style.bgcolor) if style.bgcolor else background
+            fore = Color.from_rich_color(style.color, ansi=False)
+            style += Style(color=back.blend(fore, opacity).rich_color)
+        out.append(Segment(text, style, control))
+    return Strip(out, strip.cell_length)

@@ -21,16 +21,14 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.cache import LRUCache
-from textual.color import Color
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
 from clarify_tui.models import Step
-from clarify_tui.tui.widgets.step_card import estimate_lines, render_step
+from clarify_tui.tui.widgets.step_card import card_strips, estimate_lines, render_step
 
-MARKER = "█"  # the current (or guessed) step's left edge in replay (a thick border)
 FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
 EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar, no guesses
 PREFETCH_PAGES = 2  # while idle, cards this many pages above and below the view are drawn
@@ -367,8 +365,8 @@ class Trajectory(ScrollView, can_focus=True):
         return self._style_cache[name]
 
     def _draw_card(self, step: Step) -> list[Strip]:
+        """Step `step` as strips, in the colours of its actor, error and replay mark."""
         marks = self.marks(step.index)
-        width = max(self._width, 2)
         base = self._style()
         if step.actor == "judge":
             base += self._style("trajectory--judge")
@@ -376,31 +374,11 @@ class Trajectory(ScrollView, can_focus=True):
             base += Style(bgcolor=self._style("trajectory--error").bgcolor)
         marker = None
         if "current" in marks or "guess" in marks:
-            names = [n for n in ("guess", "current") if n in marks]
-            mark_style = self._style("trajectory--" + "-".join(names))
-            base += Style(bgcolor=mark_style.bgcolor)
-            marker = Segment(MARKER, base + Style(color=mark_style.color))
-        inner = width - (1 if marker else 0)
-        console = self.app.console
-        card = render_step(step, reveal=self.reveal, expanded=self._expanded(step.index))
-        lines = console.render_lines(card, console.options.update_width(inner), style=base)
-        lines += [[Segment(" " * inner, base)]] * self.GAP
-        strips = [Strip([marker, *line] if marker else line, width) for line in lines]
-        if "future" in marks:
-            strips = [self._fade(strip) for strip in strips]
-        return strips
-
-    def _fade(self, strip: Strip) -> Strip:
-        """A later step in replay: its colours move towards the background."""
-        fallback = Color.from_rich_color(self._style().bgcolor)
-        out = []
-        for text, style, control in strip:
-            if style is not None and style.color is not None:
-                back = Color.from_rich_color(style.bgcolor) if style.bgcolor else fallback
-                fore = Color.from_rich_color(style.color, ansi=False)
-                style += Style(color=back.blend(fore, FUTURE_OPACITY).rich_color)
-            out.append(Segment(text, style, control))
-        return Strip(out, strip.cell_length)
+            marker = self._style("trajectory--" + "-".join(n for n in ("guess", "current") if n in marks))
+            base += Style(bgcolor=marker.bgcolor)
+        return card_strips(render_step(step, reveal=self.reveal, expanded=self._expanded(step.index)),
+                           self.app.console, max(self._width, 2), base, marker=marker, gap=self.GAP,
+                           fade=FUTURE_OPACITY if "future" in marks else None)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
