@@ -14,9 +14,10 @@ from collections import Counter
 
 from clarify_tui import trajectory
 from clarify_tui.agents.base import Agent
+from clarify_tui.annotation import append_note
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.judges.base import Judge
-from clarify_tui.models import FINISHED_STATUSES, Session, SessionMode, Step, Task
+from clarify_tui.models import FINISHED_STATUSES, Session, SessionMode, Step, Task, now_iso
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.store import Store
 from clarify_tui.users.base import UserSimulator
@@ -132,3 +133,19 @@ def queue_progress(store: Store, run: str, annotator: str, tasks: list[Task]) ->
         if s.annotator == annotator and s.task_id in ids and s.status in FINISHED_STATUSES:
             last[s.task_id] = s.status
     return Counter(last.values())
+
+
+def left_running(store: Store, task: Task, mode: SessionMode, annotator: str, run: str = "tui") -> list[Session]:
+    """This person's sessions of `task` in `mode` left `running` (ctrl+q, a closed
+    terminal), oldest first; forks are not among them."""
+    return [s for s in store.sessions(runs=[run], status="running")
+            if s.task_id == task.id and s.protocol == task.protocol and s.mode == mode
+            and s.annotator == annotator and not s.parent_id]
+
+
+def abandon(store: Store, sessions: list[Session], why: str) -> None:
+    """Mark sessions that will never finish `abandoned` (never scored), saying why in their note."""
+    for s in sessions:
+        s.status, s.finished_at = "abandoned", now_iso()
+        s.note = append_note(s.note, why)
+        store.update_session(s)

@@ -7,7 +7,9 @@ import pytest
 from clarify_tui.agents.scripted import ScriptedAgent
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action
-from clarify_tui.sessions_ops import ForkError, family, fork_session, next_in_queue, queue_progress, resume_session
+from clarify_tui.sessions_ops import (
+    ForkError, abandon, family, fork_session, left_running, next_in_queue, queue_progress, resume_session,
+)
 from clarify_tui.store import Store
 from clarify_tui.users.rule import RuleUser
 from tests.conftest import DISCO, IC, ListAgent
@@ -82,3 +84,26 @@ async def test_queue_serves_unfinished_tasks_in_a_seeded_order(make_episode, tmp
     interrupted.session.run, interrupted.session.annotator = "hb", "ann"
     interrupted.start()  # left running: not finished, not counted
     assert queue_progress(store, "hb", "ann", tasks) == {"completed": 1}
+
+
+async def test_sessions_left_running_are_found_per_person_and_abandoned_with_a_note(make_episode, tmp_path):
+    store = Store(tmp_path / "left.db")
+    mine = make_episode(IC, [Action.answer("x", 10)], sink=store)
+    mine.session.run, mine.session.annotator, mine.session.mode = "tui", "ann", "human_agent"
+    mine.start()  # a closed terminal: left running
+    other = make_episode(IC, [Action.answer("x", 10)], sink=store)
+    other.session.run, other.session.annotator, other.session.mode = "tui", "bob", "human_agent"
+    other.start()
+    finished = make_episode(IC, [Action.answer("x", 10)], sink=store)
+    finished.session.run, finished.session.annotator, finished.session.mode = "tui", "ann", "human_agent"
+    await finished.run()
+    left = left_running(store, IC, "human_agent", "ann")
+    assert [s.id for s in left] == [mine.session.id]
+    assert left_running(store, IC, "human_user", "ann") == []  # another role's sessions are not offered
+    assert left_running(store, DISCO, "human_agent", "ann") == []
+    abandon(store, left, "abandoned: left running, not resumed")
+    stored = store.session(mine.session.id)
+    assert stored.status == "abandoned" and stored.finished_at
+    assert stored.note == "abandoned: left running, not resumed"
+    assert left_running(store, IC, "human_agent", "ann") == []
+    assert store.session(other.session.id).status == "running"

@@ -22,7 +22,6 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from clarify_tui.annotation import append_note
 from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
@@ -191,6 +190,7 @@ class ClarifyApp(PresetBreakpoints, App):
         """`play --task` as agent or user: a session of this person on this task left
         `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
         abandoned (never scored) before a new one starts."""
+        from clarify_tui.sessions_ops import abandon, left_running
         from clarify_tui.tui.driver import default_annotator, initial_mode
         from clarify_tui.tui.screens.confirm import ConfirmScreen
 
@@ -198,9 +198,7 @@ class ClarifyApp(PresetBreakpoints, App):
             self.open_task(task, role)
             return
         who = self.annotator or default_annotator()
-        left = [s for s in self.store.sessions(runs=["tui"], status="running")
-                if s.task_id == task.id and s.protocol == task.protocol and s.mode == initial_mode(role)
-                and s.annotator == who and not s.parent_id]
+        left = left_running(self.store, task, initial_mode(role), who)
         if not left:
             self.open_task(task, role)
             return
@@ -210,12 +208,7 @@ class ClarifyApp(PresetBreakpoints, App):
             if resume:
                 self.open_task(task, role, resume_id=session.id)
                 return
-            from clarify_tui.models import now_iso
-
-            for s in left:  # every one left behind: none of them will ever finish
-                s.status, s.finished_at = "abandoned", now_iso()
-                s.note = append_note(s.note, "abandoned: left running, not resumed")
-                self.store.update_session(s)
+            abandon(self.store, left, "abandoned: left running, not resumed")  # none of them will ever finish
             self.open_task(task, role)
 
         self.push_screen(ConfirmScreen(
