@@ -193,7 +193,7 @@ async def test_f2_and_f3_open_the_browse_screens_but_not_while_playing_the_agent
 
 def test_plain_play_records_the_annotator_given(store, search):
     setup = driver_module.PlaySetup(task=IC, role="agent", annotator="bob")
-    drv = driver_module.EpisodeDriver(setup, store, lambda message: None, search=search)
+    drv = driver_module.EpisodeDriver.for_play(setup, store, lambda message: None, search=search)
     assert drv.session.annotator == "bob" and drv.session.mode == "human_agent" and drv.session.run == "tui"
 
 

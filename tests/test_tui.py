@@ -232,6 +232,31 @@ async def test_escape_cancels_a_slow_search_and_leaves_the_session_unchanged(sto
         assert store.session(ep.session.id).status == "running"
 
 
+async def test_a_failing_backend_is_reported_once_by_the_app_and_stops_auto_run(store, search):
+    """A worker's error reaches the app's one handler (a toast titled by what failed);
+    the play screen also stops running the agent by itself."""
+
+    class BrokenSearch:
+        spec = "test:broken"
+
+        async def search(self, query, max_results=5):
+            raise RuntimeError("search index unreadable")
+
+        async def visit(self, url):
+            return None
+
+    app = make_app(store, BrokenSearch(), task_id="i1", run_mode="step")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        toasts = [(n.title, n.message) for n in app._notifications]
+        assert toasts.count(("backend failed", "RuntimeError: search index unreadable")) == 1
+        assert not screen.auto and screen.driver.session.status == "errored"
+
+
 # ---- play the user ---------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
-from clarify_tui.tui.messages import AgentTurnStarted
+from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded
 from clarify_tui.tui.screens.play import PlayScreen
 from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui import SIZE, Messages, type_text
@@ -54,7 +54,7 @@ async def test_a_fork_made_after_the_gold_was_shown_is_informed_and_left_out(dem
         await pilot.press("enter")
         await type_text(pilot, "Deep Impact")
         await pilot.press("enter", "enter")  # answer, then the (empty) confidence field
-        await hook.next(screen.ForkFinished)
+        await hook.next(SessionEnded)
         await pilot.pause()
     fork = store.session(fork_id)
     assert fork.status == "completed" and fork.mode == "human_agent" and fork.result.informed is True

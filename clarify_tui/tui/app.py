@@ -28,6 +28,7 @@ from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS,
 from clarify_tui.tui.roles import DEFAULT_AGENT
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
+from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 
 class TasksLoaded(Message):
@@ -47,7 +48,7 @@ def freeze_startup_heap() -> None:
         gc.freeze()
 
 
-class ClarifyApp(PresetBreakpoints, App):
+class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
     CSS_PATH = ["app.tcss", "browse.tcss"]

@@ -1,8 +1,10 @@
-"""EpisodeDriver: the TUI's handle on one engine Episode.
+"""EpisodeDriver: the TUI's one handle on a live engine Episode (play, replay's forks,
+ask versus guess).
 
 It builds the backends from specs (human ones wired to the UI through callbacks), sits
 between the engine and the Store as the episode's StepSink (forwarding every write and
-telling the screen), and makes an interrupted call leave the session consistent.
+telling the screen with the messages of tui/messages.py), and makes an interrupted call leave
+the session consistent.
 It holds no protocol rules: allowed actions, replies and scores come from the engine.
 
 For a human agent it keeps the task clock (`clock`): time paused during a turn is taken
@@ -61,42 +63,57 @@ def initial_mode(role: Role) -> SessionMode:
 
 
 class EpisodeDriver:
-    """One live session. `post` delivers messages to the screen (its post_message)."""
+    """One live session. `post` delivers messages to the screen (its post_message).
 
-    def __init__(self, setup: PlaySetup, store, post: Callable[[Message], object], search=None) -> None:
-        self.setup = setup
+    Built by `for_play` (the play screen), `for_fork` (replay's fork) or `for_task` (a new
+    session run to the end, as ask versus guess does): every live episode in the TUI
+    writes through a driver and reaches its screen as the messages of tui/messages.py.
+    `timed`: keep the task clock and save it with the session (a person playing the agent
+    on the play screen)."""
+
+    def __init__(self, store, post: Callable[[Message], object], *, role: Role = "observer",
+                 timed: bool = False) -> None:
         self.store = store
         self.post = post
+        self.role: Role = role
+        self.timed = timed
         self.pending: Action | None = None
         self.edited: list[int] = []
         self.started = False
+        self.clock = ActiveClock()
+        self.episode: Episode
+
+    # ---- building ----------------------------------------------------------------------
+
+    def human_agent(self):
+        from clarify_tui.agents.human import HumanAgent
+
+        return HumanAgent(on_turn=lambda view: self.post(AgentTurnStarted(self, view)))
+
+    def human_user(self):
+        from clarify_tui.users.human import HumanUser
+
+        return HumanUser(on_request=lambda request: self.post(ReplyRequested(self, request)))
+
+    @classmethod
+    def for_play(cls, setup: PlaySetup, store, post: Callable[[Message], object], search=None) -> EpisodeDriver:
+        """The play screen's session: new, or `setup.resume_id` continued in place."""
         role = setup.role
-        if role == "agent":
-            from clarify_tui.agents.human import HumanAgent
-
-            agent = HumanAgent(on_turn=lambda view: self.post(AgentTurnStarted(view)))
-        else:
-            agent = make_agent(setup.agent_spec)
-        if role == "user":
-            from clarify_tui.users.human import HumanUser
-
-            user = HumanUser(on_request=lambda request: self.post(ReplyRequested(request)))
-        else:
-            user = make_user(setup.user_spec)
+        self = cls(store, post, role=role, timed=role == "agent")
+        agent = self.human_agent() if role == "agent" else make_agent(setup.agent_spec)
+        user = self.human_user() if role == "user" else make_user(setup.user_spec)
         search = search or make_search(setup.search_spec)
         judge = make_judge(setup.judge_spec)
-        self.clock = ActiveClock()
         if setup.resume_id:
             from clarify_tui.sessions_ops import resume_session
 
-            self.episode: Episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search,
-                                                   judge=judge)
+            self.episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search, judge=judge)
             self.episode.sink = self  # from now on every write goes through the driver
             self.started = True
             saved = self.episode.session.result.active_ms  # the clock as it was last saved
             self.clock.base_ms = saved if saved is not None else sum(
                 s.latency_ms for s in self.episode.steps if s.actor == "agent")  # sessions saved before it
-            return
+            return self
         session = Session(
             run=setup.run,
             task_id=setup.task.id,
@@ -108,16 +125,40 @@ class EpisodeDriver:
             mode=initial_mode(role),
             annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
         )
-        self.episode = build_episode(
-            setup.task,
-            agent=agent,
-            user=user,
-            search=search,
-            judge=judge,
-            config=setup.config.model_copy(),
-            session=session,
-            sink=self,
+        self.episode = build_episode(setup.task, agent=agent, user=user, search=search, judge=judge,
+                                     config=setup.config.model_copy(), session=session, sink=self)
+        return self
+
+    @classmethod
+    def for_fork(cls, store, parent_id: str, step: int, post: Callable[[Message], object], *, agent_spec: str,
+                 user_spec: str, config=None) -> EpisodeDriver:
+        """A fork of stored session `parent_id` after `step` (sessions_ops.fork_session),
+        continued by `agent_spec` ("human": a person through AgentTurnStarted)."""
+        from clarify_tui.sessions_ops import fork_session
+
+        human = agent_spec == "human"
+        self = cls(store, post, role="agent" if human else "observer")
+        parent = store.session(parent_id)
+        self.episode = fork_session(
+            store, parent_id, step, agent=self.human_agent() if human else make_agent(agent_spec, config),
+            user=make_user(user_spec, config), search=make_search(parent.search, config),
+            judge=make_judge(parent.judge, config), mode="human_agent" if human else "automated",
+            annotator=default_annotator() if human else None,
         )
+        self.episode.sink = self  # the copied steps are written; what follows goes through the driver
+        self.started = True
+        return self
+
+    @classmethod
+    def for_task(cls, task: Task, agent_spec: str, store, post: Callable[[Message], object], *, run: str,
+                 episode_config: EpisodeConfig, config=None) -> EpisodeDriver:
+        """A new automated session of `task` (rule user, local search and judge)."""
+        self = cls(store, post)
+        self.episode = build_episode(task, agent=make_agent(agent_spec, config), user=make_user("rule"),
+                                     search=make_search("local"), judge=make_judge("rule"),
+                                     config=episode_config, sink=self)
+        self.session.run = run
+        return self
 
     # ---- convenience -------------------------------------------------------------------
 
@@ -132,10 +173,6 @@ class EpisodeDriver:
     @property
     def done(self) -> bool:
         return self.episode.done
-
-    @property
-    def role(self) -> Role:
-        return self.setup.role
 
     def mark_stepped(self) -> None:
         """A person stepped the agent: the session is `stepped` from now on."""
@@ -155,32 +192,32 @@ class EpisodeDriver:
 
     def add_step(self, session: Session, step: Step) -> None:
         self.store.add_step(session, step)
-        if self.role == "agent" and step.actor == "agent":
+        if self.timed and step.actor == "agent":
             self.save_clock()
-        self.post(StepsChanged())
+        self.post(StepsChanged(self))
 
     def save_clock(self) -> None:
         """Keep the task clock's time with the session, so an interrupted task resumes
         from it (not from the summed action latencies) and `sessions` shows it."""
-        if self.role == "agent" and self.started and not self.episode.done:
+        if self.timed and self.started and not self.episode.done:
             self.session.result.active_ms = round(self.clock.active_ms(), 1)
             self.store.update_session(self.session)
 
     def finish_session(self, session: Session) -> None:
         self.clock.stop()
-        if self.role == "agent":
+        if self.timed:
             session.result.active_ms = round(self.clock.active_ms(), 1)
         self.store.finish_session(session)
-        self.post(StepsChanged())
-        self.post(SessionEnded())
+        self.post(StepsChanged(self))
+        self.post(SessionEnded(self))
 
     # ---- driving -----------------------------------------------------------------------
 
     async def propose(self) -> Action:
         """Ask the agent for its next action; it becomes `pending` (not executed)."""
-        human = self.role == "agent"  # a person's turn is not a backend call
+        human = self.role == "agent"  # a person's turn is not a backend call (and is timed)
         if not human:
-            self.post(BusyChanged("agent is thinking"))
+            self.post(BusyChanged(self, "agent is thinking"))
         else:
             self.clock.start()
         paused_before = self.clock.paused_ms()
@@ -188,12 +225,12 @@ class EpisodeDriver:
             action = await self.episode.propose()
         finally:
             if not human:
-                self.post(BusyChanged(None))
+                self.post(BusyChanged(self, None))
         if human and action.usage is not None:  # time on pause is not time spent on the action
             paused = self.clock.paused_ms() - paused_before
             action.usage.latency_ms = max(0.0, action.usage.latency_ms - paused)
         self.pending = action
-        self.post(ActionProposed(action))
+        self.post(ActionProposed(self, action))
         return action
 
     async def apply(self, action: Action | None = None, *, edited: bool = False):
@@ -208,7 +245,7 @@ class EpisodeDriver:
             self.edited.append(count)
             self.session.note = "edited or replaced steps: " + ", ".join(map(str, self.edited))
             self._update_session()
-        self.post(BusyChanged(f"{action.kind.value} running"))
+        self.post(BusyChanged(self, f"{action.kind.value} running"))
         try:
             observation = await ep.apply(action)  # undoes itself if cancelled or failed
         except asyncio.CancelledError:
@@ -218,10 +255,15 @@ class EpisodeDriver:
                 ep.fail(f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            self.post(BusyChanged(None))
+            self.post(BusyChanged(self, None))
         self.pending = None
-        self.post(StepsChanged())
+        self.post(StepsChanged(self))
         return observation
+
+    async def run(self, pace: float = 0.0) -> None:
+        """Play to the end with nobody stepping (a fork, ask versus guess): the engine's
+        run, so a failure ends the session errored and cancelling abandons it."""
+        await self.episode.run(pace=pace)
 
     def submit_action(self, action: Action) -> None:
         """The human agent's action (play-the-agent mode)."""

@@ -24,7 +24,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Header, Static
-from textual.worker import Worker, WorkerState
 
 from clarify_tui.models import Action, ActionKind, Protocol
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
@@ -37,6 +36,7 @@ from clarify_tui.tui.messages import (
     ReplyRequested,
     SessionEnded,
     StepsChanged,
+    WorkerFailed,
 )
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -49,12 +49,13 @@ from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import StatePanel, score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 RunMode = Literal["watch", "step"]
 PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 
 
-class PlayScreen(PanelsMixin, Screen):
+class PlayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
     """One live session of one task."""
 
     BINDINGS = [
@@ -109,7 +110,7 @@ class PlayScreen(PanelsMixin, Screen):
         super().__init__()
         self.setup = setup
         self.task_ = setup.task
-        self.driver = EpisodeDriver(setup, store, self.post_message, search=search)
+        self.driver = EpisodeDriver.for_play(setup, store, self.post_message, search=search)
         self.set_reactive(PlayScreen.run_mode, run_mode)
         self.set_reactive(PlayScreen.auto, auto and run_mode == "watch")
         self.set_reactive(PlayScreen.spoilers, setup.role != "agent")
@@ -285,12 +286,10 @@ class PlayScreen(PanelsMixin, Screen):
             self.driver.submit_action(message.action)
             self.refresh_all()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title="backend failed", severity="error", timeout=8)
-            self.auto = False
-            self.refresh_all()
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        """A backend call failed (the app says so): stop running the agent by itself."""
+        self.auto = False
+        self.refresh_all()
 
     # ---- workers -----------------------------------------------------------------------
 

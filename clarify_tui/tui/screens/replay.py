@@ -9,30 +9,28 @@ with the step where the agent guessed instead of asking highlighted
 
 `f` forks after the current step (`sessions_ops.fork_session`): the dialog offers the
 session's agent spec, or any other (scripted:…, openai:…, human). The fork is saved with
-its parent and fork step and runs in a worker that reports each step with a message;
+its parent and fork step and runs in a worker through an EpisodeDriver, whose messages
+(StepsChanged, SessionEnded) the screen follows;
 a human agent acts through the action bar. When it ends, the screen replays the fork.
 """
 
 from __future__ import annotations
 
-import getpass
-
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, Input, Label, Static
-from textual.worker import Worker, WorkerState
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
-from clarify_tui.tui.messages import AgentTurnStarted
+from clarify_tui.tui.driver import EpisodeDriver
+from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.results import EpisodeState
@@ -41,6 +39,7 @@ from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel, score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 
 class ForkDialog(ModalScreen[str | None]):
@@ -68,7 +67,7 @@ class ForkDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(PanelsMixin, Screen):
+class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
     """One stored session, one step at a time."""
 
     BINDINGS = [
@@ -91,19 +90,6 @@ class ReplayScreen(PanelsMixin, Screen):
     ]
     QUESTION_ID = "replay-question"
 
-    class ForkStepped(Message):
-        """The live fork recorded steps (merged: only the latest matters)."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, ReplayScreen.ForkStepped)
-
-    class ForkFinished(Message):
-        """The live fork ended (completed, errored or abandoned)."""
-
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-
     cursor: reactive[int] = reactive(0, init=False)
     """Index of the step shown in the state panel."""
 
@@ -115,7 +101,7 @@ class ReplayScreen(PanelsMixin, Screen):
         self.store = store
         self.pace = pace
         self.config = config
-        self.live = None  # the fork's Episode while it runs
+        self.live: EpisodeDriver | None = None  # the fork's driver while it runs
         self.agent_turn = False
         self.guess: int | None = None
         self.shown_state = EpisodeState()
@@ -214,7 +200,7 @@ class ReplayScreen(PanelsMixin, Screen):
 
     @property
     def agent_is_human(self) -> bool:
-        return self.live is not None and self.live.agent.spec == "human"
+        return self.live is not None and self.live.role == "agent"
 
     # ---- navigation --------------------------------------------------------------------
 
@@ -260,36 +246,25 @@ class ReplayScreen(PanelsMixin, Screen):
 
     def start_fork(self, step: int, spec: str) -> None:
         """Fork after `step` with agent `spec` and run it live (also called by tests)."""
-        from clarify_tui.backends import make_agent, make_judge, make_search, make_user
-        from clarify_tui.sessions_ops import ForkError, fork_session
+        from clarify_tui.sessions_ops import ForkError
 
         parent = self.session
         try:
-            if spec == "human":
-                from clarify_tui.agents.human import HumanAgent
-
-                agent = HumanAgent(on_turn=lambda view: self.post_message(AgentTurnStarted(view)))
-            else:
-                agent = make_agent(spec, self.config)
             user_spec = parent.user
             if user_spec == "human":
                 user_spec = "rule"
                 self.notify("The parent's user was a person; the fork replies with the rule simulator.")
-            episode = fork_session(
-                self.store, parent.id, step, agent=agent, user=make_user(user_spec, self.config),
-                search=make_search(parent.search, self.config), judge=make_judge(parent.judge, self.config),
-                mode="human_agent" if spec == "human" else "automated",
-                annotator=_annotator() if spec == "human" else None,
-            )
+            driver = EpisodeDriver.for_fork(self.store, parent.id, step, self.post_message, agent_spec=spec,
+                                            user_spec=user_spec, config=self.config)
         except (ForkError, ValueError, ImportError, RuntimeError) as exc:
             self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
             return
         self.informed_fork = spec == "human" and self.seen_hidden
         if self.informed_fork:
-            mark_informed(self.store, episode.session)
-        self.live = episode
-        self.session = episode.session
-        self.steps = episode.steps
+            mark_informed(self.store, driver.session)
+        self.live = driver
+        self.session = driver.session
+        self.steps = driver.steps
         self.guess = None
         self.query_one(Trajectory).follow = True
         self.query_one(ActionBar).display = spec == "human"
@@ -299,38 +274,38 @@ class ReplayScreen(PanelsMixin, Screen):
 
     @work(exclusive=True, group="fork", exit_on_error=False)
     async def run_fork(self) -> None:
-        episode = self.live
+        driver = self.live
+        assert driver is not None
         try:
-            await episode.run(pace=self.pace, on_step=lambda: self.post_message(self.ForkStepped()))
+            await driver.run(self.pace)
         finally:
-            self.post_message(self.ForkFinished(episode.session.id))
+            if not driver.done:  # the database failed: the fork stops without ending
+                self.post_message(SessionEnded(driver))
 
-    def on_replay_screen_fork_stepped(self, message: ForkStepped) -> None:
-        if self.live is None:
+    def on_steps_changed(self, message: StepsChanged) -> None:
+        if self.live is None or message.driver is not self.live:
             return
         self.steps = self.live.steps
         self.query_one(Trajectory).sync(self.steps, True)
         self.cursor = len(self.steps) - 1
         self.show_step()
 
-    def on_replay_screen_fork_finished(self, message: ForkFinished) -> None:
-        if self.live is not None and self.live.session.result.informed is None and self.informed_fork:
+    def on_session_ended(self, message: SessionEnded) -> None:
+        if self.live is None or message.driver is not self.live:
+            return
+        if self.live.session.result.informed is None and self.informed_fork:
             mark_informed(self.store, self.live.session)  # the engine's final result replaced it
+        session_id = self.live.session.id
         self.live = None
         self.agent_turn = False
         self.query_one(ActionBar).display = False
         self.query_one(Trajectory).follow = False
-        self.load(message.session_id)
+        self.load(session_id)
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
         s = self.session
         self.notify(f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
                     severity="error" if s.status == "errored" else "information")
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title="the fork failed", severity="error", timeout=8)
 
     # ---- a person continuing the fork as the agent --------------------------------------
 
@@ -355,7 +330,7 @@ class ReplayScreen(PanelsMixin, Screen):
                 return
             self.agent_turn = False
             self.query_one(ActionBar).set_allowed([], waiting=False)
-            self.live.agent.submit(action)
+            self.live.submit_action(action)
             self.refresh_bindings()
 
     def action_stop_fork(self) -> None:
@@ -386,9 +361,3 @@ def mark_informed(store, session: Session) -> None:
     session.result.informed = True
     store.update_session(session)
 
-
-def _annotator() -> str | None:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return None
