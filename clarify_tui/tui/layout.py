@@ -2,8 +2,8 @@
 
 Both apps (ClarifyApp, BrowseApp) set these breakpoints, so every screen carries
 `-narrow` below 120 columns (`-wide` above) and `-short` below 32 rows. The stylesheet
-(browse.tcss, loaded by both apps) lays the three-region screens (play, replay) out in
-one column when narrow: the question on top (scrollable, with a hint), the trajectory
+(browse.tcss, loaded by both apps) lays the three regions of play and replay (one
+widget, widgets/regions.py) out in one column when narrow: the question on top (scrollable, with a hint), the trajectory
 and the action prompt below; the side panels (hidden information, state) are one key
 away (`w`), side by side in place of the trajectory.
 """

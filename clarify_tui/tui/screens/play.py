@@ -19,7 +19,7 @@ from typing import Literal
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -41,12 +41,11 @@ from clarify_tui.tui.messages import (
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.tui.widgets.clock import TaskClock
-from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.note import NoteBox
 from clarify_tui.tui.widgets.pending import PendingBar
-from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.reply_box import ReplyBox
-from clarify_tui.tui.widgets.state import StatePanel, score_card
+from clarify_tui.tui.widgets.regions import Regions
+from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.workers import ForwardsWorkerErrors
@@ -121,16 +120,7 @@ class PlayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="regions", classes="regions"):
-            with Vertical(id="left", classes="col-left"):
-                yield QuestionPanel(id="question")
-                yield HiddenPanel(id="hidden", classes="panel-hidden")
-            with Vertical(id="centre", classes="col-centre"):
-                yield Trajectory(id="trajectory")
-                yield PendingBar(id="pending")
-            with VerticalScroll(id="right", classes="col-right"):
-                yield Static(id="score")
-                yield StatePanel(id="state")
+        yield Regions(PendingBar(id="pending"))
         with Vertical(id="prompt"):
             yield ActionBar(id="action-bar")
             yield ReplyBox(id="reply-box")
@@ -143,11 +133,8 @@ class PlayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
 
     def on_mount(self) -> None:
         self.title = f"{self.task_.protocol.value} · {self.task_.id}"
-        self.query_one("#trajectory").border_title = "Trajectory"
-        self.query_one("#right").border_title = "State"
         self.query_one(ActionBar).display = self.role == "agent"
         self.query_one(ReplyBox).display = False
-        self.query_one("#score").display = False
         self.query_one(TaskClock).display = self.role == "agent"
         self.query_one("#paused-banner", Static).update(
             "Paused: the task is hidden and the clock stands still. p resumes; ctrl+n adds a note.")
@@ -169,10 +156,8 @@ class PlayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
     def refresh_all(self) -> None:
         ep = self.driver.episode
         self.query_one(Trajectory).sync(ep.steps, self.reveal)
-        self.query_one(QuestionPanel).show(self.task_, ep.view())
-        self.query_one(StatePanel).show(self.task_, ep.state(), reveal=self.reveal, spoilers=self.spoilers)
-        locked = self.role == "agent" and not self.driver.done
-        self.query_one(HiddenPanel).show_state(self.task_, locked=locked, shown=self.spoilers and not locked)
+        self.query_one(Regions).show(self.task_, ep.view(), ep.state(), reveal=self.reveal, spoilers=self.spoilers,
+                                     hidden=self.spoilers, locked=self.role == "agent" and not self.driver.done)
         self.update_status()
         self.refresh_bindings()
 
@@ -230,14 +215,12 @@ class PlayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
         if self.role == "agent":
             self.spoilers = True
         s = self.driver.session
-        card = self.query_one("#score", Static)
         verdict = score_card(self.task_, s.result, s.status)
         if self.setup.queue:
             position, total = self.setup.queue
             verdict.append(f"\ntask {position} of {total} · press n for the "
                            + ("next task" if position < total else "end of the queue"), style="bold")
-        card.update(verdict)
-        card.display = True
+        self.query_one(Regions).show_score(verdict)
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()
         self.notify(f"Session {s.status}: saved to {getattr(self.driver.store, 'path', 'the database')}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, Input, Label, Static
@@ -34,9 +34,8 @@ from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChange
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.results import EpisodeState
-from clarify_tui.tui.widgets.hidden import HiddenPanel
-from clarify_tui.tui.widgets.question import QuestionPanel
-from clarify_tui.tui.widgets.state import StatePanel, score_card
+from clarify_tui.tui.widgets.regions import Regions
+from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.workers import ForwardsWorkerErrors
@@ -88,7 +87,6 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
         Binding("q", "back", "Back", id="replay-back"),
         *QUESTION_BINDINGS,
     ]
-    QUESTION_ID = "replay-question"
 
     cursor: reactive[int] = reactive(0, init=False)
     """Index of the step shown in the state panel."""
@@ -121,21 +119,10 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="replay-head")
-        with Horizontal(id="replay-regions", classes="regions"):
-            with Vertical(id="replay-left", classes="col-left"):
-                yield QuestionPanel(id="replay-question")
-                yield HiddenPanel(id="replay-hidden", classes="panel-hidden")
-            with Vertical(id="replay-centre", classes="col-centre"):
-                yield Trajectory(id="replay-trajectory")
-                yield ActionBar(id="replay-action-bar")
-            with VerticalScroll(id="replay-right", classes="col-right"):
-                yield Static(id="replay-score")
-                yield StatePanel(id="replay-state")
+        yield Regions(ActionBar(id="replay-action-bar"), state_title="State at this step")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#replay-trajectory").border_title = "Trajectory"
-        self.query_one("#replay-right").border_title = "State at this step"
         self.query_one(ActionBar).display = False
         self.query_one(Trajectory).follow = False
         self.rebuild()
@@ -159,7 +146,7 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
 
     def watch_spoilers(self) -> None:
         self._seen_hidden = self._seen_hidden or self.spoilers
-        self.query_one(HiddenPanel).show_state(self.task_, locked=False, shown=self.spoilers)
+        self.query_one(Regions).show_hidden(self.task_, locked=self.agent_is_human, shown=self.spoilers)
 
     def show_step(self) -> None:
         steps = self.steps
@@ -172,7 +159,7 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
             head += " · LIVE"
         if not steps:
             self.query_one("#replay-head", Static).update(head + " · no steps")
-            self.query_one(HiddenPanel).show_state(self.task_, locked=False, shown=self.spoilers)
+            self.query_one(Regions).show_hidden(self.task_, locked=False, shown=self.spoilers)
             return
         i = max(0, min(self.cursor, len(steps) - 1))
         step = steps[i]
@@ -182,15 +169,11 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
         self.query_one("#replay-head", Static).update(head)
         self.shown_state = step.state
         last = i == len(steps) - 1 and s.status != "running"
-        self.query_one(QuestionPanel).show(self.task_, view_at(self.task_, s, step.state, ended=last))
-        self.query_one(StatePanel).show(self.task_, step.state, reveal=True, spoilers=True)
-        self.query_one(HiddenPanel).show_state(self.task_, locked=self.live is not None and self.agent_is_human,
-                                               shown=self.spoilers)
-        score = self.query_one("#replay-score", Static)
+        regions = self.query_one(Regions)
+        regions.show(self.task_, view_at(self.task_, s, step.state, ended=last), step.state, reveal=True,
+                     spoilers=True, hidden=self.spoilers, locked=self.agent_is_human)
         ended = step.state.done or last
-        score.display = ended and self.live is None
-        if score.display:
-            score.update(score_card(self.task_, s.result, s.status))
+        regions.show_score(score_card(self.task_, s.result, s.status) if ended and self.live is None else None)
         self.mark_cards()
         self.refresh_bindings()
 
