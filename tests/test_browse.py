@@ -235,6 +235,26 @@ async def test_a_person_can_continue_a_fork_as_the_agent(store):
         assert replay.live is None and replay.session.id == fork_id
 
 
+async def test_h_during_a_persons_fork_keeps_the_hidden_panel_locked(store):
+    """A person continuing a fork as the agent never gets the hidden information back by
+    toggling the panel (off, then on again)."""
+    from clarify_tui.tui.widgets.hidden import HiddenPanel
+
+    parent = first(store, "dg-direct-guess")
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        replay = app.screen
+        replay.start_fork(0, "human")
+        await pilot.pause()
+        panel = replay.query_one(HiddenPanel)
+        for _ in range(2):
+            await pilot.press("h")
+            await pilot.pause()
+            text = text_of(panel).casefold()
+            assert panel.has_class("locked") and "locked until the session ends" in text
+            assert not [h for h in replay.task_.hidden_strings() if h.casefold() in text]
+
+
 @pytest.fixture
 def three_sessions_db(tmp_path):
     from clarify_tui.cli import main as cli
