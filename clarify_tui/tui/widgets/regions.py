@@ -10,6 +10,7 @@ a black box: screens talk to it through `Trajectory.sync(steps, reveal)`.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
@@ -17,6 +18,7 @@ from textual.widgets import Static
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Task
+from clarify_tui.results import EpisodeState
 from clarify_tui.tui.widgets.hidden import HiddenPanel
 from clarify_tui.tui.widgets.question import QuestionPanel
 from clarify_tui.tui.widgets.state import StatePanel
@@ -47,7 +49,7 @@ class Regions(Horizontal):
         self.query_one("#right").border_title = self.state_title
         self.query_one("#score").display = False
 
-    def show(self, task: Task, view: AgentView, state: dict, *, reveal: bool, spoilers: bool, hidden: bool,
+    def show(self, task: Task, view: AgentView, state: EpisodeState, *, reveal: bool, spoilers: bool, hidden: bool,
              locked: bool) -> None:
         """The question as `view` has it, the protocol `state` (`reveal`: judge verdicts and
         checkpoint details; `spoilers`: hidden parts of the state), and the hidden panel
@@ -59,9 +61,9 @@ class Regions(Horizontal):
     def show_hidden(self, task: Task, *, shown: bool, locked: bool) -> None:
         self.query_one(HiddenPanel).show_state(task, locked=locked, shown=shown and not locked)
 
-    def show_score(self, card: object | None) -> None:
-        """The score card (a renderable), or None to hide it."""
+    def show_score(self, card: Text | None) -> None:
+        """The score card (widgets/state.score_card), or None to hide it."""
         score = self.query_one("#score", Static)
         score.display = card is not None
         if card is not None:
-            score.update(card)  # type: ignore[arg-type]
+            score.update(card)
