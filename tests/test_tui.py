@@ -444,3 +444,16 @@ async def test_help_screen_opens_with_question_mark(store, search):
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
         assert app.screen is app.picker
+
+
+def test_help_lists_every_key_of_the_play_screen_and_the_reply_box():
+    """The help is generated from the bindings: each key says what its binding says."""
+    from clarify_tui.tui.screens.help import help_table, key_text
+    from clarify_tui.tui.widgets.reply_box import ReplyBox
+
+    text = _plain(help_table(ClarifyApp.BINDINGS))
+    rows = {" ".join(line.split()) for line in text.splitlines()}
+    for binding in [*PlayScreen.BINDINGS, *ReplyBox.BINDINGS, *ClarifyApp.BINDINGS]:
+        what = binding.tooltip or binding.description
+        assert any(row.startswith(key_text(binding)) and " ".join(what.split()[:4]) in row for row in rows), what
+    assert "p / ctrl+t" in text and "InteractComp: i don't know" in text

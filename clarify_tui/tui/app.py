@@ -57,10 +57,12 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
-        Binding("question_mark", "help", "Help", id="help", tooltip="all keys"),
-        Binding("f2", "sessions", "Sessions", id="sessions", tooltip="every stored session: replay, compare, fork"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="all keys (this help)"),
+        Binding("f2", "sessions", "Sessions", id="sessions",
+                tooltip="every stored session: replay, compare, fork (shut while you play the agent)"),
         Binding("f3", "scores", "Scores", id="scores", tooltip="scores and charts of this database"),
-        Binding("ctrl+q", "quit", "Quit", id="app-quit", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="app-quit", show=False,
+                tooltip="quit (play --task offers to resume a task left running)"),
     ]
 
     def __init__(

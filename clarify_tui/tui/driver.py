@@ -78,6 +78,8 @@ class EpisodeDriver:
         self.role: Role = role
         self.timed = timed
         self.pending: Action | None = None
+        self.pending_edited = False
+        """Whether a person edited or typed the pending action (it is marked when applied)."""
         self.edited: list[int] = []
         self.started = False
         self.clock = ActiveClock()
@@ -229,14 +231,16 @@ class EpisodeDriver:
         if human and action.usage is not None:  # time on pause is not time spent on the action
             paused = self.clock.paused_ms() - paused_before
             action.usage.latency_ms = max(0.0, action.usage.latency_ms - paused)
-        self.pending = action
+        self.pending, self.pending_edited = action, False
         self.post(ActionProposed(self, action))
         return action
 
-    async def apply(self, action: Action | None = None, *, edited: bool = False):
-        """Execute `action` (default: the pending one). A cancelled call leaves the
-        episode as it was before it (or, if it had already recorded steps, abandoned)."""
-        action = action or self.pending
+    async def apply(self, action: Action | None = None, *, edited: bool | None = None):
+        """Execute `action` (default: the pending one, `edited` as a person left it). A
+        cancelled call leaves the episode as it was before it (or, if it had already
+        recorded steps, abandoned)."""
+        if action is None:
+            action, edited = self.pending, self.pending_edited if edited is None else edited
         if action is None:
             raise RuntimeError("nothing to apply")
         ep = self.episode
@@ -256,7 +260,7 @@ class EpisodeDriver:
             raise
         finally:
             self.post(BusyChanged(self, None))
-        self.pending = None
+        self.pending, self.pending_edited = None, False
         self.post(StepsChanged(self))
         return observation
 

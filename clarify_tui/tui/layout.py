@@ -20,8 +20,10 @@ VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 PANELS_BINDING = Binding("w", "toggle_panels", "Panels", id="panels",
                          tooltip="narrow terminal: show the side panels (hidden info, state) instead of the trajectory")
 QUESTION_BINDINGS = [
-    Binding("ctrl+down", "scroll_question(1)", "Question ↓", id="question-down", show=False, priority=True),
-    Binding("ctrl+up", "scroll_question(-1)", "Question ↑", id="question-up", show=False, priority=True),
+    Binding("ctrl+down", "scroll_question(1)", "Question ↓", id="question-down", show=False, priority=True,
+            tooltip="scroll the question down when it is cut"),
+    Binding("ctrl+up", "scroll_question(-1)", "Question ↑", id="question-up", show=False, priority=True,
+            tooltip="scroll the question up"),
 ]
 
 

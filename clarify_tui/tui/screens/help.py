@@ -1,7 +1,16 @@
-"""`?`: every key of the current screen, grouped by mode, with what it does."""
+"""`?`: every key of the workbench, grouped by mode, generated from the bindings.
+
+Each section is the BINDINGS of one screen or play-screen controller (play_controls.py,
+play_human.py), so a key added, changed or removed there shows here as it is; the text
+is the binding's tooltip (else its description). As Posting's help screen does, nothing
+is written twice.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,50 +19,53 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-SECTIONS = [
-    ("Task picker", [("enter", "open the task"), ("/", "search box"), ("tab", "next filter")]),
-    ("Watch mode", [("a", "pause / resume the agent"), ("+ / -", "faster / slower"), ("m", "switch to step mode")]),
-    ("Step mode", [("space", "ask the agent for its next action (shown as pending)"),
-                   ("enter", "apply the pending action"), ("e", "edit it before applying"),
-                   ("r", "replace it with an action you type"), ("escape", "drop it / cancel a running call"),
-                   ("m", "switch to watch mode")]),
-    ("Playing the user (--as user)", [("y / n / i", "InteractComp: yes / no / i don't know (nothing else)"),
-                                      ("c", "DiscoBench: release the clue"), ("u", "CTS: unknown"),
-                                      ("t, or a letter no key uses", "start typing a reply; enter sends")]),
-    ("Playing the agent (--as agent)", [("s", "search"), ("k", "ask the user"), ("v", "visit a url, or a result number of the last search (CTS)"),
-                                        ("c", "clarify: type k questions (CTS)"),
-                                        ("enter", "answer (with confidence in InteractComp)"),
-                                        ("p / ctrl+t", "pause / resume the task clock (the task is hidden meanwhile)"),
-                                        ("ctrl+n", "add a note to this session")]),
-    ("Human-baseline queue (--queue RUN)", [("n", "next task, once this one has ended"),
-                                            ("ctrl+o", "skip this task, after a y (saved as abandoned, never scored)"),
-                                            ("q", "quit; the same command resumes where you stopped")]),
-    ("Everywhere", [("w", "narrow terminal (< 120 columns): side panels instead of the trajectory"),
-                    ("ctrl+↑ / ctrl+↓", "scroll the question when it is cut"),
-                    ("h", "hidden panel (locked for a human agent until the end)"), ("f", "fold / unfold long steps"),
-                    ("escape", "cancel the running backend call"), ("q", "back to the picker"),
-                    ("F2", "sessions: replay, compare, fork (shut while you play the agent)"),
-                    ("F3", "scores and charts"),
-                    ("ctrl+p", "command palette"), ("?", "this help"), ("ctrl+q", "quit (play --task offers to resume a task left running)")]),
-]
+KEY_NAMES = {"question_mark": "?", "plus": "+", "minus": "-", "slash": "/", "ctrl+up": "ctrl+↑",
+             "ctrl+down": "ctrl+↓", "f2": "F2", "f3": "F3"}
+
+PALETTE = Binding("ctrl+p", "command_palette", "Commands", tooltip="command palette: every action usable now")
 
 
-def help_table() -> Table:
-    table = Table(box=None, show_header=False, pad_edge=False)
-    table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column()
-    for title, rows in SECTIONS:
-        table.add_row(Text(title, style="bold underline"), "")
-        for key, what in rows:
-            table.add_row(key, what)
-        table.add_row("", "")
-    return table
+def key_text(binding: Binding) -> str:
+    if binding.key_display:
+        return binding.key_display
+    return " / ".join(KEY_NAMES.get(key, key) for key in binding.key.split(","))
+
+
+def sections(app_bindings: Iterable[Binding] = ()) -> list[tuple[str, list[Binding]]]:
+    """(title, bindings) of every part of the workbench, in the order a person meets them."""
+    from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
+    from clarify_tui.tui.screens.picker import PickerScreen
+    from clarify_tui.tui.screens.play_controls import QueueControls, StepControls, WatchControls
+    from clarify_tui.tui.screens.play_keys import COMMON_BINDINGS
+    from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
+
+    out: dict[str, list[Binding]] = {"Task picker": list(PickerScreen.BINDINGS)}  # type: ignore[arg-type]
+    for controls in (WatchControls, StepControls, HumanUserControls, HumanAgentControls, TaskClockControls,
+                     QueueControls):
+        out.setdefault(controls.TITLE, []).extend(controls.help_bindings())
+    out["Everywhere"] = [PANELS_BINDING, *COMMON_BINDINGS, *QUESTION_BINDINGS, *app_bindings, PALETTE]
+    return list(out.items())
+
+
+def help_table(app_bindings: Iterable[Binding] = ()) -> Group:
+    """Each section's title over a two-column table (key, what it does)."""
+    parts: list[Text | Table] = []
+    for title, bindings in sections(app_bindings):
+        parts.append(Text(title, style="bold underline"))
+        table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+        table.add_column(style="bold cyan", no_wrap=True, min_width=12)
+        table.add_column()
+        for binding in bindings:
+            table.add_row(key_text(binding), binding.tooltip or binding.description)
+        parts += [table, Text("")]
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
+        app_bindings = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
         with VerticalScroll(id="help-dialog"):
             yield Static("clarify-tui — keys", classes="dialog-title")
-            yield Static(help_table())
+            yield Static(help_table(app_bindings))

@@ -40,9 +40,9 @@ class PickerScreen(Screen):
     """Tasks in a table; enter opens the highlighted one with the chosen role."""
 
     BINDINGS = [
-        Binding("slash", "focus_search", "Search", id="picker-search"),
-        Binding("o", "open_selected", "Open", id="picker-open"),
-        Binding("ctrl+q", "app.quit", "Quit", id="quit"),
+        Binding("slash", "focus_search", "Search", id="picker-search", tooltip="the search box (tab: next filter)"),
+        Binding("o", "open_selected", "Open", id="picker-open", tooltip="open the highlighted task (so does enter)"),
+        Binding("ctrl+q", "app.quit", "Quit", id="quit", tooltip="quit"),
     ]
 
     class TaskChosen(Message):

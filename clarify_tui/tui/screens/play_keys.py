@@ -1,14 +1,28 @@
-"""Why a play-screen key does nothing right now, in a few words.
+"""The play screen's own keys, and why a key does nothing right now, in a few words.
+
+Light on purpose: the help screen reads the bindings here and in the controllers'
+modules without importing the screen and its widgets.
 
 The play screen's `check_action` hides or greys out what cannot run; a person pressing
-such a key (or picking it in the command palette) gets one of these reasons instead of
-silence. Only keys that mean something in this role get a reason: an observer pressing
-`s` is not told about the human agent's search.
+such a key (or picking it in the command palette) gets the reason instead of silence,
+from the screen's `refusal` (its controllers', screens/play_controls.py). Only keys that
+mean something in this role get a reason: an observer pressing `s` is not told about the
+human agent's search.
 """
 
 from __future__ import annotations
 
-from clarify_tui.models import ActionKind, Protocol
+from textual.binding import Binding
+
+HIDDEN = Binding("h", "toggle_hidden", "Hidden info", id="hidden",
+                 tooltip="show or hide the hidden panel (locked for a person playing the agent until the end)")
+FOLD = Binding("f", "toggle_fold", "Fold", id="fold", tooltip="fold or unfold long content")
+NOTE = Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session")
+CANCEL = Binding("escape", "cancel", "Cancel", id="cancel", show=False,
+                 tooltip="cancel the running backend call, or drop the pending action")
+BACK = Binding("q", "back", "Back", id="back", tooltip="back to the task picker")
+COMMON_BINDINGS = [HIDDEN, FOLD, NOTE, CANCEL, BACK]
+"""The play screen's own keys, whatever the role (with PANELS_BINDING and QUESTION_BINDINGS)."""
 
 
 def parse_action(action: str) -> tuple[str, tuple[str, ...]]:
@@ -18,65 +32,37 @@ def parse_action(action: str) -> tuple[str, tuple[str, ...]]:
     return name, params
 
 
-def _compose_refusal(screen, kind: ActionKind) -> str | None:
-    driver = screen.driver
-    view = driver.episode.view()
-    protocol = screen.task_.protocol
-    if kind not in view.allowed:
-        if protocol == Protocol.interactcomp and kind in (ActionKind.visit, ActionKind.clarify):
-            return f"InteractComp has no {kind.value}: search (s), ask (k) or answer (enter)."
-        if protocol == Protocol.cts and kind != ActionKind.clarify and view.phase == "clarify":
-            return f"CTS: clarify first (c); {kind.value} comes after the clarification."
-        if protocol == Protocol.cts and kind == ActionKind.clarify:
-            return "CTS: the clarification is over; search (s) or answer (enter)."
-        allowed = ", ".join(k.value for k in view.allowed) or "nothing"
-        return f"{kind.value} is not allowed now (allowed: {allowed})."
-    if driver.clock.paused:
-        return "Paused: p resumes the clock first."
-    if not screen.agent_turn:
-        return "Wait: your last action is still running."
-    return None
+class KeysThatSayWhy:
+    """Screen mixin (the screen has `refusal(action, params)`): the command palette's
+    usable and refused actions, and a bell with the reason for a key that cannot run."""
 
+    def palette_actions(self) -> list[tuple[str, str, str]]:
+        """(name, help, action) for every binding that is usable now."""
+        out = []
+        for binding in self.BINDINGS:  # type: ignore[attr-defined]
+            name, params = parse_action(binding.action)
+            if self.check_action(name, params):  # type: ignore[attr-defined]
+                out.append((binding.description, binding.tooltip or binding.description, binding.action))
+        return out
 
-def refusal(screen, action: str, params: tuple[str, ...]) -> str | None:
-    """The reason `action` cannot run now, or None (it can, or it is not for this role)."""
-    driver = screen.driver
-    done = driver.done
-    agent = screen.role == "agent"
-    queue = bool(screen.setup.queue)
-    if action == "compose":
-        if not agent:
-            return None
-        if done:
-            return "The task has ended." + (" n goes to the next one." if queue else "")
-        return _compose_refusal(screen, ActionKind(params[0]))
-    if action == "next_task" and queue and not done:
-        return "n moves on once this task has ended: answer it, or ctrl+o gives it up for good."
-    if action == "skip_task" and queue and done:
-        return "The task has ended: n goes to the next one."
-    if action == "toggle_hidden" and agent and not done:
-        return "The hidden panel opens when the task ends."
-    if action == "pause_clock" and agent and done:
-        return "The task has ended; the clock has stopped."
-    if agent:
-        return None
-    if action in ("propose", "apply", "edit", "replace"):
-        if screen.run_mode != "step":
-            return "Watch mode: m switches to step mode first."
-        if done:
-            return "The session is over."
-        if screen.busy:
-            return "Busy: wait, or escape cancels."
-        if action == "propose" and driver.pending is not None:
-            return "An action is pending: enter applies it, escape drops it."
-        if action in ("apply", "edit") and driver.pending is None:
-            return "Nothing pending: space asks the agent for its next action."
-    if action in ("toggle_auto", "pace"):
-        if screen.run_mode != "watch":
-            return "Step mode: m switches to watch mode first."
-        if done:
-            return "The session is over."
-    return None
+    def palette_refusals(self) -> list[tuple[str, str]]:
+        """(name, reason) for the bindings that cannot run now but would be asked for."""
+        out = []
+        for binding in self.BINDINGS:  # type: ignore[attr-defined]
+            name, params = parse_action(binding.action)
+            if not self.check_action(name, params):  # type: ignore[attr-defined]
+                reason = self.refusal(name, params)  # type: ignore[attr-defined]
+                if reason:
+                    out.append((binding.description, reason))
+        return out
+
+    def on_key(self, event) -> None:
+        """A key that does nothing now says why (the binding check comes after this)."""
+        reason = key_refusal(self, event.key)
+        if reason:
+            event.stop()
+            self.app.bell()  # type: ignore[attr-defined]
+            self.notify(reason, title="not now", severity="warning", timeout=4)  # type: ignore[attr-defined]
 
 
 def key_refusal(screen, key: str) -> str | None:
@@ -87,7 +73,7 @@ def key_refusal(screen, key: str) -> str | None:
         return None
     for binding in screen.BINDINGS:
         if key in binding.key.split(","):
-            reason = refusal(screen, *parse_action(binding.action))
+            reason = screen.refusal(*parse_action(binding.action))
             if reason:
                 return reason
     return None

@@ -21,12 +21,14 @@ class ReplyBox(Vertical, can_focus=True):
     is allowed)."""
 
     BINDINGS = [
-        Binding("y", "reply('yes')", "Yes", id="reply-yes"),
-        Binding("n", "reply('no')", "No", id="reply-no"),
-        Binding("i", "reply('idk')", "I don't know", id="reply-idk"),
-        Binding("c", "release_clue", "Release clue", id="reply-clue"),
-        Binding("u", "reply('unknown')", "Unknown", id="reply-unknown"),
-        Binding("t", "type", "Type a reply", id="reply-type"),
+        Binding("y", "reply('yes')", "Yes", id="reply-yes", tooltip="InteractComp: yes"),
+        Binding("n", "reply('no')", "No", id="reply-no", tooltip="InteractComp: no"),
+        Binding("i", "reply('idk')", "I don't know", id="reply-idk",
+                tooltip="InteractComp: i don't know (nothing else is accepted)"),
+        Binding("c", "release_clue", "Release clue", id="reply-clue", tooltip="DiscoBench: release the clue"),
+        Binding("u", "reply('unknown')", "Unknown", id="reply-unknown", tooltip="CTS: unknown"),
+        Binding("t", "type", "Type a reply", id="reply-type",
+                tooltip="start typing a reply (so does a letter no key uses); enter sends"),
     ]
 
     class Replied(Message):
