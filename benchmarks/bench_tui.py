@@ -165,10 +165,15 @@ async def long_session(n: int = 5000) -> dict:
         keys: dict[str, list[float]] = {}
         pilot_keys: dict[str, list[float]] = {}
         cpu: list[float] = []
+        stuck: list[str] = []  # keys after which the view did not move (reported, not timed)
 
         async def timed(key: str) -> float:
             c = time.process_time()
-            ms = await key_to_paint_ms(app, key, offset)
+            try:
+                ms = await key_to_paint_ms(app, key, offset)
+            except RuntimeError:
+                stuck.append(f"{key} at line {trajectory.scroll_y:.0f} of {trajectory.max_scroll_y:.0f}")
+                return 0.0
             cpu.append((time.process_time() - c) * 1000)
             return ms
 
@@ -206,6 +211,7 @@ async def long_session(n: int = 5000) -> dict:
         "trajectory_sync_last_step_ms": round(resync_ms, 1),
         "keypress_cpu_ms_median": round(statistics.median(cpu), 1),
         "keypress_cpu_ms_max": round(max(cpu), 1),
+        "keys_that_did_not_scroll": stuck,
         "widgets": {"empty": widgets_before, "with_steps": widgets_after},
         "keypress_repaint_ms_max": round(max(per_key.values()), 1),
         "keypress_repaint_ms": per_key,
@@ -376,6 +382,8 @@ def print_session(ls: dict) -> None:
           f"max {ls['keypress_cpu_ms_max']:.1f} ms (wall time above includes waiting for a busy machine)")
     print(f"  the trajectory alone: rebuild with all {n} steps {ls['trajectory_rebuild_ms']:.1f} ms; "
           f"the screen's refresh_all call {ls['refresh_all_call_ms']:.1f} ms")
+    if ls["keys_that_did_not_scroll"]:
+        print(f"  keys after which the view did not move (not timed): {ls['keys_that_did_not_scroll']}")
     print(f"  Pilot press round trip (waits for every widget to go idle): {ls['pilot_press_roundtrip_ms']}")
 
 

@@ -70,6 +70,7 @@ async def test_a_long_session_adds_no_widgets_and_its_end_shows_the_last_step():
         assert headers(text)[-1] == N - 1  # following the newest step
         assert "verdict 4999" in text
         trajectory.focus()
+        await pilot.pause()  # focus lands on the next message loop turn
         await pilot.press("home")
         assert headers(screen_text(trajectory))[0] == 0
         await pilot.press("end")
@@ -85,6 +86,7 @@ async def test_paging_from_the_top_shows_every_card_in_order():
         trajectory = app.query_one(Trajectory)
         trajectory.sync(make_steps(400), reveal=True)
         trajectory.focus()
+        await pilot.pause()  # focus lands on the next message loop turn
         await pilot.press("home")
         seen: list[int] = []
         for _ in range(60):
@@ -129,6 +131,7 @@ async def test_judge_steps_are_hidden_while_spoilers_are_hidden():
         await pilot.pause()
         assert all(steps[i].actor != "judge" for i in trajectory.shown_indexes)
         trajectory.focus()
+        await pilot.pause()  # focus lands on the next message loop turn
         await pilot.press("home")
         for _ in range(30):
             text = screen_text(trajectory)
@@ -230,5 +233,6 @@ async def test_keys_scroll_from_where_the_view_is_after_the_cards_grew():
         end = trajectory.scroll_y
         assert end == trajectory.max_scroll_y and "verdict 11" not in screen_text(trajectory)
         trajectory.focus()
+        await pilot.pause()  # focus lands on the next message loop turn
         await pilot.press("up")
         assert trajectory.scroll_y == end - 1

@@ -155,6 +155,13 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = False
         self._jump(y)
 
+    def scroll_to(self, x: float | None = None, y: float | None = None, **kwargs) -> None:
+        """A scroll away from the end stops keeping the end in view. Forced: a key pressed
+        before the first layout (no scrollbar yet) still moves the view."""
+        if y is not None and y < self.max_scroll_y:
+            self._pinned = False
+        super().scroll_to(x, y, **{**kwargs, "force": True})
+
     def scroll_end(self, *args, **kwargs) -> None:
         """Pin the view to the last line, now (not after the next refresh, which could undo
         a scroll made in between); it stays pinned while cards below grow."""
@@ -318,6 +325,8 @@ class Trajectory(ScrollView, can_focus=True):
         """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
         inside a scroll animation's step; the target moves too, so the next key scrolls
         from here."""
+        if self.app.animator.is_being_animated(self, "scroll_y"):
+            return  # a key's scroll is on its way (even with animations off, it lands on the next tick)
         self.scroll_target_y = y
         self.scroll_y = y
         self.call_after_refresh(self._place_scrollbar)
@@ -329,7 +338,8 @@ class Trajectory(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         if not self._settling:
-            self._pinned = new_value >= self.max_scroll_y
+            # only `scroll_end` pins; any other scroll that leaves the end unpins
+            self._pinned = self._pinned and new_value >= self.max_scroll_y
             self._settle()
         super().watch_scroll_y(old_value, new_value)
 
