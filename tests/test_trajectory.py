@@ -68,6 +68,7 @@ async def test_a_long_session_adds_no_widgets_and_its_end_shows_the_last_step():
         assert len(list(app.screen.query("*"))) == widgets
         text = screen_text(trajectory)
         assert headers(text)[-1] == N - 1  # following the newest step
+        assert "#4999 judge" in text  # a long session's step numbers stand apart from the actor
         assert "verdict 4999" in text
         trajectory.focus()
         await pilot.pause()  # focus lands on the next message loop turn

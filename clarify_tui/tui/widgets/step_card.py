@@ -71,7 +71,7 @@ def usage_text(step: Step) -> Text:
 
 def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     head = Text()
-    head.append(f"#{step.index:<3}", style="dim")
+    head.append(f"#{step.index:<3}" + (" " if step.index >= 100 else ""), style="dim")  # "#120 agent"
     head.append(f"{step.actor:<6} ", style=ACTOR_STYLE.get(step.actor, "bold"))
     replying = step.actor == "user" and step.action.kind == ActionKind.reply
     question, reply = user_reply(step) if replying else (None, "")
