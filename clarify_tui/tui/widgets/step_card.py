@@ -9,6 +9,8 @@ not render every card to lay out its scrollbar.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console, Group
 from rich.segment import Segment
 from rich.style import Style
@@ -156,6 +158,26 @@ def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> i
     if step.actor == "user" and kind == ActionKind.reply:
         return n + 1 + int(reveal and bool(obs.data.get("released_clue")))
     return n + (rows(fold(obs.text, expanded)) if obs.text else 0)
+
+
+FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
+
+
+def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], console: Console, width: int, *,
+              reveal: bool, expanded: bool, gap: int) -> list[Strip]:
+    """`step` as strips in the colours of its actor, error and replay mark (`marks`);
+    `style(name)` is the trajectory's component style ("" for its own)."""
+    base = style("")
+    if step.actor == "judge":
+        base += style("trajectory--judge")
+    if step.error:
+        base += Style(bgcolor=style("trajectory--error").bgcolor)
+    marker = None
+    if "current" in marks or "guess" in marks:
+        marker = style("trajectory--" + "-".join(n for n in ("guess", "current") if n in marks))
+        base += Style(bgcolor=marker.bgcolor)
+    return card_strips(render_step(step, reveal=reveal, expanded=expanded), console, width, base, marker=marker,
+                       gap=gap, fade=FUTURE_OPACITY if "future" in marks else None)
 
 
 def card_strips(card: Group, console: Console, width: int, base: Style, *, marker: Style | None = None,

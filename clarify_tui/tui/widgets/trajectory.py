@@ -14,8 +14,6 @@ engine may have re-recorded. Judge steps are left out while spoilers are hidden.
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
-from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style
@@ -27,9 +25,10 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from clarify_tui.models import Step
-from clarify_tui.tui.widgets.step_card import card_strips, estimate_lines, render_step
+from clarify_tui.tui.widgets.card_index import CardIndex
+from clarify_tui.tui.widgets.replay_marks import ReplayMarks
+from clarify_tui.tui.widgets.step_card import draw_card, estimate_lines
 
-FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
 EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar, no guesses
 PREFETCH_PAGES = 2  # while idle, cards this many pages above and below the view are drawn
 PREFETCH_DELAY = 0.05  # seconds after the last change before drawing ahead
@@ -67,16 +66,10 @@ class Trajectory(ScrollView, can_focus=True):
         self.reveal = True
         self.expanded = False
         self.follow = True
-        self._steps: list[Step] = []  # what is shown, in order
-        self._position: dict[int, int] = {}  # step index -> place in _steps
-        self._heights: list[int] = []  # lines per card, gap included
-        self._height_keys: list[tuple | None] = []  # what each height was rendered for; None = estimate
-        self._offsets: list[int] = [0]  # first line of each card; the last item is the total
+        self._cards = CardIndex()
         self._strips: LRUCache[int, tuple[tuple, list[Strip]]] = LRUCache(1024)
         self._toggled: set[int] = set()  # cards unfolded (or folded) by a click
-        self._current: int | None = None
-        self._guess: int | None = None
-        self._dim_future = False
+        self._marks = ReplayMarks()
         self._width = 0
         self._pinned = False  # keep the last line in view as cards grow
         self._settling = False
@@ -92,29 +85,27 @@ class Trajectory(ScrollView, can_focus=True):
             self.rebuild(steps)
             return
         wanted = visible_steps(steps, reveal)
-        shown = len(self._steps)
-        if shown and len(wanted) >= shown and wanted[shown - 1].index == self._steps[-1].index:
-            self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it
-            self._forget(shown - 1)
+        cards = self._cards
+        shown = len(cards)
+        if shown and len(wanted) >= shown and wanted[shown - 1].index == cards.steps[-1].index:
+            self._strips.discard(cards.steps[-1].index)
+            cards.replace_last(wanted[shown - 1])  # the engine may have re-recorded it
             new = wanted[shown:]
         else:
-            new = [s for s in wanted if s.index not in self._position]
+            new = [s for s in wanted if s.index not in cards.position]
         for step in new:
-            self._position[step.index] = len(self._steps)
-            self._steps.append(step)
-            self._heights.append(self._estimate(step))
-            self._height_keys.append(None)
+            cards.append(step, self._estimate(step))
         self._relayout()
         if new and self.follow:
             self.scroll_end(animate=False)
 
     def rebuild(self, steps: list[Step]) -> None:
         """Forget every card and show `steps` afresh."""
-        self._steps, self._position, self._heights, self._height_keys = [], {}, [], []
+        self._cards.clear()
         self._strips.clear()
         self._toggled.clear()
         self.sync(steps, self.reveal)
-        if not self._steps:
+        if not self._cards:
             self._relayout()
 
     def set_expanded(self, expanded: bool) -> None:
@@ -126,26 +117,24 @@ class Trajectory(ScrollView, can_focus=True):
     def mark(self, current: int | None, guess: int | None = None, dim_future: bool = False) -> None:
         """Replay's cursor: step `current` stands out (and is scrolled into view), steps
         after it fade when `dim_future`, step `guess` is flagged as the guess."""
-        before = {self._current, self._guess}
-        future_changed = dim_future != self._dim_future or (dim_future and current != self._current)
-        self._current, self._guess, self._dim_future = current, guess, dim_future
-        for index in before | {current, guess}:
-            if index in self._position:
-                self._forget(self._position[index])
+        touched, future_changed = self._marks.move(current, guess, dim_future)
+        for index in touched:
+            if index in self._cards.position:
+                self._forget(self._cards.position[index])
         if future_changed:
             self._strips.clear()  # fading is drawn into the strips, not the height
         self._relayout()
-        if current in self._position:
+        if current in self._cards.position:
             self.scroll_to_step(current)
 
     def scroll_to_step(self, index: int) -> None:
         """Bring step `index`'s card into view (its top, if it is taller than the view)."""
-        pos = self._position.get(index)
+        pos = self._cards.position.get(index)
         if pos is None:
             return
         self._card_strips(pos)
         self._relayout()
-        top, bottom = self._offsets[pos], self._offsets[pos + 1] - self.GAP
+        top, bottom = self._cards.offsets[pos], self._cards.offsets[pos + 1] - self.GAP
         view = self.scrollable_content_region.height
         y = self.scroll_y
         if top < y or bottom - top > view:
@@ -173,33 +162,26 @@ class Trajectory(ScrollView, can_focus=True):
     @property
     def shown_indexes(self) -> list[int]:
         """The step indexes shown, in order (judge steps are missing while hidden)."""
-        return [s.index for s in self._steps]
+        return [s.index for s in self._cards.steps]
 
     def card_text(self, index: int) -> str:
         """Step `index`'s card as plain text, as it is drawn now."""
-        pos = self._position[index]
+        pos = self._cards.position[index]
         return "\n".join(strip.text.rstrip() for strip in self._card_strips(pos)).strip("\n")
 
     def marks(self, index: int) -> set[str]:
         """How step `index` is marked: {"current", "future", "guess"}, or empty."""
-        out = set()
-        if index == self._current:
-            out.add("current")
-        if index == self._guess:
-            out.add("guess")
-        if self._dim_future and self._current is not None and index > self._current:
-            out.add("future")
-        return out
+        return self._marks.of(index)
 
     @property
     def lines_from(self) -> list[int]:
         """The first line of each card, in order (the last item is the total height)."""
-        return list(self._offsets)
+        return list(self._cards.offsets)
 
     # ---- layout: heights, offsets, what is in view ------------------------------------
 
     def _key(self, pos: int) -> tuple:
-        step = self._steps[pos]
+        step = self._cards.steps[pos]
         marks = self.marks(step.index)
         return (id(step), self._width, self._expanded(step.index), self.reveal,
                 "current" in marks, "guess" in marks, "future" in marks)
@@ -216,31 +198,28 @@ class Trajectory(ScrollView, can_focus=True):
     def _forget(self, pos: int) -> None:
         """Step at `pos` changed: its strips and height are stale (its height stays as a
         guess until it is drawn again, so nothing else moves before then)."""
-        self._strips.discard(self._steps[pos].index)
-        self._height_keys[pos] = None
+        self._strips.discard(self._cards.steps[pos].index)
+        self._cards.keys[pos] = None
 
     def _reestimate(self) -> None:
         """Every card's height changed (width, unfold all): guess them all again, keeping
         the card at the top of the view at the top."""
-        anchor = self._card_at(int(self.scroll_y)) if self._steps else None
-        within = int(self.scroll_y) - self._offsets[anchor] if anchor is not None else 0
+        cards = self._cards
+        anchor = cards.card_at(int(self.scroll_y)) if cards else None
+        within = int(self.scroll_y) - cards.offsets[anchor] if anchor is not None else 0
         self._strips.clear()
-        self._heights = [self._estimate(s) for s in self._steps]
-        self._height_keys = [None] * len(self._steps)
+        cards.guess_all([self._estimate(s) for s in cards.steps])
         self._relayout()
         if anchor is not None and not self._pinned:
             self._card_strips(anchor)
             self._relayout()
-            within = min(within, self._heights[anchor] - 1)
-            self._jump(self._offsets[anchor] + within)
+            within = min(within, cards.heights[anchor] - 1)
+            self._jump(cards.offsets[anchor] + within)
 
     def _relayout(self) -> None:
-        self._offsets = list(accumulate(self._heights, initial=0))
+        self._cards.reoffset()
         self._settle()
         self.refresh()
-
-    def _card_at(self, y: int) -> int:
-        return max(0, min(len(self._steps) - 1, bisect_right(self._offsets, y) - 1))
 
     def _settle(self) -> None:
         """Draw the cards in view (and, when pinned to the end, the last ones) so their
@@ -256,9 +235,10 @@ class Trajectory(ScrollView, can_focus=True):
                 self._reestimate()
             view = max(1, self.scrollable_content_region.height)
             for _ in range(6):
-                top = max(0, self._offsets[-1] - view) if self._pinned else int(self.scroll_y)
-                start, stop = (0, self._offsets[-1]) if len(self._steps) <= EAGER_CARDS else (top, top + view)
-                if not (self._steps and width > 0 and self._draw_between(top, start, stop)):
+                total = self._cards.total
+                top = max(0, total - view) if self._pinned else int(self.scroll_y)
+                start, stop = (0, total) if len(self._cards) <= EAGER_CARDS else (top, top + view)
+                if not (self._cards and width > 0 and self._draw_between(top, start, stop)):
                     break
             self._size_to_content()
             self._schedule_prefetch()
@@ -269,19 +249,20 @@ class Trajectory(ScrollView, can_focus=True):
         """Draw the cards not drawn yet between lines `start` and `stop` (within `budget`
         seconds, if given); True if any was. The view's top line is `top`: cards starting
         above it move the view by their change in height, so what is on screen stays put."""
-        first, last = self._card_at(start), self._card_at(stop)
+        cards = self._cards
+        first, last = cards.card_at(start), cards.card_at(stop)
         deadline = None if budget is None else time.perf_counter() + budget
         shift, drew = 0, False
         for pos in range(first, last + 1):
-            before = self._heights[pos]
+            before = cards.heights[pos]
             if self._render_height(pos):
                 drew = True
-                if self._offsets[pos] < top:
-                    shift += self._heights[pos] - before
+                if cards.offsets[pos] < top:
+                    shift += cards.heights[pos] - before
                 if deadline is not None and time.perf_counter() > deadline:
                     break
         if drew:
-            self._offsets = list(accumulate(self._heights, initial=0))
+            cards.reoffset()
             if shift and not self._pinned:
                 self._size_to_content()
                 self._jump(max(0, top + shift))
@@ -289,7 +270,7 @@ class Trajectory(ScrollView, can_focus=True):
 
     def _size_to_content(self) -> None:
         """The scroll area is as tall as the cards; pinned, the view shows the last line."""
-        total = max(self._offsets[-1], 1 if not self._steps else 0)
+        total = max(self._cards.total, 1 if not self._cards else 0)
         if self.virtual_size != Size(self._width, total):
             self.virtual_size = Size(self._width, total)
         if self._pinned:
@@ -298,14 +279,14 @@ class Trajectory(ScrollView, can_focus=True):
                 self._jump(end)
 
     def _schedule_prefetch(self) -> None:
-        if self._prefetch_timer is None and self._steps and self.is_mounted:
+        if self._prefetch_timer is None and self._cards and self.is_mounted:
             self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
 
     def _prefetch(self) -> None:
         """While idle, draw the cards a page above and below the view, a few at a time, so
         the next page key finds them drawn (and their heights exact)."""
         self._prefetch_timer = None
-        if not self._steps or not self._width or self._settling:
+        if not self._cards or not self._width or self._settling:
             return
         view = max(1, self.scrollable_content_region.height)
         top = int(self.scroll_y)
@@ -351,21 +332,22 @@ class Trajectory(ScrollView, can_focus=True):
 
     def _render_height(self, pos: int) -> bool:
         """Draw the card at `pos` if its height is a guess; True if it was."""
-        if self._height_keys[pos] == self._key(pos):
+        if self._cards.keys[pos] == self._key(pos):
             return False
         self._card_strips(pos)
         return True
 
     def _card_strips(self, pos: int) -> list[Strip]:
         """The card at `pos` as strips, from the cache or drawn now (recording its height)."""
-        step = self._steps[pos]
+        step = self._cards.steps[pos]
         key = self._key(pos)
         cached = self._strips.get(step.index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        strips = self._draw_card(step)
+        strips = draw_card(step, self.marks(step.index), self._style, self.app.console, max(self._width, 2),
+                           reveal=self.reveal, expanded=self._expanded(step.index), gap=self.GAP)
         self._strips[step.index] = (key, strips)
-        self._heights[pos], self._height_keys[pos] = len(strips), key
+        self._cards.drawn(pos, len(strips), key)
         return strips
 
     def _style(self, name: str = "") -> Style:
@@ -374,51 +356,36 @@ class Trajectory(ScrollView, can_focus=True):
             self._style_cache[name] = self.get_component_rich_style(name) if name else self.rich_style
         return self._style_cache[name]
 
-    def _draw_card(self, step: Step) -> list[Strip]:
-        """Step `step` as strips, in the colours of its actor, error and replay mark."""
-        marks = self.marks(step.index)
-        base = self._style()
-        if step.actor == "judge":
-            base += self._style("trajectory--judge")
-        if step.error:
-            base += Style(bgcolor=self._style("trajectory--error").bgcolor)
-        marker = None
-        if "current" in marks or "guess" in marks:
-            marker = self._style("trajectory--" + "-".join(n for n in ("guess", "current") if n in marks))
-            base += Style(bgcolor=marker.bgcolor)
-        return card_strips(render_step(step, reveal=self.reveal, expanded=self._expanded(step.index)),
-                           self.app.console, max(self._width, 2), base, marker=marker, gap=self.GAP,
-                           fade=FUTURE_OPACITY if "future" in marks else None)
-
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if width != self._width:  # a scrollbar came or went: no Resize event says so
             self._settle()
         line = int(self.scroll_y) + y
         blank = Strip.blank(width, self._style())
-        if not self._steps:
+        cards = self._cards
+        if not cards:
             if y == 0:
                 hint = Strip([Segment("No steps yet.", self._style("trajectory--hint"))])
                 return hint.adjust_cell_length(width, self._style())
             return blank
-        if line >= self._offsets[-1]:
+        if line >= cards.total:
             return blank
-        pos = self._card_at(line)
+        pos = cards.card_at(line)
         strips = self._card_strips(pos)
-        within = line - self._offsets[pos]
+        within = line - cards.offsets[pos]
         if within >= len(strips):  # a guessed height was too big: fixed on the next refresh
             self.call_after_refresh(self._relayout)
             return blank
-        if self._offsets[pos + 1] - self._offsets[pos] != len(strips):
+        if cards.offsets[pos + 1] - cards.offsets[pos] != len(strips):
             self.call_after_refresh(self._relayout)
         return strips[within].adjust_cell_length(width, self._style())
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None or not self._steps:
+        if offset is None or not self._cards:
             return
-        pos = self._card_at(int(self.scroll_y) + offset.y)
-        self._toggled ^= {self._steps[pos].index}
+        pos = self._cards.card_at(int(self.scroll_y) + offset.y)
+        self._toggled ^= {self._cards.steps[pos].index}
         self._forget(pos)
         self._relayout()
 
