@@ -24,7 +24,7 @@ from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
-from clarify_tui.search.cache import CacheMode
+from clarify_tui.search.cache import CacheMode, CachedSearch
 from clarify_tui.store import Store
 from clarify_tui.writer import BackgroundWriter
 
@@ -225,8 +225,10 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     finally:
         if writer:
             writer.close()
+        if isinstance(search, CachedSearch):
+            search.close_write_db()  # waits for a fill still running in its thread
         if cache_writes is not None:
-            cache_writes.close()
+            cache_writes.close()  # (closing twice is harmless)
         await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
 

@@ -90,6 +90,14 @@ class CachedSearch:
         else:
             await asyncio.to_thread(self._store_locked, self.write_db, *entry)
 
+    def close_write_db(self) -> None:
+        """Close the write connection once no worker thread is inside it. A fill whose
+        episode was cancelled (the run stopping on a full disk) still runs in its thread:
+        closing the connection under it crashes the process (SIGSEGV in SQLite)."""
+        with self._write_lock:
+            if self.write_db is not None:
+                self.write_db.close()
+
     def _store_locked(self, db: sqlite_utils.Database, *entry: Any) -> None:
         with self._write_lock:  # one writer thread at a time on the shared write connection
             self._store(db, *entry)
