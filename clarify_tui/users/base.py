@@ -8,6 +8,8 @@ from pydantic import BaseModel
 
 from clarify_tui.models import Checkpoint, Task, Usage
 
+YES, NO, IDK = "yes", "no", "i don't know"  # the only replies InteractComp's user gives
+
 
 class UserReply(BaseModel):
     text: str

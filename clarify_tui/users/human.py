@@ -14,8 +14,7 @@ from typing import Callable
 from pydantic import BaseModel
 
 from clarify_tui.models import Checkpoint, Task, Usage
-from clarify_tui.users.base import UserReply
-from clarify_tui.users.rule import IDK, NO, YES
+from clarify_tui.users.base import IDK, NO, YES, UserReply
 
 INTERACTCOMP_REPLIES = (YES, NO, IDK)
 

@@ -23,9 +23,8 @@ from clarify_tui.aspects import classify_aspects
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.text import content_words, mentions, overlap
 from clarify_tui.users.fused import answer_from_fused
-from clarify_tui.users.base import UserReply
+from clarify_tui.users.base import IDK, NO, YES, UserReply
 
-YES, NO, IDK = "yes", "no", "i don't know"
 NOTHING_TO_ADD = "I can't add anything beyond what the question says."
 NOTHING_TO_ADD_ZH = "除了问题里说的，我没有更多信息了。"
 CONTEXT_MATCH = 0.6
