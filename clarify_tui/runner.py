@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import sqlite_utils
-
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
@@ -199,8 +197,10 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
     on_disk = str(store.path) != ":memory:"
-    cache_writes = sqlite_utils.Database(db_errors.connect(store.path, readonly=False)) if on_disk else None
-    search = make_search(spec.search, config_obj, db=store.db, cache_mode=spec.search_cache, write_db=cache_writes)
+    cached = spec.search_cache != "off"  # sqlite-utils (and pandas with it) only for the cache
+    cache_writes = _cache_write_db(store) if cached and on_disk else None
+    search = make_search(spec.search, config_obj, db=store.db if cached else None, cache_mode=spec.search_cache,
+                         write_db=cache_writes)
     summary = RunSummary(skipped=skipped, superseded=superseded)
     gate = asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
@@ -227,10 +227,15 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             writer.close()
         if isinstance(search, CachedSearch):
             search.close_write_db()  # waits for a fill still running in its thread
-        if cache_writes is not None:
-            cache_writes.close()  # (closing twice is harmless)
         await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
+
+
+def _cache_write_db(store: Store):
+    """A connection of its own for the search cache's writes from worker threads."""
+    import sqlite_utils
+
+    return sqlite_utils.Database(db_errors.connect(store.path, readonly=False))
 
 
 async def _all_or_first_failure(coros) -> None:

@@ -195,16 +195,6 @@ class ClaimBook:
             self.conn.execute("UPDATE claims SET holder=NULL WHERE run=? AND holder=?",
                               [self.campaign.run, self.holder])
 
-    def release(self, annotator: str) -> None:
-        """Give the annotator's live claim back now (their running session can still resume
-        while nobody else takes the task)."""
-        with transaction(self.conn):
-            self.conn.execute(
-                "UPDATE claims SET state='released' WHERE run=? AND annotator=? AND state='live' "
-                "AND (holder=? OR holder IS NULL)",
-                [self.campaign.run, annotator, self.holder],
-            )
-
     # ---- inside the claim transaction --------------------------------------------------
 
     def _taken_by_others(self, annotator: str) -> dict[str, int]:
