@@ -24,12 +24,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import StoreError
-from clarify_tui.models import Action, Observation, Session, Step, Task, now_iso
-from clarify_tui.results import EpisodeState
-from clarify_tui.tasks.sealed import open_task, sealed_dict, sealed_json
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: opening a store builds no pydantic models (the TUI's first paint)
     import sqlite_utils
+
+    from clarify_tui.models import Session, Step, Task
 
 SCHEMA_VERSION = 1
 
@@ -159,6 +158,8 @@ class Store:
     # ---- writing (the engine's StepSink) ----------------------------------------------
 
     def save_task(self, task: Task) -> str:
+        from clarify_tui.tasks.sealed import sealed_json
+
         key = task_key(task)
         with self._writing():
             self._insert(
@@ -168,6 +169,8 @@ class Store:
         return key
 
     def ensure_run(self, name: str, **fields: Any) -> None:
+        from clarify_tui.models import now_iso
+
         row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
         with self._writing():
             self._insert("runs", row, ignore=True)
@@ -218,6 +221,8 @@ class Store:
             self._upsert("sessions", row, pk=("id",))
 
     def add_judgment(self, session_id: str, judge: str, kind: str, verdict: dict) -> None:
+        from clarify_tui.models import now_iso
+
         with self._writing():
             self._insert("judgments", {"session_id": session_id, "judge": judge, "kind": kind,
                                        "verdict": json.dumps(verdict), "created_at": now_iso()})
@@ -261,6 +266,8 @@ class Store:
 
     @staticmethod
     def _session(row: dict) -> Session:
+        from clarify_tui.models import Session
+
         row = dict(row)
         row.pop("task_key", None)
         row["config"] = json.loads(row["config"] or "{}")
@@ -287,6 +294,9 @@ class Store:
 
     @staticmethod
     def _step(r: dict) -> Step:
+        from clarify_tui.models import Action, Observation, Step
+        from clarify_tui.results import EpisodeState
+
         return Step(
             index=r["idx"],
             actor=r["actor"],
@@ -310,11 +320,15 @@ class Store:
         ).fetchone()
         if not row:
             raise KeyError(f"no task snapshot for session {session_id}")
+        from clarify_tui.tasks.sealed import open_task
+
         return open_task(row[0])  # an encrypted release's fields are decrypted in memory only
 
     def task_record(self, session_id: str, include_hidden: bool = False) -> dict:
         """The task snapshot for an export: as stored (encrypted release fields stay
         encrypted) unless `include_hidden`."""
+        from clarify_tui.tasks.sealed import sealed_dict
+
         task = self.task_for(session_id)
         return task.model_dump(mode="json") if include_hidden else sealed_dict(task)
 

@@ -62,9 +62,11 @@ def main(args: argparse.Namespace) -> int:
         queue = QueueSpec(run=args.queue, annotator=annotator, seed=args.shuffle, limit=args.limit)
     elif args.limit is not None or args.shuffle is not None:
         args.parser.error("--limit and --shuffle go with --queue")
-    from clarify_tui.models import EpisodeConfig
+    config = None
+    if args.k is not None:
+        from clarify_tui.models import EpisodeConfig  # only then: the first paint builds no models
 
-    config = EpisodeConfig(k=args.k) if args.k is not None else None
+        config = EpisodeConfig(k=args.k)
     refuse_unusable_db(db_path(args))
     return run_app(
         config=config,

@@ -16,7 +16,8 @@ def load_all(dataset: str | Path = "demo", benchmark: str | None = None) -> tupl
     """Tasks of every protocol in `dataset` (the demo: all three), and what failed to load.
 
     `benchmark` limits it to one protocol; otherwise a path's protocol is inferred from
-    the file. Each failure is one line, `<benchmark or dataset>: <first problem>`.
+    the file. Each failure is one line, `<benchmark>: <first problem>` (a problem names its
+    file and line), or `<dataset>: <why>` when it cannot be read at all.
     """
     from clarify_tui.tasks import load_tasks
 
@@ -26,8 +27,10 @@ def load_all(dataset: str | Path = "demo", benchmark: str | None = None) -> tupl
     for name in benchmarks:
         try:
             tasks += load_tasks(name, dataset)
-        except DatasetError as exc:
-            problems.append(f"{name or dataset}: {str(exc).splitlines()[0]}")
+        except DatasetError as exc:  # the first problem (file:line: what), not the "N problems" header
+            first = str(exc.problems[0]) if exc.problems else str(exc).splitlines()[0]
+            more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
+            problems.append(f"{name}: {first}{more}" if name else f"{first}{more}")  # a problem names its file
         except FileNotFoundError as exc:
             problems.append(f"{name or dataset}: {exc}")
     return tasks, problems

@@ -15,6 +15,7 @@ import gc
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -22,13 +23,15 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from clarify_tui.models import EpisodeConfig, Task
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 from clarify_tui.tui.workers import NotifiesWorkerErrors
+
+if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
+    from clarify_tui.models import EpisodeConfig, Task
 
 
 class TasksLoaded(Message):
@@ -38,13 +41,17 @@ class TasksLoaded(Message):
         self.problems = problems
 
 
-def freeze_startup_heap() -> None:
-    """After the first paint, move everything imported and built so far out of the garbage
-    collector's view (`gc.freeze`): otherwise each full collection walks that whole heap
-    (pydantic, textual, rich: ~100 ms on this machine) and one lands inside most screen
-    openings. Once per process (a test process runs many apps; their garbage is not frozen)."""
-    if not getattr(freeze_startup_heap, "done", False):
-        freeze_startup_heap.done = True  # type: ignore[attr-defined]
+_FROZEN: set[str] = set()
+
+
+def freeze_startup_heap(stage: str = "first paint") -> None:
+    """After the first paint, and again once the tasks (and pydantic) are loaded, move
+    everything imported and built so far out of the garbage collector's view (`gc.freeze`):
+    otherwise each full collection walks that whole heap (pydantic, textual, rich: ~100 ms
+    on this machine) and one lands inside most screen openings. Once per stage and process
+    (a test process runs many apps; their garbage is not frozen)."""
+    if stage not in _FROZEN:
+        _FROZEN.add(stage)
         gc.freeze()
 
 
@@ -96,7 +103,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self.preloaded = tasks
         self._store = store
         self.search_backend = search
-        self.episode_config = config or EpisodeConfig()
+        self.episode_config = config  # None: EpisodeConfig() (built when a task opens: no pydantic before)
         self.run_mode, self.auto = run_mode, auto
         self.annotator = queue.annotator if queue else annotator
         self.queue = queue
@@ -118,8 +125,19 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self.call_after_refresh(freeze_startup_heap)
         if self.preloaded is not None:
             self._tasks_ready(self.preloaded)
-        else:
+            return
+        rows = None
+        if self.queue_screen is None:
+            from clarify_tui.task_rows import quick_rows
+
+            rows = quick_rows(self.dataset, self.benchmark)  # ~1 ms for the demo: no pydantic
+        if rows is None:
             self.load_tasks()
+        else:
+            self.picker.preview(rows)  # the picker says when they are painted: then load_tasks
+
+    def on_picker_screen_rows_painted(self, message: PickerScreen.RowsPainted) -> None:
+        self.load_tasks()
 
     @work(thread=True, exclusive=True, group="load")
     def load_tasks(self) -> None:
@@ -133,6 +151,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.picker.set_tasks(message.tasks, message.problems)
         elif message.problems:
             self.notify("\n".join(message.problems[:5]), title="some datasets did not load", severity="warning")
+        self.call_after_refresh(freeze_startup_heap, "tasks")
         self._tasks_ready(message.tasks)
 
     def _tasks_ready(self, tasks: list[Task]) -> None:
@@ -230,7 +249,10 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         from clarify_tui.tui.driver import PlaySetup
         from clarify_tui.tui.screens.play import PlayScreen
 
-        setup = PlaySetup(task=task, role=role, config=self.episode_config.model_copy(), run=run,  # type: ignore[arg-type]
+        from clarify_tui.models import EpisodeConfig
+
+        config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
+        setup = PlaySetup(task=task, role=role, config=config, run=run,  # type: ignore[arg-type]
                           annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
         try:
             screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto)

@@ -1,7 +1,14 @@
 """The task picker: filter the loaded tasks by protocol, domain, language and text, then
-open one in the play screen as observer, user or agent."""
+open one in the play screen as observer, user or agent.
+
+It shows `TaskRow`s (task_rows.py): at startup the rows read straight from the dataset,
+before the tasks are validated (first paint without pydantic); `set_tasks` brings the
+validated tasks, and only those open. A task chosen before they arrive opens when they
+do (or the picker says it did not load)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -12,17 +19,20 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Select, Static
 
-from clarify_tui.models import Task
+from clarify_tui.task_rows import TaskRow, row_of
 from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.roles import ROLES
 from clarify_tui.tui.widgets.footer import Footer
+
+if TYPE_CHECKING:
+    from clarify_tui.models import Task
 
 ALL = "all"
 ROLE_LABEL = {"observer": "watch / step", "user": "play the user", "agent": "play the agent"}
 
 
-def matches(task: Task, protocol: str, domain: str, language: str, text: str) -> bool:
-    if protocol != ALL and task.protocol.value != protocol:
+def matches(task: TaskRow, protocol: str, domain: str, language: str, text: str) -> bool:
+    if protocol != ALL and task.protocol != protocol:
         return False
     if domain != ALL and task.domain != domain:
         return False
@@ -51,12 +61,32 @@ class PickerScreen(Screen):
             self.task = task
             self.role = role
 
+    class RowsPainted(Message):
+        """The preview's rows are on screen: time to load the tasks themselves."""
+
     def __init__(self, tasks: list[Task] | None = None, role: str = "observer") -> None:
         super().__init__()
-        self.tasks: list[Task] = list(tasks or [])
+        self.tasks: list[TaskRow] = []
+        self.loaded: dict[str, Task] | None = None  # validated tasks by row key; None until they arrive
         self.role = role
-        self.shown: list[Task] = []
+        self.shown: list[TaskRow] = []
         self._filled_width: int | None = None  # the question column's width the table was filled for
+        self._chosen: TaskRow | None = None  # opened before the tasks were validated
+        self._preview = False
+        if tasks is not None:
+            self._keep(tasks)
+
+    def preview(self, rows: list[TaskRow]) -> None:
+        """Rows to show until `set_tasks` brings the validated tasks (before mounting)."""
+        self.tasks, self._preview = list(rows), True
+
+    def _keep(self, tasks: list[Task]) -> None:
+        self.loaded = {}
+        self.tasks = []
+        for task in tasks:
+            row = row_of(task)
+            self.loaded[row.key] = task
+            self.tasks.append(row)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,8 +106,10 @@ class PickerScreen(Screen):
         table = self.query_one(DataTable)
         table.add_columns("protocol", "id", "domain", "lang", "question")
         if self.tasks:
-            self.set_tasks(self.tasks)
+            self._show_rows()
         table.focus()
+        if self._preview:
+            self.call_after_refresh(self.post_message, self.RowsPainted())
 
     def on_screen_resume(self) -> None:
         self.on_resize()
@@ -91,15 +123,26 @@ class PickerScreen(Screen):
             self.refilter()
 
     def set_tasks(self, tasks: list[Task], problems: list[str] | None = None) -> None:
-        self.tasks = list(tasks)
-        self.query_one("#f-protocol", Select).set_options(_options([t.protocol.value for t in tasks], "protocols"))
-        self.query_one("#f-domain", Select).set_options(_options([t.domain for t in tasks], "domains"))
-        self.query_one("#f-language", Select).set_options(_options([t.language for t in tasks], "languages"))
+        """The validated tasks: the table changes only if they differ from the preview."""
+        before = self.tasks
+        self._keep(tasks)
+        if self.tasks != before or not self._preview:
+            self._show_rows()
+        self._preview = False
+        if problems:
+            self.notify("\n".join(problems[:5]), title="some datasets did not load", severity="warning")
+        if self._chosen is not None:
+            chosen, self._chosen = self._chosen, None
+            self._choose(chosen)
+
+    def _show_rows(self) -> None:
+        rows = self.tasks
+        self.query_one("#f-protocol", Select).set_options(_options([t.protocol for t in rows], "protocols"))
+        self.query_one("#f-domain", Select).set_options(_options([t.domain for t in rows], "domains"))
+        self.query_one("#f-language", Select).set_options(_options([t.language for t in rows], "languages"))
         for sel in ("#f-protocol", "#f-domain", "#f-language"):
             self.query_one(sel, Select).value = ALL
         self.refilter()
-        if problems:
-            self.notify("\n".join(problems[:5]), title="some datasets did not load", severity="warning")
 
     def refilter(self) -> None:
         value = lambda sel: str(self.query_one(sel, Select).value)  # noqa: E731
@@ -114,7 +157,7 @@ class PickerScreen(Screen):
         for t in self.shown:
             question = Text(" ".join(t.question.split()))
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
-            table.add_row(t.protocol.value, t.id, t.domain, t.language, question, key=f"{t.protocol.value}:{t.id}")
+            table.add_row(t.protocol, t.id, t.domain, t.language, question, key=t.key)
         status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
         self.query_one("#picker-status", Static).update(status)
 
@@ -122,7 +165,7 @@ class PickerScreen(Screen):
         """What is left of the screen's width for the question column (no sideways scrolling)."""
         if not self.size.width:
             return 90
-        others = [("protocol", [t.protocol.value for t in self.shown]), ("id", [t.id for t in self.shown]),
+        others = [("protocol", [t.protocol for t in self.shown]), ("id", [t.id for t in self.shown]),
                   ("domain", [t.domain for t in self.shown]), ("lang", [t.language for t in self.shown])]
         used = sum(max(len(head), *(cell_len(v or "") for v in values), 0) + 2 for head, values in others)
         return max(24, min(90, self.size.width - used - 4))
@@ -146,7 +189,17 @@ class PickerScreen(Screen):
 
     def _open(self, row: int) -> None:
         if 0 <= row < len(self.shown):
-            self.post_message(self.TaskChosen(self.shown[row], self.role))
+            self._choose(self.shown[row])
+
+    def _choose(self, row: TaskRow) -> None:
+        if self.loaded is None:  # still being validated: opens when set_tasks brings it
+            self._chosen = row
+            return
+        task = self.loaded.get(row.key)
+        if task is None:
+            self.notify(f"task {row.id} did not load (see the dataset's problems)", severity="error")
+        else:
+            self.post_message(self.TaskChosen(task, self.role))
 
     def action_focus_search(self) -> None:
         self.query_one("#f-text", Input).focus()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,8 +20,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from clarify_tui.models import Task
 from clarify_tui.tui.widgets.footer import Footer
+
+if TYPE_CHECKING:
+    from clarify_tui.models import Task
 
 
 @dataclass
