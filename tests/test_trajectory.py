@@ -237,3 +237,32 @@ async def test_keys_scroll_from_where_the_view_is_after_the_cards_grew():
         await pilot.pause()  # focus lands on the next message loop turn
         await pilot.press("up")
         assert trajectory.scroll_y == end - 1
+
+
+def painted(trajectory: Trajectory) -> list[str]:
+    """The trajectory's rows as the screen gets them (border, padding and content), each
+    as wide as the widget."""
+    strips = trajectory.render_lines(trajectory.region.size.region)
+    assert {strip.cell_length for strip in strips} == {trajectory.region.width}
+    return [strip.text for strip in strips]
+
+
+async def test_lines_kept_across_scrolls_paint_what_a_fresh_paint_shows():
+    """Finished lines are kept across scrolls (a key finishes only the lines that came
+    into view); after every key the rows are whole (both borders) and the same as a
+    paint from nothing."""
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.sync(make_steps(300), reveal=True)
+        trajectory.focus()
+        await pilot.pause()
+        for key in ("home", "down", "down", "pagedown", "up", "pagedown", "pageup", "end", "up", "home"):
+            await pilot.press(key)
+            rows = painted(trajectory)
+            assert all(row[0] in "│╭╰" and row[-1] in "│╮╯" for row in rows), key
+            trajectory.notify_style_update()  # forget every drawn card and finished line
+            assert painted(trajectory) == rows, key
+        trajectory.mark(5)
+        await pilot.pause()
+        assert any(row.startswith("│ █#5 ") for row in painted(trajectory))  # a kept line is not reused

@@ -13,19 +13,23 @@ engine may have re-recorded. Judge steps are left out while spoilers are hidden.
 
 from __future__ import annotations
 
+import gc
 import time
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.actions import SkipAction
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
+from textual.widget import Widget
 
 from clarify_tui.models import Step
 from clarify_tui.tui.widgets.card_index import CardIndex
+from clarify_tui.tui.widgets.finished_lines import FinishedLines
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
 from clarify_tui.tui.widgets.step_card import draw_card, estimate_lines
 
@@ -33,6 +37,7 @@ EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar
 PREFETCH_PAGES = 2  # while idle, cards this many pages above and below the view are drawn
 PREFETCH_DELAY = 0.05  # seconds after the last change before drawing ahead
 PREFETCH_BUDGET_S = 0.008  # at most this long at a time, so a key is never kept waiting
+FREEZE_STEPS = 500  # this many steps arriving at once are kept out of the collector's scans
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -40,7 +45,7 @@ def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
     return steps if reveal else [s for s in steps if s.actor != "judge"]
 
 
-class Trajectory(ScrollView, can_focus=True):
+class Trajectory(FinishedLines, ScrollView, can_focus=True):
     """Step cards, oldest first; follows the newest step while `follow` is on.
 
     Replay marks its cursor with `mark` (the current step stands out, later ones fade,
@@ -95,6 +100,12 @@ class Trajectory(ScrollView, can_focus=True):
             new = [s for s in wanted if s.index not in cards.position]
         for step in new:
             cards.append(step, self._estimate(step))
+        if len(new) >= FREEZE_STEPS:
+            # A long session's steps (~20 objects each) live as long as the screen. Left to
+            # the collector, each of its full collections walks all of them (~40 ms for
+            # 5,000 steps), and one lands inside a key every few pages. `gc.freeze` is
+            # O(1); what it costs: cyclic garbage alive now is never collected.
+            gc.freeze()
         self._relayout()
         if new and self.follow:
             self.scroll_end(animate=False)
@@ -158,6 +169,31 @@ class Trajectory(ScrollView, can_focus=True):
         self._settle()
         super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
         self.call_after_refresh(self._place_scrollbar)
+
+    # Keys scroll now, not on the animator's next frame (up to 17 ms later, even with
+    # animations off); like Textual's DataTable, a long list pages without animating.
+    def action_scroll_up(self) -> None:
+        self._key_scroll(self.scroll_up)
+
+    def action_scroll_down(self) -> None:
+        self._key_scroll(self.scroll_down)
+
+    def action_page_up(self) -> None:
+        self._key_scroll(self.scroll_page_up)
+
+    def action_page_down(self) -> None:
+        self._key_scroll(self.scroll_page_down)
+
+    def action_scroll_home(self) -> None:
+        self._key_scroll(self.scroll_home, x_axis=False)
+
+    def action_scroll_end(self) -> None:
+        self._key_scroll(self.scroll_end, x_axis=False)
+
+    def _key_scroll(self, scroll, **kwargs) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        scroll(animate=False, **kwargs)
 
     @property
     def shown_indexes(self) -> list[int]:
@@ -271,8 +307,15 @@ class Trajectory(ScrollView, can_focus=True):
     def _size_to_content(self) -> None:
         """The scroll area is as tall as the cards; pinned, the view shows the last line."""
         total = max(self._cards.total, 1 if not self._cards else 0)
-        if self.virtual_size != Size(self._width, total):
-            self.virtual_size = Size(self._width, total)
+        size = Size(self._width, total)
+        if self.virtual_size != size:
+            if self.show_vertical_scrollbar and total > self.container_size.height:
+                # Only the scrollbar's thumb changes: resize in place. Setting `virtual_size`
+                # asks the whole screen for a new layout (and a repaint of every widget).
+                self.set_reactive(Widget.virtual_size, size)
+                self._scroll_update(size)
+            else:  # the scrollbar comes or goes: the content's width changes
+                self.virtual_size = size
         if self._pinned:
             end = max(0, total - max(1, self.scrollable_content_region.height))
             if int(self.scroll_y) != end:
@@ -393,4 +436,5 @@ class Trajectory(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()  # colours changed (theme, focus); heights did not
         self._style_cache.clear()
+        self.restyled()
         self.refresh()
