@@ -33,6 +33,7 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+from clarify_tui.tui.widgets.fast_table import FastTable
 from clarify_tui.tui.widgets.footer import Footer
 
 
@@ -125,7 +126,7 @@ class ScoresScreen(Screen):
             if not mine:
                 continue
             widgets.append(Static(f"{benchmark} — by {self.by}", classes="scores-title"))
-            table = DataTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
+            table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
             widgets.append(table)
             self._fill(table, benchmark, mine)
         container.mount_all(widgets)

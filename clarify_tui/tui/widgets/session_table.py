@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable
 
 from clarify_tui.models import Session
 from clarify_tui.summary import active, duration, failed, outcome, seconds
+from clarify_tui.tui.widgets.fast_table import FastTable
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "id"), ("run", "run"), ("task", "task"), ("protocol", "protocol"), ("agent", "agent"),
@@ -133,7 +133,7 @@ def option_values(rows: list[SessionRow], name: str) -> list[str]:
     return sorted(str(v.value if hasattr(v, "value") else v) for v in values if v)
 
 
-class SessionTable(DataTable):
+class SessionTable(FastTable):
     """The sessions as a table; row keys are session ids. Home / End go to the first /
     last row (DataTable's own scroll sideways)."""
 
