@@ -195,6 +195,31 @@ async def test_sessions_filters_failed_only(store):
         assert screen.query_one(SessionTable).rows_shown == []
 
 
+async def test_sessions_filter_picked_with_the_keyboard(store):
+    """A filter is a drop-down: enter opens its choices (the arrow turns), down + enter
+    picks the first run, and the table and the filter's own line show it."""
+    from clarify_tui.tui.widgets.light_select import LightSelect, LightSelectCurrent
+
+    app = BrowseApp(store, start="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        select = screen.query_one("#filter-run", LightSelect)
+        current = select.query_one(LightSelectCurrent)
+        assert "all runs" in current.render().plain and "▼" in current.render().plain
+        select.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert select.expanded and "▲" in current.render().plain
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        run = sorted({r.session.run for r in screen.rows})[0]
+        assert select.value == run and screen.filters.run == run and not select.expanded
+        lines = current.render().plain.split("\n")  # a long name wraps, the arrow on its first line
+        assert "".join([lines[0][:-2], *lines[1:]]).replace(" ", "") == run
+        shown = screen.query_one(SessionTable).rows_shown
+        assert shown and all(r.session.run == run for r in shown)
+
+
 def test_replay_command_rejects_an_unknown_session(db, capsys):
     assert cli(["replay", "no-such-session", "--db", str(db)]) == 2
     assert "no session" in capsys.readouterr().err

@@ -26,6 +26,7 @@ from clarify_tui.tui.widgets.session_table import (
     session_rows,
 )
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.light_select import LightSelect
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))
@@ -62,7 +63,7 @@ class SessionsScreen(Screen):
         yield Header()
         with Horizontal(id="session-filters"):
             for name, prompt in SELECTS:
-                yield Select([], prompt=prompt, id=f"filter-{name}")
+                yield LightSelect([], prompt=prompt, id=f"filter-{name}")
             yield Checkbox("failed only", id="filter-failed")
             yield Checkbox("errored only", id="filter-errored")
         yield SessionTable(id="session-table")
