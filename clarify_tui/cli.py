@@ -20,7 +20,8 @@ COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "
 err = Console(stderr=True, soft_wrap=True)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser with the subcommands `only` (each import costs: see `_commands_for`)."""
     parser = argparse.ArgumentParser(
         prog="clarify-tui",
         description="A terminal workbench for clarification-aware search agents. "
@@ -28,21 +29,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in only:
         importlib.import_module(f"clarify_tui.commands.{name}").register(sub)
     return parser
 
 
+_MODULES = {"import": "importing"}  # subcommands whose module has another name
+
+
+def _commands_for(argv: list[str]) -> tuple[str, ...]:
+    """The subcommands to register for `argv`: the one it names, none when it names none
+    (`clarify-tui` opens the TUI), every one for help or an unknown name. Registering a
+    command imports its module, and all of them together (pydantic, asyncio, metrics...)
+    cost the TUI's first paint ~0.2 s."""
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            return COMMANDS
+        if not arg.startswith("-"):
+            module = _MODULES.get(arg, arg)
+            return (module,) if module in COMMANDS else COMMANDS
+    return ()
+
+
+class _NeverRaised(Exception):
+    pass
+
+
+def _raised(module: str, name: str) -> type[BaseException]:
+    """The exception class `module.name` if that module is loaded, else one nothing raises:
+    an exception of a module never imported cannot have been raised, and importing the
+    module only to name it in an `except` costs (the runner, the task loaders, pydantic).
+    An `except` clause's expression is evaluated only when an exception reaches it."""
+    loaded = sys.modules.get(module)
+    return getattr(loaded, name) if loaded is not None else _NeverRaised
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_commands_for(argv))
     args = parser.parse_args(argv)
     from clarify_tui import logsetup
     from clarify_tui.paths import default_db_path
 
     logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
     from clarify_tui.errors import BackendError, StoreError
-    from clarify_tui.runner import RunExistsError
-    from clarify_tui.tasks import DatasetError
 
     try:
         if args.command is None:
@@ -50,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return open_default(args)
         return int(args.func(args) or 0)
-    except DatasetError as exc:
+    except _raised("clarify_tui.tasks.problems", "DatasetError") as exc:
         err.print("[red]Invalid dataset[/red]")
         err.print(str(exc), markup=False, highlight=False)
         return 2
@@ -63,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (BackendError, StoreError, RunExistsError, ValueError, KeyError, FileNotFoundError) as exc:
+    except (BackendError, StoreError, _raised("clarify_tui.runner", "RunExistsError"), ValueError, KeyError,
+            FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print("[red]error:[/red] ", end="")
         err.print(str(message), markup=False, highlight=False)

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 DEMO = "demo"
-# The demo's files in the order `load_all` reads them (models.PROTOCOLS; a test keeps
-# the two equal without importing pydantic here).
-DEMO_PROTOCOLS = ("discobench", "interactcomp", "cts")
+# The protocols' names in the order `load_all` reads the demo's files: models.PROTOCOLS,
+# for code that must not import pydantic (a test keeps the two equal).
+PROTOCOL_NAMES = ("discobench", "interactcomp", "cts")
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,8 @@ def quick_rows(dataset: str | Path = DEMO, benchmark: str | None = None) -> list
     if str(dataset) == DEMO:
         from clarify_tui.paths import demo_dir
 
-        names = [benchmark] if benchmark else list(DEMO_PROTOCOLS)
-        if any(name not in DEMO_PROTOCOLS for name in names):
+        names = [benchmark] if benchmark else list(PROTOCOL_NAMES)
+        if any(name not in PROTOCOL_NAMES for name in names):
             return None
         files: list[tuple[Path, str | None]] = [(demo_dir() / f"{name}.jsonl", name) for name in names]
     elif benchmark is None and str(dataset).lower().endswith(".jsonl"):
@@ -100,6 +100,6 @@ def _row(record: Any, protocol: str | None) -> TaskRow | None:
         return None
     if not isinstance(task_id, (str, int)) or isinstance(task_id, bool) or str(task_id) == "" or not question:
         return None
-    if kind not in DEMO_PROTOCOLS or (protocol and kind != protocol):
+    if kind not in PROTOCOL_NAMES or (protocol and kind != protocol):
         return None
     return TaskRow(kind, str(task_id), domain, language, question)

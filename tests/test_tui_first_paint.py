@@ -10,7 +10,7 @@ import sys
 from clarify_tui.models import PROTOCOLS
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
-from clarify_tui.task_rows import DEMO_PROTOCOLS, quick_rows, row_of
+from clarify_tui.task_rows import PROTOCOL_NAMES, quick_rows, row_of
 from clarify_tui.tasks import load_all
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play import PlayScreen
@@ -46,7 +46,7 @@ def test_the_demo_rows_are_what_the_loader_gives():
     tasks, problems = load_all("demo")
     assert not problems
     assert quick_rows("demo") == [row_of(t) for t in tasks]
-    assert DEMO_PROTOCOLS == PROTOCOLS
+    assert PROTOCOL_NAMES == PROTOCOLS
 
 
 def test_rows_are_not_guessed_for_other_formats_or_incomplete_records(tmp_path):
@@ -92,3 +92,24 @@ async def test_a_malformed_line_is_named_and_its_rows_do_not_open(tmp_path):
         assert any(t.startswith(f"{data}:2: ") and "needs an answer" in t for t in toasts), toasts
         assert any(f"task {IC.id} did not load" in t for t in toasts), toasts
         assert app.picker.shown == [] and app.screen is app.picker
+
+
+CLI_PATH = """
+import sys
+from clarify_tui.tui.app import ClarifyApp
+
+seen = []
+ClarifyApp.run = lambda self, **kwargs: seen.append("pydantic" in sys.modules)  # where the TUI would start
+from clarify_tui.cli import main
+
+main([])
+main(["play", "--as", "user"])
+print(*seen)
+"""
+
+
+def test_the_commands_that_open_the_tui_import_no_pydantic_before_it(tmp_path):
+    env = {**__import__("os").environ, "CLARIFY_DB": str(tmp_path / "c.db")}
+    out = subprocess.run([sys.executable, "-c", CLI_PATH], capture_output=True, text=True, check=True, env=env,
+                         cwd=tmp_path).stdout
+    assert out.split() == ["False", "False"]

@@ -6,14 +6,16 @@ import argparse
 from pathlib import Path
 from typing import get_args
 
-from clarify_tui.models import PROTOCOLS, EpisodeConfig
 from clarify_tui.paths import default_db_path
+from clarify_tui.task_rows import PROTOCOL_NAMES
 
-BENCHMARKS = PROTOCOLS
+BENCHMARKS = PROTOCOL_NAMES  # models.PROTOCOLS, without importing pydantic (`play` opens the TUI faster)
 
 
 def config_choices(field: str) -> tuple[str, ...]:
     """The values EpisodeConfig accepts for `field`, so a flag offers exactly those."""
+    from clarify_tui.models import EpisodeConfig
+
     return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
