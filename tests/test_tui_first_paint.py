@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 
 from clarify_tui.models import PROTOCOLS
 from clarify_tui.search.local import LocalSearch
@@ -65,19 +66,36 @@ def test_first_paint_builds_no_models_and_the_tasks_follow():
     assert int(shown) == int(loaded) > 0
 
 
-async def test_a_task_chosen_before_validation_opens_once_validated(tmp_path):
+def held_load(monkeypatch) -> threading.Event:
+    """The app's task load waits for the returned event (the test chooses a row first)."""
+    from clarify_tui.tasks import collection
+
+    go, load = threading.Event(), collection.load_all
+
+    def held(*args, **kwargs):
+        go.wait(10)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(collection, "load_all", held)
+    return go
+
+
+async def test_a_task_chosen_before_validation_opens_once_validated(tmp_path, monkeypatch):
+    go = held_load(monkeypatch)
     data = tmp_path / "tasks.jsonl"
     data.write_text(IC.model_dump_json() + "\n")
     app = ClarifyApp(store=Store(tmp_path / "t.db"), dataset=data, search=LocalSearch(DOCS), run_mode="step")
     async with app.run_test(size=(100, 30)) as pilot:
-        assert [t.id for t in app.picker.shown] == [IC.id]  # the preview, before any worker ran
+        assert [t.id for t in app.picker.shown] == [IC.id] and app.picker.loaded is None  # the preview
         app.picker.action_open_selected()
+        go.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, PlayScreen) and app.screen.task_.id == IC.id
 
 
-async def test_a_malformed_line_is_named_and_its_rows_do_not_open(tmp_path):
+async def test_a_malformed_line_is_named_and_its_rows_do_not_open(tmp_path, monkeypatch):
+    go = held_load(monkeypatch)
     bad = json.loads(IC.model_dump_json())
     del bad["answer"]  # readable for the preview, invalid for the loader
     data = tmp_path / "tasks.jsonl"
@@ -86,6 +104,7 @@ async def test_a_malformed_line_is_named_and_its_rows_do_not_open(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         assert [t.id for t in app.picker.shown] == ["ok", IC.id]
         app.picker._choose(app.picker.shown[1])  # chosen before validation
+        go.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         toasts = [str(n.message) for n in app._notifications]
