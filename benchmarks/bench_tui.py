@@ -22,8 +22,9 @@ scrolls without lag (same 30 ms per key).
 - Beside each wall time the process's CPU time over the same span: on a loaded machine
   (the load is printed) the wall time also counts waiting for a core.
 - long session: a play screen whose episode holds 5,000 synthetic steps (search hits, asks,
-  replies, judge verdicts) is shown once (time until painted, and how many widgets that
-  took), then each of down / up / pagedown / end / home is timed from the key to the
+  replies, judge verdicts) is shown once (time until the first paint that shows the last
+  step, as a screen opening is timed; also until the app is idle, which Pilot detects in
+  20 ms windows; and how many widgets that took), then each of down / up / pagedown / end / home is timed from the key to the
   repaint, pagedown also 30 times from the top through cards never drawn before; then `f`
   (unfold every card) and one more step arriving while the newest is followed.
 """
@@ -174,10 +175,16 @@ async def long_session(n: int = 5000) -> dict:
         steps = synthetic_steps(n + 1)
         screen.driver.episode.steps = steps[:n]
         trajectory = screen.query_one(Trajectory)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         screen.refresh_all()
         sync_all_ms = _ms_since(t0)  # refresh_all's part; the trajectory's own is timed below
-        await pilot.pause()
+        painted = asyncio.Event()
+        screen.call_after_refresh(painted.set)
+        await painted.wait()  # painted, as a screen opening is timed (open_to_paint_ms)
+        shown_ms, shown_cpu_ms = _ms_since(t0), (time.process_time() - c0) * 1000
+        assert trajectory.shown_indexes[-1] == n - 1 and trajectory.scroll_y == trajectory.max_scroll_y, \
+            "the first paint does not show the last step"
+        await pilot.pause()  # Pilot's idle wait: 20 ms windows until one uses < 1 ms of CPU
         await app.workers.wait_for_complete()
         await pilot.pause()
         render = time.perf_counter() - t0
@@ -194,6 +201,7 @@ async def long_session(n: int = 5000) -> dict:
         keys: dict[str, list[float]] = {}
         pilot_keys: dict[str, list[float]] = {}
         cpu: list[float] = []
+        key_cpu: dict[str, list[float]] = {}
         stuck: list[str] = []  # keys after which the view did not move (reported, not timed)
 
         async def timed(key: str) -> float:
@@ -204,6 +212,7 @@ async def long_session(n: int = 5000) -> dict:
                 stuck.append(f"{key} at line {trajectory.scroll_y:.0f} of {trajectory.max_scroll_y:.0f}")
                 return 0.0
             cpu.append((time.process_time() - c) * 1000)
+            key_cpu.setdefault(key, []).append(cpu[-1])
             return ms
 
         for key in ("home", "down", "down", "pagedown", "up", "pageup", "end", "home", "end"):
@@ -235,6 +244,8 @@ async def long_session(n: int = 5000) -> dict:
     return {
         "steps": n,
         "render_all_s": round(render, 3),
+        "show_all_painted_ms": round(shown_ms, 1),
+        "show_all_painted_cpu_ms": round(shown_cpu_ms, 1),
         "refresh_all_call_ms": round(sync_all_ms, 1),
         "trajectory_rebuild_ms": round(rebuild_ms, 1),
         "trajectory_sync_last_step_ms": round(resync_ms, 1),
@@ -244,6 +255,7 @@ async def long_session(n: int = 5000) -> dict:
         "widgets": {"empty": widgets_before, "with_steps": widgets_after},
         "keypress_repaint_ms_max": round(max(per_key.values()), 1),
         "keypress_repaint_ms": per_key,
+        "keypress_cpu_ms": {k: round(max(v), 1) for k, v in key_cpu.items()},
         "unfold_all_ms": round(fold_ms, 1),
         "one_more_step_ms": round(step_ms, 1),
         "pilot_press_roundtrip_ms": {k: round(max(v), 1) for k, v in pilot_keys.items()},
@@ -399,12 +411,15 @@ def print_openings(fp: dict, openings: dict, openings_cpu: dict) -> None:
 
 def print_session(ls: dict) -> None:
     key, n = TARGETS["key_ms"], ls["steps"]
-    render_ms = ls["render_all_s"] * 1000
-    print(f"{n}-step session: show all steps {render_ms:.1f} ms, target < {TARGETS['open_ms']:.0f} ms "
-          f"(a screen opening): {_verdict(render_ms, TARGETS['open_ms'])}; widgets on the screen "
-          f"{ls['widgets']['empty']} empty, {ls['widgets']['with_steps']} with {n} steps")
+    shown_ms = ls["show_all_painted_ms"]
+    print(f"{n}-step session: show all steps {shown_ms:.1f} ms to the first paint showing the last step "
+          f"(CPU {ls['show_all_painted_cpu_ms']:.0f} ms), target < {TARGETS['open_ms']:.0f} ms "
+          f"(a screen opening): {_verdict(shown_ms, TARGETS['open_ms'])}; until the app is idle (Pilot's "
+          f"20 ms polls; cards around the view are drawn while idle) {ls['render_all_s'] * 1000:.1f} ms; "
+          f"widgets on the screen {ls['widgets']['empty']} empty, {ls['widgets']['with_steps']} with {n} steps")
     for name, ms in ls["keypress_repaint_ms"].items():
-        print(f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}")
+        print(f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}"
+              f"  (CPU {ls['keypress_cpu_ms'].get(name, 0):.0f} ms)")
     print(f"  key f (unfold all) {ls['unfold_all_ms']:7.1f} ms  target < {key:.0f} ms: "
           f"{_verdict(ls['unfold_all_ms'], key)}")
     print(f"  one more step arriving {ls['one_more_step_ms']:.1f} ms  target < {key:.0f} ms: "

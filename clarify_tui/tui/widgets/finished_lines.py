@@ -16,7 +16,7 @@ from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.strip import Strip
 
-KEPT_LINES = 2048  # about fifty pages of a tall terminal
+KEPT_LINES = 400  # about ten pages of a tall terminal
 
 
 class FinishedLines:

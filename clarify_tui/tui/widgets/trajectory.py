@@ -98,6 +98,11 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
             new = wanted[shown:]
         else:
             new = [s for s in wanted if s.index not in cards.position]
+        width = self._card_width(len(cards) + len(new))
+        if width > 0 and width != self._width:  # a long session arrives: the scrollbar will come
+            self._width = width
+            self._strips.clear()
+            cards.guess_all([self._estimate(s) for s in cards.steps])
         for step in new:
             cards.append(step, self._estimate(step))
         if len(new) >= FREEZE_STEPS:
@@ -231,6 +236,17 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         return self.GAP + estimate_lines(step, reveal=self.reveal, expanded=self._expanded(step.index),
                                          width=self._width)
 
+    def _card_width(self, cards: int) -> int:
+        """The width cards are drawn at: the view's, less the scrollbar's when `cards`
+        cards are sure to overflow the view (each is two lines or more) before the
+        scrollbar is shown, so a long session's heights are not all guessed twice."""
+        region, styles = self.scrollable_content_region, self.styles
+        width = region.width
+        if (not self.show_vertical_scrollbar and styles.overflow_y == "auto" and styles.scrollbar_gutter != "stable"
+                and cards * (self.GAP + 1) > region.height):
+            width -= styles.scrollbar_size_vertical
+        return max(0, width)
+
     def _forget(self, pos: int) -> None:
         """Step at `pos` changed: its strips and height are stale (its height stays as a
         guess until it is drawn again, so nothing else moves before then)."""
@@ -265,7 +281,7 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
             return
         self._settling = True
         try:
-            width = self.scrollable_content_region.width
+            width = self._card_width(len(self._cards))
             if width > 0 and width != self._width:
                 self._width = width
                 self._reestimate()
@@ -401,7 +417,7 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        if width != self._width:  # a scrollbar came or went: no Resize event says so
+        if self._card_width(len(self._cards)) != self._width:  # a scrollbar came or went: no Resize says so
             self._settle()
         line = int(self.scroll_y) + y
         blank = Strip.blank(width, self._style())
