@@ -23,3 +23,25 @@ async def test_back_from_a_task_the_picker_keeps_the_cursor_on_it(tmp_path):
         await pilot.pause()
         assert app.screen is app.picker
         assert app.picker.query_one(DataTable).cursor_row == 2  # still on c1, not back at the top
+
+
+async def test_a_screen_opened_then_resized_is_laid_out_at_the_new_size(tmp_path):
+    """Opening skips the second layout at the same size (layout.LaidOutOnOpen); a real
+    terminal resize still lays the screen out again."""
+    from clarify_tui.tui.screens.sessions import SessionsScreen
+    from clarify_tui.tui.widgets.footer import Footer
+
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen) and screen.query_one(Footer).size.width == 160
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert screen.has_class("-narrow") and screen.query_one(Footer).size.width == 80
+        assert screen.query_one(DataTable).region.right <= 80
+        await pilot.press("q")  # the picker underneath follows the new size too
+        await pilot.pause()
+        assert app.screen is app.picker and app.picker.query_one(Footer).size.width == 80

@@ -50,6 +50,20 @@ class PresetBreakpoints:
         return super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
 
 
+class LaidOutOnOpen:
+    """For a Screen: the Resize event Textual sends a screen right after its first layout
+    (its size went from nothing to the terminal's) lays the whole screen out and draws it
+    again at the size it was just laid out at: a second full frame in every opening
+    (benchmarks/bench_tui.py). A resize to the size of the current layout is skipped; a
+    real one (the terminal changed) lays out as before, and anything else that changed is
+    laid out by the widgets' own refreshes."""
+
+    def _screen_resized(self, size) -> None:
+        if self._compositor.size == size:  # type: ignore[attr-defined]
+            return
+        super()._screen_resized(size)  # type: ignore[misc]
+
+
 class PanelsMixin:
     """For a Screen with the three regions: `w` toggles the side panels when narrow,
     ctrl+↑/↓ scroll the question panel (whatever has focus). The screen names its

@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -76,7 +76,7 @@ OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.
 """Which controller each controller action belongs to."""
 
 
-class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, Screen):
+class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpen, Screen):
     """One live session of one task."""
 
     BINDINGS = [  # the controllers' keys and the screen's own, in the footer's order

@@ -28,7 +28,7 @@ from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
@@ -66,7 +66,7 @@ class ForkDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, Screen):
+class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, Screen):
     """One stored session, one step at a time."""
 
     BINDINGS = [

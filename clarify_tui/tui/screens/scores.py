@@ -33,6 +33,7 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.fast_table import FastTable
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -45,7 +46,7 @@ def chart_widgets() -> list:
             GroupedBars(id="chart-restore")]
 
 
-class ScoresScreen(Screen):
+class ScoresScreen(LaidOutOnOpen, Screen):
     """Scores of every session in the store."""
 
     BINDINGS = [

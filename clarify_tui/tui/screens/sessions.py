@@ -15,7 +15,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Header, Select, Static
 
-from clarify_tui.tui.layout import compact_when_narrow
+from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
     Filters,
@@ -34,7 +34,7 @@ HEADER_SORT = {"id": "created", "run": "run", "task": "task", "protocol": "proto
                "outcome": "outcome", "steps": "steps", "duration": "duration"}
 
 
-class SessionsScreen(Screen):
+class SessionsScreen(LaidOutOnOpen, Screen):
     """All sessions of one database."""
 
     AUTO_FOCUS = "#session-table"  # focused once, not the first filter and then the table
