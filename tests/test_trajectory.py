@@ -266,3 +266,40 @@ async def test_lines_kept_across_scrolls_paint_what_a_fresh_paint_shows():
         trajectory.mark(5)
         await pilot.pause()
         assert any(row.startswith("│ █#5 ") for row in painted(trajectory))  # a kept line is not reused
+
+
+async def test_unfolding_a_long_session_keeps_the_top_card_and_guesses_the_rest_while_idle():
+    """Unfold all draws the cards in view at once (the card at the top stays at the top);
+    the other cards' heights are guessed again while idle, and paging then shows every
+    card unfolded, in order."""
+    from clarify_tui.tui.widgets.step_card import estimate_lines
+
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.follow = False
+        steps = make_steps(2000)
+        trajectory.sync(steps, reveal=True)
+        trajectory.focus()
+        await pilot.pause()
+        trajectory.scroll_to(y=trajectory.lines_from[1000], animate=False)
+        await pilot.pause()
+        assert headers(screen_text(trajectory))[0] == 1000
+        trajectory.set_expanded(True)
+        assert headers(screen_text(trajectory))[0] == 1000
+        assert "Result 1000.4" in screen_text(trajectory)  # unfolded: all five hits
+        for _ in range(100):  # idle time: a slice every PREFETCH_DELAY
+            await pilot.pause(0.06)
+            if trajectory._reguess_from is None:
+                break
+        assert trajectory._reguess_from is None
+        assert headers(screen_text(trajectory))[0] == 1000
+        tops, width = trajectory.lines_from, trajectory._width
+        for index in (0, 7, 1500, 1999):  # far from the view: guessed unfolded
+            guess = estimate_lines(steps[index], reveal=True, expanded=True, width=width)
+            assert tops[index + 1] - tops[index] == guess + Trajectory.GAP
+        seen: list[int] = []
+        for _ in range(20):
+            await pilot.press("pagedown")
+            seen += headers(screen_text(trajectory))
+        assert sorted(set(seen)) == list(range(min(seen), max(seen) + 1)) and max(seen) > 1005

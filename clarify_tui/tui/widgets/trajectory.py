@@ -80,6 +80,7 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         self._settling = False
         self._style_cache: dict[str, Style] = {}
         self._prefetch_timer: Timer | None = None
+        self._reguess_from: int | None = None  # idle time guesses heights again from here
 
     # ---- the public API --------------------------------------------------------------
 
@@ -120,6 +121,7 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         self._cards.clear()
         self._strips.clear()
         self._toggled.clear()
+        self._reguess_from = None
         self.sync(steps, self.reveal)
         if not self._cards:
             self._relayout()
@@ -128,7 +130,7 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         """Unfold (or fold) every card's long content."""
         self.expanded = expanded
         self._toggled.clear()
-        self._reestimate()
+        self._reestimate(now=len(self._cards) <= EAGER_CARDS)
 
     def mark(self, current: int | None, guess: int | None = None, dim_future: bool = False) -> None:
         """Replay's cursor: step `current` stands out (and is scrolled into view), steps
@@ -253,14 +255,17 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         self._strips.discard(self._cards.steps[pos].index)
         self._cards.keys[pos] = None
 
-    def _reestimate(self) -> None:
+    def _reestimate(self, now: bool = True) -> None:
         """Every card's height changed (width, unfold all): guess them all again, keeping
-        the card at the top of the view at the top."""
+        the card at the top of the view at the top. Not `now`: the cards in view are drawn
+        now and the others keep their old heights as guesses until idle time guesses them
+        again (`_reguess`), so unfolding a long session is not 5,000 guesses in one key."""
         cards = self._cards
         anchor = cards.card_at(int(self.scroll_y)) if cards else None
         within = int(self.scroll_y) - cards.offsets[anchor] if anchor is not None else 0
         self._strips.clear()
-        cards.guess_all([self._estimate(s) for s in cards.steps])
+        cards.guess_all([self._estimate(s) for s in cards.steps] if now else list(cards.heights))
+        self._reguess_from = None if now else 0
         self._relayout()
         if anchor is not None and not self._pinned:
             self._card_strips(anchor)
@@ -283,8 +288,8 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         try:
             width = self._card_width(len(self._cards))
             if width > 0 and width != self._width:
-                self._width = width
-                self._reestimate()
+                was, self._width = self._width, width
+                self._reestimate(now=not was or len(self._cards) <= EAGER_CARDS)
             view = max(1, self.scrollable_content_region.height)
             for _ in range(6):
                 total = self._cards.total
@@ -351,8 +356,11 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         top = int(self.scroll_y)
         self._settling = True
         try:
-            drew = self._draw_between(top, max(0, top - PREFETCH_PAGES * view),
-                                      top + (PREFETCH_PAGES + 1) * view, PREFETCH_BUDGET_S)
+            if self._reguess_from is not None:
+                drew = self._reguess(top, PREFETCH_BUDGET_S)
+            else:
+                drew = self._draw_between(top, max(0, top - PREFETCH_PAGES * view),
+                                          top + (PREFETCH_PAGES + 1) * view, PREFETCH_BUDGET_S)
             if drew:
                 self._size_to_content()
         finally:
@@ -360,6 +368,26 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         if drew:
             self.refresh()
             self._schedule_prefetch()
+
+    def _reguess(self, top: int, budget: float) -> bool:
+        """Guess again the heights of the cards not drawn since every height changed, from
+        where the last slice stopped, for at most `budget` seconds; True (work done). Cards
+        above the view's top line `top` move the view by their change, as in `_draw_between`."""
+        cards, pos, shift = self._cards, self._reguess_from or 0, 0
+        deadline = time.perf_counter() + budget
+        while pos < len(cards) and (pos % 200 or time.perf_counter() < deadline):
+            if cards.keys[pos] is None:
+                guess = self._estimate(cards.steps[pos])
+                if cards.offsets[pos] < top:
+                    shift += guess - cards.heights[pos]
+                cards.heights[pos] = guess
+            pos += 1
+        self._reguess_from = pos if pos < len(cards) else None
+        cards.reoffset()
+        if shift and not self._pinned:
+            self._size_to_content()
+            self._jump(max(0, top + shift))
+        return True
 
     def _jump(self, y: float) -> None:
         """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
