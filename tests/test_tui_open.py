@@ -45,3 +45,23 @@ async def test_a_screen_opened_then_resized_is_laid_out_at_the_new_size(tmp_path
         await pilot.press("q")  # the picker underneath follows the new size too
         await pilot.pause()
         assert app.screen is app.picker and app.picker.query_one(Footer).size.width == 80
+
+
+async def test_the_header_follows_a_title_change_and_skips_the_same_title(tmp_path):
+    from clarify_tui.tui.widgets.header import Header, QuietHeaderTitle
+
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        title = app.screen.query_one(QuietHeaderTitle)
+        assert "sessions" in str(title.render())
+        app.screen.title = "renamed"
+        await pilot.pause()
+        assert "renamed" in str(title.render())
+        header = app.screen.query_one(Header)
+        title._layout_required = False
+        title.update(header.format_title())  # what it shows already: nothing to lay out
+        assert not title._layout_required
+        title.update("something else")
+        assert title._layout_required

@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
@@ -51,6 +51,7 @@ from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.header import Header
 from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 RunMode = Literal["watch", "step"]

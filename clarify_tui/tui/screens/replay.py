@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Header, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
@@ -38,6 +38,7 @@ from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.header import Header
 from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 

@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Header,
     Label,
     Select,
     Static,
@@ -36,6 +35,7 @@ from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_la
 from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.fast_table import FastTable
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.header import Header
 
 
 def chart_widgets() -> list:

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Header, Select, Static
+from textual.widgets import Checkbox, DataTable, Select, Static
 
 from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
@@ -26,6 +26,7 @@ from clarify_tui.tui.widgets.session_table import (
     session_rows,
 )
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.header import Header
 from clarify_tui.tui.widgets.light_select import LightSelect
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
