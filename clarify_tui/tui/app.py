@@ -17,18 +17,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
-from textual.app import App, SystemCommand
-from textual.binding import Binding
-from textual.message import Message
-from textual.screen import Screen
+from clarify_tui.tui.startup import paused_gc
 
-from clarify_tui.tui.commands import PlayCommands
-from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
-from clarify_tui.tui.roles import DEFAULT_AGENT
-from clarify_tui.tui.screens.picker import PickerScreen
-from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
-from clarify_tui.tui.workers import NotifiesWorkerErrors
+with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: no collection can free any
+    from textual import work
+    from textual.app import App, SystemCommand
+    from textual.binding import Binding
+    from textual.message import Message
+    from textual.screen import Screen
+
+    from clarify_tui.tui.commands import PlayCommands
+    from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
+    from clarify_tui.tui.roles import DEFAULT_AGENT
+    from clarify_tui.tui.screens.picker import PickerScreen
+    from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
+    from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
@@ -93,6 +96,8 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         annotator: str | None = None,
         queue: QueueSpec | None = None,
     ) -> None:
+        self._gc_after_paint = gc.isenabled()
+        gc.disable()  # until the first paint (_first_paint_done): see tui/startup.py
         super().__init__()
         self.db = db
         self.task_id = task_id
@@ -122,7 +127,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 
     def on_mount(self) -> None:
         self.push_screen(self.queue_screen or self.picker)
-        self.call_after_refresh(freeze_startup_heap)
+        self.call_after_refresh(self._first_paint_done)
         if self.preloaded is not None:
             self._tasks_ready(self.preloaded)
             return
@@ -135,6 +140,15 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.load_tasks()
         else:
             self.picker.preview(rows)  # the picker says when they are painted: then load_tasks
+
+    def _first_paint_done(self) -> None:
+        if self._gc_after_paint:
+            self._gc_after_paint = False
+            gc.enable()
+        freeze_startup_heap()
+
+    def on_unmount(self) -> None:
+        self._first_paint_done()  # an app that never painted leaves the collector as it found it
 
     def on_picker_screen_rows_painted(self, message: PickerScreen.RowsPainted) -> None:
         self.load_tasks()
