@@ -19,25 +19,22 @@ import time
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.actions import SkipAction
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.timer import Timer
 from textual.widget import Widget
 
 from clarify_tui.models import Step
 from clarify_tui.tui.widgets.card_index import CardIndex
+from clarify_tui.tui.widgets.draws_ahead import DrawsAhead
 from clarify_tui.tui.widgets.finished_lines import FinishedLines
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
 from clarify_tui.tui.widgets.step_card import draw_card, estimate_lines
 
 EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar, no guesses
-PREFETCH_PAGES = 2  # while idle, cards this many pages above and below the view are drawn
-PREFETCH_DELAY = 0.05  # seconds after the last change before drawing ahead
-PREFETCH_BUDGET_S = 0.008  # at most this long at a time, so a key is never kept waiting
 FREEZE_STEPS = 500  # this many steps arriving at once are kept out of the collector's scans
+KEPT_CARDS = 256  # drawn cards kept (~40 pages): each line is a Strip of ~9 objects the collector walks
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -45,7 +42,7 @@ def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
     return steps if reveal else [s for s in steps if s.actor != "judge"]
 
 
-class Trajectory(FinishedLines, ScrollView, can_focus=True):
+class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
     """Step cards, oldest first; follows the newest step while `follow` is on.
 
     Replay marks its cursor with `mark` (the current step stands out, later ones fade,
@@ -72,15 +69,13 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         self.expanded = False
         self.follow = True
         self._cards = CardIndex()
-        self._strips: LRUCache[int, tuple[tuple, list[Strip]]] = LRUCache(1024)
+        self._strips: LRUCache[int, tuple[tuple, list[Strip]]] = LRUCache(KEPT_CARDS)
         self._toggled: set[int] = set()  # cards unfolded (or folded) by a click
         self._marks = ReplayMarks()
         self._width = 0
         self._pinned = False  # keep the last line in view as cards grow
         self._settling = False
         self._style_cache: dict[str, Style] = {}
-        self._prefetch_timer: Timer | None = None
-        self._reguess_from: int | None = None  # idle time guesses heights again from here
 
     # ---- the public API --------------------------------------------------------------
 
@@ -176,31 +171,6 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
         self._settle()
         super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
         self.call_after_refresh(self._place_scrollbar)
-
-    # Keys scroll now, not on the animator's next frame (up to 17 ms later, even with
-    # animations off); like Textual's DataTable, a long list pages without animating.
-    def action_scroll_up(self) -> None:
-        self._key_scroll(self.scroll_up)
-
-    def action_scroll_down(self) -> None:
-        self._key_scroll(self.scroll_down)
-
-    def action_page_up(self) -> None:
-        self._key_scroll(self.scroll_page_up)
-
-    def action_page_down(self) -> None:
-        self._key_scroll(self.scroll_page_down)
-
-    def action_scroll_home(self) -> None:
-        self._key_scroll(self.scroll_home, x_axis=False)
-
-    def action_scroll_end(self) -> None:
-        self._key_scroll(self.scroll_end, x_axis=False)
-
-    def _key_scroll(self, scroll, **kwargs) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
-        scroll(animate=False, **kwargs)
 
     @property
     def shown_indexes(self) -> list[int]:
@@ -341,53 +311,6 @@ class Trajectory(FinishedLines, ScrollView, can_focus=True):
             end = max(0, total - max(1, self.scrollable_content_region.height))
             if int(self.scroll_y) != end:
                 self._jump(end)
-
-    def _schedule_prefetch(self) -> None:
-        if self._prefetch_timer is None and self._cards and self.is_mounted:
-            self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
-
-    def _prefetch(self) -> None:
-        """While idle, draw the cards a page above and below the view, a few at a time, so
-        the next page key finds them drawn (and their heights exact)."""
-        self._prefetch_timer = None
-        if not self._cards or not self._width or self._settling:
-            return
-        view = max(1, self.scrollable_content_region.height)
-        top = int(self.scroll_y)
-        self._settling = True
-        try:
-            if self._reguess_from is not None:
-                drew = self._reguess(top, PREFETCH_BUDGET_S)
-            else:
-                drew = self._draw_between(top, max(0, top - PREFETCH_PAGES * view),
-                                          top + (PREFETCH_PAGES + 1) * view, PREFETCH_BUDGET_S)
-            if drew:
-                self._size_to_content()
-        finally:
-            self._settling = False
-        if drew:
-            self.refresh()
-            self._schedule_prefetch()
-
-    def _reguess(self, top: int, budget: float) -> bool:
-        """Guess again the heights of the cards not drawn since every height changed, from
-        where the last slice stopped, for at most `budget` seconds; True (work done). Cards
-        above the view's top line `top` move the view by their change, as in `_draw_between`."""
-        cards, pos, shift = self._cards, self._reguess_from or 0, 0
-        deadline = time.perf_counter() + budget
-        while pos < len(cards) and (pos % 200 or time.perf_counter() < deadline):
-            if cards.keys[pos] is None:
-                guess = self._estimate(cards.steps[pos])
-                if cards.offsets[pos] < top:
-                    shift += guess - cards.heights[pos]
-                cards.heights[pos] = guess
-            pos += 1
-        self._reguess_from = pos if pos < len(cards) else None
-        cards.reoffset()
-        if shift and not self._pinned:
-            self._size_to_content()
-            self._jump(max(0, top + shift))
-        return True
 
     def _jump(self, y: float) -> None:
         """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
