@@ -72,6 +72,14 @@ class LaidOutOnOpen:
         a reactive that asks for a layout: one more full layout and frame per opening)."""
         return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
 
+    def _on_screen_resume(self, event) -> None:
+        """Shown for the first time, every widget has just been styled as it mounted (with
+        the breakpoint classes already set, PresetBreakpoints): Screen's own handler, which
+        runs after this one, need not restyle them all again. Later resumes restyle."""
+        if not getattr(self, "_styled_once", False):
+            self._styled_once = True
+            event.refresh_styles = False
+
     def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
         """push_screen also awaits the screen's mounting, then asks it for one more layout
         and full repaint, which often lands after the screen's first frame (laid out with
