@@ -6,6 +6,12 @@ Ctrl-C as abandoned and plays those tasks again. An exception in one episode err
 session only; the run goes on. With `retry_errored=True` errored tasks are played again:
 the old session is kept, marked `superseded`, and no metric counts it.
 
+Within a run a task is played up to `task_attempts` times while its session ends errored
+or, for InteractComp, with a call the harness could not make (`call_error`): the
+reference harness re-runs a task whose agent raised up to 3 times (core/benchmark.py:106,
+`stop_after_attempt(3)`), so that is InteractComp's default; the other papers say nothing
+and play each task once. Earlier attempts are kept as `superseded` (docs/runs.md).
+
 One process writes a run at a time (a lease in the database, see lease.py); resuming
 with a different spec is refused. A database failure (StoreError) stops the whole run.
 """
@@ -22,6 +28,7 @@ from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
+from clarify_tui.results import InteractCompResult
 from clarify_tui.search.cache import CacheMode, CachedSearch
 from clarify_tui.store import Store
 from clarify_tui.writer import BackgroundWriter
@@ -47,6 +54,29 @@ class RunSpec:
     config: EpisodeConfig = field(default_factory=EpisodeConfig)
     concurrency: int = 4
     search_cache: CacheMode = "off"
+    task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
+
+    @property
+    def attempts(self) -> int:
+        return self.task_attempts or default_task_attempts(self.benchmark)
+
+
+REFERENCE_TASK_ATTEMPTS = 3  # InteractComp harness, core/benchmark.py:106: stop_after_attempt(3)
+ATTEMPT_NOTE = "attempt "  # how a superseded attempt's error begins (counted again on --resume)
+
+
+def default_task_attempts(benchmark: str) -> int:
+    """InteractComp: as its reference harness; DiscoBench and CTS publish no harness: once."""
+    return REFERENCE_TASK_ATTEMPTS if benchmark == "interactcomp" else 1
+
+
+def plays_again(session: Session) -> bool:
+    """Whether an attempt ended as the reference harness would re-run it: the session
+    errored (an infrastructure failure; the harness's agent raised) or, InteractComp, the
+    action could not be called (the harness raises calling it with `**params`)."""
+    if session.status == "errored":
+        return True
+    return isinstance(session.result, InteractCompResult) and session.result.outcome == "call_error"
 
 
 @dataclass
@@ -54,6 +84,7 @@ class RunSummary:
     sessions: list[Session] = field(default_factory=list)
     skipped: int = 0
     superseded: int = 0
+    replayed: int = 0  # attempts superseded by another attempt within this run (task_attempts)
 
     @property
     def completed(self) -> list[Session]:
@@ -103,7 +134,8 @@ SPEC_FIELDS = ("benchmark", "dataset", "agent", "user", "search", "judge")
 
 def spec_of(spec: RunSpec) -> dict:
     """What makes two runs the same experiment: backends, dataset and episode settings."""
-    return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json")}
+    return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json"),
+            "task_attempts": spec.attempts}
 
 
 def check_same_spec(store: Store, spec: RunSpec) -> None:
@@ -188,9 +220,11 @@ async def run_batch(
 
 async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
     todo, skipped, superseded = plan(store, spec, tasks, resume, retry_errored)
+    attempts_made = _attempts_made(store, spec.name) if resume else {}
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
-        search=spec.search, judge=spec.judge, config=spec.config.model_dump(mode="json"),
+        search=spec.search, judge=spec.judge,
+        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
     )
     agent = make_agent(spec.agent, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
@@ -208,12 +242,21 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
 
     async def play(task: Task) -> None:
         async with gate:
-            episode = build_episode(
-                task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(), sink=sink,
-                deep_search=deep_search,
-            )
-            episode.session.run = spec.name
-            session = await episode.run()
+            attempt = attempts_made.get(task.id, 0)
+            while True:
+                attempt += 1
+                episode = build_episode(
+                    task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(),
+                    sink=sink, deep_search=deep_search,
+                )
+                episode.session.run = spec.name
+                session = await episode.run()
+                if attempt >= spec.attempts or not plays_again(session):
+                    break
+                why = session.error or "the harness could not call the action (call_error)"
+                session.status, session.error = "superseded", f"{ATTEMPT_NOTE}{attempt} of {spec.attempts}: {why}"
+                sink.update_session(session)
+                summary.replayed += 1
             summary.sessions.append(session)
             if on_session_done:
                 on_session_done(session)
@@ -229,6 +272,16 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             search.close_write_db()  # waits for a fill still running in its thread
         await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
+
+
+def _attempts_made(store: Store, run: str) -> dict[str, int]:
+    """Attempts each task already used in this run before an interruption (their sessions
+    were superseded by the next attempt), so --resume continues the count."""
+    made: dict[str, int] = {}
+    for s in store.sessions(runs=[run]):
+        if s.status == "superseded" and (s.error or "").startswith(ATTEMPT_NOTE):
+            made[s.task_id] = made.get(s.task_id, 0) + 1
+    return made
 
 
 def _cache_write_db(store: Store):

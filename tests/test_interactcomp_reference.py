@@ -268,7 +268,8 @@ def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_hone
         assert "--max-rounds >= --forced-asks + 1 (5 asks + 1 answer round); got --max-rounds 5" in refused
         assert main(["run", *common, "--run", "r1"]) == 0
         summary = " ".join(capsys.readouterr().err.split())
-    assert "2 completed, 1 errored; accuracy 0.50 (1/2), accuracy_all 0.33 (1/3, errored as wrong); 1 invalid skip" in summary
+    assert ("2 completed, 1 errored, 2 attempt(s) played again (--task-attempts; kept as superseded); "
+            "accuracy 0.50 (1/2), accuracy_all 0.33 (1/3, errored as wrong); 1 invalid skip") in summary
 
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]

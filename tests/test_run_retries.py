@@ -73,21 +73,22 @@ def llm_run(db, *extra):
 
 def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path, server, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    ONCE = ("--task-attempts", "1")  # no automatic re-runs: this is about --retry-errored
     healthy = interactcomp_router(0.0)
     server.set_handler(faulty(3, healthy))
     db = tmp_path / "f.db"
-    assert main(llm_run(db, "--set", "openai.max_retries=0")) == 0
+    assert main(llm_run(db, "--set", "openai.max_retries=0", *ONCE)) == 0
     first = Store(db).sessions(runs=["f"])
     errored = [s for s in first if s.status == "errored"]
     assert len(first) == DEMO_TASKS and errored  # 30 % faults with no retries leave holes
     capsys.readouterr()
 
-    assert main(llm_run(db, "--resume")) == 0  # plain resume keeps errored tasks as done
+    assert main(llm_run(db, "--resume", *ONCE)) == 0  # plain resume keeps errored tasks as done
     capsys.readouterr()
     assert len(Store(db).sessions(runs=["f"])) == DEMO_TASKS
 
     server.set_handler(healthy)
-    assert main(llm_run(db, "--resume", "--retry-errored")) == 0
+    assert main(llm_run(db, "--resume", "--retry-errored", *ONCE)) == 0
     err = capsys.readouterr().err
     assert f"{len(errored)} errored session(s) superseded by a retry" in err
     sessions = Store(db).sessions(runs=["f"])

@@ -32,6 +32,10 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
     p.add_argument("--retry-errored", action="store_true",
                    help="with --resume: play errored tasks again (the old sessions are kept as superseded)")
+    p.add_argument("--task-attempts", type=at_least(1), default=None, metavar="N",
+                   help="play a task up to N times while it errors or (InteractComp) its action cannot be called; "
+                        "earlier attempts are kept as superseded (default: 3 for InteractComp, as its reference "
+                        "harness re-runs such a task; 1 otherwise)")
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
@@ -114,7 +118,7 @@ def main(args: argparse.Namespace) -> int:
     spec = RunSpec(
         name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
         benchmark=args.benchmark, dataset=str(args.dataset), config=config,
-        concurrency=args.concurrency, search_cache=args.search_cache,
+        concurrency=args.concurrency, search_cache=args.search_cache, task_attempts=args.task_attempts,
     )
     config_obj = None
     specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
@@ -154,6 +158,8 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
         line += f", {summary.skipped} already done (resumed)"
     if summary.superseded:
         line += f", {summary.superseded} errored session(s) superseded by a retry"
+    if summary.replayed:
+        line += f", {summary.replayed} attempt(s) played again (--task-attempts; kept as superseded)"
     if done:
         if benchmark == "cts":
             scores = [(s.result.restore_score if isinstance(s.result, CTSResult) else None) or 0.0 for s in done]
