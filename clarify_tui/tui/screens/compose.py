@@ -5,14 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from clarify_tui.models import Action, ActionKind
+from clarify_tui.tui.screens.dialog import Dialog
 from clarify_tui.tui.widgets.action_bar import ActionBar
 
 
-class ComposeScreen(ModalScreen[Action | None]):
+class ComposeScreen(Dialog[Action | None]):
     """Pick a kind the engine allows (s / k / v / c / enter), type it; dismisses with the Action."""
 
     BINDINGS = [

@@ -16,8 +16,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from clarify_tui.tui.screens.dialog import Dialog
 
 KEY_NAMES = {"question_mark": "?", "plus": "+", "minus": "-", "slash": "/", "ctrl+up": "ctrl+↑",
              "ctrl+down": "ctrl+↓", "f2": "F2", "f3": "F3"}
@@ -61,7 +62,7 @@ def help_table(app_bindings: Iterable[Binding] = ()) -> Group:
     return Group(*parts)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
