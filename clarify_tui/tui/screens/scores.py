@@ -36,6 +36,7 @@ from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.fast_table import FastTable
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.widgets.header import Header
+from clarify_tui.tui.widgets.light_select import LightSelect
 
 
 def chart_widgets() -> list:
@@ -72,7 +73,7 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         yield Header()
         with Horizontal(id="scores-bar"):
             yield Label("group by ")
-            yield Select([(g, g) for g in GROUP_BY], value=self.by, allow_blank=False, id="scores-by")
+            yield LightSelect([(g, g) for g in GROUP_BY], value=self.by, allow_blank=False, id="scores-by")
             yield Static(id="scores-summary")
         with TabbedContent(initial=self.initial_tab, id="scores-tabs"):
             with TabPane("Numbers", id="numbers"):
