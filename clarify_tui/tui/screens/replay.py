@@ -21,13 +21,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
+from clarify_tui.tui.screens.dialog import Dialog
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
@@ -42,7 +43,7 @@ from clarify_tui.tui.widgets.header import Header
 from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 
-class ForkDialog(ModalScreen[str | None]):
+class ForkDialog(Dialog[str | None]):
     """Which agent continues the fork: the same spec by default, or another one."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
