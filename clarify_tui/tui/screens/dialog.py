@@ -12,14 +12,40 @@ the change still shows through, dimmed, on the next frame.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Self, TypeVar
 
+from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from textual._context import visible_screen_stack
+from textual.color import Color
 from textual.geometry import Region
+from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
 from textual.strip import Strip
 
 ResultType = TypeVar("ResultType")
+
+
+class _TintOncePerStyle(BackgroundScreen):
+    """Textual's tint, worked out once per distinct style instead of once per segment (a
+    screen holds a few dozen styles across thousands of segments); the same cells."""
+
+    @classmethod
+    def process_segments(cls, segments: Iterable[Segment], color: Color) -> Iterable[Segment]:
+        if color.a == 0:
+            yield from BackgroundScreen.process_segments(segments, color)
+            return
+        tinted: dict[Style | None, Style | None] = {}
+        for segment in segments:
+            text, style, control = segment
+            if control:
+                yield segment
+                continue
+            if style not in tinted:
+                tinted[style] = next(iter(BackgroundScreen.process_segments([Segment(" ", style)], color))).style
+            yield Segment(text, tinted[style], control)
 
 
 class Dialog(ModalScreen[ResultType]):
@@ -34,6 +60,12 @@ class Dialog(ModalScreen[ResultType]):
         if regions:  # the screen below changed there (Screen._compositor_refresh): draw it again
             self._backdrop = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def render(self) -> RenderableType:
+        backdrop = super().render()
+        if isinstance(backdrop, BackgroundScreen):
+            return _TintOncePerStyle(backdrop.screen, backdrop.color)
+        return backdrop
 
     def render_lines(self, crop: Region) -> list[Strip]:
         try:
