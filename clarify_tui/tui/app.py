@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarify_tui.tui.startup import paused_gc
+from clarify_tui.tui.startup import freeze_startup_heap, paused_gc
 
 with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: no collection can free any
     from textual import work
@@ -42,20 +42,6 @@ class TasksLoaded(Message):
         super().__init__()
         self.tasks = tasks
         self.problems = problems
-
-
-_FROZEN: set[str] = set()
-
-
-def freeze_startup_heap(stage: str = "first paint") -> None:
-    """After the first paint, and again once the tasks (and pydantic) are loaded, move
-    everything imported and built so far out of the garbage collector's view (`gc.freeze`):
-    otherwise each full collection walks that whole heap (pydantic, textual, rich: ~100 ms
-    on this machine) and one lands inside most screen openings. Once per stage and process
-    (a test process runs many apps; their garbage is not frozen)."""
-    if stage not in _FROZEN:
-        _FROZEN.add(stage)
-        gc.freeze()
 
 
 class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):

@@ -3,7 +3,7 @@ garbage. Importing Textual and building the first screen allocate objects that a
 as long as the app (modules, classes, styles, widgets); Python's collector still walks
 them again and again as they pile up (~40 ms of a ~0.35 s first paint on this machine,
 benchmarks/bench_tui.py). After the first paint the collector is back on and that heap is
-frozen out of its view (`gc.freeze`, app.freeze_startup_heap)."""
+frozen out of its view (`gc.freeze`, freeze_startup_heap)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,17 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+_FROZEN: set[str] = set()
+
+
+def freeze_startup_heap(stage: str = "first paint") -> None:
+    """After the first paint, and again once the tasks (and pydantic) are loaded, move
+    everything imported and built so far out of the garbage collector's view (`gc.freeze`):
+    otherwise each full collection walks that whole heap (pydantic, textual, rich: ~100 ms
+    on this machine) and one lands inside most screen openings. Once per stage and process
+    (a test process runs many apps; their garbage is not frozen)."""
+    if stage not in _FROZEN:
+        _FROZEN.add(stage)
+        gc.freeze()
