@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sqlite3
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
@@ -28,6 +29,9 @@ def build_parser(only: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
         "Without a command it opens the TUI on the bundled demo.",
     )
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
+    parser.add_argument("--db", dest="top_db", metavar="DB", type=Path,
+                        help="SQLite file for the TUI (or the command after it); default: $CLARIFY_DB or "
+                        "sessions/clarify.db under the current directory")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in only:
         importlib.import_module(f"clarify_tui.commands.{name}").register(sub)
@@ -42,9 +46,13 @@ def _commands_for(argv: list[str]) -> tuple[str, ...]:
     (`clarify-tui` opens the TUI), every one for help or an unknown name. Registering a
     command imports its module, and all of them together (pydantic, asyncio, metrics...)
     cost the TUI's first paint ~0.2 s."""
-    for arg in argv:
+    args = iter(argv)
+    for arg in args:
         if arg in ("-h", "--help"):
             return COMMANDS
+        if arg == "--db":  # the top-level option's value is no command
+            next(args, None)
+            continue
         if not arg.startswith("-"):
             module = _MODULES.get(arg, arg)
             return (module,) if module in COMMANDS else COMMANDS
@@ -68,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_commands_for(argv))
     args = parser.parse_args(argv)
+    if args.top_db and getattr(args, "db", None) is None:  # `clarify-tui --db X [command]`
+        args.db = args.top_db
     from clarify_tui import logsetup
     from clarify_tui.paths import default_db_path
 

@@ -98,3 +98,19 @@ def test_episode_crashes_put_tracebacks_in_the_log_file_not_on_stderr(tmp_path, 
     log = (tmp_path / "clarify-tui.log").read_text()
     assert log.count("Traceback") == 11 * 3 and "bug in agent" in log  # 3 attempts per task (InteractComp)
     assert {s.status for s in Store(db).sessions(runs=["c"])} == {"errored", "superseded"}
+
+
+def test_db_before_any_command_opens_the_tui_on_that_file_or_goes_to_the_command(tmp_path, capsys, monkeypatch):
+    """`clarify-tui --db FILE` used to end in "invalid choice: 'FILE'" (the path read as a command)."""
+    from clarify_tui.commands import default
+
+    db = tmp_path / "mine.db"
+    opened = {}
+    monkeypatch.setattr(default, "run_app", lambda **kwargs: opened.update(kwargs) or 0)
+    assert main(["--db", str(db)]) == 0
+    assert opened["db"] == db
+    assert main(["--db", str(tmp_path / "other.db"), *RUN, "--dataset", "demo", "--limit", "1", "--run", "r"]) == 0
+    assert [s.run for s in Store(tmp_path / "other.db", readonly=True).sessions()] == ["r"]
+    capsys.readouterr()
+    assert main(["--db", str(tmp_path / "other.db"), "sessions"]) == 0
+    assert "1 session(s) in" in capsys.readouterr().out

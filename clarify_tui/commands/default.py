@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from clarify_tui.commands.common import refuse_unusable_db
 from clarify_tui.paths import default_db_path
@@ -10,5 +11,7 @@ from clarify_tui.tui.app import run_app
 
 
 def open_default(args: argparse.Namespace) -> int:
-    refuse_unusable_db(default_db_path())
-    return run_app(db=None) or 0
+    """`clarify-tui [--db FILE]`: the picker on the bundled demo, sessions saved to FILE."""
+    db: Path | None = getattr(args, "db", None)
+    refuse_unusable_db(db or default_db_path())
+    return run_app(db=db) or 0
