@@ -218,3 +218,37 @@ def test_play_k_sets_the_cts_budget(monkeypatch, tmp_path):
     monkeypatch.setattr(app_module, "run_app", lambda **kwargs: seen.update(kwargs) or 0)
     assert cli(["play", "--task", "cts-01", "--as", "agent", "--k", "2", "--db", str(tmp_path / "k.db")]) == 0
     assert seen["config"].k == 2
+
+
+def shown(app) -> str:
+    """The text on the terminal, as a user reads it."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_a_reply_box_cut_by_a_small_terminal_says_so_and_pages(store):
+    """At 80×24 what the user knows may not fit the reply box: its border says how to read
+    the rest, pgdn/pgup scroll it, and the y/n/i line never scrolls out of reach first."""
+    from tests.conftest import IC
+
+    long_context = " ".join(f"Fact {i}: the tower has feature number {i}." for i in range(40))
+    task = IC.model_copy(update={"interactcomp": IC.interactcomp.model_copy(update={"context": long_context})})
+    app = ClarifyApp(tasks=[task], store=store, search=LocalSearch(DOCS), task_id="i1", as_="user",
+                     agent_spec="scripted:ask-first")
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = await reply_box_up(pilot)
+        await pilot.pause()
+        question = box.query_one("#reply-scroll")
+        assert question.max_scroll_y > 0 and box.border_subtitle == "more ↓ pgdn"
+        assert "y yes · n no · i i don't know" in shown(app)
+        while question.scroll_y < question.max_scroll_y:
+            await pilot.press("pagedown")
+        assert "number 39." in shown(app) and box.border_subtitle == "more ↑ pgup"
+        await pilot.press("pageup")
+        assert "↓ pgdn" in box.border_subtitle
+        await pilot.press("i")  # the reply keys still work from there
+        for _ in range(200):
+            if any(s.actor == "user" for s in app.screen.driver.steps):
+                break
+            await asyncio.sleep(0.01)
+        replies = [s.action.text for s in app.screen.driver.steps if s.actor == "user"]
+    assert replies[:1] == ["i don't know"]

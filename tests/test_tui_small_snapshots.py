@@ -94,7 +94,8 @@ def test_small_play_the_user(snap_compare, task_id):
     """You should see the reply box whole at the bottom: the agent's question, then the
     keys this protocol accepts (InteractComp: y yes · n no · i i don't know; DiscoBench:
     c release the clue · or type; CTS: u unknown · or type), then what the user knows,
-    and a one-line reply field where typing is allowed."""
+    and a one-line reply field where typing is allowed. Where what the user knows does not
+    fit, the box's bottom border says "more ↓ pgdn"."""
     config = EpisodeConfig(k=1)
     assert snap_compare(app(task_id=task_id, as_="user", config=config), terminal_size=SMALL,
                         run_before=until_reply_box)

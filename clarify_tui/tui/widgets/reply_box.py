@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -29,6 +29,10 @@ class ReplyBox(Vertical, can_focus=True):
         Binding("u", "reply('unknown')", "Unknown", id="reply-unknown", tooltip="CTS: unknown"),
         Binding("t", "type", "Type a reply", id="reply-type",
                 tooltip="start typing a reply (so does a letter no key uses); enter sends"),
+        Binding("pagedown", "scroll_known(1)", "More", id="reply-more", show=False,
+                tooltip="reply box: scroll what you know down when it is cut (the border says so)"),
+        Binding("pageup", "scroll_known(-1)", "Back up", id="reply-back-up", show=False,
+                tooltip="reply box: scroll what you know up"),
     ]
 
     class Replied(Message):
@@ -41,8 +45,14 @@ class ReplyBox(Vertical, can_focus=True):
         self.request: ReplyRequest | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="reply-question")
+        with VerticalScroll(id="reply-scroll", can_focus=False):  # what the user knows may not fit a small terminal
+            yield Static(id="reply-question")
         yield Input(placeholder="type a reply, enter to send", id="reply-input", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        scroll = self.query_one("#reply-scroll")
+        for attribute in ("scroll_y", "virtual_size", "size"):  # what decides whether the text is cut
+            self.watch(scroll, attribute, self._show_more_hint, init=False)
 
     @property
     def typed(self) -> bool:
@@ -65,6 +75,7 @@ class ReplyBox(Vertical, can_focus=True):
             text.append("\nyou know: ", style="dim")
             text.append(known)
         self.query_one("#reply-question", Static).update(text)
+        self.query_one("#reply-scroll").scroll_home(animate=False, immediate=True)
         field = self.query_one("#reply-input", Input)
         field.value = ""
         field.display = self.typed
@@ -92,6 +103,22 @@ class ReplyBox(Vertical, can_focus=True):
     def action_release_clue(self) -> None:
         if self.request and self.request.clue:
             self.post_message(self.Replied(self.request.clue))
+
+    def _show_more_hint(self, *_changed) -> None:
+        """In a small terminal the question and what the user knows may not fit (the box
+        has a maximum height): the border says how to read the rest."""
+        question = self.query_one("#reply-scroll")
+        if question.max_scroll_y <= 0:
+            self.border_subtitle = ""
+        else:
+            more = [name for name, cut in (("↑ pgup", question.scroll_y > 0),
+                                           ("↓ pgdn", question.scroll_y < question.max_scroll_y)) if cut]
+            self.border_subtitle = f"more {' '.join(more)}"
+
+    def action_scroll_known(self, direction: int) -> None:
+        question = self.query_one("#reply-scroll")
+        question.scroll_relative(y=direction * max(1, question.scrollable_content_region.height - 1), animate=False,
+                                 immediate=True)
 
     def action_type(self) -> None:
         self.query_one("#reply-input", Input).focus()
