@@ -27,6 +27,21 @@ class ForkError(ValueError):
     """The chosen step cannot be continued from (e.g. the session had already ended)."""
 
 
+def deep_search_of(session: Session, config=None) -> Agent | None:
+    """The fixed deep-search agent a CTS session was played with (`config.deep_search`,
+    recorded from `run --deep-search`), built again so that a fork or a resume searches
+    as the original did. None: the session's own agent ran the search phase."""
+    spec = session.config.deep_search
+    if not spec:
+        return None
+    if spec == "stored":
+        raise ForkError(f"session {session.id}'s search phase is the CTS release's stored deep-search output "
+                        "(imported): no agent can run it again")
+    from clarify_tui.backends import make_deep_search
+
+    return make_deep_search(spec, config)
+
+
 def action_group_end(steps: list[Step], index: int) -> int:
     """The last step of the action at `index`: an ask's reply and judge steps belong to it."""
     try:
@@ -47,8 +62,11 @@ def fork_session(
     mode: SessionMode = "automated",
     annotator: str | None = None,
     run: str | None = None,
+    config=None,
 ) -> Episode:
     """A live Episode continuing `session_id` after `step_index` (and its replies).
+    A CTS session's fixed deep-search agent is built again from its spec (`config`:
+    clarify.toml, for an openai one), so the fork's search phase is comparable.
 
     Forks go to their own run (default "<parent run>-forks") so they never count twice
     for a task in the parent run's scores; `family()` still links them to the parent.
@@ -65,16 +83,19 @@ def fork_session(
         parent_id=parent.id, fork_step=end,
     )
     episode = build_episode(
-        task, agent=agent, user=user, search=search, judge=judge, config=parent.config, session=session, sink=store
+        task, agent=agent, user=user, search=search, judge=judge, config=parent.config, session=session, sink=store,
+        deep_search=deep_search_of(parent, config),
     )
     episode.restore(steps[: end + 1])
     return episode
 
 
 def resume_session(
-    store: Store, session_id: str, *, agent: Agent, user: UserSimulator, search: SearchBackend, judge: Judge
+    store: Store, session_id: str, *, agent: Agent, user: UserSimulator, search: SearchBackend, judge: Judge,
+    config=None,
 ) -> Episode:
-    """Continue an interrupted (still `running`) session in place, from its last step."""
+    """Continue an interrupted (still `running`) session in place, from its last step.
+    `config` (clarify.toml) is for the fixed deep-search agent, when the session had one."""
     session = store.session(session_id)
     if session.status != "running":
         raise ForkError(f"session {session_id} is {session.status}; only running sessions resume")
@@ -83,7 +104,8 @@ def resume_session(
     if steps:
         steps = steps[: action_group_end(steps, max(i for i, s in enumerate(steps) if s.actor == "agent")) + 1]
     episode = build_episode(
-        task, agent=agent, user=user, search=search, judge=judge, config=session.config, session=session, sink=store
+        task, agent=agent, user=user, search=search, judge=judge, config=session.config, session=session, sink=store,
+        deep_search=deep_search_of(session, config),
     )
     episode.restore(steps)
     return episode

@@ -245,3 +245,31 @@ async def test_scripted_deep_search_is_the_same_whoever_clarified(search):
                            deep_search=ScriptedAgent("direct-guess"))
         outs.append((await ep.run()).result.answer)
     assert outs[0] == outs[1]
+
+
+async def test_a_fork_searches_with_the_sessions_fixed_deep_search_agent(tmp_path, search):
+    """A fork of a CTS session (replay `f`) keeps its fixed deep-search agent: its search
+    phase is run by that agent again, not by the agent the fork continues with."""
+    from clarify_tui.judges.rule import RuleJudge
+    from clarify_tui.sessions_ops import ForkError, fork_session
+
+    store = Store(tmp_path / "f.db")
+    config = EpisodeConfig(k=1, deep_search="scripted:direct-guess")
+    parent = await build_episode(CTS, agent=ScriptedAgent("ask-first"), user=RuleUser(), search=search,
+                                 judge=RuleJudge(), config=config, sink=store,
+                                 deep_search=ScriptedAgent("direct-guess")).run()
+    clarify = next(s.index for s in store.steps(parent.id) if s.action.kind == ActionKind.clarify)
+    clarifier = ListAgent([Action.answer("a guess of the clarifier's own")], spec="test:clarifier")
+    fork = fork_session(store, parent.id, clarify, agent=clarifier, user=RuleUser(), search=search,
+                        judge=RuleJudge())
+    session = await fork.run()
+    assert clarifier.views == []  # the search phase is not the clarifier's
+    acted = [(s.action.kind, s.action.text) for s in fork.steps[clarify + 1:] if s.actor == "agent"]
+    assert acted == [(s.action.kind, s.action.text) for s in store.steps(parent.id)[clarify + 1:] if s.actor == "agent"]
+    assert session.result.deep_search == "scripted:direct-guess" and session.result.deep_search_fixed is True
+
+    store.db["sessions"].update(parent.id, {"config": parent.config.model_copy(
+        update={"deep_search": "stored"}).model_dump_json()})
+    with pytest.raises(ForkError, match="stored deep-search output"):
+        fork_session(store, parent.id, clarify, agent=ScriptedAgent("search-then-ask"), user=RuleUser(),
+                     search=search, judge=RuleJudge())

@@ -145,7 +145,7 @@ class EpisodeDriver:
             store, parent_id, step, agent=self.human_agent() if human else make_agent(agent_spec, config),
             user=make_user(user_spec, config), search=make_search(parent.search, config),
             judge=make_judge(parent.judge, config), mode="human_agent" if human else "automated",
-            annotator=default_annotator() if human else None,
+            annotator=default_annotator() if human else None, config=config,
         )
         self.episode.sink = self  # the copied steps are written; what follows goes through the driver
         self.started = True
