@@ -139,3 +139,15 @@ async def test_every_round_but_the_last_allows_search(make_episode):
     session = await ep.run()
     assert [s.error for s in ep.steps if s.actor == "agent"] == [None, None, None]
     assert session.result.searches == 2
+
+
+async def test_the_view_without_history_is_the_agents_view_less_its_past_turns(make_episode):
+    """The play screen's panels ask for it (they show no turns): same question, rounds,
+    allowed actions; no turns."""
+    ep = make_episode(IC, [Action.ask("Is it Tokyo Tower?"), Action.search("tower clock"),
+                           Action.answer("Sapporo TV Tower", 90)])
+    await ep.step()
+    await ep.step()
+    full, short = ep.view(), ep.view(history=False)
+    assert [t.action.kind for t in full.history] == [ActionKind.ask, ActionKind.search]
+    assert short.history == [] and short.model_dump(exclude={"history"}) == full.model_dump(exclude={"history"})

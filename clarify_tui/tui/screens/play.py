@@ -180,7 +180,12 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
 
     def show_panels(self) -> None:
         ep = self.driver.episode
-        self.query_one(Regions).show(self.task_, ep.view(), ep.state(), reveal=self.reveal, spoilers=self.spoilers,
+        view = ep.view(history=False)  # the panels show no past turns: the trajectory does
+        shown = (view, ep.state(), self.reveal, self.spoilers, self.locked)
+        if shown == getattr(self, "_panels_shown", None):
+            return  # unchanged (a step that moved no counter): no new text, no new layout of the screen
+        self._panels_shown = shown
+        self.query_one(Regions).show(self.task_, view, shown[1], reveal=self.reveal, spoilers=self.spoilers,
                                      hidden=self.spoilers, locked=self.locked)
 
     def update_status(self) -> None:
@@ -195,7 +200,7 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         if self.setup.queue:
             position, total = self.setup.queue
             text = f"queue {s.run} · task {position}/{total} · {s.annotator} · " + text
-        self.query_one("#status", Static).update(text)
+        self.query_one("#status", Static).update(text, layout=False)  # one line, 1fr wide: its size never changes
         pending = self.query_one(PendingBar)
         pending.busy = self.busy
         pending.action = self.driver.pending if self.role != "agent" else None
