@@ -16,7 +16,7 @@ from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.strip import Strip
 
-KEPT_LINES = 400  # about ten pages of a tall terminal
+KEPT_LINES = 150  # about ten pages of a tall terminal
 
 
 class FinishedLines:
@@ -29,6 +29,17 @@ class FinishedLines:
         super().__init__(*args, **kwargs)
         self._finished: LRUCache[int, tuple[Strip, Strip]] = LRUCache(KEPT_LINES)
         self._finished_for: tuple = ()
+        self._drawn: dict[int, Strip] = {}  # content lines drawn in this `render_lines`
+
+    def content_line(self, y: int) -> Strip:
+        """Content line `y` (what `render_line` is in a plain Line-API widget)."""
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        """Textual finishing a missing line asks for its content again: it was drawn a
+        moment ago in the same `render_lines`."""
+        line = self._drawn.get(y)
+        return self.content_line(y) if line is None else line
 
     def restyled(self) -> None:
         self._finished.clear()
@@ -52,11 +63,22 @@ class FinishedLines:
         for y in full.line_range:
             line = None
             if top <= y < bottom:
-                content = contents[y] = widget.render_line(y - top)  # type: ignore[attr-defined]
+                content = contents[y] = self._drawn[y - top] = self.content_line(y - top)
                 kept = self._finished.get(id(content))
                 if kept is not None and kept[0] is content:
                     line = kept[1]
             rows.append(line)
+        try:
+            self._finish_missing(rows, contents, full, width)
+        finally:
+            self._drawn.clear()
+        lines: list[Strip] = rows  # type: ignore[assignment]
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            lines = [line.crop(x1, x2) for line in lines]
+        return lines
+
+    def _finish_missing(self, rows: list[Strip | None], contents: dict[int, Strip], full: Region, width: int) -> None:
         y = 0
         while y < len(rows):  # finish each run of missing lines through Textual
             if rows[y] is not None:
@@ -72,8 +94,3 @@ class FinishedLines:
                 if content is not None:
                     self._finished[id(content)] = (content, line)
             y = end
-        lines: list[Strip] = rows  # type: ignore[assignment]
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            lines = [line.crop(x1, x2) for line in lines]
-        return lines

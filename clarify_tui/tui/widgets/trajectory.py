@@ -20,7 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -34,7 +34,7 @@ from clarify_tui.tui.widgets.step_card import draw_card, estimate_lines
 
 EAGER_CARDS = 40  # a session this short is drawn whole at once: exact scrollbar, no guesses
 FREEZE_STEPS = 500  # this many steps arriving at once are kept out of the collector's scans
-KEPT_CARDS = 256  # drawn cards kept (~40 pages): each line is a Strip of ~9 objects the collector walks
+KEPT_CARDS = 64  # drawn cards kept (~40 pages): each line is a Strip of ~9 objects the collector walks
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -76,6 +76,7 @@ class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
         self._pinned = False  # keep the last line in view as cards grow
         self._settling = False
         self._style_cache: dict[str, Style] = {}
+        self._line_width: int | None = None  # the view's width while `render_lines` runs
 
     # ---- the public API --------------------------------------------------------------
 
@@ -366,10 +367,21 @@ class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
             self._style_cache[name] = self.get_component_rich_style(name) if name else self.rich_style
         return self._style_cache[name]
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Lines are drawn at the width worked out once per call, not once per line."""
+        self._line_width = self._view_width()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_width = None
+
+    def _view_width(self) -> int:
         if self._card_width(len(self._cards)) != self._width:  # a scrollbar came or went: no Resize says so
             self._settle()
+        return self.scrollable_content_region.width
+
+    def content_line(self, y: int) -> Strip:
+        width = self._line_width if self._line_width is not None else self._view_width()
         line = int(self.scroll_y) + y
         blank = Strip.blank(width, self._style())
         cards = self._cards
