@@ -7,8 +7,9 @@ pressed meanwhile waits at most that long. Keys scroll in their handler, not on 
 animator's next frame (up to 17 ms later, even with animations off); like Textual's
 DataTable, a long list pages without animating.
 
-A mixin of `Trajectory` (widgets/trajectory.py), whose card index (`_cards`), drawing
-(`_draw_between`, `_estimate`) and scrolling (`_jump`, `_size_to_content`) it uses.
+A mixin of `Trajectory` (widgets/trajectory.py), whose card index (`_cards`) and drawing
+(`_draw_between`, `_estimate`, `_settle`, `_size_to_content`) it uses; the scrolling it
+does (`_jump`, and `scroll_to` / `scroll_end`, which keep the end pinned) is here.
 """
 
 from __future__ import annotations
@@ -51,6 +52,36 @@ class DrawsAhead:
         if not self.allow_vertical_scroll:
             raise SkipAction()
         scroll(animate=False, **kwargs)
+
+    def scroll_to(self, x: float | None = None, y: float | None = None, **kwargs) -> None:
+        """A scroll away from the end stops keeping the end in view. Forced: a key pressed
+        before the first layout (no scrollbar yet) still moves the view."""
+        if y is not None and y < self.max_scroll_y:
+            self._pinned = False
+        super().scroll_to(x, y, **{**kwargs, "force": True})
+
+    def scroll_end(self, *args, **kwargs) -> None:
+        """Pin the view to the last line, now (not after the next refresh, which could undo
+        a scroll made in between); it stays pinned while cards below grow."""
+        self._pinned = True
+        self._settle()
+        super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
+        self.call_after_refresh(self._place_scrollbar)
+
+    def _jump(self, y: float) -> None:
+        """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
+        inside a scroll animation's step; the target moves too, so the next key scrolls
+        from here."""
+        if self.app.animator.is_being_animated(self, "scroll_y"):
+            return  # a key's scroll is on its way (even with animations off, it lands on the next tick)
+        self.scroll_target_y = y
+        self.scroll_y = y
+        self.call_after_refresh(self._place_scrollbar)
+
+    def _place_scrollbar(self) -> None:
+        """A scrollbar shown after the view moved starts at the top: put it where the view is."""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _schedule_prefetch(self) -> None:
         """Draw ahead once nothing changed for PREFETCH_DELAY: each key or change starts

@@ -158,21 +158,6 @@ class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
         self._pinned = False
         self._jump(y)
 
-    def scroll_to(self, x: float | None = None, y: float | None = None, **kwargs) -> None:
-        """A scroll away from the end stops keeping the end in view. Forced: a key pressed
-        before the first layout (no scrollbar yet) still moves the view."""
-        if y is not None and y < self.max_scroll_y:
-            self._pinned = False
-        super().scroll_to(x, y, **{**kwargs, "force": True})
-
-    def scroll_end(self, *args, **kwargs) -> None:
-        """Pin the view to the last line, now (not after the next refresh, which could undo
-        a scroll made in between); it stays pinned while cards below grow."""
-        self._pinned = True
-        self._settle()
-        super().scroll_end(*args, **{**kwargs, "immediate": True, "force": True})
-        self.call_after_refresh(self._place_scrollbar)
-
     @property
     def shown_indexes(self) -> list[int]:
         """The step indexes shown, in order (judge steps are missing while hidden)."""
@@ -312,21 +297,6 @@ class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
             end = max(0, total - max(1, self.scrollable_content_region.height))
             if int(self.scroll_y) != end:
                 self._jump(end)
-
-    def _jump(self, y: float) -> None:
-        """Scroll to line `y` at once. Set directly, not through `scroll_to`: this may run
-        inside a scroll animation's step; the target moves too, so the next key scrolls
-        from here."""
-        if self.app.animator.is_being_animated(self, "scroll_y"):
-            return  # a key's scroll is on its way (even with animations off, it lands on the next tick)
-        self.scroll_target_y = y
-        self.scroll_y = y
-        self.call_after_refresh(self._place_scrollbar)
-
-    def _place_scrollbar(self) -> None:
-        """A scrollbar shown after the view moved starts at the top: put it where the view is."""
-        if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.position = self.scroll_y
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         if not self._settling:
