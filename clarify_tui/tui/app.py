@@ -26,6 +26,7 @@ with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: 
     from textual.message import Message
     from textual.screen import Screen
 
+    from clarify_tui.tui import lean_strips
     from clarify_tui.tui.commands import PlayCommands
     from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
     from clarify_tui.tui.roles import DEFAULT_AGENT
@@ -33,6 +34,7 @@ with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: 
     from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
     from clarify_tui.tui.workers import NotifiesWorkerErrors
 
+lean_strips.install()  # a Strip makes its caches when first used: fewer objects to collect (lean_strips.py)
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
 
