@@ -32,6 +32,17 @@ scrolls without lag (same 30 ms per key).
   interpreter (so the screen's module import counts), median of --runs. "Painted" is the
   first refresh of the new screen: what that frame already shows is the screen's own
   business (F3's numbers, for one, are computed in a worker and fill in after it).
+  Since 2026-11-23 the workbench builds F2, F3 and ? while it is idle after the first
+  paint and the tasks' validation (tui/ahead.py), so two numbers are printed for them:
+  settled (the key pressed once that warm-up is done: the number the target applies to)
+  and cold (the key pressed at the picker's first paint, before anything is built: the
+  screen is built at the key, as before). Every opening is now timed in a settled app
+  (until then: after `pilot.pause()`, which returned before the warm-up was done). With
+  the warm-up, the first paint's line also says how long it took, the longest event-loop
+  stall meanwhile (wall, and the loop's own CPU: a wall stall can be another process
+  holding the core) and how long down/up on the picker took to repaint while it ran.
+  Before (main at 2e2c3f1, load ~1, --runs 3): F2 132 ms wall (118 CPU), F3 148 (148),
+  ? 118 (103); after, settled: F2 ~26 (9), F3 ~36 (19), ? ~35 (18); cold about as before.
 - Beside each wall time the process's CPU time over the same span: on a loaded machine
   (the load is printed) the wall time also counts waiting for a core.
 - long session: a play screen whose episode holds 5,000 synthetic steps (search hits, asks,
@@ -91,9 +102,55 @@ async def main(cold_enter):
             t = time.perf_counter()
             await asyncio.sleep(0.001)
             stall = max(stall, time.perf_counter() - t - 0.001)
-        print(paint, cpu, (time.perf_counter() - t0 - paint) * 1000, stall * 1000)
+        validated = (time.perf_counter() - t0 - paint) * 1000
+        ahead_stall = ahead_cpu = 0.0  # the same while F2, F3 and ? are built ahead (tui/ahead.py), and
+        while not app.ahead.finished.is_set():  # the event loop's own CPU time over the same gap
+            t, c = time.perf_counter(), time.thread_time()
+            await asyncio.sleep(0.001)
+            ahead_stall = max(ahead_stall, time.perf_counter() - t - 0.001)
+            ahead_cpu = max(ahead_cpu, time.thread_time() - c)
+        assert app.ahead.error is None and set(app.ahead.ready) == {"sessions", "scores", "help"}, app.ahead.error
+        print(paint, cpu, validated, stall * 1000, (time.perf_counter() - t0 - paint) * 1000, ahead_stall * 1000,
+              ahead_cpu * 1000)
 
-asyncio.run(main(sys.argv[1:] == ["cold-enter"]))
+async def keys_during_warm_up():
+    # down / up on the picker every 60 ms from the tasks' validation (the first warm-up,
+    # timed by main) until the screens are built ahead: each key's time to its repaint
+    # (then the same keys once all is settled)
+    from clarify_tui.tui.app import ClarifyApp
+    from clarify_tui.store import Store
+    from benchmarks.bench_tui import key_to_paint_ms
+    app = ClarifyApp(store=Store(sys.argv[2]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        while app.picker.loaded is None:
+            await asyncio.sleep(0.001)
+        table = app.picker.query_one("#tasks")
+        during, after, stall = [], [], [0.0, 0.0]
+
+        async def watch_stalls():  # the longest the event loop waited, as main() measures it
+            while not app.ahead.finished.is_set():
+                t, c = time.perf_counter(), time.thread_time()
+                await asyncio.sleep(0.001)
+                stall[0] = max(stall[0], time.perf_counter() - t - 0.001)
+                stall[1] = max(stall[1], time.thread_time() - c)
+
+        watcher = asyncio.create_task(watch_stalls())
+        keys = iter(["down", "up"] * 1000)
+        while not app.ahead.finished.is_set():
+            during.append(await key_to_paint_ms(app, next(keys), lambda: table.cursor_row))
+            await asyncio.sleep(0.06)
+        await watcher
+        await pilot.pause()
+        for _ in range(6):
+            after.append(await key_to_paint_ms(app, next(keys), lambda: table.cursor_row))
+            await asyncio.sleep(0.06)
+        assert app.ahead.ready, app.ahead.error
+        print(max(during), len(during), max(after), stall[0] * 1000, stall[1] * 1000)
+
+if sys.argv[1:2] == ["keys"]:
+    asyncio.run(keys_during_warm_up())
+else:
+    asyncio.run(main(sys.argv[1:] == ["cold-enter"]))
 """
 
 
@@ -138,19 +195,25 @@ def command_first_paint(runs: int) -> tuple[float, float]:
     return statistics.median(w for w, _ in times), statistics.median(c for _, c in times)
 
 
-def first_paint(runs: int = 5) -> dict:
+def first_paint(runs: int = 5, db: Path | None = None) -> dict:
     """The picker's first paint (the refresh that shows the table, as openings count
     "painted"), then the warm-up that follows it: validating the tasks (pydantic), with
     the longest event-loop stall meanwhile; and, in other fresh interpreters, enter
     pressed right at the first paint until the play screen is painted (cold)."""
-    times, warm, cold = [], [], []
+    times, warm, cold, ahead, keys = [], [], [], [], []
     for _ in range(runs):
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, cwd=ROOT, check=True)
         total = time.perf_counter() - start
-        wall, cpu, warm_ms, stall_ms = map(float, out.stdout.strip().splitlines()[-1].split())
+        wall, cpu, warm_ms, stall_ms, ahead_ms, ahead_stall_ms, ahead_cpu_ms = map(
+            float, out.stdout.strip().splitlines()[-1].split())
         times.append((wall, total, cpu))
         warm.append((warm_ms, stall_ms))
+        ahead.append((ahead_ms, ahead_stall_ms, ahead_cpu_ms))
+        if db is not None:
+            out = subprocess.run([sys.executable, "-c", CHILD, "keys", str(db)], capture_output=True, text=True,
+                                 cwd=ROOT, check=True)
+            keys.append(tuple(map(float, out.stdout.strip().splitlines()[-1].split())))
         out = subprocess.run([sys.executable, "-c", CHILD, "cold-enter"], capture_output=True, text=True, cwd=ROOT,
                              check=True)
         cold.append(float(out.stdout.strip().splitlines()[-1].split()[2]))
@@ -164,6 +227,14 @@ def first_paint(runs: int = 5) -> dict:
         "warm_up_ms_median": round(statistics.median(w for w, _ in warm), 1),
         "warm_up_longest_stall_ms_max": round(max(s for _, s in warm), 1),
         "enter_at_first_paint_ms_median": round(statistics.median(cold), 1),
+        "screens_ahead_done_ms_median": round(statistics.median(a[0] for a in ahead), 1),
+        "screens_ahead_longest_stall_ms_max": round(max(a[1] for a in ahead), 1),
+        "screens_ahead_longest_stall_cpu_ms_max": round(max(a[2] for a in ahead), 1),
+        "key_during_screens_ahead_ms_max": round(max(k[0] for k in keys), 1) if keys else None,
+        "keys_timed_during_screens_ahead": int(sum(k[1] for k in keys)),
+        "key_after_screens_ahead_ms_max": round(max(k[2] for k in keys), 1) if keys else None,
+        "screens_ahead_stall_with_demo_db_ms_max": round(max(k[3] for k in keys), 1) if keys else None,
+        "screens_ahead_stall_cpu_with_demo_db_ms_max": round(max(k[4] for k in keys), 1) if keys else None,
         "command_s_median": round(command[0], 3),
         "command_cpu_s_median": round(command[1], 3),
         "runs": runs,
@@ -384,7 +455,7 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
     from clarify_tui.tui.screens.play_queue import QueueSpec
     from tests.conftest import CTS, DISCO, DOCS, IC
 
-    async def fresh(setup, key, name, **kwargs) -> tuple[float, float]:
+    async def fresh(setup, key, name, cold=False, **kwargs) -> tuple[float, float]:
         # The apps before this one in this process left their widgets behind as cyclic
         # garbage, which a user's process (one app) never has; collect it now, or a full
         # collection of it lands inside whichever opening comes next (~+90 ms of CPU).
@@ -392,7 +463,18 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
         app = ClarifyApp(store=Store(db), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), **kwargs)
         app.animation_level = "none"
         async with app.run_test(size=(160, 45)) as pilot:
-            await pilot.pause()
+            if cold:  # the key at the picker's first paint: nothing built ahead yet
+                while not app.picker.shown:
+                    await asyncio.sleep(0.001)
+                painted = asyncio.Event()
+                app.screen.call_after_refresh(painted.set)
+                await painted.wait()
+            else:  # settled: the screens built ahead while idle (tui/ahead.py; not in the queue)
+                await pilot.pause()
+                if app.queue is None:
+                    await app.ahead.finished.wait()
+                    assert app.ahead.error is None and len(app.ahead.ready) == 3, app.ahead.error
+                await pilot.pause()
             for k in setup:
                 await pilot.press(k)
                 await app.workers.wait_for_complete()
@@ -410,7 +492,13 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
         "r replace dialog": await fresh([], "r", "ComposeScreen", task_id="i1", run_mode="step"),
         "ctrl+o skip confirmation": await fresh([], "ctrl+o", "ConfirmScreen",
                                                 queue=QueueSpec(run="bench-queue", annotator="bench")),
+        COLD + "F2 sessions": await fresh([], "f2", "SessionsScreen", cold=True),
+        COLD + "F3 scores": await fresh([], "f3", "ScoresScreen", cold=True),
+        COLD + "? help": await fresh([], "question_mark", "HelpScreen", cold=True),
     }
+
+
+COLD = "cold: "  # a key pressed at the picker's first paint, before anything is built ahead
 
 
 def openings_median(db: Path, runs: int) -> tuple[dict[str, float], dict[str, float]]:
@@ -460,7 +548,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             db = _demo_db(Path(tmp) / "bench.db")
             result["open_ms"], result["open_cpu_ms"] = openings_median(db, args.runs)
-        result["first_paint"] = first_paint(args.runs)
+            result["first_paint"] = first_paint(args.runs, db)
     result["session"] = asyncio.run(long_session(args.steps))
     result["machine"] = {"before": load_before, "after": machine()}
     if args.json:
@@ -485,9 +573,21 @@ def print_openings(fp: dict, openings: dict, openings_cpu: dict) -> None:
           f"enter pressed at the first paint shows the play screen after {fp['enter_at_first_paint_ms_median']:.0f} ms")
     print(f"  the command `clarify-tui` to the same paint: {fp['command_s_median']:.3f} s "
           f"(CPU {fp['command_cpu_s_median']:.3f} s)")
+    if fp.get("screens_ahead_done_ms_median") is not None:
+        print(f"  then F2, F3 and ? built ahead (tui/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
+              f"the first paint; the event loop stalled at most {fp['screens_ahead_longest_stall_ms_max']:.0f} ms wall, "
+              f"{fp['screens_ahead_longest_stall_cpu_ms_max']:.0f} ms of its CPU (empty database) / "
+              f"{fp['screens_ahead_stall_with_demo_db_ms_max']:.0f} ms wall, "
+              f"{fp['screens_ahead_stall_cpu_with_demo_db_ms_max']:.0f} ms CPU (the demo sessions) at a time; "
+              f"keys (down/up on the picker, {fp['keys_timed_during_screens_ahead']} timed) repainted in at most "
+              f"{fp['key_during_screens_ahead_ms_max']:.0f} ms meanwhile, {fp['key_after_screens_ahead_ms_max']:.0f} ms after")
     for name, ms in openings.items():
+        if name.startswith(COLD):
+            continue
+        cold = openings.get(COLD + name)
+        also = (f"; {COLD}{cold:.1f} ms (CPU {openings_cpu[COLD + name]:.0f} ms)" if cold is not None else "")
         print(f"open {name:<28} {ms:7.1f} ms  target < {TARGETS['open_ms']:.0f} ms: {_verdict(ms, TARGETS['open_ms'])}"
-              f"  (CPU {openings_cpu[name]:.0f} ms)")
+              f"  (CPU {openings_cpu[name]:.0f} ms){also}")
 
 
 def print_session(ls: dict) -> None:

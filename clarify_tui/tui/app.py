@@ -21,12 +21,14 @@ from clarify_tui.tui.startup import freeze_startup_heap, paused_gc
 
 with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: no collection can free any
     from textual import work
+    from textual import events
     from textual.app import App, SystemCommand
     from textual.binding import Binding
     from textual.message import Message
     from textual.screen import Screen
 
     from clarify_tui.tui import lean_strips
+    from clarify_tui.tui.ahead import ScreensAhead
     from clarify_tui.tui.commands import PlayCommands
     from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
     from clarify_tui.tui.roles import DEFAULT_AGENT
@@ -103,6 +105,13 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self.queue_tasks: list[Task] | None = None
         self.picker = PickerScreen(tasks, role=as_)
         self.queue_screen = QueueScreen(queue) if queue else None
+        self.ahead = ScreensAhead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
+            "sessions": ("clarify_tui.tui.screens.sessions",
+                         lambda module: module.SessionsScreen(self.store) if self._has_store() else None),
+            "scores": ("clarify_tui.tui.screens.scores",
+                       lambda module: module.ScoresScreen(self.store) if self._has_store() else None),
+            "help": ("clarify_tui.tui.screens.help", lambda module: module.HelpScreen()),
+        })
 
     @property
     def store(self):
@@ -113,9 +122,18 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self._store = Store(self.db or default_db_path())
         return self._store
 
+    def _has_store(self) -> bool:
+        """Whether the database is open or its file exists: building a screen ahead never
+        creates one (that waits for the first session, or F2)."""
+        from clarify_tui.paths import default_db_path
+
+        return self._store is not None or Path(self.db or default_db_path()).exists()
+
     def on_mount(self) -> None:
         self.push_screen(self.queue_screen or self.picker)
         self.call_after_refresh(self._first_paint_done)
+        if self.queue is None:
+            self.call_after_refresh(self.ahead.clear_to_start, "first paint")
         if self.preloaded is not None:
             self._tasks_ready(self.preloaded)
             return
@@ -136,7 +154,13 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         freeze_startup_heap()
 
     def on_unmount(self) -> None:
+        self.ahead.stop()
         self._first_paint_done()  # an app that never painted leaves the collector as it found it
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self.ahead.note_input()  # building ahead waits for a quiet moment
+        await super().on_event(event)
 
     def on_picker_screen_rows_painted(self, message: PickerScreen.RowsPainted) -> None:
         self.load_tasks()
@@ -158,6 +182,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 
     def _tasks_ready(self, tasks: list[Task]) -> None:
         if self.queue is None:
+            self.ahead.clear_to_start("tasks")
             self._maybe_open_task(tasks)
             return
         self.queue_tasks = self.queue.tasks(tasks)
@@ -293,7 +318,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         if self._playing_blind():
             self.notify("Sessions open when the task ends (they show answers).", severity="warning")
         elif not isinstance(self.screen, SessionsScreen):
-            self.push_screen(SessionsScreen(self.store))
+            self.push_screen(self.ahead.take("sessions") or SessionsScreen(self.store))
 
     def action_scores(self) -> None:
         from clarify_tui.tui.screens.scores import ScoresScreen
@@ -301,7 +326,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         if self._playing_blind():
             self.notify("Scores open when the task ends.", severity="warning")
         elif not isinstance(self.screen, ScoresScreen):
-            self.push_screen(ScoresScreen(self.store))
+            self.push_screen(self.ahead.take("scores") or ScoresScreen(self.store))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -314,7 +339,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         from clarify_tui.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(self.ahead.take("help") or HelpScreen())
 
 
 def run_app(

@@ -53,7 +53,21 @@ class PresetBreakpoints:
         return super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
 
 
-class LaidOutOnOpen:
+class StyledAtMount:
+    """For a Screen (a Dialog too): the first time it is shown, every widget has just been
+    styled as it mounted (with the breakpoint classes already set, PresetBreakpoints), or
+    while it was built ahead (tui/ahead.py); Screen's ScreenResume handler need not restyle
+    them all again (and lay the screen out again for it). Later resumes restyle."""
+
+    def _on_screen_resume(self, event) -> None:
+        """Overrides nothing: runs before Screen._on_screen_resume (Textual calls each
+        class's handler), whose restyle it turns off once (tests/test_screens_ahead.py)."""
+        if not getattr(self, "_styled_once", False):
+            self._styled_once = True
+            event.refresh_styles = False
+
+
+class LaidOutOnOpen(StyledAtMount):
     """For a Screen: opened, it is laid out and drawn once. Textual follows a screen's first
     layout with up to three more at the same size (benchmarks/bench_tui.py): the Resize
     event it sends the screen (its size went from nothing to the terminal's), the layout
@@ -71,14 +85,6 @@ class LaidOutOnOpen:
         layout is the one under way, so it asks for no other (Textual's default sets it as
         a reactive that asks for a layout: one more full layout and frame per opening)."""
         return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
-
-    def _on_screen_resume(self, event) -> None:
-        """Shown for the first time, every widget has just been styled as it mounted (with
-        the breakpoint classes already set, PresetBreakpoints): Screen's own handler, which
-        runs after this one, need not restyle them all again. Later resumes restyle."""
-        if not getattr(self, "_styled_once", False):
-            self._styled_once = True
-            event.refresh_styles = False
 
     def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
         """push_screen also awaits the screen's mounting, then asks it for one more layout

@@ -25,6 +25,8 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
 from textual.strip import Strip
 
+from clarify_tui.tui.layout import StyledAtMount
+
 ResultType = TypeVar("ResultType")
 
 
@@ -48,8 +50,9 @@ class _TintOncePerStyle(BackgroundScreen):
             yield Segment(text, tinted[style], control)
 
 
-class Dialog(ModalScreen[ResultType]):
-    """A ModalScreen whose backdrop (the screen below, tinted) is cached between frames."""
+class Dialog(StyledAtMount, ModalScreen[ResultType]):
+    """A ModalScreen whose backdrop (the screen below, tinted) is cached between frames;
+    not restyled whole when first shown (StyledAtMount)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

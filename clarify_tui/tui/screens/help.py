@@ -4,6 +4,10 @@ Each section is the BINDINGS of one screen or play-screen controller (play_contr
 play_human.py), so a key added, changed or removed there shows here as it is; the text
 is the binding's tooltip (else its description). As Posting's help screen does, nothing
 is written twice.
+
+The text (~90 lines of tables) is drawn into lines once per width (`HelpText`): as a Static
+it was laid out by Rich four times while the dialog opened (its height measured at each of
+three layouts, then drawn), ~12 ms each (benchmarks/bench_tui.py).
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 from textual.widgets import Static
 
 from clarify_tui.tui.screens.dialog import Dialog
@@ -62,6 +69,35 @@ def help_table(app_bindings: Iterable[Binding] = ()) -> Group:
     return Group(*parts)
 
 
+class HelpText(Widget):
+    """A Rich renderable drawn as a Static draws it, into lines once per width, style and
+    text selection: measuring its height and drawing it use the same lines (the line API)."""
+
+    DEFAULT_CSS = "HelpText { height: auto; }"
+
+    def __init__(self, renderable, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._renderable = renderable
+        self._lines: tuple[object, list[Strip]] | None = None
+
+    def render(self):
+        return self._renderable
+
+    def lines(self, width: int) -> list[Strip]:
+        key = (width, self.visual_style, self.text_selection)
+        if self._lines is None or self._lines[0] != key:
+            visual = visualize(self, self._renderable)
+            self._lines = (key, Visual.to_strips(self, visual, width, None, self.visual_style))
+        return self._lines[1]
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(self.lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        lines = self.lines(self.size.width)
+        return lines[y] if y < len(lines) else Strip.blank(self.size.width, self.visual_style.rich_style)
+
+
 class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
@@ -69,4 +105,4 @@ class HelpScreen(Dialog[None]):
         app_bindings = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
         with VerticalScroll(id="help-dialog"):
             yield Static("clarify-tui — keys", classes="dialog-title")
-            yield Static(help_table(app_bindings))
+            yield HelpText(help_table(app_bindings))

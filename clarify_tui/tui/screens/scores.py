@@ -7,7 +7,9 @@ DiscoBench profile shares and pass rates, the CTS restore-score histogram.
 
 The sessions are read on the event loop (the store's connection belongs to it); the
 metrics, which may bootstrap confidence intervals, are computed in a thread worker that
-posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`.
+posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`. When the
+screen opens or comes back and the database changed since it read the sessions (a screen
+built ahead, tui/ahead.py), it reads and computes them again.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+from clarify_tui.tui.ahead import data_mark
 from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.fast_table import FastTable
 from clarify_tui.tui.widgets.footer import Footer
@@ -68,6 +71,7 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         self.initial_tab = tab
         self.data: ScoresData | None = None
         self.sessions = []
+        self._read_at: tuple[int, int] | None = None  # data_mark when the sessions were read
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -88,7 +92,12 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         self.sub_title = getattr(getattr(self.store, "path", None), "name", "")
         self.reload()
 
+    def on_screen_resume(self) -> None:
+        if data_mark(self.store) != self._read_at:
+            self.reload()
+
     def reload(self) -> None:
+        self._read_at = data_mark(self.store)
         # a player who had seen hidden information is no baseline (as `score` without --include-informed)
         self.sessions = [s for s in load_sessions(self.store) if not s.result.informed]
         self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")

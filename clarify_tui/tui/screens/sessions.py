@@ -4,7 +4,8 @@ Newest sessions come first; home / end jump to the first / last row.
 enter opens the highlighted session in replay; space marks up to two sessions and `c`
 compares them (or the marked one with the highlighted one); `s` / `S` cycle the sort
 column and direction (a click on a column header sorts by it too); `g` opens the scores.
-The list reloads whenever the screen comes back (a fork made in replay shows up at once).
+The list reloads whenever the screen comes back (a fork made in replay shows up at once),
+and when it opens if the database changed since it was read (a screen built ahead, tui/ahead.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Select, Static
 
+from clarify_tui.tui.ahead import data_mark
 from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
@@ -59,6 +61,7 @@ class SessionsScreen(LaidOutOnOpen, Screen):
         self.reverse = True  # newest first
         self.rows = []
         self._left = False  # another screen was opened on top since the last load
+        self._read_at: tuple[int, int] | None = None  # data_mark of the last load
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -88,15 +91,17 @@ class SessionsScreen(LaidOutOnOpen, Screen):
 
     def on_screen_resume(self) -> None:
         """Back from a replay or fork: sessions may have changed. Not on the first showing,
-        which on_mount has just loaded (the query reads every session)."""
+        which on_mount has loaded (the query reads every session), unless the database
+        changed since (a screen built ahead)."""
         self.on_resize()
-        if self._left:
+        if self._left or data_mark(self.store) != self._read_at:
             self._left = False
             self.reload()
 
     # ---- data --------------------------------------------------------------------------
 
     def reload(self) -> None:
+        self._read_at = data_mark(self.store)
         self.rows = session_rows(self.store)
         for name, _prompt in SELECTS:
             select = self.query_one(f"#filter-{name}", Select)

@@ -1,0 +1,202 @@
+"""F2, F3 and ? built while the workbench is idle (tui/ahead.py): what opens is what a
+screen built at the key shows, with data current at the opening, and keys pressed while
+they are built are handled."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from textual.screen import Screen
+from textual.widgets import Static
+
+from clarify_tui.models import Session
+from clarify_tui.search.local import LocalSearch
+from clarify_tui.store import Store
+from clarify_tui.tui.app import ClarifyApp
+from clarify_tui.tui.screens.help import HelpScreen, HelpText, help_table
+from clarify_tui.tui.screens.sessions import SessionsScreen
+from clarify_tui.tui.widgets.session_table import SessionTable
+from tests.conftest import CTS, DISCO, DOCS, IC
+
+SIZE = (160, 45)
+
+
+def make_app(db, **kwargs) -> ClarifyApp:
+    store = kwargs.pop("store", None) or Store(db)
+    return ClarifyApp(store=store, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), **kwargs)
+
+
+def add_session(store: Store, run: str, status: str = "running") -> Session:
+    session = Session(run=run, task_id=IC.id, protocol=IC.protocol, agent="scripted:search-then-ask", user="rule",
+                      search="local", judge="rule", status=status)
+    store.start_session(session, IC)
+    return session
+
+
+async def built(app, pilot) -> None:
+    await pilot.pause()
+    await app.ahead.finished.wait()
+    assert app.ahead.error is None
+    assert set(app.ahead.ready) == {"sessions", "scores", "help"}
+    await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """What the terminal shows, as text (every cell)."""
+    return app.export_screenshot()
+
+
+async def test_f2_built_ahead_shows_a_session_stored_after_it_was_built(tmp_path):
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        ahead = app.ahead.built["sessions"]
+        assert ahead.query_one(SessionTable).row_count == 0
+        session = add_session(app.store, "after-the-build")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen is ahead
+        assert [r.id for r in ahead.query_one(SessionTable).rows_shown] == [session.id]
+        assert "1 of 1 sessions" in str(ahead.query_one("#sessions-status", Static).render())
+
+
+async def test_f2_built_ahead_shows_a_session_another_process_stored(tmp_path):
+    """Another connection (a `clarify-tui run` in another terminal) changes data_version."""
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        other = Store(tmp_path / "t.db")
+        session = add_session(other, "elsewhere")
+        other.close()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert [r.id for r in app.screen.query_one(SessionTable).rows_shown] == [session.id]
+
+
+async def test_f3_built_ahead_scores_a_session_stored_after_it_was_built(tmp_path):
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        ahead = app.ahead.built["scores"]
+        assert "0 sessions" in str(ahead.query_one("#scores-summary", Static).render())
+        add_session(app.store, "after-the-build", status="completed")
+        await pilot.press("f3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is ahead
+        assert "1 sessions · 1 groups by run" in str(ahead.query_one("#scores-summary", Static).render())
+
+
+@pytest.mark.parametrize("key", ["f2", "f3", "question_mark"])
+async def test_a_screen_built_ahead_shows_what_one_built_at_the_key_shows(tmp_path, key):
+    """Same cells; and opening it lays nothing out and draws no widget's lines again
+    (if Textual stopped keeping what was done ahead, this fails before the bench does)."""
+    store = Store(tmp_path / "t.db")
+    for run in ("a", "b", "c"):
+        add_session(store, run, status="completed")
+    fresh = make_app(None, store=store)
+    async with fresh.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        fresh.ahead.stop()
+        await pilot.press(key)
+        await fresh.workers.wait_for_complete()
+        await pilot.pause()
+        expected = screen_text(fresh)
+
+    app = make_app(None, store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        kind = {"f2": "sessions", "f3": "scores", "question_mark": "help"}[key]
+        ahead = app.ahead.built[kind]
+        layouts, drawn = [], []
+        refresh_layout, widgets = ahead._refresh_layout, [w for w in ahead.walk_children() if w.region]
+        ahead._refresh_layout = lambda *a, **k: (layouts.append(a), refresh_layout(*a, **k))[1]
+        for widget in widgets:
+            widget.render_line = lambda y, w=widget, line=widget.render_line: (drawn.append(w), line(y))[1]
+        await pilot.press(key)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is ahead
+        assert screen_text(app) == expected
+        if kind != "scores":  # F3 shows its numbers once computed: new tables, laid out and drawn then
+            assert layouts == [] and drawn == []
+
+
+async def test_keys_pressed_while_screens_are_built_are_handled(tmp_path):
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1")
+    async with app.run_test(size=SIZE) as pilot:
+        while "sessions" not in app.ahead.built:  # registered, its widgets mounting
+            await pilot.pause(0.001)
+        table = app.picker.query_one("#tasks")
+        await pilot.press("down")
+        assert table.cursor_row == 1
+        half_built = app.ahead.built["sessions"]
+        await pilot.press("f2")  # taken as far as it got: Textual finishes it
+        await pilot.pause()
+        assert app.screen is half_built and half_built.query_one(SessionTable).row_count == 1
+        await pilot.press("q")
+        await app.ahead.finished.wait()
+        assert app.ahead.error is None and "sessions" not in app.ahead.built
+        await pilot.press("f2")  # taken once: built at the key, as before
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen) and app.screen is not half_built
+
+
+async def test_a_screen_built_at_another_terminal_size_is_not_shown(tmp_path):
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        ahead = app.ahead.built["sessions"]
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen) and app.screen is not ahead
+        assert app.screen.has_class("-narrow") and app.screen.query_one(SessionTable).region.right <= 80
+
+
+async def test_building_ahead_creates_no_database(tmp_path):
+    db = tmp_path / "never.db"
+    app = ClarifyApp(db=db, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.ahead.finished.wait()
+        assert set(app.ahead.ready) == {"help"} and not db.exists()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.ahead.stop()
+        screen = Screen()
+        await app.push_screen(screen)
+        static, text = Static(help_table(app.BINDINGS)), HelpText(help_table(app.BINDINGS))
+        await screen.mount_all([static, text])
+        await pilot.pause()
+        assert static.size == text.size and static.size.height > 50
+        region = static.size.region
+        assert static.render_lines(region) == text.render_lines(region)
+
+
+def test_a_screens_imports_come_one_module_at_a_time_deepest_first():
+    code = ("from clarify_tui.tui.ahead import import_order\n"
+            "print(list(import_order('clarify_tui.tui.screens.scores')))")
+    names = eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert names[-1] == "clarify_tui.tui.screens.scores" and len(names) == len(set(names))
+    assert names.index("clarify_tui.metrics.charts") < names.index("clarify_tui.tui.screens.scores")
+    assert "textual.widgets.TabbedContent" in names
+    assert all(n.startswith(("clarify_tui.", "textual.widgets.")) for n in names)
+
+
+async def test_no_screen_is_built_ahead_in_the_queue(tmp_path):
+    from clarify_tui.tui.screens.play_queue import QueueSpec
+
+    app = make_app(tmp_path / "t.db", queue=QueueSpec(run="q", annotator="ann"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert not app.ahead.built and not app.ahead.finished.is_set()
