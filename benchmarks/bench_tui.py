@@ -358,7 +358,9 @@ async def long_session(n: int = 5000) -> dict:
             await pilot.press(key)
             pilot_keys.setdefault(key, []).append((time.perf_counter() - t) * 1000)
         # a key that changes every card: unfold everything
+        c = time.process_time()
         fold_ms = await key_to_paint_ms(app, "f", lambda: trajectory.expanded)
+        fold_cpu_ms = (time.process_time() - c) * 1000
         # the engine records one more step while the newest is followed
         await key_to_paint_ms(app, "end", offset)
         step_ms, step_cpu_ms = await _one_more_step(screen, steps[:n + 1])
@@ -388,6 +390,7 @@ async def long_session(n: int = 5000) -> dict:
         "keypress_repaint_ms": per_key,
         "keypress_cpu_ms": {k: round(max(v), 1) for k, v in key_cpu.items()},
         "unfold_all_ms": round(fold_ms, 1),
+        "unfold_all_cpu_ms": round(fold_cpu_ms, 1),
         "one_more_step_ms": round(step_ms, 1),
         "one_more_step_cpu_ms": round(step_cpu_ms, 1),
         "one_more_counted_step_ms": round(counted_ms, 1),
@@ -602,7 +605,7 @@ def print_session(ls: dict) -> None:
         print(f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}"
               f"  (CPU {ls['keypress_cpu_ms'].get(name, 0):.0f} ms)")
     print(f"  key f (unfold all) {ls['unfold_all_ms']:7.1f} ms  target < {key:.0f} ms: "
-          f"{_verdict(ls['unfold_all_ms'], key)}")
+          f"{_verdict(ls['unfold_all_ms'], key)}  (CPU {ls['unfold_all_cpu_ms']:.0f} ms)")
     print(f"  one more step arriving {ls['one_more_step_ms']:.1f} ms  target < {key:.0f} ms: "
           f"{_verdict(ls['one_more_step_ms'], key)} (CPU {ls['one_more_step_cpu_ms']:.0f} ms; the trajectory's "
           f"own sync of a re-recorded last step: {ls['trajectory_sync_last_step_ms']:.1f} ms)")
