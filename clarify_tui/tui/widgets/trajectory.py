@@ -29,6 +29,7 @@ from clarify_tui.models import Step
 from clarify_tui.tui.widgets.card_index import CardIndex
 from clarify_tui.tui.widgets.draws_ahead import DrawsAhead
 from clarify_tui.tui.widgets.finished_lines import FinishedLines
+from clarify_tui.tui.widgets.quick_scrollbar import QuickVerticalScrollbar
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
 from clarify_tui.tui.widgets.step_card import draw_card, estimate_lines
 
@@ -42,7 +43,7 @@ def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
     return steps if reveal else [s for s in steps if s.actor != "judge"]
 
 
-class Trajectory(FinishedLines, DrawsAhead, ScrollView, can_focus=True):
+class Trajectory(FinishedLines, DrawsAhead, QuickVerticalScrollbar, ScrollView, can_focus=True):
     """Step cards, oldest first; follows the newest step while `follow` is on.
 
     Replay marks its cursor with `mark` (the current step stands out, later ones fade,
