@@ -55,6 +55,10 @@ scrolls without lag (same 30 ms per key).
   agent's round counter, so the question panel is drawn and the screen laid out again
   (added 2026-11-23, when refresh_all began skipping panels that did not change: the
   first case alone no longer stands for a typical step; both print wall and CPU).
+  Each key is posted as soon as the previous one is painted, faster than a key repeats,
+  so a cheap key's frame can wait for the 60 frames/s cap (tui/frames.py): its wall time
+  is then ~17 ms whatever its CPU. Until 2026-11-23 Textual's update timer made that wait
+  17-33 ms after a frame longer than 1/60 s (`down` after `home`: 33 ms wall, 9 ms CPU).
 """
 
 from __future__ import annotations
