@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
+from clarify_tui.tui.first_frame import FirstFrameDrawsAll
 from clarify_tui.tui.frames import PromptFrames
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
 from clarify_tui.tui.messages import (
@@ -78,7 +79,8 @@ OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.
 """Which controller each controller action belongs to."""
 
 
-class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpen, PromptFrames, Screen):
+class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, PromptFrames,
+                 Screen):
     """One live session of one task."""
 
     BINDINGS = [  # the controllers' keys and the screen's own, in the footer's order

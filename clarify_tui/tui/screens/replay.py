@@ -31,6 +31,7 @@ from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.screens.dialog import Dialog
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
 from clarify_tui.tui.driver import EpisodeDriver
+from clarify_tui.tui.first_frame import FirstFrameDrawsAll
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -68,7 +69,7 @@ class ForkDialog(Dialog[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, Screen):
+class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, Screen):
     """One stored session, one step at a time."""
 
     BINDINGS = [

@@ -1,0 +1,55 @@
+"""A screen's first frame draws everything: what was asked until then is not asked again.
+
+While a screen mounts, each widget that changes (an update, a reactive, a class) asks the
+screen, from its own message loop, for a repaint (`messages.Update`) or a layout
+(`messages.Layout`); the first layout (ScreenResume) gives every widget its size, which
+sets its `virtual_size` reactive, and that asks for one more layout. The first layout then
+draws every widget as it is at that moment (a full render). The requests arrive after it,
+and Textual lays the screen out and repaints it once more with nothing changed: one more
+layout, one more frame, and a wait for the screen's update timer (up to 1/60 s) on each
+opening (benchmarks/bench_tui.py: play and replay).
+
+`FirstFrameDrawsAll` forgets those requests once the first frame has drawn the whole
+screen: the queued messages sent before it ended, and the widgets' flags for the ones not
+sent yet. What changes later (a Resize handler, a worker's message) asks again, as before.
+"""
+
+from __future__ import annotations
+
+from textual import _time
+from textual.messages import Layout, Update
+
+
+class FirstFrameDrawsAll:
+    """For a Screen (before Screen in the bases).
+
+    Overrides Screen._refresh_layout (after the first one, which painted the whole screen,
+    the widgets' pending `_layout_required` / `_repaint_required` flags are cleared) and
+    Screen's handlers `_on_update` / `_on_layout` (a request stamped before that frame ended
+    is dropped). tests/test_first_frame.py fails if Textual changes under this: it counts
+    the layouts and frames of an opening and checks what the screen shows."""
+
+    _first_frame_at: float | None = None
+    """When the first full frame was drawn."""
+
+    def _refresh_layout(self, size=None, scroll: bool = False) -> None:
+        compositor = self._compositor  # type: ignore[attr-defined]
+        first = self._first_frame_at is None and not compositor.widgets
+        super()._refresh_layout(size, scroll)  # type: ignore[misc]
+        if first and compositor.widgets and not compositor._dirty_regions:  # laid out and painted whole
+            self._first_frame_at = _time.get_time()
+            for widget in compositor.widgets:
+                widget._layout_required = widget._repaint_required = False
+
+    def _drawn(self, message: Update | Layout) -> bool:
+        if self._first_frame_at is not None and message.time <= self._first_frame_at:
+            message.stop()
+            message.prevent_default()  # Screen's own handler does not run
+            return True
+        return False
+
+    async def _on_update(self, message: Update) -> None:
+        self._drawn(message)
+
+    async def _on_layout(self, message: Layout) -> None:
+        self._drawn(message)
