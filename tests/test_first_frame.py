@@ -4,6 +4,9 @@ changes after that first frame is still drawn."""
 
 from __future__ import annotations
 
+import asyncio
+
+from textual import events
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.screen import Screen
@@ -125,3 +128,81 @@ async def test_opening_play_and_replay_lays_each_out_once(monkeypatch, tmp_path)
         replay = app.screen
         assert isinstance(replay, ReplayScreen) and reflows == [replay]
         assert replay.query_one(Trajectory).shown_indexes == [0]
+
+
+def count_frames(monkeypatch, screen_type) -> list[str]:
+    """Every frame a screen of `screen_type` sends to the terminal, as the text it shows."""
+    frames: list[str] = []
+    display = App._display
+
+    def counted(self, screen, renderable):
+        if isinstance(screen, screen_type) and renderable is not None:
+            frames.append("".join(s.text for s in screen._compositor.render_strips()))
+        return display(self, screen, renderable)
+
+    monkeypatch.setattr(App, "_display", counted)
+    return frames
+
+
+async def test_watch_mode_paints_the_screen_once_then_the_agent_runs_by_itself(monkeypatch, tmp_path):
+    """The play screen's first frame is the whole screen, painted once; the watch-mode agent
+    starts after it (its first step is not a frame the screen's opening waits for) and
+    then runs on by itself."""
+    frames = count_frames(monkeypatch, PlayScreen)
+    store = Store(tmp_path / "t.db")
+    app = ClarifyApp(store=store, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        opened: list[int] = []
+        app.post_message(events.Key("enter", "\r"))  # as the bench does: not waiting for the app to go idle
+        while not isinstance(app.screen, PlayScreen):
+            await asyncio.sleep(0)
+        app.screen.call_after_refresh(lambda: opened.append(len(frames)))  # the frame that paints it
+        screen = app.screen
+        assert isinstance(screen, PlayScreen) and screen.run_mode == "watch" and screen.auto
+        while not opened:
+            await pilot.pause()
+        assert opened == [1]  # painted at the first frame: nothing asked for a second one
+        assert "No steps yet." in frames[0] and "watch mode: a pauses" in frames[0]
+        assert "Trajectory" in frames[0] and "Question" in frames[0]
+        while not screen.driver.steps:  # then the agent takes its first step by itself
+            await pilot.pause()
+        screen.pace = 0
+        while not screen.driver.done:
+            await pilot.pause()
+        await pilot.pause()
+        assert len(screen.query_one(Trajectory).shown_indexes) == len(screen.driver.steps)
+    assert store.session(screen.driver.session.id).status == "completed"
+
+
+async def test_an_observer_takes_a_note_though_the_note_box_is_built_when_first_opened(tmp_path):
+    from textual.widgets import Input
+
+    from clarify_tui.tui.widgets.note import NoteBox
+
+    store = Store(tmp_path / "t.db")
+    app = ClarifyApp(store=store, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), run_mode="step")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert not screen.query("ActionBar, ReplyBox, TaskClock, #paused-banner")  # not an observer's
+        box = screen.query_one(NoteBox)
+        assert not box.display and not box.children
+        await pilot.press("space")  # the session starts with the agent's first proposal
+        await app.workers.wait_for_complete()
+        for _ in range(2):  # the box opens with its field focused, and again after closing
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert box.display and isinstance(app.focused, Input) and app.focused.parent is box
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not box.display
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        await pilot.press(*"odd task")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not box.display
+        assert store.session(screen.driver.session.id).note == "odd task"

@@ -75,6 +75,8 @@ def controls_for(role: str, queue: bool) -> list[type[Controls]]:
     return [c for c in ALL_CONTROLS if c in chosen]
 
 
+PAUSED = "Paused: the task is hidden and the clock stands still. p resumes; ctrl+n adds a note."
+
 OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.action_names()}
 """Which controller each controller action belongs to."""
 
@@ -137,24 +139,29 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
     # ---- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        """Only the widgets this role's controllers use: an observer's screen has no action
+        bar, reply box, task clock or pause banner (each widget costs its share of every
+        opening), and the note box builds its field when ctrl+n first opens it."""
         yield Header()
         yield Regions(PendingBar(id="pending"))
         with Vertical(id="prompt"):
-            yield ActionBar(id="action-bar")
-            yield ReplyBox(id="reply-box")
-        yield Static(id="paused-banner")
+            if self.has_controls(HumanAgentControls):
+                yield ActionBar(id="action-bar")
+            if self.has_controls(HumanUserControls):
+                yield ReplyBox(id="reply-box")
+        if self.has_controls(TaskClockControls):
+            yield Static(PAUSED, id="paused-banner")
         yield NoteBox(id="note-box")
         with Horizontal(id="status-bar"):
-            yield TaskClock(self.driver.clock, id="clock")
+            if self.has_controls(TaskClockControls):
+                yield TaskClock(self.driver.clock, id="clock")
             yield Static(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = f"{self.task_.protocol.value} · {self.task_.id}"
-        for hidden in (ActionBar, ReplyBox, TaskClock):
-            self.query_one(hidden).display = False  # the controllers that use them show them
-        self.query_one("#paused-banner", Static).update(
-            "Paused: the task is hidden and the clock stands still. p resumes; ctrl+n adds a note.")
+        for hidden in self.query("ActionBar, ReplyBox, TaskClock"):
+            hidden.display = False  # the controllers that use them show them
         for controls in self._controls.values():
             controls.on_mount()
         self.refresh_all()
@@ -258,7 +265,8 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         if self.has_controls(HumanAgentControls):
             self.controls_of(HumanAgentControls).ended()
             self.spoilers = True
-        self.query_one(ReplyBox).done()
+        for box in self.query(ReplyBox):
+            box.done()
         s = self.driver.session
         verdict = score_card(self.task_, s.result, s.status)
         if self.setup.queue:
@@ -347,7 +355,8 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         if self.busy:
             self.workers.cancel_group(self, "engine")
             self.busy = None
-            self.query_one(ReplyBox).done()
+            for box in self.query(ReplyBox):
+                box.done()
             driving = self._controls.get(HumanAgentControls) or self._controls.get(StepControls)
             driving.cancelled()  # type: ignore[union-attr]
             self.refresh_all()
@@ -360,8 +369,8 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         self.driver.abandon()
         self.app.pop_screen()
 
-    def action_note(self) -> None:
-        self.query_one(NoteBox).open()
+    async def action_note(self) -> None:
+        await self.query_one(NoteBox).open()
 
     def on_note_box_saved(self, message: NoteBox.Saved) -> None:
         self.driver.add_note(message.text)

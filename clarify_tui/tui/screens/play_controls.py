@@ -181,6 +181,12 @@ class WatchControls(Controls):
 
     def on_mount(self) -> None:
         if self.screen.auto:
+            self.screen.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        """The agent starts once the screen has been painted: its first step (a backend
+        call, a database write, a repaint) no longer holds the screen's first frame back."""
+        if self.screen.auto and self.screen.run_mode == "watch" and not self.screen.busy:
             self.run()
 
     def action_toggle_auto(self) -> None:

@@ -15,7 +15,10 @@ from textual.widgets import Input, Label
 
 
 class NoteBox(Vertical):
-    """Hidden until opened."""
+    """Hidden (and empty) until first opened: most sessions never take a note, and a
+    label and an input field are a share of every play screen's opening."""
+
+    DEFAULT_CSS = "NoteBox { display: none; }"
 
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
 
@@ -26,14 +29,13 @@ class NoteBox(Vertical):
             super().__init__()
             self.text = text
 
-    def compose(self) -> ComposeResult:
+    def fields(self) -> ComposeResult:
         yield Label("note on this task (enter saves, escape closes):")
         yield Input(placeholder="anything worth knowing about this task or your answer", id="note-input")
 
-    def on_mount(self) -> None:
-        self.display = False
-
-    def open(self) -> None:
+    async def open(self) -> None:
+        if not self.children:
+            await self.mount_all(self.fields())
         self.display = True
         self.query_one(Input).focus()
 

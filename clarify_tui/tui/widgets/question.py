@@ -61,6 +61,7 @@ class QuestionPanel(Static):
         self.add_class("question-panel")
         self._shown: tuple[Task, AgentView] | None = None
         self._compact = False
+        self._hint = ""
 
     @property
     def compact(self) -> bool:
@@ -86,11 +87,14 @@ class QuestionPanel(Static):
             return
         hidden = self.get_content_height(region.size, region.size, region.width) - region.height
         if hidden <= 0:
-            self.border_subtitle = ""
+            hint = ""
         elif self.scroll_y >= hidden:
-            self.border_subtitle = "end · ctrl+↑ scrolls up"
+            hint = "end · ctrl+↑ scrolls up"
         else:
-            self.border_subtitle = "more ↓ ctrl+↓ or wheel"
+            hint = "more ↓ ctrl+↓ or wheel"
+        if hint != self._hint:  # Textual repaints the panel on every assignment, same text or not
+            self._hint = hint
+            self.border_subtitle = hint
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.update_hint)

@@ -307,8 +307,13 @@ class Trajectory(FinishedLines, DrawsAhead, QuickVerticalScrollbar, ScrollView, 
         super().watch_scroll_y(old_value, new_value)
 
     def on_resize(self, event: events.Resize) -> None:
+        """The layout that sent this already repainted the new size (drawn at the new width,
+        render_line): repaint again only if settling moved a card or the view."""
+        cards = self._cards
+        before = (self._width, cards.total, list(cards.heights), self.scroll_y)
         self._settle()
-        self.refresh()
+        if before != (self._width, cards.total, list(cards.heights), self.scroll_y):
+            self.refresh()
 
     # ---- drawing -----------------------------------------------------------------------
 
