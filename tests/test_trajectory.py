@@ -303,3 +303,32 @@ async def test_unfolding_a_long_session_keeps_the_top_card_and_guesses_the_rest_
             await pilot.press("pagedown")
             seen += headers(screen_text(trajectory))
         assert sorted(set(seen)) == list(range(min(seen), max(seen) + 1)) and max(seen) > 1005
+
+
+def drawn(trajectory: Trajectory) -> list[int]:
+    """How many lines each card drawn so far has."""
+    return [len(trajectory._strips.get(key)[1]) for key in list(trajectory._strips.keys())]
+
+
+class MarkedBeforeLayoutApp(TrajectoryApp):
+    """As replay opens: the cursor is marked while the widgets mount (no size yet), then
+    again once the screen is painted."""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        trajectory = self.query_one(Trajectory)
+        trajectory.follow = False
+        trajectory.sync(make_steps(120), reveal=True)
+        trajectory.mark(101, dim_future=True)
+        self.unsized_drawn = drawn(trajectory)
+        self.call_after_refresh(trajectory.mark, 101, None, True)
+
+
+async def test_a_step_marked_before_the_first_layout_is_scrolled_into_view_once_laid_out():
+    app = MarkedBeforeLayoutApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        trajectory = app.query_one(Trajectory)
+        assert app.unsized_drawn == []  # no card drawn at no width (one was ~500 lines, 45 ms)
+        assert 101 in headers(screen_text(trajectory)) and trajectory.marks(101) == {"current"}
+        assert drawn(trajectory) and max(drawn(trajectory)) < 40

@@ -145,7 +145,7 @@ class Trajectory(FinishedLines, DrawsAhead, QuickVerticalScrollbar, ScrollView, 
     def scroll_to_step(self, index: int) -> None:
         """Bring step `index`'s card into view (its top, if it is taller than the view)."""
         pos = self._cards.position.get(index)
-        if pos is None:
+        if pos is None or not self._width:  # not laid out yet: a card drawn 2 columns wide was ~500 lines, 45 ms
             return
         self._card_strips(pos)
         self._relayout()
