@@ -206,3 +206,36 @@ async def test_an_observer_takes_a_note_though_the_note_box_is_built_when_first_
         await pilot.pause()
         assert not box.display
         assert store.session(screen.driver.session.id).note == "odd task"
+
+
+async def test_the_edit_dialog_opens_in_one_frame_with_the_pending_action_typed_in(monkeypatch, tmp_path):
+    """Step mode's `e`: the pending action's form is composed with the dialog (it used to be
+    mounted after the first frame: two more layouts and frames), its field focused."""
+    from textual.widgets import Input
+
+    from clarify_tui.tui.screens.compose import ComposeScreen
+
+    frames = count_frames(monkeypatch, ComposeScreen)
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS),
+                     task_id="i1", run_mode="step")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("space")  # the agent proposes its first action (a search)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pending = app.screen.driver.pending
+        opened: list[int] = []
+        app.post_message(events.Key("e", "e"))
+        while not isinstance(app.screen, ComposeScreen):
+            await asyncio.sleep(0)
+        app.screen.call_after_refresh(lambda: opened.append(len(frames)))
+        while not opened:
+            await pilot.pause()
+        assert opened == [1]
+        assert "Edit the pending action" in frames[0] and f"{pending.kind.value}:" in frames[0]
+        assert pending.text in frames[0]
+        assert isinstance(app.focused, Input) and app.focused.value == pending.text
+        await pilot.press("end", *" tower", "enter")  # typed onto the proposal, then applied as edited
+        await pilot.pause()
+        assert app.screen.driver.pending.text == pending.text + " tower"
+        assert app.screen.driver.pending.human == "edited"

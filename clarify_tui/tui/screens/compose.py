@@ -9,10 +9,13 @@ from textual.widgets import Static
 
 from clarify_tui.models import Action, ActionKind
 from clarify_tui.tui.screens.dialog import Dialog
+from clarify_tui.tui.first_frame import FirstFrameDrawsAll
+from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.action_bar import ActionBar
+from clarify_tui.tui.widgets.action_form import ActionForm
 
 
-class ComposeScreen(Dialog[Action | None]):
+class ComposeScreen(LaidOutOnOpen, FirstFrameDrawsAll, Dialog[Action | None]):
     """Pick a kind the engine allows (s / k / v / c / enter), type it; dismisses with the Action."""
 
     BINDINGS = [
@@ -33,15 +36,21 @@ class ComposeScreen(Dialog[Action | None]):
         with Vertical(id="compose-dialog"):
             title = "Edit the pending action" if self.prefill else "Replace: type the agent's next action"
             yield Static(title, classes="dialog-title")
-            yield ActionBar(id="compose-bar")
+            yield ActionBar(self._first_form(), id="compose-bar")
+
+    def _first_form(self) -> ActionForm | None:
+        """The form open from the start: the pending action's (when editing), or clarify's
+        when it is the only action allowed."""
+        if self.prefill is not None and self.prefill.kind in self.allowed:
+            kind, prefill = self.prefill.kind, self.prefill
+        elif self.allowed == [ActionKind.clarify]:
+            kind, prefill = ActionKind.clarify, None
+        else:
+            return None
+        return ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill)
 
     def on_mount(self) -> None:
-        bar = self.query_one(ActionBar)
-        bar.set_allowed(self.allowed, k=self.k, confidence=self.confidence)
-        if self.prefill is not None and self.prefill.kind in self.allowed:
-            bar.open(self.prefill.kind, self.prefill)
-        elif self.allowed == [ActionKind.clarify]:
-            bar.open(ActionKind.clarify)
+        self.query_one(ActionBar).set_allowed(self.allowed, k=self.k, confidence=self.confidence)
 
     def action_open(self, kind: str) -> None:
         self.query_one(ActionBar).open(ActionKind(kind))

@@ -7,10 +7,12 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from clarify_tui.tui.first_frame import FirstFrameDrawsAll
+from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.screens.dialog import Dialog
 
 
-class ConfirmScreen(Dialog[bool]):
+class ConfirmScreen(LaidOutOnOpen, FirstFrameDrawsAll, Dialog[bool]):
     """Dismisses with True on y / enter, False on n / escape (one press each)."""
 
     BINDINGS = [

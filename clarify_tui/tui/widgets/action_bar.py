@@ -26,14 +26,19 @@ class ActionBar(Vertical):
             super().__init__()
             self.action = action
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, form: ActionForm | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.allowed: list[ActionKind] = []
         self.k = 1
         self.confidence = False
+        self.first_form = form
+        """A form open from the start (the step-mode editor's): composed with the bar, so the
+        bar's first frame shows it (mounted later, it was one more layout and frame)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="action-hints")
+        if self.first_form is not None:
+            yield self.first_form
 
     def set_allowed(self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False,
                     waiting: bool = True) -> None:
