@@ -41,8 +41,13 @@ scrolls without lag (same 30 ms per key).
   the warm-up, the first paint's line also says how long it took, the longest event-loop
   stall meanwhile (wall, and the loop's own CPU: a wall stall can be another process
   holding the core) and how long down/up on the picker took to repaint while it ran.
-  Before (main at 2e2c3f1, load ~1, --runs 3): F2 132 ms wall (118 CPU), F3 148 (148),
-  ? 118 (103); after, settled: F2 ~26 (9), F3 ~36 (19), ? ~35 (18); cold about as before.
+  Before (the brief's baseline, load 0.44, --runs 5): F2 132 ms wall (118 CPU), F3 148
+  (148), ? 118 (103); after (load ~1, --runs 3), settled: F2 ~27 (10), F3 ~31 (14), ?
+  ~36 (19); cold F2 ~135-170, F3 ~130-150, ? ~86-91 (a key at the first paint also meets
+  the startup's last frames; F2 at the first paint with the warm-up on or off: 133 vs
+  136 ms median of 5). Warm-up: done ~0.4-0.6 s after the first paint, longest stall
+  ~15-20 ms (the first layout of F2 or F3: one Textual call), down/up repainted in <= 17 ms
+  meanwhile (92 keys). The first paint is unchanged by it (A/B of 10 interleaved runs).
 - Beside each wall time the process's CPU time over the same span: on a loaded machine
   (the load is printed) the wall time also counts waiting for a core.
 - long session: a play screen whose episode holds 5,000 synthetic steps (search hits, asks,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 from textual.screen import Screen
@@ -14,6 +15,7 @@ from textual.widgets import Static
 from clarify_tui.models import Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
+from clarify_tui.tui.ahead import QUIET_S
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.help import HelpScreen, HelpText, help_table
 from clarify_tui.tui.screens.sessions import SessionsScreen
@@ -200,3 +202,42 @@ async def test_no_screen_is_built_ahead_in_the_queue(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
         assert not app.ahead.built and not app.ahead.finished.is_set()
+
+
+async def test_the_help_text_is_drawn_ahead_at_the_width_its_layout_gives(tmp_path):
+    """HelpText.draw_ahead guesses the width from the dialog's CSS: a wrong guess would
+    leave the whole text to be drawn inside the layout step (one long stall)."""
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        text = app.ahead.built["help"].query_one(HelpText)
+        drawn_ahead = {key[0] for key, _lines in text._parts.values()}
+        assert drawn_ahead == {text.size.width} and len(text._parts) == len(text._group.renderables)
+        assert any(what == "help: HelpText ahead" for _ms, what in app.ahead.steps)
+
+
+async def test_a_new_screen_on_top_holds_the_warm_up_back_as_a_key_does(tmp_path):
+    """enter pressed while the tasks load opens the task later: the warm-up's next step
+    waits QUIET_S after the new screen, as after a key."""
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        await app.push_screen(Screen())
+        start = time.monotonic()
+        await app.ahead._quiet()
+        assert time.monotonic() - start >= QUIET_S and app.ahead._top is app.screen
+        app.ahead.note_input()  # a key
+        start = time.monotonic()
+        await app.ahead._quiet()
+        assert time.monotonic() - start >= QUIET_S * 0.9
+
+
+@pytest.mark.parametrize("wait_for", ["sessions", "scores", "help"])
+async def test_quitting_while_a_screen_is_built_ahead_is_clean(tmp_path, wait_for):
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1", status="completed")
+    async with app.run_test(size=SIZE) as pilot:
+        while wait_for not in app.ahead.built:  # its widgets mounting, a step at a time
+            await pilot.pause(0.001)
+        app.exit()
+    assert app.return_code == 0  # run_test re-raises any error the app met while closing

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.app import ScreenStackError
 from textual.geometry import Region
 from textual.widget import AwaitMount
 
@@ -111,8 +112,10 @@ class ScreensAhead:
         self.error: BaseException | None = None
         self.steps: list[tuple[float, str]] = []  # (ms, what) of each step (the bench prints the longest)
         self._last_input = 0.0
+        self._top: Screen | None = None  # the screen on top at the last quiet moment
         self._waiting_for = {"first paint", "tasks"}
         self._task: asyncio.Task | None = None
+        self._closing = False  # the app is closing: the widgets still mounting in steps are dropped
 
     # ---- what the app tells it -----------------------------------------------------------
 
@@ -126,6 +129,7 @@ class ScreensAhead:
             self._task = asyncio.create_task(self._run(), name="screens ahead")
 
     def stop(self) -> None:
+        self._closing = True
         if self._task is not None:
             self._task.cancel()
 
@@ -158,18 +162,30 @@ class ScreensAhead:
             self.finished.set()
 
     async def _quiet(self) -> None:
-        """Until the screen on top has painted what it had pending and no input came for QUIET_S."""
+        """Until the screen on top has painted what it had pending and neither input nor a
+        new screen on top came for QUIET_S (a key's effect can come later than the key: enter
+        pressed while the tasks load opens the task once they are loaded)."""
         while True:
+            if self._closing or self.app._exit:
+                return
+            try:
+                screen = self.app.screen
+            except ScreenStackError:  # the app is closing: give up what is being built
+                self.stop()
+                return
+            if screen is not self._top:
+                self._top = screen
+                self.note_input()
             painted = asyncio.Event()
-            self.app.screen.call_after_refresh(painted.set)
+            screen.call_after_refresh(painted.set)
             try:
                 await asyncio.wait_for(painted.wait(), 0.5)  # the screen may close meanwhile
             except asyncio.TimeoutError:
                 continue
             wait = QUIET_S - (time.monotonic() - self._last_input)
-            if wait <= 0:
+            if wait <= 0 and self.app.screen is screen:
                 return
-            await asyncio.sleep(wait)
+            await asyncio.sleep(max(wait, 0))
 
     async def _build(self, kind: str) -> None:
         module, factory = self.builders[kind]
@@ -202,6 +218,15 @@ class ScreensAhead:
         del screen.mount_composed_widgets
         if not await self._settled(screen, kind):
             return
+        for widget in [w for w in screen.walk_children() if hasattr(w, "draw_ahead")]:  # help's text
+            steps = iter(widget.draw_ahead())
+            while True:
+                await self._quiet()
+                if self.built.get(kind) is not screen:
+                    return
+                with self._step(f"{kind}: {type(widget).__name__} ahead"):
+                    if next(steps, StopIteration) is StopIteration:
+                        break
         for _ in range(4):  # a layout's Resize events may ask for another (F3: its tabs)
             await self._quiet()
             if self.built.get(kind) is not screen:
@@ -230,6 +255,8 @@ class ScreensAhead:
         for i, widget in enumerate(widgets):
             if self.built.get(kind) is screen:
                 await self._quiet()
+            if self._closing or self.app._exit:  # as Textual cancels a widget's task at exit
+                raise asyncio.CancelledError()
             if self.built.get(kind) is not screen:
                 await parent.mount_all(widgets[i:])
                 return

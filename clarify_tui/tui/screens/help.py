@@ -12,7 +12,7 @@ three layouts, then drawn), ~12 ms each (benchmarks/bench_tui.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from rich.console import Group
 from rich.table import Table
@@ -70,25 +70,53 @@ def help_table(app_bindings: Iterable[Binding] = ()) -> Group:
 
 
 class HelpText(Widget):
-    """A Rich renderable drawn as a Static draws it, into lines once per width, style and
-    text selection: measuring its height and drawing it use the same lines (the line API)."""
+    """A Rich Group drawn as a Static draws it, into lines once per width and style, a part
+    at a time: measuring its height and drawing it use the same lines (the line API), and
+    built ahead (tui/ahead.py) its parts are drawn in separate steps (`draw_ahead`)."""
 
     DEFAULT_CSS = "HelpText { height: auto; }"
 
-    def __init__(self, renderable, **kwargs) -> None:
+    def __init__(self, group: Group, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._renderable = renderable
+        self._group = group
+        self._parts: dict[int, tuple[object, list[Strip]]] = {}
         self._lines: tuple[object, list[Strip]] | None = None
 
     def render(self):
-        return self._renderable
+        return self._group
 
     def lines(self, width: int) -> list[Strip]:
         key = (width, self.visual_style, self.text_selection)
         if self._lines is None or self._lines[0] != key:
-            visual = visualize(self, self._renderable)
-            self._lines = (key, Visual.to_strips(self, visual, width, None, self.visual_style))
+            if self.text_selection is not None:  # a selection's offsets are the whole text's
+                lines = Visual.to_strips(self, visualize(self, self._group), width, None, self.visual_style)
+            else:
+                lines = [line for i in range(len(self._group.renderables)) for line in self._part(i, width)]
+            self._lines = (key, lines)
         return self._lines[1]
+
+    def _part(self, index: int, width: int) -> list[Strip]:
+        key = (width, self.visual_style)
+        cached = self._parts.get(index)
+        if cached is None or cached[0] != key:
+            part = visualize(self, Group(self._group.renderables[index]))  # drawn by Rich, as in the whole Group
+            cached = self._parts[index] = (key, Visual.to_strips(self, part, width, None, self.visual_style,
+                                                                 apply_selection=False))
+        return cached[1]
+
+    def draw_ahead(self) -> Iterator[None]:
+        """For ScreensAhead: each part drawn in its own step, at the width the dialog will
+        give the text (its width less its border, padding and the scrollbar's stable gutter;
+        a wrong guess only means the layout draws them)."""
+        parent = self.parent
+        if not isinstance(parent, Widget) or parent.styles.scrollbar_gutter != "stable":
+            return
+        size = self.app.size
+        width = int(parent.styles.width.resolve(size, size)) if parent.styles.width else size.width
+        width -= parent.styles.gutter.width + parent.styles.scrollbar_size_vertical
+        for index in range(len(self._group.renderables)):
+            self._part(index, width)
+            yield
 
     def get_content_height(self, container, viewport, width: int) -> int:
         return len(self.lines(width))

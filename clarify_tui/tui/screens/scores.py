@@ -14,6 +14,8 @@ built ahead, tui/ahead.py), it reads and computes them again.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -129,18 +131,31 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         container = self.query_one("#scores-tables", VerticalScroll)
         container.remove_children()
         groups = self.data.report["groups"] if self.data else []
-        widgets = []
         if not groups:
-            widgets.append(Static("No sessions to score.", classes="hint"))
-        for benchmark in BENCHMARKS:
-            mine = [g for g in groups if g["benchmark"] == benchmark]
-            if not mine:
-                continue
-            widgets.append(Static(f"{benchmark} — by {self.by}", classes="scores-title"))
-            table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
-            widgets.append(table)
-            self._fill(table, benchmark, mine)
-        container.mount_all(widgets)
+            container.mount(Static("No sessions to score.", classes="hint"))
+            return
+        pieces = [(benchmark, mine) for benchmark in BENCHMARKS
+                  if (mine := [g for g in groups if g["benchmark"] == benchmark])]
+        if self.is_current:
+            container.mount_all([w for benchmark, mine in pieces for w in self._table(benchmark, mine)])
+        else:  # built ahead, unseen (tui/ahead.py): a table per turn of the event loop, no long stall
+            self.call_next(self._mount_in_turns, container, self.data, pieces)
+
+    async def _mount_in_turns(self, container, data, pieces) -> None:
+        for benchmark, mine in pieces:
+            if self.data is not data or self.is_current:  # newer numbers, or shown: the rest at once
+                if self.data is data:
+                    container.mount_all([w for b, m in pieces[pieces.index((benchmark, mine)):]
+                                         for w in self._table(b, m)])
+                return
+            await container.mount_all(self._table(benchmark, mine))
+            await asyncio.sleep(0)
+
+    def _table(self, benchmark: str, groups: list[dict]) -> list:
+        """A benchmark's title and table of numbers."""
+        table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
+        self._fill(table, benchmark, groups)
+        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table]
 
     def _fill(self, table: DataTable, benchmark: str, groups: list[dict]) -> None:
         table.add_column("metric")
