@@ -4,6 +4,7 @@ they are built are handled."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
@@ -37,9 +38,14 @@ def add_session(store: Store, run: str, status: str = "running") -> Session:
     return session
 
 
+async def finished(app, seconds: float = 60) -> None:
+    """The warm-up's end; a failure, not a hang, if it never comes."""
+    await asyncio.wait_for(app.ahead.finished.wait(), seconds)
+
+
 async def built(app, pilot) -> None:
     await pilot.pause()
-    await app.ahead.finished.wait()
+    await finished(app)
     assert app.ahead.error is None
     assert set(app.ahead.ready) == {"sessions", "scores", "help"}
     await pilot.pause()
@@ -130,7 +136,10 @@ async def test_keys_pressed_while_screens_are_built_are_handled(tmp_path):
     app = make_app(tmp_path / "t.db")
     add_session(app.store, "r1")
     async with app.run_test(size=SIZE) as pilot:
-        while "sessions" not in app.ahead.built:  # registered, its widgets mounting
+        for _ in range(20_000):
+            if "sessions" in app.ahead.built:  # registered, its widgets mounting
+                break
+            assert not app.ahead.finished.is_set(), app.ahead.error
             await pilot.pause(0.001)
         table = app.picker.query_one("#tasks")
         await pilot.press("down")
@@ -140,7 +149,7 @@ async def test_keys_pressed_while_screens_are_built_are_handled(tmp_path):
         await pilot.pause()
         assert app.screen is half_built and half_built.query_one(SessionTable).row_count == 1
         await pilot.press("q")
-        await app.ahead.finished.wait()
+        await finished(app)
         assert app.ahead.error is None and "sessions" not in app.ahead.built
         await pilot.press("f2")  # taken once: built at the key, as before
         await pilot.pause()
@@ -164,7 +173,7 @@ async def test_building_ahead_creates_no_database(tmp_path):
     app = ClarifyApp(db=db, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await app.ahead.finished.wait()
+        await finished(app)
         assert set(app.ahead.ready) == {"help"} and not db.exists()
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
