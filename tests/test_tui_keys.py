@@ -252,3 +252,16 @@ async def test_a_reply_box_cut_by_a_small_terminal_says_so_and_pages(store):
             await asyncio.sleep(0.01)
         replies = [s.action.text for s in app.screen.driver.steps if s.actor == "user"]
     assert replies[:1] == ["i don't know"]
+
+
+@pytest.mark.parametrize(("key", "name"), [("f2", "SessionsScreen"), ("f3", "ScoresScreen")])
+async def test_escape_goes_back_from_the_sessions_and_scores_screens(store, key, name):
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert type(app.screen).__name__ == name
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.picker

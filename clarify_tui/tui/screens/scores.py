@@ -59,6 +59,7 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         Binding("t", "switch_tab", "Numbers/Charts", id="scores-tab", tooltip="switch between numbers and charts"),
         Binding("r", "reload", "Reload", id="scores-reload"),
         Binding("q", "back", "Back", id="scores-back"),
+        Binding("escape", "back", "Back", id="scores-escape", show=False, tooltip="back (as q does)"),
     ]
 
     class ScoresComputed(Message):

@@ -50,6 +50,7 @@ class SessionsScreen(LaidOutOnOpen, Screen):
         Binding("g", "scores", "Scores", id="sessions-scores", tooltip="scores and charts of this database"),
         Binding("r", "reload", "Reload", id="sessions-reload"),
         Binding("q", "back", "Back", id="sessions-back"),
+        Binding("escape", "back", "Back", id="sessions-escape", show=False, tooltip="back (as q does)"),
     ]
 
     def __init__(self, store, select: str | None = None, **kwargs) -> None:
