@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     from clarify_tui.paths import default_db_path
 
     logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
+    from clarify_tui.atomic_write import OutputError
     from clarify_tui.errors import BackendError, StoreError
 
     try:
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (BackendError, StoreError, _raised("clarify_tui.runner", "RunExistsError"), ValueError, KeyError,
+    except (BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"), ValueError, KeyError,
             FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print("[red]error:[/red] ", end="")

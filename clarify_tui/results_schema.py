@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from clarify_tui.atomic_write import write_text
 from clarify_tui.results import EpisodeState, SessionResult
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -62,7 +63,7 @@ def write_schemas(folder: Path | None = None) -> list[Path]:
     for name in SCHEMAS:
         target = (folder or DOCS) / f"{name}.schema.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(schema_text(name), encoding="utf-8")
+        write_text(target, schema_text(name))
         written.append(target)
     return written
 

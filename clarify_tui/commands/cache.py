@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.atomic_write import check_target
+from clarify_tui.commands.common import add_db, db_path, open_store
 
 console = Console(stderr=True)
 
@@ -33,10 +34,12 @@ def register(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.search.cache import ensure_table, export_cache, import_cache
 
+    if args.action == "export":  # refused before the database is opened: --out may name it
+        check_target(args.out, protect=[db_path(args)])
     store = open_store(args, must_exist=args.action != "import")
     ensure_table(store.db)
     if args.action == "export":
-        n = export_cache(store.db, args.out)
+        n = export_cache(store.db, args.out, protect=[store.path])
         console.print(f"exported {n} cached response(s) to {args.out}")
     elif args.action == "import":
         n = import_cache(store.db, args.file)

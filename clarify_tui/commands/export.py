@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.atomic_write import atomic_output, check_target
+from clarify_tui.commands.common import add_db, db_path, open_store
 
 
 def register(sub) -> None:
@@ -26,11 +28,12 @@ def main(args: argparse.Namespace) -> int:
     exporter = EXPORTERS.get(args.format)
     if exporter is None:
         raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}")
+    if args.out:  # refused before the database is opened: --out may name it
+        check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
-    out = open(args.out, "w", encoding="utf-8", newline="") if args.out else sys.stdout
-    try:
+    if not args.out:
+        exporter(store, args.runs, sys.stdout, include_hidden=args.include_hidden)
+        return 0
+    with atomic_output(Path(args.out), protect=[store.path], newline="") as out:
         exporter(store, args.runs, out, include_hidden=args.include_hidden)
-    finally:
-        if args.out:
-            out.close()
     return 0

@@ -19,8 +19,9 @@ import re
 import threading
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
+from clarify_tui.atomic_write import atomic_output
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage, now_iso
 from clarify_tui.search.base import SearchBackend, SearchResult
@@ -147,11 +148,12 @@ class CachedSearch:
         return text
 
 
-def export_cache(db: sqlite_utils.Database, path: Path) -> int:
-    """Write every cached response to `path` as JSONL (one entry a line); returns the count."""
+def export_cache(db: sqlite_utils.Database, path: Path, protect: Iterable[Path] = ()) -> int:
+    """Write every cached response to `path` as JSONL (one entry a line); returns the count.
+    `path` is replaced only when complete, and never when it is one of `protect` (the database)."""
     ensure_table(db)
     count = 0
-    with Path(path).open("w", encoding="utf-8") as out:
+    with atomic_output(Path(path), protect=protect) as out:
         for row in db.query(f"select * from {TABLE} order by created_at, key"):
             entry = {name: row[name] for name in _COLUMNS}
             entry["params"] = json.loads(entry["params"])

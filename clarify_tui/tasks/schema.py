@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.atomic_write import write_text
+
 from clarify_tui.models import Task
 from clarify_tui.paths import data_dir
 
@@ -36,7 +38,7 @@ def write_schema(path: Path | None = None) -> Path:
     """Write the schema (default: data/schema/task.schema.json) and return where."""
     target = path or schema_path()
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(schema_text(), encoding="utf-8")
+    write_text(target, schema_text())
     return target
 
 
