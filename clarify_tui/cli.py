@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         err.print("[red]error:[/red] ", end="")
         err.print(describe(exc, getattr(args, "db", None) or default_db_path()), markup=False, highlight=False)
         return 2
+    except _raised("clarify_tui.runner", "RunStopped") as exc:  # an endpoint is down: sessions errored
+        err.print("[red]error:[/red] ", end="")
+        err.print(str(exc), markup=False, highlight=False)
+        return 1
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0

@@ -47,6 +47,10 @@ class EndpointConfig(_Strict):
     """Retries on 408/409/429/5xx, connection errors and timeouts, with exponential backoff."""
     max_concurrency: int = Field(default=32, ge=1)
     """Requests in flight at once against this endpoint (roles sharing it share the limit)."""
+    stop_after_failures: int = Field(default=5, ge=0)
+    """A batch run stops when this many model calls in a row ran out of retries on one
+    endpoint (timeouts, refused connections, 5xx): a server that accepts and never answers
+    would otherwise cost timeout x retries per task. 0: never stop (docs/runs.md)."""
 
 
 class RoleConfig(_Strict):

@@ -4,7 +4,10 @@ A run is named; its sessions are written through as they happen. `resume=True` s
 tasks whose session in this run completed, marks sessions left `running` by a crash or
 Ctrl-C as abandoned and plays those tasks again. An exception in one episode errors that
 session only; the run goes on. With `retry_errored=True` errored tasks are played again:
-the old session is kept, marked `superseded`, and no metric counts it.
+the old session is kept and, once the new one has ended, marked `superseded` (no metric
+counts it); until then it stays counted, so a crash mid-retry loses no task. When a model
+endpoint fails `stop_after_failures` calls in a row (llm/client.py), the run stops
+(RunStopped) instead of paying timeout x retries for every task left.
 
 Within a run a task is played up to `task_attempts` times while its session ends errored
 or, for InteractComp, with a call the harness could not make (`call_error`): the
@@ -36,6 +39,10 @@ from clarify_tui.writer import BackgroundWriter
 
 class RunExistsError(RuntimeError):
     """The run name is taken and --resume was not given."""
+
+
+class RunStopped(RuntimeError):
+    """The run stopped early: a model endpoint failed `stop_after_failures` calls in a row."""
 
 
 class RunSpecMismatch(ValueError):
@@ -166,10 +173,12 @@ def _same(key: str, old, new) -> bool:
 
 def plan(
     store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False
-) -> tuple[list[Task], int, int]:
-    """Which tasks still need playing in this run, how many are done and how many errored
-    sessions were superseded. Marks interrupted sessions abandoned and, with
-    `retry_errored`, errored sessions of unfinished tasks superseded."""
+) -> tuple[list[Task], int, dict[str, list[Session]]]:
+    """Which tasks still need playing in this run, how many are done, and (with
+    `retry_errored`) the errored sessions each task to play again replaces. Marks
+    interrupted sessions abandoned. An errored session is superseded only once its task's
+    new session has ended (see `_run_held`): a crash mid-retry must not make the tasks
+    not yet replayed vanish from every count."""
     existing = store.sessions(runs=[spec.name])
     if existing and not resume:
         raise RunExistsError(
@@ -179,23 +188,19 @@ def plan(
     if resume:
         check_same_spec(store, spec)
     done = {s.task_id for s in existing if s.status == "completed"}
-    retry = []
+    retry: dict[str, list[Session]] = {}
     for s in existing:
         if s.status == "running":
             s.status, s.error = "abandoned", "interrupted; restarted by --resume"
             store.update_session(s)
         elif s.status == "errored" and s.task_id not in done:
             if retry_errored:
-                retry.append(s)
+                retry.setdefault(s.task_id, []).append(s)
             else:
                 done.add(s.task_id)
     wanted = {t.id for t in tasks}
-    for s in retry:
-        if s.task_id in wanted:
-            s.status = "superseded"
-            store.update_session(s)
     todo = [t for t in tasks if t.id not in done]
-    return todo, len(tasks) - len(todo), sum(1 for s in retry if s.task_id in wanted)
+    return todo, len(tasks) - len(todo), {k: v for k, v in retry.items() if k in wanted}
 
 
 async def run_batch(
@@ -219,7 +224,7 @@ async def run_batch(
 
 
 async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
-    todo, skipped, superseded = plan(store, spec, tasks, resume, retry_errored)
+    todo, skipped, replaces = plan(store, spec, tasks, resume, retry_errored)
     attempts_made = _attempts_made(store, spec.name) if resume else {}
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
@@ -235,7 +240,8 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     cache_writes = _cache_write_db(store) if cached and on_disk else None
     search = make_search(spec.search, config_obj, db=store.db if cached else None, cache_mode=spec.search_cache,
                          write_db=cache_writes)
-    summary = RunSummary(skipped=skipped, superseded=superseded)
+    summary = RunSummary(skipped=skipped)
+    down = _breaker(config_obj)
     gate = asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
@@ -257,9 +263,20 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                 session.status, session.error = "superseded", f"{ATTEMPT_NOTE}{attempt} of {spec.attempts}: {why}"
                 sink.update_session(session)
                 summary.replayed += 1
+            if session.status in ("completed", "errored"):  # only now does the retry replace the old session
+                for old in replaces.get(task.id, ()):
+                    old.status = "superseded"
+                    sink.update_session(old)
+                    summary.superseded += 1
             summary.sessions.append(session)
             if on_session_done:
                 on_session_done(session)
+            why = down()
+            if why:
+                raise RunStopped(
+                    f"run '{spec.name}' stopped: {why}. Check the server, then continue with the same command "
+                    "and --resume --retry-errored"
+                )
 
     try:
         await _all_or_first_failure([play(t) for t in todo])
@@ -272,6 +289,17 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             search.close_write_db()  # waits for a fill still running in its thread
         await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
     return summary
+
+
+def _breaker(config_obj) -> Callable[[], str | None]:
+    """Why the run must stop (a model endpoint's circuit breaker tripped), asked after
+    each session. Runs with model backends only (`config_obj`): importing the client costs."""
+    if config_obj is None:
+        return lambda: None
+    from clarify_tui.llm.client import endpoint_down, reset_breakers
+
+    reset_breakers()
+    return endpoint_down
 
 
 def _attempts_made(store: Store, run: str) -> dict[str, int]:

@@ -43,7 +43,7 @@ def chat_client(role: Role, model: str, config: Config, environ: Mapping[str, st
         model=_model_name(model),
         role=role,
         api_key=api_key,
-        endpoint=endpoint_for(base_url, api_key, limit),
+        endpoint=endpoint_for(base_url, api_key, limit, config.openai.stop_after_failures),
         settings=settings,
         defaults=config.openai,
         config=config,

@@ -77,13 +77,13 @@ def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path,
     healthy = interactcomp_router(0.0)
     server.set_handler(faulty(3, healthy))
     db = tmp_path / "f.db"
-    assert main(llm_run(db, "--set", "openai.max_retries=0", *ONCE)) == 0
+    assert main(llm_run(db, "--set", "openai.max_retries=0", "--set", "openai.stop_after_failures=0", *ONCE)) == 1
     first = Store(db).sessions(runs=["f"])
     errored = [s for s in first if s.status == "errored"]
     assert len(first) == DEMO_TASKS and errored  # 30 % faults with no retries leave holes
     capsys.readouterr()
 
-    assert main(llm_run(db, "--resume", *ONCE)) == 0  # plain resume keeps errored tasks as done
+    assert main(llm_run(db, "--resume", *ONCE)) == 1  # plain resume keeps errored tasks as done (and errored)
     capsys.readouterr()
     assert len(Store(db).sessions(runs=["f"])) == DEMO_TASKS
 

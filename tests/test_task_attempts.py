@@ -92,7 +92,7 @@ def test_three_failed_calls_end_the_task_as_the_harness_scores_it(tmp_path, serv
 def test_an_errored_attempt_is_played_again_and_the_run_records_the_attempts(tmp_path, server, capsys):
     server.set_handler(first_calls_broken(2, lambda: error(500, "injected")))
     db = tmp_path / "d.db"
-    assert run(db, "--task-attempts", "2") == 0
+    assert run(db, "--task-attempts", "2") == 1  # a session errored: exit 1 (docs/runs.md "Exit codes")
     sessions = Store(db).sessions(runs=["r"])
     assert sorted(s.status for s in sessions) == ["errored", "superseded"]
     assert json.loads(Store(db).run_row("r")["config"])["task_attempts"] == 2
@@ -106,7 +106,7 @@ def test_other_benchmarks_play_a_task_once(tmp_path, server, capsys):
     server.set_handler(lambda request: error(500, "down"))
     db = tmp_path / "e.db"
     assert main(["run", "--benchmark", "discobench", "--agent", "openai:a", "--db", str(db), "--run", "r",
-                 "--limit", "1", "--search-cache", "off", "--set", "openai.max_retries=0"]) == 0
+                 "--limit", "1", "--search-cache", "off", "--set", "openai.max_retries=0"]) == 1
     [only] = Store(db).sessions(runs=["r"])
     assert only.status == "errored"
 
@@ -114,11 +114,11 @@ def test_other_benchmarks_play_a_task_once(tmp_path, server, capsys):
 def test_resume_after_a_crash_continues_the_attempt_count(tmp_path, server, capsys):
     server.set_handler(lambda request: error(500, "down"))
     db = tmp_path / "f.db"
-    assert run(db) == 0
+    assert run(db) == 1  # a session errored: exit 1 (docs/runs.md "Exit codes")
     store = Store(db)
     [last] = [s for s in store.sessions(runs=["r"]) if s.status == "errored"]
     last.status = "running"  # the process died during attempt 3
     store.update_session(last)
-    assert run(db, "--resume") == 0
+    assert run(db, "--resume") == 1
     statuses = sorted(s.status for s in Store(db).sessions(runs=["r"]))
     assert statuses == ["abandoned", "errored", "superseded", "superseded"]  # attempt 3 once more, no 4th

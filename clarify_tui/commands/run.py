@@ -143,13 +143,17 @@ def main(args: argparse.Namespace) -> int:
             )
         )
         progress.update(bar, completed=len(tasks))
-    print_summary(args.benchmark, name, summary, store)
+    errored = print_summary(args.benchmark, name, summary, store)
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
-    return 0
+    return EXIT_ERRORED if errored else 0
 
 
-def print_summary(benchmark: str, name: str, summary, store) -> None:
+EXIT_ERRORED = 1  # docs/runs.md "Exit codes": some session of the run errored (scripts and CI must see it)
+
+
+def print_summary(benchmark: str, name: str, summary, store) -> int:
+    """Print the run's one-line summary; returns how many of its sessions errored."""
     sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
     done = [s for s in sessions if s.status == "completed"]
     errored = [s for s in sessions if s.status == "errored"]
@@ -181,6 +185,7 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
         console.print(f"retries: {retries} on {steps} step(s) ({because})", markup=False, highlight=False)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
+    return len(errored)
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:

@@ -55,6 +55,19 @@ class Endpoint:
     base_url: str | None
     limits: list[int] = field(default_factory=list)
     _semaphores: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
+    stop_after: int = 0  # consecutive calls failed for good before the endpoint counts as down; 0: never
+    failures: int = 0  # calls failed for good in a row (an answer resets it)
+    down: str | None = None  # why it is down: a batch run stops (runner.py), see docs/runs.md
+
+    def failed(self, why: str) -> None:
+        """A call ran out of retries on an infrastructure fault (not a 4xx: that is ours)."""
+        self.failures += 1
+        if self.stop_after and self.failures >= self.stop_after and self.down is None:
+            where = self.base_url or "the OpenAI API"
+            self.down = f"{self.failures} model calls in a row failed at {where} (the last: {why})"
+
+    def answered(self) -> None:
+        self.failures = 0
 
     def semaphore(self) -> asyncio.Semaphore:
         """This loop's limiter, sized by the smallest limit any sharing role configured."""
@@ -68,12 +81,24 @@ class Endpoint:
 _ENDPOINTS: dict[tuple[str | None, str], Endpoint] = {}
 
 
-def endpoint_for(base_url: str | None, api_key: str, limit: int) -> Endpoint:
+def endpoint_for(base_url: str | None, api_key: str, limit: int, stop_after: int = 0) -> Endpoint:
     """The shared Endpoint for a server and key (the key enters only as a digest)."""
     digest = hashlib.sha256(api_key.encode()).hexdigest()[:16]
     endpoint = _ENDPOINTS.setdefault((base_url, digest), Endpoint(base_url))
     endpoint.limits.append(limit)
+    endpoint.stop_after = stop_after
     return endpoint
+
+
+def endpoint_down() -> str | None:
+    """Why a model endpoint is down (its circuit breaker tripped), or None."""
+    return next((e.down for e in _ENDPOINTS.values() if e.down), None)
+
+
+def reset_breakers() -> None:
+    """A new run starts every endpoint afresh (one process may run several batches)."""
+    for endpoint in _ENDPOINTS.values():
+        endpoint.failures, endpoint.down = 0, None
 
 
 class ChatClient:
@@ -164,10 +189,12 @@ class ChatClient:
             except _Transient as fault:
                 causes.append(fault.cause)
                 if len(causes) > self.max_retries:
+                    self.endpoint.failed(fault.cause)
                     raise BackendError(self._describe(fault.cause, len(causes) - 1)) from fault.__cause__
                 await asyncio.sleep(fault.wait if fault.wait is not None else _backoff(len(causes)))
             except openai.APIStatusError as exc:  # 4xx other than 408/409/429: retrying will not help
                 raise BackendError(self._describe(f"HTTP {exc.status_code}: {exc.message}", len(causes))) from exc
+        self.endpoint.answered()
         latency_ms = (time.perf_counter() - started) * 1000
         usage = Usage(
             tokens_in=tokens_in,
