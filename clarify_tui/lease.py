@@ -6,6 +6,14 @@ so of two processes starting together exactly one wins; the other gets a RunLeas
 naming the holder. A lease is stale, and taken over, when its holder is a process on this host that no
 longer exists (a crash or kill -9), or a process on another host whose heartbeat is older
 than `STALE_AFTER_S`. Different runs have different rows, so many runs share one database.
+
+"No longer exists" is decided by the process's identity, not its pid alone: a pid is
+reused (a container restarted where the run was pid 1, a reboot), and a lease naming a
+reused pid would be refused for ever. The lease records the holder's boot id and start
+time (`/proc/PID/stat` field 22, in clock ticks since boot); the holder is alive only when
+a process with that pid exists *and* has that identity. Where /proc cannot tell (not
+Linux, an older lease), the pid decides, and `take_over=True` (`run --take-over`) breaks
+any lease, saying whose it was.
 """
 
 from __future__ import annotations
@@ -30,42 +38,64 @@ class Lease:
     token: str
     pid: int
     host: str
+    took_over: str | None = None  # whose lease this one replaced (one line), if any
+
+
+_COLUMNS = "run, token, pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at"
 
 
 def ensure_table(conn: sqlite3.Connection) -> None:
     conn.execute(
         f"CREATE TABLE IF NOT EXISTS {TABLE} (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
-        "acquired_at REAL, heartbeat_at REAL)"
+        "acquired_at REAL, heartbeat_at REAL, proc_id TEXT, proc_started_at REAL)"
     )
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({TABLE})")}
+    for column, kind in (("proc_id", "TEXT"), ("proc_started_at", "REAL")):  # leases taken before identities
+        if column not in have:
+            conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {kind}")
     conn.commit()
 
 
-def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER_S) -> Lease:
-    """Take the run's lease or raise RunLeaseError naming who holds it."""
-    lease = Lease(run=run, token=secrets.token_hex(16), pid=os.getpid(), host=socket.gethostname())
+def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER_S, take_over: bool = False) -> Lease:
+    """Take the run's lease or raise RunLeaseError naming who holds it. `take_over` breaks
+    a lease held by a live (or apparently live) process; the Lease says whose it was."""
+    me = os.getpid()
     ensure_table(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute(
-            f"SELECT pid, host, acquired_at, heartbeat_at FROM {TABLE} WHERE run = ?", [run]
+            f"SELECT pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at FROM {TABLE} WHERE run = ?", [run]
         ).fetchone()
         now = time.time()
-        if row is not None and not _stale(row, now, stale_after):
-            pid, host, acquired, beat = row
-            raise RunLeaseError(
-                f"run '{run}' is being written by pid {pid} on {host} (since "
-                f"{time.strftime('%H:%M:%S', time.localtime(acquired))}, last heartbeat {now - beat:.0f} s ago); "
-                "wait for it to finish or use --run to start another run"
-            )
+        took_over = None
+        if row is not None:
+            stale = _stale(row, now, stale_after)
+            if not stale and not take_over:
+                raise RunLeaseError(
+                    f"run '{run}' is being written by {holder(row, now)}; wait for it to finish, use --run to start "
+                    "another run, or --take-over if that process is gone"
+                )
+            took_over = f"took over run '{run}' from {holder(row, now)}" + (
+                " (it is not running any more)" if stale else " (--take-over; if it is still running it stops)")
+        lease = Lease(run=run, token=secrets.token_hex(16), pid=me, host=socket.gethostname(), took_over=took_over)
         conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE} (run, token, pid, host, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [run, lease.token, lease.pid, lease.host, now, now],
+            f"INSERT OR REPLACE INTO {TABLE} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [run, lease.token, lease.pid, lease.host, now, now, process_id(me), process_started_at(me)],
         )
         conn.commit()
     except BaseException:
         conn.rollback()
         raise
     return lease
+
+
+def holder(row: tuple, now: float) -> str:
+    """'pid 4242 on gpu-3 (process started 04:50:58, lease since 04:51:02, last heartbeat 2 s ago)'."""
+    pid, host, acquired, beat, _proc_id, started = row
+    clock = lambda t: time.strftime("%H:%M:%S", time.localtime(t))  # noqa: E731
+    started_part = f"process started {clock(started)}, " if started else ""
+    return (f"pid {pid} on {host} ({started_part}lease since {clock(acquired or 0)}, "
+            f"last heartbeat {now - (beat or 0):.0f} s ago)")
 
 
 def heartbeat(conn: sqlite3.Connection, lease: Lease) -> bool:
@@ -83,14 +113,45 @@ def release(conn: sqlite3.Connection, lease: Lease) -> None:
 
 
 def _stale(row: tuple, now: float, stale_after: float) -> bool:
-    """On this host the holder's pid decides: a live process keeps its lease even when its
-    heartbeat lags (a loaded machine, a writer thread waiting on a lock), so a second writer
-    can never take over a run that is still being played. Only a holder on another host is
-    judged by its heartbeat."""
-    pid, host, _acquired, beat = row
+    """On this host the holder's process decides: a live process keeps its lease even when
+    its heartbeat lags (a loaded machine, a writer thread waiting on a lock), so a second
+    writer can never take over a run that is still being played; a process with the
+    holder's pid but another identity (start time, boot) is not the holder. Only a holder
+    on another host is judged by its heartbeat."""
+    pid, host, _acquired, beat, proc_id, _started = row
     if host == socket.gethostname():
+        current = process_id(int(pid)) if proc_id else None
+        if current is not None:
+            return current != proc_id
         return not pid_alive(int(pid))
     return now - (beat or 0) > stale_after
+
+
+def process_id(pid: int) -> str | None:
+    """'<boot id>:<start time in ticks>' of process `pid` (Linux /proc), None when it does
+    not exist or /proc cannot tell. Two processes with one pid never share it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            boot = f.read().strip()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": field 3 onwards
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
+
+
+def process_started_at(pid: int) -> float | None:
+    """When process `pid` started (epoch seconds), for the messages; None if unknown."""
+    ident = process_id(pid)
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            boot = next(float(line.split()[1]) for line in f if line.startswith("btime "))
+    except (OSError, StopIteration, ValueError):
+        return None
+    if ident is None:
+        return None
+    return boot + int(ident.rsplit(":", 1)[1]) / os.sysconf("SC_CLK_TCK")
 
 
 def pid_alive(pid: int) -> bool:

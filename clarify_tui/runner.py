@@ -212,8 +212,14 @@ async def run_batch(
     retry_errored: bool = False,
     on_session_done: Callable[[Session], None] | None = None,
     config_obj=None,
+    take_over: bool = False,
+    notify: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    held = store.acquire_run(spec.name)
+    """Play `tasks` into run `spec.name`. `take_over` breaks another process's lease on the
+    run (`run --take-over`); `notify` hears one line when a lease was taken over."""
+    held = store.acquire_run(spec.name, take_over=take_over)
+    if held.took_over and notify:
+        notify(held.took_over)
     try:
         return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj)
     finally:

@@ -341,10 +341,10 @@ class Store:
 
     # ---- one writer per run (see lease.py) ------------------------------------------
 
-    def acquire_run(self, run: str, stale_after: float = lease.STALE_AFTER_S) -> lease.Lease:
+    def acquire_run(self, run: str, stale_after: float = lease.STALE_AFTER_S, take_over: bool = False) -> lease.Lease:
         """Become the run's only writer, or RunLeaseError naming the live holder."""
         with self._writing():
-            return lease.acquire(self.conn, run, stale_after)
+            return lease.acquire(self.conn, run, stale_after, take_over)
 
     def heartbeat_run(self, held: lease.Lease) -> bool:
         with self._writing():

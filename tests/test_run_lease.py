@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from clarify_tui import lease
 from clarify_tui.errors import RunLeaseError
 from clarify_tui.runner import RunSpec, RunSpecMismatch, run_batch
 from clarify_tui.store import Store
@@ -60,15 +61,15 @@ def test_a_stale_lease_is_taken_over(tmp_path):
     store = Store(db)
     now = time.time()
     # a crashed process on this host (its pid no longer exists), heartbeat still fresh
-    store.conn.execute("INSERT INTO run_leases VALUES ('crashed', 't1', ?, ?, ?, ?)",
+    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('crashed', 't1', ?, ?, ?, ?)",
                        [dead_pid(), socket.gethostname(), now, now])
     # another host whose heartbeat stopped a minute ago
-    store.conn.execute("INSERT INTO run_leases VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)", [now - 90, now - 60])
+    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)", [now - 90, now - 60])
     # another host, alive
-    store.conn.execute("INSERT INTO run_leases VALUES ('live', 't3', 1, 'elsewhere', ?, ?)", [now, now])
+    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('live', 't3', 1, 'elsewhere', ?, ?)", [now, now])
     # a live process on this host whose heartbeat lags (a loaded machine): still the holder
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    store.conn.execute("INSERT INTO run_leases VALUES ('lagging', 't4', ?, ?, ?, ?)",
+    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('lagging', 't4', ?, ?, ?, ?)",
                        [holder.pid, socket.gethostname(), now - 600, now - 300])
     store.conn.commit()
     try:
@@ -81,6 +82,71 @@ def test_a_stale_lease_is_taken_over(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def _lease(store, run, pid, proc_id, started=None):
+    now = time.time()
+    store.conn.execute("INSERT OR REPLACE INTO run_leases VALUES (?, 'tok', ?, ?, ?, ?, ?, ?)",
+                       [run, pid, socket.gethostname(), now - 60, now - 1, proc_id, started])
+    store.conn.commit()
+
+
+def test_a_reused_pid_does_not_keep_a_dead_holders_lease(tmp_path):
+    """A container restarted where the run was pid 1: the pid is alive again (here: this
+    very test process, and an unrelated sleeper), but it is another process."""
+    store = Store(tmp_path / "reused.db")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        boot = lease.process_id(os.getpid()).rsplit(":", 1)[0]
+        _lease(store, "mine", os.getpid(), f"{boot}:1")  # our pid, another start time
+        _lease(store, "other", sleeper.pid, f"{boot}:2")
+        _lease(store, "rebooted", sleeper.pid, f"another-boot:{lease.process_id(sleeper.pid).rsplit(':', 1)[1]}")
+        for run in ("mine", "other", "rebooted"):
+            held = store.acquire_run(run)
+            assert held.pid == os.getpid() and "it is not running any more" in held.took_over
+        # the real holder, with its own identity: refused, and the refusal names the way out
+        _lease(store, "live", sleeper.pid, lease.process_id(sleeper.pid), lease.process_started_at(sleeper.pid))
+        with pytest.raises(RunLeaseError, match=f"pid {sleeper.pid} on .* \\(process started .*--take-over"):
+            store.acquire_run("live")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_take_over_breaks_a_lease_and_says_whose(tmp_path):
+    db = tmp_path / "t.db"
+    store = Store(db)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        # a lease from before identities were recorded: the pid alone looks alive
+        _lease(store, "r", sleeper.pid, None)
+        args = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
+                "--run", "r", "--limit", "2"]
+        code, _out, err = run_cli(*args)
+        assert code == 2 and f"pid {sleeper.pid}" in err and "--take-over" in err
+        code, _out, err = run_cli(*args, "--take-over")
+        assert code == 0, err
+        assert f"took over run 'r' from pid {sleeper.pid} on {socket.gethostname()}" in err
+        assert "(--take-over; if it is still running it stops)" in err
+        assert counts(db, "r") == (2, 2)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_old_lease_tables_get_the_identity_columns(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE run_leases (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
+                 "acquired_at REAL, heartbeat_at REAL)")
+    conn.commit()
+    conn.close()
+    held = Store(db).acquire_run("r")
+    row = Store(db).conn.execute("SELECT proc_id, proc_started_at FROM run_leases WHERE run='r'").fetchone()
+    assert held.took_over is None and row[0] == lease.process_id(os.getpid())
+    assert abs(row[1] - time.time()) < 3600
 
 
 async def test_the_lease_is_released_when_the_run_ends_and_held_while_it_runs(tmp_path, search, monkeypatch):

@@ -30,6 +30,9 @@ def register(sub) -> None:
                    help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
     p.add_argument("--limit", type=at_least(0), default=None, help="only the first N tasks")
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
+    p.add_argument("--take-over", action="store_true",
+                   help="break another process's lease on the run (when its holder is gone but looks alive, "
+                        "e.g. its pid was reused); says whose lease it breaks")
     p.add_argument("--retry-errored", action="store_true",
                    help="with --resume: play errored tasks again (the old sessions are kept as superseded)")
     p.add_argument("--task-attempts", type=at_least(1), default=None, metavar="N",
@@ -140,6 +143,7 @@ def main(args: argparse.Namespace) -> int:
             run_batch(
                 store, spec, tasks, resume=args.resume, retry_errored=args.retry_errored, config_obj=config_obj,
                 on_session_done=lambda s: progress.advance(bar),
+                take_over=args.take_over, notify=lambda line: console.print(line, markup=False, highlight=False),
             )
         )
         progress.update(bar, completed=len(tasks))
