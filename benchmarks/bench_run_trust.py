@@ -103,6 +103,9 @@ def two_writers(tmp: Path, tasks: int, trials: int, latency: float) -> None:
     try:
         for trial in range(trials):
             db = tmp / f"two-{trial}.db"
+            # --resume needs a run to resume: start it with one task, then race two writers on the rest
+            subprocess.run(run_cmd(db, data, "same", "--limit", "1"), env=env_for(url), check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             started = time.perf_counter()
             procs = [subprocess.Popen(run_cmd(db, data, "same", "--resume", "--concurrency", "8"), env=env_for(url),
                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 CONFIG_FILE_NAME = "clarify.toml"
 Role = Literal["agent", "user", "judge", "deep_search"]
@@ -30,6 +31,20 @@ class ConfigError(ValueError):
     """The configuration is unusable (bad clarify.toml, missing API key)."""
 
 
+def _http_url(value: str | None) -> str | None:
+    """A server root must be an http(s) URL with a host: "notaurl" used to be retried for
+    30 s as a connection failure of every call; now it is refused before the run."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{value!r} is not an http:// or https:// URL with a host (e.g. http://localhost:8000/v1)")
+    return value
+
+
+BaseUrl = Annotated[str | None, AfterValidator(_http_url)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -37,7 +52,7 @@ class _Strict(BaseModel):
 class EndpointConfig(_Strict):
     """An OpenAI-compatible server shared by every role that does not override it."""
 
-    base_url: str | None = None
+    base_url: BaseUrl = None
     """Server root, e.g. `http://localhost:8000/v1`. None: the OpenAI API (or OPENAI_BASE_URL)."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable that holds the key (the key itself never goes here)."""
@@ -56,7 +71,7 @@ class EndpointConfig(_Strict):
 class RoleConfig(_Strict):
     """Per-role sampling settings and optional endpoint overrides. None = the default."""
 
-    base_url: str | None = None
+    base_url: BaseUrl = None
     """Use another server for this role (e.g. the judge elsewhere than the agent)."""
     api_key_env: str | None = None
     """Environment variable with this role's key when it uses another server."""
@@ -93,7 +108,7 @@ class Price(_Strict):
 class TavilyConfig(_Strict):
     """The Tavily search API."""
 
-    base_url: str | None = None
+    base_url: BaseUrl = None
     """API root; None: TAVILY_BASE_URL if set, else https://api.tavily.com."""
     api_key_env: str = "TAVILY_API_KEY"
     """Name of the environment variable holding the Tavily key."""
@@ -162,6 +177,18 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _read_toml(file: Path) -> dict[str, Any]:
+    """The file's TOML; any reason it cannot be read is one line naming the file."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {file}: {exc.strerror or exc}") from exc
+
+
 def load_config(
     path: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
@@ -174,13 +201,12 @@ def load_config(
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}
     file = Path(path) if path is not None else Path.cwd() / CONFIG_FILE_NAME  # `judge --config` gives a str
+    if file.is_dir():
+        raise ConfigError(f"cannot read config {file}: it is a directory")
     if path is not None and not file.is_file():
         raise ConfigError(f"config file not found: {file}")
     if file.is_file():
-        try:
-            data = tomllib.loads(file.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{file}: {exc}") from exc
+        data = _read_toml(file)
     if env.get("OPENAI_BASE_URL"):
         data = _merge(data, {"openai": {"base_url": env["OPENAI_BASE_URL"]}})
     if env.get("TAVILY_BASE_URL"):
@@ -190,4 +216,14 @@ def load_config(
         return Config.model_validate(data)
     except ValidationError as exc:
         where = file if file.is_file() else "configuration"
-        raise ConfigError(f"{where}: {exc}") from exc
+        raise ConfigError(f"{where}: {_one_line(exc)}") from exc
+
+
+def _one_line(exc: ValidationError) -> str:
+    """The first problem as `section.field: message`, and how many more there are."""
+    errors = exc.errors()
+    first = errors[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    return f"{field}: {message}{more}"

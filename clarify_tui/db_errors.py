@@ -136,6 +136,18 @@ def translated(path: Path) -> Iterator[None]:
         raise StoreError(describe(exc, path)) from exc
 
 
+def foreign(conn: sqlite3.Connection, path: Path) -> str | None:
+    """Why the SQLite file is not ours (another application's tables), or None. Read-only:
+    `score` or `sessions` pointed at another program's database must not add our tables to it."""
+    names = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+    ours = "meta" in names and schema_version(conn) is not None or {"sessions", "steps"} <= set(names)
+    if not names or ours:
+        return None
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"{path} is another application's SQLite database (tables: {shown}), not a clarify-tui database; "
+            "nothing was changed, pass --db FILE")
+
+
 def schema_version(conn: sqlite3.Connection) -> int | None:
     """The stored schema version, read without writing anything (None for a new file)."""
     has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()

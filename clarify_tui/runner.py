@@ -45,6 +45,10 @@ class RunStopped(RuntimeError):
     """The run stopped early: a model endpoint failed `stop_after_failures` calls in a row."""
 
 
+class NothingToResume(ValueError):
+    """--resume named a run the database does not have."""
+
+
 class RunSpecMismatch(ValueError):
     """--resume asked for a different benchmark, dataset, agent, mode, ... than the run has."""
 
@@ -163,6 +167,16 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
         )
 
 
+def check_resumable(store: Store, name: str) -> None:
+    """`--resume --run TYPO` must not start a fresh run under the typo: say there is
+    nothing to resume and list the runs there are."""
+    if store.run_row(name) is not None or store.sessions(runs=[name]):
+        return
+    names = store.run_names()
+    there = f"runs in {store.path}: {', '.join(names)}" if names else f"{store.path} has no runs yet"
+    raise NothingToResume(f"--resume: there is no run '{name}' to resume ({there}); drop --resume to start it")
+
+
 def _same(key: str, old, new) -> bool:
     if old == new:
         return True
@@ -217,6 +231,8 @@ async def run_batch(
 ) -> RunSummary:
     """Play `tasks` into run `spec.name`. `take_over` breaks another process's lease on the
     run (`run --take-over`); `notify` hears one line when a lease was taken over."""
+    if resume:
+        check_resumable(store, spec.name)
     held = store.acquire_run(spec.name, take_over=take_over)
     if held.took_over and notify:
         notify(held.took_over)

@@ -64,8 +64,11 @@ def task_key(task: Task) -> str:
 
 
 class Store:
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False, existing: bool = False) -> None:
+        """`existing`: the command only reads sessions (score, sessions, export, replay):
+        a file holding none (0 bytes, an empty database) is refused, unchanged."""
         self.path = Path(path)
+        self._existing = existing
         self.readonly = readonly
         memory = str(path) == ":memory:"
         if not memory:
@@ -121,6 +124,13 @@ class Store:
                               list(row.values()))
 
     def _check_version(self) -> None:
+        """Refuse, before anything is written, a newer schema, another application's
+        database, and (for readers) a file with no tables at all."""
+        why = db_errors.foreign(self.conn, self.path)
+        if why:
+            raise StoreError(why)
+        if self._existing and not self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+            raise StoreError(f"{self.path} holds no clarify-tui data (an empty file); nothing was changed, pass --db FILE")
         version = db_errors.schema_version(self.conn)
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(

@@ -28,6 +28,6 @@ def test_a_run_replays_from_an_imported_cache_and_a_miss_errors_the_session(tmp_
     other.write_text(IC.model_copy(update={"question": "A question never searched before?"}).model_dump_json() + "\n",
                      encoding="utf-8")
     assert main(["run", "--benchmark", "interactcomp", "--dataset", str(other), "--agent", "scripted:direct-guess",
-                 "--db", str(b), "--run", "miss", "--search-cache", "replay"]) == 0
+                 "--db", str(b), "--run", "miss", "--search-cache", "replay"]) == 1  # a session errored
     [missed] = [s for s in Store(b).sessions(runs=["miss"]) if s.status != "superseded"]
     assert missed.status == "errored" and "never searched before" in missed.error

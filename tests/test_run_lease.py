@@ -165,6 +165,7 @@ async def test_the_lease_is_released_when_the_run_ends_and_held_while_it_runs(tm
 def test_two_writers_on_the_same_run_never_make_more_sessions_than_tasks(tmp_path, slow_models):
     db = tmp_path / "two.db"
     env = cli_env(OPENAI_BASE_URL=slow_models.base_url)
+    assert finish(cli(*llm_run(db, "same", "--limit", "1"), env=env))[0] == 0  # --resume needs a run to resume
     procs = [cli(*llm_run(db, "same", "--resume"), env=env) for _ in range(2)]
     results = [finish(p) for p in procs]
     codes = sorted(code for code, _, _ in results)

@@ -32,17 +32,18 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.search.cache import ensure_table, export_cache, import_cache
+    from clarify_tui.search.cache import ensure_table, export_cache, import_cache, read_cache_file
 
     if args.action == "export":  # refused before the database is opened: --out may name it
         check_target(args.out, protect=[db_path(args)])
+    rows = read_cache_file(args.file) if args.action == "import" else None  # a bad file creates no database
     store = open_store(args, must_exist=args.action != "import")
     ensure_table(store.db)
     if args.action == "export":
         n = export_cache(store.db, args.out, protect=[store.path])
         console.print(f"exported {n} cached response(s) to {args.out}")
     elif args.action == "import":
-        n = import_cache(store.db, args.file)
+        n = import_cache(store.db, args.file, rows)
         console.print(f"imported {n} cached response(s) into {store.path}")
     else:
         rows = store.db.execute("SELECT backend, COUNT(*) FROM search_cache GROUP BY backend").fetchall()

@@ -19,6 +19,40 @@ def config_choices(field: str) -> tuple[str, ...]:
     return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
+def at_least(low: int):
+    """An argparse type: an integer >= low (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def non_negative(text: str) -> float:
+    """An argparse type: a number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def run_name(text: str) -> str:
+    """An argparse type: a run name, which cannot be empty or only spaces."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a run name cannot be empty")
+    return text
+
+
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db", type=Path, default=None,
@@ -40,7 +74,7 @@ def open_store(args: argparse.Namespace, must_exist: bool = False):
     if must_exist and not path.exists():
         raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
     readonly = must_exist and path.is_file() and not writable(path)
-    return Store(path, readonly=readonly)
+    return Store(path, readonly=readonly, existing=must_exist)
 
 
 def refuse_unusable_db(path: Path) -> None:
@@ -49,6 +83,7 @@ def refuse_unusable_db(path: Path) -> None:
     one-line error every command gives, before the screen takes over the terminal.
     Reads nothing but SQLite's own header (no store import, so first paint stays cheap)."""
     from clarify_tui import db_errors
+    from clarify_tui.errors import StoreError
 
     db_errors.preflight(path, readonly=False)
     if path.exists():
@@ -56,5 +91,8 @@ def refuse_unusable_db(path: Path) -> None:
             conn = db_errors.connect(path, readonly=True)
             try:
                 conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+                why = db_errors.foreign(conn, path)
+                if why:
+                    raise StoreError(why)
             finally:
                 conn.close()

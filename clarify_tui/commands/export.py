@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 from clarify_tui.atomic_write import atomic_output, check_target
-from clarify_tui.commands.common import add_db, db_path, open_store
+from clarify_tui.commands.common import add_db, db_path, open_store, run_name
 
 
 def register(sub) -> None:
     p = sub.add_parser("export", help="write sessions to stdout (or --out) in a standard format")
     add_db(p)
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")
-    p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
+    p.add_argument("--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)")
     p.add_argument("--out", default=None, help="file to write (default: stdout)")
     p.add_argument("--include-hidden", action="store_true",
                    help="write the hidden fields of encrypted releases (InteractComp) in plain text; "

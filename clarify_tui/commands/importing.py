@@ -12,7 +12,7 @@ import argparse
 
 from rich.console import Console
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, open_store, run_name
 
 FORMATS = ("interactcomp-harness", "cts-candidates")
 console = Console(stderr=True)
@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--dataset", required=True,
                    help="the tasks the file refers to (InteractComp release or Task JSONL; CTS release folder or file)")
     p.add_argument("file", help="the results file to import")
-    p.add_argument("--run", default=None, help="run name (default: from the file name)")
+    p.add_argument("--run", type=run_name, default=None, help="run name (default: from the file name)")
     p.add_argument("--max-rounds", type=int, default=None,
                    help="interactcomp-harness: the harness's round limit (default: the protocol's 10)")
     p.add_argument("--canary", default=None, help="decrypt an InteractComp release whose canary column was stripped")

@@ -11,7 +11,7 @@ import asyncio
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db, open_store, run_name
 
 console = Console(stderr=True)
 
@@ -19,7 +19,7 @@ console = Console(stderr=True)
 def register(sub) -> None:
     p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", required=True, metavar="NAME",
+    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, required=True, metavar="NAME",
                    help="runs to re-judge (--run a b, or repeat --run)")
     p.add_argument("--judge", required=True, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")

@@ -9,7 +9,7 @@ from datetime import datetime
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, open_store, run_name
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -25,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--search", default="local", help="local | tavily")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     add_db(p)
-    p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
+    p.add_argument("--run", dest="run_name", type=run_name, default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
                    help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
     p.add_argument("--limit", type=at_least(0), default=None, help="only the first N tasks")
@@ -78,24 +78,8 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def at_least(low: int):
-    """An argparse type: an integer >= low (argparse names the flag in its error)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
+    from clarify_tui.runner import RunSpec, apply_call_limit, check_resumable, run_batch, validate_spec
     from clarify_tui.tasks import load_tasks
 
     if args.retry_errored and not args.resume:
@@ -134,6 +118,8 @@ def main(args: argparse.Namespace) -> int:
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     store = open_store(args)
+    if args.resume:
+        check_resumable(store, name)  # before the progress bar: one line
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, transient=False,

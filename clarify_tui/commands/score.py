@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, non_negative, open_store, run_name
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
@@ -38,7 +38,7 @@ def register(sub) -> None:
     add_db(p)
     p.add_argument("--from-export", type=Path, default=None, metavar="FILE",
                    help="score an `export --format jsonl` file instead of the database")
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", default=None, metavar="NAME",
+    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, default=None, metavar="NAME",
                    help="only these runs (--run a b, or repeat --run)")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
@@ -48,14 +48,24 @@ def register(sub) -> None:
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--profile-k", type=float, default=None,
+    p.add_argument("--profile-k", type=non_negative, default=None,
                    help="DiscoBench profiles: searches above K make a guess search-heavy (default: data-driven, "
                         "the median search count of the group's successful no-ask ambiguous checkpoints)")
-    p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
+    p.add_argument("--bootstrap", type=at_least(1), default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="processes for the CTS bootstrap (default 1; 0 = the CPU count; results do not depend on it)")
+    p.add_argument("--jobs", type=jobs, default=1, metavar="N|auto",
+                   help="processes for the CTS bootstrap (default 1; auto = the CPU count; results do not depend on it)")
     p.set_defaults(func=main)
+
+
+def jobs(text: str) -> int:
+    """--jobs: a count >= 1, or `auto` (0 inside: the CPU count)."""
+    if text == "auto":
+        return 0
+    try:
+        return at_least(1)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or auto for the CPU count)") from None
 
 
 def _whole(k: float | None) -> float | None:

@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, open_store, run_name
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import active, duration, failed, outcome
 
@@ -17,7 +17,7 @@ console = Console()
 def register(sub) -> None:
     p = sub.add_parser("sessions", help="list stored sessions")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
+    p.add_argument("--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)")
     p.add_argument("--protocol", default=None, choices=PROTOCOLS)
     p.add_argument("--status", default=None, choices=SESSION_STATUSES)
     p.add_argument("--failed", action="store_true",

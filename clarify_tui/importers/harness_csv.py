@@ -129,6 +129,9 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
         except csv.Error as exc:
             problems.add(path, 1, None, f"not CSV: {exc}")
             return []
+        except UnicodeDecodeError as exc:
+            problems.add(path, 1, None, _not_utf8(exc))
+            return []
         missing = [c for c in COLUMNS if c not in headers]
         if missing:
             problems.add(
@@ -147,6 +150,9 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
             except csv.Error as exc:
                 problems.add(path, start, None, f"not CSV: {exc}")
                 break
+            except UnicodeDecodeError as exc:  # the reader decodes ahead: the line is where it stopped
+                problems.add(path, start, None, _not_utf8(exc))
+                break
             number += 1
             line, start = start, reader.line_num + 1
             row = _read_row(path, number, line, record, index, problems)
@@ -155,6 +161,11 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
     if not rows and not problems:
         problems.add(path, None, None, "no result rows")
     return rows
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    return (f"not UTF-8: byte 0x{exc.object[exc.start]:02x} (is the file saved as GBK, Latin-1 or another "
+            "encoding? save it as UTF-8)")
 
 
 def _read_row(

@@ -163,15 +163,32 @@ def export_cache(db: sqlite_utils.Database, path: Path, protect: Iterable[Path] 
     return count
 
 
-def import_cache(db: sqlite_utils.Database, path: Path) -> int:
-    """Load a JSONL export (entries replace same-key ones); returns the count.
+def import_cache(db: sqlite_utils.Database, path: Path, rows: list[dict] | None = None) -> int:
+    """Load a JSONL export (entries replace same-key ones); returns the count. `rows`: the
+    file as `read_cache_file` read it (the command reads it before opening the database,
+    so a bad file creates nothing)."""
+    ensure_table(db)
+    rows = read_cache_file(path) if rows is None else rows
+    if rows:
+        db.table(TABLE).insert_all(rows, pk="key", replace=True)
+    return len(rows)
+
+
+def read_cache_file(path: Path) -> list[dict]:
+    """The rows of a JSONL export, or ValueError naming the file and line.
 
     The key of each entry is recomputed from its content, so an edited or foreign file
     cannot file a response under another query's key.
     """
-    ensure_table(db)
     rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from exc
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -180,6 +197,8 @@ def import_cache(db: sqlite_utils.Database, path: Path) -> int:
             response = entry["response"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number}: not a search cache entry ({exc})") from exc
+        except RecursionError:  # 100,000 nested brackets
+            raise ValueError(f"{path}:{number}: not a search cache entry (nested too deeply)") from None
         if kind not in ("search", "visit") or not isinstance(params, dict):
             raise ValueError(f"{path}:{number}: not a search cache entry (kind {kind!r})")
         rows.append(
@@ -187,6 +206,4 @@ def import_cache(db: sqlite_utils.Database, path: Path) -> int:
              "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
              "created_at": entry.get("created_at") or now_iso()}
         )
-    if rows:
-        db.table(TABLE).insert_all(rows, pk="key", replace=True)
-    return len(rows)
+    return rows

@@ -72,6 +72,22 @@ def read_lines(path: Path, problems: Problems) -> list[Line] | None:
     return lines
 
 
+MAX_DEPTH_NOTE = "nested too deeply to read (a record is a few levels deep)"
+
+
+def loads(text: str) -> Any:
+    """json.loads, with a value nested past Python's recursion limit (100,000 brackets)
+    reported as bad JSON rather than a RecursionError traceback."""
+    return _deep_is_bad(json.loads, text)
+
+
+def _deep_is_bad(decode, text: str, *args):
+    try:
+        return decode(text, *args)
+    except RecursionError:
+        raise json.JSONDecodeError(MAX_DEPTH_NOTE, text, args[0] if args else 0) from None
+
+
 def read_records(path: Path, problems: Problems) -> list[Record]:
     """JSON objects of a .jsonl file (one per line) or a .json file (array or object)."""
     lines = read_lines(path, problems)
@@ -83,7 +99,7 @@ def read_records(path: Path, problems: Problems) -> list[Record]:
         if stripped.startswith("["):
             return _array_records(path, text, problems)
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as err:
             if err.msg != "Extra data":
                 problems.add(path, err.lineno, None, f"not JSON: {err.msg} (column {err.colno})")
@@ -100,7 +116,7 @@ def _jsonl_records(path: Path, lines: list[Line], problems: Problems) -> list[Re
         if not line.ok or not line.text.strip():
             continue
         try:
-            pairs.append((line.number, json.loads(line.text)))
+            pairs.append((line.number, loads(line.text)))
         except json.JSONDecodeError as err:
             problems.add(path, line.number, None, f"not JSON: {err.msg} (column {err.colno})")
     return _objects(path, pairs, problems)
@@ -113,7 +129,7 @@ def _array_records(path: Path, text: str, problems: Problems) -> list[Record]:
     i = _skip_ws(text, text.index("[") + 1)
     while i < len(text) and text[i] != "]":
         try:
-            value, end = decoder.raw_decode(text, i)
+            value, end = _deep_is_bad(decoder.raw_decode, text, i)
         except json.JSONDecodeError as err:
             problems.add(path, err.lineno, None, f"not JSON: {err.msg} (column {err.colno})")
             return _objects(path, pairs, problems)
