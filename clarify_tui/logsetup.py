@@ -78,3 +78,46 @@ def _can_write(path: Path) -> bool:
     if path.exists():
         return os.access(path, os.W_OK)
     return path.parent.is_dir() and os.access(path.parent, os.W_OK)
+
+
+class Redact(logging.Filter):
+    """Replaces a secret (the campaign token, raw or URL-encoded) in every record before
+    any handler writes it. Why: aiohttp logs a request line over 8 KB (LineTooLong) with
+    the line in the exception text, and the campaign link carries the token."""
+
+    def __init__(self, secret: str, shown: str = "[token]") -> None:
+        super().__init__()
+        from urllib.parse import quote, quote_plus
+
+        self.secrets = sorted({s for s in (secret, quote(secret, safe=""), quote_plus(secret)) if s}, key=len,
+                              reverse=True)
+        self.shown = shown
+
+    def clean(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, self.shown)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = self.clean(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            if not record.exc_text:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)  # type: ignore[arg-type]
+            text = self.clean(record.exc_text)
+            if text != record.exc_text or self.clean(str(exc)) != str(exc):
+                # the traceback is kept as redacted text; the exception itself (its text holds the secret) is dropped
+                first = (self.clean(str(exc)).splitlines() or [""])[0]
+                record.msg, record.args = f"{clean} ({type(exc).__name__}: {first})", ()
+                record.exc_info = None
+            record.exc_text = text
+        return True
+
+
+def redact(secret: str) -> None:
+    """Keep `secret` out of every log handler of this process (stderr and the log file)."""
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(Redact(secret))

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from clarify_tui import db_errors
-from clarify_tui.lease import pid_alive
+from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import FINISHED_STATUSES, now_iso
 
 FINISHED = FINISHED_STATUSES
@@ -107,7 +107,9 @@ class ClaimBook:
         self.campaign = campaign
         self.timeout = timeout
         self.path = Path(path)
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this process/tab
+        # this process/tab: host, pid, the process's identity (a reused pid is another holder), a nonce
+        me = os.getpid()
+        self.holder = f"{socket.gethostname()}:{me}:{process_id(me) or '-'}:{secrets.token_hex(4)}"
         self.conn = connect(path)
         if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone():
             self.conn.close()
@@ -195,6 +197,18 @@ class ClaimBook:
             self.conn.execute("UPDATE claims SET holder=NULL WHERE run=? AND holder=?",
                               [self.campaign.run, self.holder])
 
+    def release_dead_holders(self) -> int:
+        """Claims held by processes on this host that are gone (the visitors of a server
+        killed with -9) are let go, so their annotators get their tasks back at once.
+        `serve` calls it on start; returns how many."""
+        with transaction(self.conn):
+            rows = self.conn.execute("SELECT rowid, holder FROM claims WHERE run=? AND state='live' AND holder IS NOT NULL",
+                                     [self.campaign.run]).fetchall()
+            dead = [rowid for rowid, holder in rows if not holder_alive(holder)]
+            for rowid in dead:
+                self.conn.execute("UPDATE claims SET holder=NULL WHERE rowid=?", [rowid])
+        return len(dead)
+
     # ---- inside the claim transaction --------------------------------------------------
 
     def _taken_by_others(self, annotator: str) -> dict[str, int]:
@@ -230,10 +244,17 @@ class ClaimBook:
 
 
 def holder_alive(holder: str) -> bool:
-    """A holder on this host is alive while its process is; one on another host counts as
-    alive (its claim lapses by heartbeat, like any other)."""
-    host, pid, _nonce = holder.rsplit(":", 2)
-    return host != socket.gethostname() or pid_alive(int(pid))
+    """A holder on this host is alive while its process is (the same process: same pid
+    and start time, see lease.process_id); one on another host counts as alive (its claim
+    lapses by heartbeat, like any other). Holders written before identities: `host:pid:nonce`."""
+    host, pid, rest = holder.split(":", 2)
+    if host != socket.gethostname():
+        return True
+    ident = rest.rsplit(":", 1)[0] if ":" in rest else "-"
+    current = process_id(int(pid)) if ident != "-" else None
+    if current is not None:
+        return current == ident
+    return pid_alive(int(pid))
 
 
 def load_campaign(path: str | Path, run: str) -> Campaign | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import html
+import os
 import re
 import secrets
 import shlex
@@ -26,6 +27,8 @@ from pathlib import Path
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
+
+from clarify_tui.lease import process_id
 
 ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}$")
 TICKET_TTL_S = 120.0
@@ -136,9 +139,12 @@ class CampaignServer(Server):
 def visitor_command(python: str, db: Path, run: str, options: list[str]):
     """`command_for`: the visitor module with the campaign's options and the annotator."""
 
+    server = os.getpid()  # visitors end when this process is gone (visitor.die_with_server)
+    identity = ["--server-pid", str(server)] + (["--server-id", ident] if (ident := process_id(server)) else [])
+
     def command_for(annotator: str) -> str:
         argv = [python, "-m", "clarify_tui.campaign.visitor", "--db", str(db), "--queue", run,
-                "--annotator", annotator, *options]
+                "--annotator", annotator, *identity, *options]
         return " ".join(shlex.quote(a) for a in argv)
 
     return command_for

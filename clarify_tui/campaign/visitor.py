@@ -8,10 +8,15 @@ opens the campaign with a valid token; the annotator's name comes on the command
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
+from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import PROTOCOLS, Task
 
 
@@ -49,13 +54,55 @@ def add_campaign_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--search", default="local", help="search backend spec (default: local)")
 
 
+WATCH_EVERY_S = 0.5
+
+
+def die_with_server(pid: int, ident: str | None) -> None:
+    """End this process when the server that started it is gone.
+
+    Why: `serve` killed with -9 left every visitor's app running and holding its task
+    claim, so after a restart the annotators saw "open in another tab" for ever. The
+    server's identity (pid and start time, lease.process_id) is checked twice a second: a
+    reused pid is not the server. Where the server is our parent (textual-serve's shell
+    exec'd us), the kernel's parent-death signal ends us at once too."""
+    _parent_death_signal(pid)
+
+    def gone() -> bool:
+        return process_id(pid) != ident if ident else not pid_alive(pid)
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(WATCH_EVERY_S)
+        os._exit(0)  # no clean-up to wait for: the claim's holder is dead now, and is released on sight
+
+    threading.Thread(target=watch, name="server-watch", daemon=True).start()
+
+
+def _parent_death_signal(server: int) -> None:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL) when the server is our parent (Linux only)."""
+    if os.getppid() != server or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != server:  # it died before the signal was armed
+        os._exit(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="clarify_tui.campaign.visitor")
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--queue", required=True, metavar="RUN")
     p.add_argument("--annotator", required=True)
+    p.add_argument("--server-pid", type=int, default=None, help="end when this process (the server) is gone")
+    p.add_argument("--server-id", default=None, help="the server's process identity (lease.process_id)")
     add_campaign_options(p)
     args = p.parse_args(argv)
+    if args.server_pid is not None:
+        die_with_server(args.server_pid, args.server_id)
     from clarify_tui.store import Store
     from clarify_tui.tui.campaign import CampaignApp
 

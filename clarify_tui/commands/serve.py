@@ -49,9 +49,13 @@ def main(args: argparse.Namespace) -> int:
     store = Store(db)  # creates the file and its tables (before the claims' connection)
     book = ClaimBook(db, campaign, timeout=args.claim_timeout)
     book.register()
+    released = book.release_dead_holders()  # visitors of a server that was killed: their tasks come back
     book.close()
     store.close()
     token = args.token or secrets.token_urlsafe(24)
+    from clarify_tui import logsetup
+
+    logsetup.redact(token)  # aiohttp logs a request line over 8 KB whole, and the link carries the token
     options = ["--dataset", str(args.dataset), "--per-task", str(args.per_task),
                "--claim-timeout", str(args.claim_timeout), "--search", args.search]
     for flag, value in (("--benchmark", args.benchmark), ("--limit", args.limit), ("--shuffle", args.shuffle)):
@@ -71,6 +75,9 @@ def main(args: argparse.Namespace) -> int:
           if shown == "THIS-MACHINE" else "") + ":", flush=True)
     print(f"    http://{shown}:{args.port}/?token={quote(token)}&annotator=NAME", flush=True)
     print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
+    if released:
+        print(f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
+              "their tasks back.", flush=True)
     server.serve()
     return 0
 
