@@ -135,3 +135,23 @@ def test_an_exception_inside_the_block_leaves_nothing(tmp_path):
     assert target.read_text(encoding="utf-8") == "one\n" and _leftovers(tmp_path) == []
     with pytest.raises(OutputError, match="does not exist"):
         write_text(tmp_path / "missing" / "t.txt", "x")
+
+
+def test_a_merge_into_a_new_file_that_fails_leaves_no_half_made_database(played, tmp_path, capsys, monkeypatch):
+    from clarify_tui.campaign import merge as merging
+
+    real = merging._merge_into
+
+    def disk_fills(dest, sources):
+        real(dest, sources)  # everything written, then the disk is full before the commit
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(merging, "_merge_into", disk_fills)
+    out = tmp_path / "all.db"
+    assert main(["merge", str(played), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "disk full" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [] or [p.name for p in tmp_path.iterdir()] == ["clarify-tui.log"]
+    monkeypatch.setattr(merging, "_merge_into", real)
+    assert main(["merge", str(played), "--out", str(out)]) == 0  # the same merge, nothing in the way
+    assert _sessions(out) == 2 and _leftovers(tmp_path) == []

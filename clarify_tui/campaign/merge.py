@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import secrets
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,19 +112,32 @@ def merge(inputs: list[Path], out: Path) -> MergeReport:
         finally:
             for conn in existing.values():
                 conn.close()
-        _create_schema(out)
-        dest = sqlite3.connect(str(out), timeout=60, isolation_level=None)
-        dest.row_factory = sqlite3.Row
+        # a new output is built beside it and renamed into place when complete (atomic_write's
+        # rule for every file we write): a merge that fails leaves no half-made database
+        target = out if out.exists() else out.with_name(f".{out.name}.{secrets.token_hex(4)}.tmp")
         try:
-            dest.execute("BEGIN IMMEDIATE")
-            report = _merge_into(dest, sources)
-            dest.execute("COMMIT")
+            _create_schema(target)
+            dest = sqlite3.connect(str(target), timeout=60, isolation_level=None)
+            dest.row_factory = sqlite3.Row
+            try:
+                dest.execute("BEGIN IMMEDIATE")
+                report = _merge_into(dest, sources)
+                dest.execute("COMMIT")
+                if target != out:
+                    dest.execute("PRAGMA journal_mode=DELETE")  # one file to rename (the next Store turns WAL on)
+            except BaseException:
+                if dest.in_transaction:
+                    dest.execute("ROLLBACK")
+                raise
+            finally:
+                dest.close()
+            if target != out:
+                os.replace(target, out)
         except BaseException:
-            if dest.in_transaction:
-                dest.execute("ROLLBACK")
+            if target != out:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(f"{target}{suffix}").unlink(missing_ok=True)
             raise
-        finally:
-            dest.close()
         return report
     finally:
         for conn in sources.values():
