@@ -293,10 +293,10 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             summary.sessions.append(session)
             if on_session_done:
                 on_session_done(session)
-            why = down()
-            if why:
+            stop = down()
+            if stop:
                 raise RunStopped(
-                    f"run '{spec.name}' stopped: {why}. Check the server, then continue with the same command "
+                    f"run '{spec.name}' stopped: {stop}. Check the server, then continue with the same command "
                     "and --resume --retry-errored"
                 )
 

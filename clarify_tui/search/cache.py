@@ -184,8 +184,8 @@ def read_cache_file(path: Path) -> list[dict]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        line = exc.object[: exc.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{line}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from exc
+        at = exc.object[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{at}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from exc
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
     for number, line in enumerate(text.splitlines(), 1):
