@@ -12,7 +12,7 @@ chosen again from `judgments`, so `--judge SPEC` works on an export too.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,8 @@ def read_export(lines: Iterable[str], source: str = "export") -> list[dict[str, 
             record = json.loads(line)
         except json.JSONDecodeError as err:
             raise ExportError(f"{source} line {number}: not JSON ({err.msg})") from err
+        except RecursionError:  # 100,000 nested brackets
+            raise ExportError(f"{source} line {number}: not JSON (nested too deeply)") from None
         session = record.get("session") if isinstance(record, dict) else None
         if not isinstance(session, dict) or not {"id", "task_id", "protocol"} <= session.keys():
             raise ExportError(
@@ -66,6 +68,17 @@ def read_export(lines: Iterable[str], source: str = "export") -> list[dict[str, 
     return records
 
 
+def _utf8_lines(path: Path) -> Iterator[str]:
+    """The file's lines; a line that is not UTF-8 is an ExportError naming the file and line."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ExportError(f"{path} line {number}: not UTF-8 (byte 0x{raw[err.start]:02x} at column "
+                                  f"{err.start + 1}); an export is written as UTF-8") from None
+
+
 def load_export(
     path: str | Path,
     runs: Iterable[str] | None = None,
@@ -76,8 +89,7 @@ def load_export(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no export file {path}")
-    with path.open(encoding="utf-8") as handle:
-        records = read_export(handle, str(path))
+    records = read_export(_utf8_lines(path), str(path))
     wanted = set(runs or [])
     chosen = [
         r for r in records
