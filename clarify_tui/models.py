@@ -304,6 +304,10 @@ SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
 FINISHED_STATUSES: tuple[str, ...] = ("completed", "errored", "abandoned")  # over for good; never resumed
 
 
+# InteractComp reply readings (clarify_tui/compat.py); "ours" is the old name of "strict".
+Compat = Literal["paper", "strict", "reference"]
+
+
 class EpisodeConfig(BaseModel):
     """Protocol settings of one session (modes and ablations from the papers)."""
 
@@ -315,9 +319,10 @@ class EpisodeConfig(BaseModel):
     forced_asks: int = Field(default=5, ge=0)  # the reference's enforce_ask_min default
     # InteractComp: how model output becomes an action ("reference": the harness's exact
     # names and params; "lenient": aliases, flat params, <answer> tags) and which readings
-    # of responder/grader replies are used ("ours", or the harness's substring readings).
+    # of responder/grader replies are used (clarify_tui/compat.py: "paper", the harness's
+    # readings; "strict", ours; "reference", the harness's readings and failure handling).
     actions: Literal["reference", "lenient"] = "reference"
-    compat: Literal["ours", "reference"] = "ours"
+    compat: Compat = "paper"
     prompting: Literal["neutral", "guided"] = "neutral"
     ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
     # DiscoBench: "answer" = the agent answers each checkpoint (paper 000 §3, default);
@@ -326,6 +331,12 @@ class EpisodeConfig(BaseModel):
     k: int = Field(default=1, ge=0, le=3)  # CTS: 0 = orig (deep search on the blurred query)
     deep_search: str | None = None  # CTS: the fixed deep-search agent's spec; None = the agent under test
     search_results: int = Field(default=5, ge=1, le=20)
+
+    @field_validator("compat", mode="before")
+    @classmethod
+    def _old_compat_name(cls, value: Any) -> Any:
+        """Sessions stored before issue 23 call our readings "ours"."""
+        return "strict" if value == "ours" else value
 
 
 class Session(BaseModel):

@@ -195,40 +195,58 @@ async def test_action_order_and_an_empty_search_as_the_reference_renders_them(ru
     assert "Observation: No results\n" in agent_prompts(models)[1]
 
 
-@pytest.mark.parametrize("compat, expected", [("ours", "i don't know"), ("reference", "no")])
-async def test_responder_reading_ours_or_the_references_first_line_substrings(run, compat, expected):
+@pytest.mark.parametrize("compat, expected", [
+    (None, "no"), ("paper", "no"), ("reference", "no"), ("strict", "i don't know"),
+])
+async def test_responder_reading_is_the_references_first_line_substrings_unless_strict(run, compat, expected):
+    """responder.py:48-66 by default (no flag): "I don't know." is read as *no*."""
     outputs = [act("ask", question="Is it a puck?"), ANSWER]
-    session, ep, models = await run(World(outputs, reply="I don't know."), compat=compat)
+    flags = {"compat": compat} if compat else {}
+    session, ep, models = await run(World(outputs, reply="I don't know."), **flags)
     [reply] = [s.action.text for s in ep.steps if s.actor == "user"]
-    assert reply == expected and session.result.compat == compat
+    assert reply == expected and session.result.compat == (compat or "paper")
     assert f"Observation: {expected}\n" in agent_prompts(models)[1]
 
 
-@pytest.mark.parametrize("compat, correct", [("ours", False), ("reference", True)])
-async def test_grader_reading_ours_or_the_references_yes_substring(run, compat, correct):
+@pytest.mark.parametrize("compat, correct", [(None, True), ("paper", True), ("reference", True), ("strict", False)])
+async def test_grader_reading_is_the_references_yes_substring_unless_strict(run, compat, correct):
+    """benchmark.py:132-148 by default: the gold text only, correct when "yes" occurs."""
     grade = "No. The names differ, so I cannot say yes.\nno"
+    flags = {"compat": compat} if compat else {}
     session, ep, models = await run(World([act("answer", answer="Baseball", confidence="50")], grade=grade),
-                                    compat=compat, max_rounds=1)
+                                    max_rounds=1, **flags)
     assert session.result.correct is correct
     gold = grader_prompts(models)[0].split("Correct Answer: ")[1].split("\n")[0]
-    assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "ours" else "Hornussen")
+    assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "strict" else "Hornussen")
 
 
-@pytest.mark.parametrize("compat", ["ours", "reference"])
-async def test_failed_responder_search_and_grader_calls_error_or_read_as_the_reference(run, compat):
+def test_sessions_stored_with_our_old_readings_name_read_as_strict():
+    assert EpisodeConfig(compat="ours").compat == "strict"
+    assert EpisodeConfig().compat == "paper"
+
+
+@pytest.mark.parametrize("compat", ["strict", "paper", "reference"])
+async def test_failed_responder_search_and_grader_calls_error_unless_compat_reference(run, compat):
     """Reference responder.py:100-102 (i don't know), action.py:134-136 (Search failed),
-    benchmark.py:150-152 (wrong); ours: the session is errored, never scored."""
+    benchmark.py:150-152 (wrong) under --compat reference only; by default (paper) and
+    strict the session is errored (infrastructure, counted apart), never scored."""
     ask, search = act("ask", question="Is it a puck?"), act("search", query="sport")
-    responder, _, models = await run(World([ask, ANSWER], fail="specialized Q&A agent"), compat=compat)
+    responder, asked, models = await run(World([ask, ANSWER], fail="specialized Q&A agent"), compat=compat)
     searcher, _, searched = await run(World([search, ANSWER]), search_fails=True, compat=compat)
-    grader, _, _ = await run(World([ANSWER], fail="impartial grader"), compat=compat)
-    if compat == "ours":
+    grader, graded, _ = await run(World([ANSWER], fail="impartial grader"), compat=compat)
+    if compat != "reference":
         assert [s.status for s in (responder, searcher, grader)] == ["errored"] * 3
         return
     assert [s.status for s in (responder, searcher, grader)] == ["completed"] * 3
     assert "Observation: i don't know\n" in agent_prompts(models)[1] and responder.result.correct is True
     assert "Observation: Search failed\n" in agent_prompts(searched)[1] and searcher.result.correct is True
     assert grader.result.correct is False
+    # issue 22: each converted failure is recorded on its step, so replay and the export say why
+    [judged] = [s for s in graded.steps if s.actor == "judge"]
+    assert "grader call failed" in judged.observation.text and "500" in judged.observation.data["fault"]
+    [replied] = [s for s in asked.steps if s.actor == "user"]
+    assert replied.action.text == "i don't know" and "500" in replied.observation.data["fault"]
+    assert "responder call failed" in replied.observation.text
 
 
 async def test_full_with_context_gives_the_agent_context_then_question(run):
@@ -287,3 +305,31 @@ def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_hone
     assert rows["GARBAGE"]["action_counts"] == "{'valid': True}"  # run_benchmark.py:129-130
     assert rows["DOOMED"]["predicted_answer"] == "Error" and rows["DOOMED"]["history"].startswith("Error: ")
     assert "500" in rows["DOOMED"]["history"]
+
+
+def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_warns(tmp_path, capsys):
+    """Issue 23: the default reads as the reference (nothing to say); `--compat strict` says in
+    the run summary and in `score` that its numbers are not the paper's; an explicit --compat
+    with the rule user and judge (fixed words, nothing to read) warns that it changes nothing."""
+    from clarify_tui.cli import main
+    from clarify_tui.compat import compat_deviations
+
+    db = str(tmp_path / "c.db")
+    common = ["run", "--benchmark", "interactcomp", "--agent", "scripted:search-then-ask", "--limit", "2", "--db", db]
+    assert main([*common, "--run", "plain"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--compat" not in err and "not comparable" not in err
+    assert main([*common, "--run", "strict", "--compat", "strict"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "warning: --compat strict changes nothing: the rule user and the rule judge reply with fixed words" in err
+    assert ("note: 2 InteractComp session(s) read replies with --compat strict (ours): not the reference "
+            "harness's readings, so not comparable with the paper's numbers") in err
+    assert main(["score", "--db", db, "--run", "plain", "--format", "json"]) == 0
+    assert "--compat strict" not in capsys.readouterr().err
+    assert main(["score", "--db", db, "--format", "json"]) == 0
+    out = capsys.readouterr()
+    assert "note: 2 InteractComp session(s) read replies with --compat strict" in out.err
+    json.loads(out.out)  # the note stays out of the JSON
+    assert compat_deviations("strict") == ["InteractComp readings: strict (ours), not the reference harness's"]
+    assert compat_deviations("ours") == compat_deviations("strict")  # results stored before issue 23
+    assert compat_deviations("paper") == compat_deviations("reference") == []

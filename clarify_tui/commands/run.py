@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
+from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -52,9 +53,10 @@ def register(sub) -> None:
     p.add_argument("--actions", default="reference", choices=config_choices("actions"),
                    help="InteractComp action parsing: the reference harness's exact rules, or ours "
                         "(aliases, flat params, <answer> tags)")
-    p.add_argument("--compat", default="ours", choices=config_choices("compat"),
-                   help="InteractComp responder/grader readings: ours, or the reference harness's "
-                        "substring readings (reproduces its published numbers)")
+    p.add_argument("--compat", default=None, choices=config_choices("compat"),
+                   help="InteractComp responder/grader readings: paper (default: the reference harness's, "
+                        "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
+                        "harness's readings and its turning failed calls into answers)")
     p.add_argument("--prompting", default="neutral", choices=config_choices("prompting"), help="DiscoBench prompting")
     p.add_argument(
         "--ablation", default="none", choices=config_choices("ablation"),
@@ -111,9 +113,11 @@ def main(args: argparse.Namespace) -> int:
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
         prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
         deep_search=args.deep_search,
-        actions=args.actions, compat=args.compat,
+        actions=args.actions, compat=args.compat or DEFAULT_COMPAT,
     )
     check_interactcomp_flags(args.benchmark, config)
+    if args.compat is not None and (idle := compat_changes_nothing(args)):
+        console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
     name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
     spec = RunSpec(
         name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
@@ -175,6 +179,8 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
     console.print(line)
+    if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
+        console.print(f"note: {note}", markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
@@ -194,6 +200,22 @@ def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
             f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
             f"with --forced-asks {config.forced_asks}"
         )
+
+
+def compat_changes_nothing(args: argparse.Namespace) -> str | None:
+    """Why an explicit --compat has no effect on this run (None: it has one). It chooses
+    how a model's replies are read; a rule user or judge has no wording to read."""
+    if args.benchmark != "interactcomp":
+        return f"changes nothing: it applies to InteractComp only, not {args.benchmark}"
+    models = [role for role in ("user", "judge") if getattr(args, role).startswith("openai")]
+    searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
+    if not models and not searches:
+        return ("changes nothing: the rule user and the rule judge reply with fixed words, "
+                "there is no model wording to read (it matters with --user/--judge openai:MODEL)")
+    rules = [role for role in ("user", "judge") if role not in models]
+    if rules:
+        return f"does not change the rule {' or '.join(rules)}'s replies (fixed words, nothing to read)"
+    return None
 
 
 def deep_search_line(spec: str | None) -> str:

@@ -85,6 +85,12 @@ def main(args: argparse.Namespace) -> int:
             sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,
             executor=executor,
         )
+    from clarify_tui.compat import strict_note
+
+    if note := strict_note(
+        s.result.compat for s in sessions if s.protocol == "interactcomp" and s.status in ("completed", "errored")
+    ):
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
