@@ -64,7 +64,9 @@ class RoleConfig(_Strict):
     max_tokens: int | None = Field(default=None, ge=1)
     """Cap on generated tokens per call; None leaves it to the server."""
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
-    """Which request field carries `max_tokens` (newer OpenAI models want the second)."""
+    """Which request field carries `max_tokens` (newer OpenAI models want the second; o-series
+    and gpt-5 models always get `max_completion_tokens` and no `top_p`, as the InteractComp
+    reference sends them)."""
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     """Sent as `reasoning_effort` for reasoning models; None: not sent."""
     timeout: float | None = Field(default=None, gt=0)

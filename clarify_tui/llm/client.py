@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import logging
 import random
+import re
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -40,6 +41,17 @@ PAPER_SAMPLING: dict[str, tuple[float | None, float | None]] = {
     "cts.judge": (0.0, None),  # CTS 4.4.1
     "discobench.judge": (0.0, None),  # our choice: judges are deterministic
 }
+
+
+_O_SERIES = re.compile(r"o\d")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o-series and gpt-5 models take no `top_p` and want `max_completion_tokens`: the
+    InteractComp reference omits one and sends the other for them (core/engine/async_llm.py:
+    212-221, names containing "o3" or "gpt-5"); we also cover o1, o4-mini, ... by name."""
+    name = model.lower()
+    return "o3" in name or "gpt-5" in name or bool(_O_SERIES.match(name.rsplit("/", 1)[-1]))
 
 
 @dataclass
@@ -126,14 +138,15 @@ class ChatClient:
         paper_t, paper_p = PAPER_SAMPLING.get(purpose, (None, None))
         s = self.settings
         params: dict[str, Any] = {}
+        reasoning = is_reasoning_model(self.model)
         temperature = s.temperature if s.temperature is not None else paper_t
         top_p = s.top_p if s.top_p is not None else paper_p
         if temperature is not None:
             params["temperature"] = temperature
-        if top_p is not None:
+        if top_p is not None and not reasoning:
             params["top_p"] = top_p
         if s.max_tokens is not None:
-            params[s.max_tokens_param] = s.max_tokens
+            params["max_completion_tokens" if reasoning else s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
         return params
