@@ -333,3 +333,71 @@ def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_war
     assert compat_deviations("strict") == ["InteractComp readings: strict (ours), not the reference harness's"]
     assert compat_deviations("ours") == compat_deviations("strict")  # results stored before issue 23
     assert compat_deviations("paper") == compat_deviations("reference") == []
+
+
+# Real-model wordings and what the reference harness makes of them, taken by running its own
+# core/responder.py `_normalize` (:48-66, inside `__call__`'s try, :95-102) and
+# core/benchmark.py `calculate_score` (:132-152) on each reply (commit 737d0e7).
+# (responder reply, what the agent is shown, grader reply, reference score)
+REAL_WORDING = [
+    ("I don't know.\nThe context does not say.", "no", "The predicted answer matches.\nyes", 1.0),
+    ("No, the struck object is a puck, so I cannot say yes.", "yes", "No. The names differ, so I cannot say yes.\nno", 1.0),
+    ("Yes.\nThe context says the object is a plastic puck.", "yes", "The predicted answer is a different sport.\nno", 0.0),
+    ("The context does not mention the colour.\nI don't know.", "no", "Let me think: they are not the same. Answer: no", 0.0),
+    ("The context says the object is a puck.\nyes", "i don't know", "They match. Answer: Yes", 1.0),
+    ("Not sure.", "no", "Eyes on the detail: different sports.\nno", 1.0),
+    ("I cannot determine this from the context.", "no", "", 0.0),
+    ("  \n", "i don't know", "Reasoning: the prediction differs.\nFinal: no", 0.0),
+    ("It is unclear.", "i don't know", "YES.", 1.0),
+    ("不是。上下文说是冰球。", "i don't know", "no", 0.0),
+]
+
+
+def test_the_reference_differential_on_real_model_wording_agrees_task_for_task_with_no_flag(tmp_path, capsys):
+    """Issue 23's done-criterion: with no --compat flag, every task's observation and score
+    equal the reference harness's on multi-line responder replies and graders that reason
+    before their verdict (REAL_WORDING, read by the reference's own code)."""
+    import csv
+    import io
+
+    from clarify_tui.cli import main
+
+    records = [{"id": i, "question": f"T{i}: which team sport has a flying puck?", "answer": "Hornussen",
+                "context": f"T{i}: the struck object is a plastic puck."} for i in range(len(REAL_WORDING))]
+    dataset = tmp_path / "ic.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    def tag(prompt: str) -> int:
+        return int(prompt.split(": the struck object" if "specialized Q&A agent" in prompt else ": which team")[0]
+                   .rsplit("T", 1)[1])
+
+    def handler(request):
+        prompt = request.prompt
+        if request.model == "agent-m":
+            asked = "Observation: " in prompt and "Action: ask" in prompt.split("## Memory")[-1]
+            return chat(act("answer", answer="Hornussen", confidence="60") if asked else act("ask", question="A puck?"))
+        if "specialized Q&A agent" in prompt:
+            return chat(REAL_WORDING[tag(prompt)][0])
+        return chat(REAL_WORDING[tag(prompt)][2])
+
+    with FakeOpenAI(handler) as models:
+        config = tmp_path / "clarify.toml"
+        config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        db = str(tmp_path / "run.db")
+        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
+                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config), "--db", db,
+                     "--run", "plain", "--concurrency", "1"]) == 0  # no --compat
+        shown = {}
+        for r in models.chat_requests("agent-m"):
+            memory = r.json["messages"][1]["content"].split("## Memory")[-1]
+            if "Action: ask" in memory:
+                shown[tag(r.json["messages"][0]["content"].split("## Question\n")[1])] = (
+                    memory.split("Observation: ")[1].split("\n")[0])
+        assert models.errors == []
+    capsys.readouterr()
+    out = tmp_path / "harness.csv"
+    assert main(["export", "--db", db, "--format", "interactcomp-csv", "--out", str(out), "--include-hidden"]) == 0
+    scores = {int(r["question"].split(":")[0][1:]): float(r["score"])
+              for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    assert shown == {i: row[1] for i, row in enumerate(REAL_WORDING)}
+    assert scores == {i: row[3] for i, row in enumerate(REAL_WORDING)}
