@@ -64,10 +64,17 @@ def _is_header(lines: list[str], i: int, number: int) -> bool:
 
 
 def split_props(name: str, props: str) -> dict[str, str]:
-    """`key: value, key: value` -> dict, splitting only at the action's own property names."""
+    """`key: value, key: value` -> dict, splitting only at the action's own property names.
+
+    The harness's final round records whatever the model emitted under the name `answer`
+    (agent.py:137-146): `Action: answer (query: more)` / `Observation: No Answer` is a
+    final-round non-answer, so an `answer` whose properties are not the answer's own is
+    read with any property names."""
     if not props.strip():
         return {}
     keys = ACTION_KEYS.get(name)
+    if name == "answer" and not re.match(r"(?:answer|confidence): ?", props):
+        keys = None
     key_pattern = "|".join(re.escape(k) for k in keys) if keys else r"[A-Za-z_]\w*"
     cuts: list[tuple[int, int, str]] = []  # (start of separator, start of value, key)
     seen: set[str] = set()

@@ -401,3 +401,59 @@ def test_the_reference_differential_on_real_model_wording_agrees_task_for_task_w
               for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
     assert shown == {i: row[1] for i, row in enumerate(REAL_WORDING)}
     assert scores == {i: row[3] for i, row in enumerate(REAL_WORDING)}
+
+
+def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_imported_alike(tmp_path, capsys):
+    """run_benchmark.py:90-100: the harness writes confidence 0 for a skipped task and for a
+    final-round reply that is not an answer ("No Answer", or its `answer` param), so the
+    paper's calibration error counts them. Played natively, then exported as the harness's
+    CSV and imported: the same calibration error both ways (it was 0.2 native, leaving them out).
+
+    (80, right) in bin [80,100]: 1/4 * |1 - 0.8| = 0.05; (0, wrong) x2 and (0, right) in
+    bin [0,20): 3/4 * |1/3 - 0| = 0.25; calibration_error = 0.30."""
+    from clarify_tui.cli import main
+    from clarify_tui.importers import import_harness
+    from clarify_tui.metrics import load_sessions, score_sessions
+    from clarify_tui.store import Store
+
+    tags = ["PLAIN", "GARBAGE", "NOANSWER", "PARAM"]
+    records = [{"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
+               for i, tag in enumerate(tags, 1)]
+    dataset = tmp_path / "ic.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    def handler(request):
+        prompt = request.prompt
+        if request.model != "agent-m":
+            return World([])(request)
+        final = "## Round\n2/2" in prompt
+        if "PLAIN" in prompt:
+            return chat(ANSWER)
+        if "GARBAGE" in prompt:
+            return chat("prose, no JSON")
+        if not final:
+            return chat(act("search", query="striking sport"))
+        return chat("I give up." if "NOANSWER" in prompt else act("search", query="x", answer="Hornussen"))
+
+    with FakeOpenAI(handler) as models:
+        config = tmp_path / "clarify.toml"
+        config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        db = tmp_path / "run.db"
+        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
+                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config),
+                     "--db", str(db), "--run", "native", "--max-rounds", "2"]) == 0
+    outcomes = {s.task_id: (s.result.outcome, s.result.correct) for s in Store(db).sessions()}
+    assert sorted(outcomes.values()) == sorted([("answered", True), ("invalid_skip", False),
+                                                ("no_answer", False), ("answered", True)])
+    out = tmp_path / "harness.csv"
+    assert main(["export", "--db", str(db), "--format", "interactcomp-csv", "--out", str(out),
+                 "--include-hidden"]) == 0
+    capsys.readouterr()
+    imported = Store(tmp_path / "imported.db")
+    import_harness(imported, out, dataset, max_rounds=2)
+    [native] = score_sessions(load_sessions(Store(db)))["groups"]
+    [again] = score_sessions(load_sessions(imported))["groups"]
+    for group in (native, again):
+        m = group["metrics"]
+        assert (m["calibration_n"], m["calibration_missing"]) == (4, 0)
+        assert m["calibration_error"] == pytest.approx(0.30)
