@@ -1,10 +1,10 @@
-"""Settings for the real services: OpenAI-compatible models and Tavily search.
+"""Settings for the real services: OpenAI-compatible models, Tavily and Serper search.
 
 Why pydantic models with a docstring per field: `clarify.toml` is hand-written, so a typo
 must fail loudly (extra fields are forbidden) and every knob must say what it does.
 
 Precedence, lowest to highest: built-in defaults (the papers' sampling settings) <
-`clarify.toml` < environment (OPENAI_BASE_URL, TAVILY_BASE_URL) < a role's own section
+`clarify.toml` < environment (OPENAI_BASE_URL, TAVILY_BASE_URL, SERPER_BASE_URL) < a role's own section
 in `clarify.toml` (e.g. a judge on another endpoint) < command-line overrides.
 
 API keys are never part of a Config: a config names the *environment variable* holding a
@@ -113,6 +113,27 @@ class TavilyConfig(_Strict):
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
 
+class SerperConfig(_Strict):
+    """Google search through Serper (`--search serper`), as the InteractComp reference."""
+
+    base_url: str | None = None
+    """API root; None: SERPER_BASE_URL if set, else https://google.serper.dev."""
+    api_key_env: str = "SERPER_API_KEY"
+    """Name of the environment variable holding the Serper key."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds per attempt (the reference's default request timeout)."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on 429, 5xx, connection errors and timeouts (tenacity, exponential backoff)."""
+    backoff_initial: float = Field(default=0.5, ge=0)
+    """First backoff wait in seconds; doubles per retry up to `backoff_max`."""
+    backoff_max: float = Field(default=8.0, ge=0)
+    """Longest backoff wait in seconds."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Serper requests in flight at once."""
+    cost_per_search: float = Field(default=0.0, ge=0)
+    """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
+
+
 class Config(_Strict):
     """Everything `clarify.toml` can set. Keys come from the environment only."""
 
@@ -128,6 +149,8 @@ class Config(_Strict):
     """CTS's fixed deep-search agent (`--deep-search openai:MODEL`; paper 001 keeps WebDancer fixed)."""
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     """Tavily search (`--search tavily`)."""
+    serper: SerperConfig = Field(default_factory=SerperConfig)
+    """Google search through Serper (`--search serper`)."""
     search_cache: Literal["record", "replay", "off"] = "record"
     """record: use and fill the cache; replay: cache only (a miss is an error); off."""
     prices: dict[str, Price] = Field(default_factory=dict)
@@ -183,6 +206,8 @@ def load_config(
         data = _merge(data, {"openai": {"base_url": env["OPENAI_BASE_URL"]}})
     if env.get("TAVILY_BASE_URL"):
         data = _merge(data, {"tavily": {"base_url": env["TAVILY_BASE_URL"]}})
+    if env.get("SERPER_BASE_URL"):
+        data = _merge(data, {"serper": {"base_url": env["SERPER_BASE_URL"]}})
     data = _merge(data, overrides or {})
     try:
         return Config.model_validate(data)

@@ -23,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--agent", required=True, help="scripted:POLICY | openai:MODEL")
     p.add_argument("--user", default="rule", help="rule | openai:MODEL")
-    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     add_db(p)
     p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
@@ -126,7 +126,7 @@ def main(args: argparse.Namespace) -> int:
     )
     config_obj = None
     specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
-    if args.config or args.overrides or any(s.startswith(("openai", "tavily")) for s in specs):
+    if args.config or args.overrides or any(s.startswith(("openai", "tavily", "serper")) for s in specs):
         from pathlib import Path
 
         from clarify_tui.config import load_config
