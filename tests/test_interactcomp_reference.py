@@ -457,3 +457,47 @@ def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_i
         m = group["metrics"]
         assert (m["calibration_n"], m["calibration_missing"]) == (4, 0)
         assert m["calibration_error"] == pytest.approx(0.30)
+
+
+def test_under_compat_reference_failed_calls_scored_as_answers_say_why_in_the_export_and_replay(tmp_path, capsys):
+    """Issue 22: a grader or responder call that failed is scored as the reference harness
+    scores it (wrong; "i don't know"), and the fault is on the step: the export carries it and
+    the replay's step cards show it."""
+    from rich.console import Console
+
+    from clarify_tui.cli import main
+    from clarify_tui.store import Store
+    from clarify_tui.tui.widgets.step_card import render_step
+
+    records = [{"id": 1, "question": "Which sport is it?", "answer": "Hornussen", "context": "A puck."}]
+    dataset = tmp_path / "ic.jsonl"
+    dataset.write_text(json.dumps(records[0]) + "\n", encoding="utf-8")
+    world = World([act("ask", question="Is it a puck?"), ANSWER], fail="specialized Q&A agent")
+
+    def handler(request):
+        if "impartial grader" in request.prompt:
+            return error(500, "grader exploded")
+        return world(request)
+
+    with FakeOpenAI(handler) as models:
+        config = tmp_path / "clarify.toml"
+        config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        db = tmp_path / "run.db"
+        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
+                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config),
+                     "--db", str(db), "--compat", "reference"]) == 0
+    out = tmp_path / "e.jsonl"
+    assert main(["export", "--db", str(db), "--format", "jsonl", "--out", str(out)]) == 0
+    capsys.readouterr()
+    exported = out.read_text(encoding="utf-8")
+    assert "grader exploded" in exported and "the grader call failed, scored wrong" in exported
+    assert "the responder call failed; the reference harness reads it as i don't know" in exported
+    store = Store(db)
+    [session] = store.sessions()
+    assert session.status == "completed" and session.result.correct is False
+    console = Console(width=200, record=True)
+    for step in store.steps(session.id):
+        console.print(render_step(step))
+    shown = console.export_text()
+    assert "wrong: the grader call failed, scored wrong as the reference harness does" in shown
+    assert "⚠ the responder call failed; the reference harness reads it as i don't know" in shown
