@@ -95,6 +95,17 @@ def split_props(name: str, props: str) -> dict[str, str]:
     return out
 
 
+def parse_action_text(text: str) -> tuple[str, dict[str, str]] | None:
+    """(name, props) of one `Action: name (key: value)` line; None when it is not one."""
+    m = _ACTION.match(text.strip())
+    if m is None:
+        return None
+    try:
+        return m.group("name"), split_props(m.group("name"), m.group("props"))
+    except HistoryError:
+        return None
+
+
 def parse_history(text: str) -> tuple[str | None, list[HarnessRound]]:
     """(the User: text of round 1, the rounds). Raises HistoryError naming what is wrong."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -411,6 +411,9 @@ def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_i
 
     (80, right) in bin [80,100]: 1/4 * |1 - 0.8| = 0.05; (0, wrong) x2 and (0, right) in
     bin [0,20): 3/4 * |1/3 - 0| = 0.25; calibration_error = 0.30."""
+    import csv
+    import io
+
     from clarify_tui.cli import main
     from clarify_tui.importers import import_harness
     from clarify_tui.metrics import load_sessions, score_sessions
@@ -449,6 +452,11 @@ def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_i
     assert main(["export", "--db", str(db), "--format", "interactcomp-csv", "--out", str(out),
                  "--include-hidden"]) == 0
     capsys.readouterr()
+    histories = {r["question"].split(":")[0]: r["history"]
+                 for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    # agent.py:137-146: the final round's non-answer is kept as `answer` with its own params
+    assert histories["NOANSWER"].endswith("[Round 2]\n    Action: answer ()\nObservation: No Answer")
+    assert histories["PARAM"].endswith("    Action: answer (query: x, answer: Hornussen)\nObservation: Hornussen")
     imported = Store(tmp_path / "imported.db")
     import_harness(imported, out, dataset, max_rounds=2)
     [native] = score_sessions(load_sessions(Store(db)))["groups"]
