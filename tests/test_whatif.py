@@ -191,3 +191,42 @@ def test_an_llm_agent_asks_its_own_question_under_the_constraint_and_flips(tmp_p
         forced = [r for r in models.chat_requests("agent-m") if "You must perform an ask action now" in r.prompt]
         assert forced and all("HIDDEN-CONTEXT-MARK" not in r.prompt for r in models.chat_requests("agent-m"))
         store.close()
+
+
+@pytest.fixture
+def forked_db(tmp_path):
+    db = tmp_path / "v.db"
+    play_run(db, "interactcomp", "scripted:direct-guess", "g")
+    store = Store(db)
+    asyncio.run(whatif(store, "g", which="all"))
+    store.close()
+    return db
+
+
+async def test_the_what_if_view_lists_a_sessions_forks_and_enter_compares_at_the_fork(forked_db):
+    from textual.widgets import DataTable, Static
+
+    from clarify_tui.tui.browse import BrowseApp
+    from clarify_tui.tui.screens.compare import CompareScreen
+    from clarify_tui.tui.screens.whatif import WhatIfScreen
+
+    store = Store(forked_db)
+    parent = store.sessions(runs=["g"])[0]
+    forks = [s for s in forks_of(store, "g") if s.parent_id == parent.id]
+    app = BrowseApp(store, start="replay", session_id=parent.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("i")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(forks) == 2
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [r[1] for r in rows] == ["search", "answer"] and all(r[2].startswith("ask") for r in rows)
+        assert "2 fork(s)" in str(screen.query_one("#whatif-head", Static).render())
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.ids == [parent.id, screen.forks[1].id]
+    store.close()
