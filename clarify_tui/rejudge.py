@@ -100,8 +100,9 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
                    "answer": answer, "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
-        if protocol == "interactcomp" and reads_as_reference(session.config.compat) and hasattr(judge, "grade_reference"):
-            v = await judge.grade_reference(task.question, answer, task.gold.text)  # as the session was graded
+        as_graded = protocol == "interactcomp" and reads_as_reference(session.config.compat)
+        if as_graded and hasattr(judge, "grade_reference"):  # the reference's reading, as the session was graded
+            v = await judge.grade_reference(task.question, answer, task.gold.text)
         else:
             v = await judge.equivalent(task.question, answer, task.gold, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}

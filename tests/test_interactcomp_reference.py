@@ -341,9 +341,12 @@ def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_war
 # (responder reply, what the agent is shown, grader reply, reference score)
 REAL_WORDING = [
     ("I don't know.\nThe context does not say.", "no", "The predicted answer matches.\nyes", 1.0),
-    ("No, the struck object is a puck, so I cannot say yes.", "yes", "No. The names differ, so I cannot say yes.\nno", 1.0),
-    ("Yes.\nThe context says the object is a plastic puck.", "yes", "The predicted answer is a different sport.\nno", 0.0),
-    ("The context does not mention the colour.\nI don't know.", "no", "Let me think: they are not the same. Answer: no", 0.0),
+    ("No, the struck object is a puck, so I cannot say yes.", "yes",
+     "No. The names differ, so I cannot say yes.\nno", 1.0),
+    ("Yes.\nThe context says the object is a plastic puck.", "yes",
+     "The predicted answer is a different sport.\nno", 0.0),
+    ("The context does not mention the colour.\nI don't know.", "no",
+     "Let me think: they are not the same. Answer: no", 0.0),
     ("The context says the object is a puck.\nyes", "i don't know", "They match. Answer: Yes", 1.0),
     ("Not sure.", "no", "Eyes on the detail: different sports.\nno", 1.0),
     ("I cannot determine this from the context.", "no", "", 0.0),

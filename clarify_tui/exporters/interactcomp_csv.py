@@ -165,7 +165,9 @@ def export_interactcomp_csv(
             "correct_answer": gold,
             "predicted_answer": result.answer or "",
             "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
-            "history": render_history(harness_question(session, task), history_rounds(steps, session.config.actions == "reference")),
+            "history": render_history(
+                harness_question(session, task), history_rounds(steps, session.config.actions == "reference")
+            ),
             "score": 1.0 if result.correct else 0.0,
             "cost": total,
             "action_counts": action_counts(session, steps),
