@@ -67,6 +67,9 @@ class RoleConfig(_Strict):
     """Which request field carries `max_tokens` (newer OpenAI models want the second)."""
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     """Sent as `reasoning_effort` for reasoning models; None: not sent."""
+    seed: int | None = None
+    """Sent as `seed` (the server's best-effort determinism); None: not sent. Recorded in
+    the run's provenance with the other settings."""
     timeout: float | None = Field(default=None, gt=0)
     """Per-attempt timeout for this role; None: the endpoint's."""
     max_retries: int | None = Field(default=None, ge=0)

@@ -136,7 +136,13 @@ class ChatClient:
             params[s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
+        if s.seed is not None:
+            params["seed"] = s.seed
         return params
+
+    def request_params(self, purpose: str) -> dict[str, Any]:
+        """The sampling parameters a call for `purpose` sends (a run's provenance records them)."""
+        return self._params(purpose)
 
     async def complete(self, messages: list[dict[str, str]], purpose: str) -> Completion:
         """One chat completion, retried on transient faults; BackendError when they run out.
