@@ -132,7 +132,8 @@ class Config(_Strict):
     search_cache: Literal["record", "replay", "off"] = "record"
     """record: use and fill the cache; replay: cache only (a miss is an error); off."""
     prices: dict[str, Price] = Field(default_factory=dict)
-    """Model name (or a prefix of it) -> price; unknown models cost 0."""
+    """Model name (or a prefix of it) -> price; wins over the prices genai-prices ships.
+    A model priced by neither is unpriced: its cost is null, never 0 (llm/pricing.py)."""
 
     def role(self, role: Role) -> RoleConfig:
         return getattr(self, role)
@@ -144,10 +145,11 @@ class Config(_Strict):
         prefixes = [k for k in self.prices if model.startswith(k)]
         return self.prices[max(prefixes, key=len)] if prefixes else None
 
-    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float:
+    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float | None:
+        """Dollars at this config's own price for the model; None when it has none."""
         price = self.price(model)
         if price is None:
-            return 0.0
+            return None
         return (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
 
 

@@ -305,7 +305,7 @@ class Store:
             observation=Observation.model_validate_json(r["output"]),
             tokens_in=r["tokens_in"] or 0,
             tokens_out=r["tokens_out"] or 0,
-            cost_usd=r["cost_usd"] or 0.0,
+            cost_usd=r["cost_usd"],  # NULL: an unpriced model's call
             latency_ms=r["latency_ms"] or 0.0,
             model=r["model"],
             error=r["error"],

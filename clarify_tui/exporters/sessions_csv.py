@@ -77,7 +77,14 @@ def export_sessions_csv(
             **metric_cells(s),
             "tokens_in": sum(x.tokens_in for x in own),
             "tokens_out": sum(x.tokens_out for x in own),
-            "cost_usd": round(sum(x.cost_usd for x in own), 10),
+            "cost_usd": _cost(own),
             "active_ms": _opt(s.result.active_ms),
             "informed": int(bool(s.result.informed)),
         })
+
+
+def _cost(steps) -> float | str:
+    """The session's dollars; empty when a call's model had no price (never $0)."""
+    if any(x.cost_usd is None for x in steps):
+        return ""
+    return round(sum(x.cost_usd for x in steps), 10)

@@ -25,6 +25,7 @@ import openai
 
 from clarify_tui.config import Config, EndpointConfig, RoleConfig
 from clarify_tui.errors import BackendError
+from clarify_tui.llm.pricing import call_cost
 from clarify_tui.models import Usage
 
 log = logging.getLogger(__name__)
@@ -178,7 +179,7 @@ class ChatClient:
         usage = Usage(
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost_usd=self._config.cost(self.model, tokens_in, tokens_out),
+            cost_usd=call_cost(self._config, self.model, tokens_in, tokens_out),
             latency_ms=latency_ms,
             model=self.model,
             retries=len(causes),

@@ -50,6 +50,7 @@ class Row:
     total_cost: str = NA
     comparable: bool = True
     deviations: list[str] = field(default_factory=list)
+    unpriced: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -96,6 +97,7 @@ def _row(label: str, cells: list[str], group: dict) -> Row:
         excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
         agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
         comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
+        unpriced=list(m.get("unpriced_models") or []),
     )
 
 
@@ -172,6 +174,10 @@ def add_footnotes(table: PaperTable) -> None:
         costs = "; ".join(f"{r.label} {r.total_cost}" for r in table.rows)
         table.notes.append(f"Cost($) prices the agent under test only, as the paper; all roles (agent, user "
                            f"simulator, judge): {costs}.")
+    unpriced = sorted({m for r in table.rows for m in r.unpriced})
+    if unpriced:
+        table.notes.append(f"Unpriced (no price in clarify.toml [prices] or genai-prices; their cost is unknown, "
+                           f"not $0): {', '.join(unpriced)}.")
     for r in table.rows:
         if r.comparable and not r.deviations:
             continue
@@ -251,6 +257,7 @@ def discobench_table(
             row.excluded += other.excluded
             row.comparable = row.comparable and other.comparable
             row.deviations += [d for d in other.deviations if d not in row.deviations]
+            row.unpriced += [u for u in other.unpriced if u not in row.unpriced]
             row.agent_cost = _add_money(row.agent_cost, other.agent_cost)
             row.total_cost = _add_money(row.total_cost, other.total_cost)
         rows[label] = row
