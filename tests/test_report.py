@@ -63,7 +63,7 @@ def test_by_agent_puts_neutral_and_guided_side_by_side_and_one_orig_row(db, caps
 
 def test_columns_and_units_are_the_papers(db, capsys):
     out = report(capsys, db)
-    # InteractComp Table 2 (paper 003 line 331-339): Round, IR, Acc., C.E., Cost($); percentages; CE x 100
+    # InteractComp Table 2 (003_e5fb3f1934434c15.txt lines 289-296): Round, IR, Acc., C.E., Cost($); percentages; CE x 100
     assert "(paper 003, Table 2)" in out
     assert "| Model | Round | IR | Acc. | C.E. | Cost($) |" in out
     assert "| ic-guess | 2.00 | 0.00 | 0.00 | 80.00 | 0.00 |" in out  # score: calibration_error 0.8

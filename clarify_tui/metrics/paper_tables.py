@@ -7,7 +7,7 @@ only rescaled and formatted here; nothing is recomputed.
 
 The tables (the captions cite them, docs/scoring.md lists them):
 
-- InteractComp, paper 003 Table 2 (lines 324-339): Model | Round | IR | Acc. | C.E. | Cost($);
+- InteractComp, paper 003 Table 2 (003_e5fb3f1934434c15.txt lines 289-313): Model | Round | IR | Acc. | C.E. | Cost($);
   IR, Acc. (± std over runs) and C.E. (5 bins) in percent, as the paper prints them.
 - DiscoBench, paper 000 Table 2 (line 137, metrics §5.1): Model | Neutral: Acc. CP Det.
   Det. F1 CE-A CE-B Ask | Guided: the same; rates in percent, Ask in turns.
