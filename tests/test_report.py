@@ -20,6 +20,7 @@ DEEP = "scripted:search-heavy-guess"  # CTS: one fixed deep-search agent, as the
 RUNS = [
     ("ic-ask", ["--benchmark", "interactcomp", "--agent", "scripted:ask-first"]),
     ("ic-guess", ["--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]),
+    ("ic-guess-2", ["--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--limit", "5"]),
     ("disco-sta", ["--benchmark", "discobench", "--agent", "scripted:search-then-ask"]),
     ("disco-guided", ["--benchmark", "discobench", "--agent", "scripted:direct-guess", "--prompting", "guided"]),
     ("cts-orig", ["--benchmark", "cts", "--agent", "scripted:direct-guess", "--k", "0", "--deep-search", DEEP]),
@@ -59,6 +60,8 @@ def test_by_agent_puts_neutral_and_guided_side_by_side_and_one_orig_row(db, caps
     golden("demo_by_agent.md", out)
     assert "| scripted:direct-guess | – | – | – | – | – | – | – | 0.0 |" in out  # guided half only
     assert "| orig | 10.455 |" in out
+    # two runs of one agent: accuracy with its std over runs, as the paper's "Acc. (± std)"
+    assert "| scripted:direct-guess | 2.00 | 0.00 | 0.00 (± 0.00) | 80.00 | 0.00 |" in out
 
 
 def test_columns_and_units_are_the_papers(db, capsys):
@@ -88,7 +91,7 @@ def test_csv_is_one_block_per_table_with_counts_as_columns(db, capsys):
     blocks = report(capsys, db, "--format", "csv").strip().split("\n\n")
     assert len(blocks) == 5
     rows = list(csv.DictReader(io.StringIO(blocks[0])))
-    assert [r["Model"] for r in rows] == ["ic-ask", "ic-guess"]
+    assert [r["Model"] for r in rows] == ["ic-ask", "ic-guess", "ic-guess-2"]
     assert rows[0]["scored"] == "11" and rows[0]["comparable"] == "true"
 
 
