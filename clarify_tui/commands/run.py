@@ -134,7 +134,7 @@ def main(args: argparse.Namespace) -> int:
 
     spec.provenance = run_provenance(
         benchmark=args.benchmark, dataset=str(args.dataset), agent=args.agent, user=args.user, judge=args.judge,
-        search=args.search, deep_search=args.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
+        search=args.search, deep_search=config.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
     )
     store = open_store(args)
     with Progress(
