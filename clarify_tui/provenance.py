@@ -121,6 +121,31 @@ def run_provenance(
     }
 
 
+def imported_provenance(
+    *, benchmark: str, dataset: str, source: str | Path, row: dict, config_obj: Any = None,
+    argv: list[str] | None = None,
+) -> dict:
+    """The provenance of an imported run: what imported it, from which file (its sha256)
+    against which dataset, and the specs its sessions were replayed and judged with."""
+    roles: dict[str, dict] = {}
+    for role in ("agent", "user", "judge"):
+        spec = str(row.get(role) or "")
+        roles[role] = (role_settings(role, spec, benchmark, config_obj) if spec.startswith("openai:")
+                       else {"spec": spec})
+    roles["search"] = {"spec": row.get("search")}
+    path = Path(source)
+    return {
+        "version": __version__,
+        "command": shlex.join(["clarify-tui", *argv]) if argv is not None else None,
+        "roles": roles,
+        "prompts": prompt_hashes(benchmark, {r for r, v in roles.items() if "model" in v}),
+        "dataset": dataset,
+        "dataset_sha256": dataset_sha256(benchmark, dataset),
+        "imported_from": str(path),
+        "imported_sha256": sha256_file(path) if path.is_file() else None,
+    }
+
+
 def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 

@@ -134,3 +134,20 @@ def test_resume_refuses_a_changed_prompt_file_naming_it(env, tmp_path, monkeypat
     capsys.readouterr()
     assert main(llm_run(db, "--resume")) == 2
     assert "prompt interactcomp_grader.txt: sha256 " in capsys.readouterr().err
+
+
+def test_an_imported_run_records_its_source_file_and_dataset(tmp_path, capsys):
+    from pathlib import Path
+
+    fixtures = Path(__file__).parent / "fixtures" / "harness"
+    db = tmp_path / "i.db"
+    argv = ["import", "--db", str(db), "--format", "interactcomp-harness", "--dataset", str(fixtures / "tasks.jsonl"),
+            str(fixtures / "results.csv")]
+    assert main(argv) == 0
+    conn = sqlite3.connect(db)
+    [(text,)] = conn.execute("SELECT provenance FROM runs").fetchall()
+    conn.close()
+    p = json.loads(text)
+    assert p["imported_sha256"] == hashlib.sha256((fixtures / "results.csv").read_bytes()).hexdigest()
+    assert p["dataset_sha256"] == hashlib.sha256((fixtures / "tasks.jsonl").read_bytes()).hexdigest()
+    assert p["command"].startswith("clarify-tui import --db") and p["version"] == __version__
