@@ -30,7 +30,11 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
 
     store = open_store(args, must_exist=True)
-    sessions = [s for s in load_sessions(store, runs=args.runs, judge=args.judge) if not s.result.informed]
+    loaded = load_sessions(store, runs=args.runs, judge=args.judge)
+    sessions = [s for s in loaded if not s.result.informed]
+    if len(sessions) < len(loaded):
+        print(f"{len(loaded) - len(sessions)} informed session(s) left out (their player had seen hidden "
+              "information), as `score` leaves them out", file=sys.stderr)
     if args.runs:
         missing = [r for r in args.runs if not any(s.run == r for s in sessions)]
         if missing:
