@@ -98,3 +98,10 @@ def test_prices_come_from_the_bundled_snapshot_with_no_network(monkeypatch):
     monkeypatch.setattr(socket, "create_connection", refuse)
     assert call_cost(None, "gpt-4o-mini", 1_000_000, 0) == pytest.approx(0.15)
     assert call_cost(None, "surely-no-such-model-xyz", 10, 10) is None
+
+
+def test_whatif_extra_cost_is_unknown_when_a_fork_called_an_unpriced_model():
+    from clarify_tui.whatif import _total_cost
+
+    assert _total_cost([0.25, 0.5]) == 0.75
+    assert _total_cost([0.25, None]) is None  # never counted as $0
