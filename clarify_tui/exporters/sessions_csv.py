@@ -14,7 +14,7 @@ complete (running, errored, abandoned).
 | ask_turns, tool_turns | result.ask_turns, result.tool_turns (discobench) |
 | restore_score | result.restore_score, 0-100 (cts) |
 | known_count | replies of the user answerer that are not `unknown` (cts) |
-| tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor |
+| tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor (cost_usd empty when a call's model had no price) |
 | active_ms | result.active_ms: a person's time on the task, pauses excluded (human agent) |
 | informed | 1 when the player had seen hidden information (a person's fork made in replay) |
 | note | what the person typed with ctrl+n, and why a session was abandoned (as stored) |
