@@ -69,6 +69,9 @@ class RoleConfig(_Strict):
     reference sends them)."""
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     """Sent as `reasoning_effort` for reasoning models; None: not sent."""
+    seed: int | None = None
+    """Sent as `seed` (the server's best-effort determinism); None: not sent. Recorded in
+    the run's provenance with the other settings."""
     timeout: float | None = Field(default=None, gt=0)
     """Per-attempt timeout for this role; None: the endpoint's."""
     max_retries: int | None = Field(default=None, ge=0)
@@ -154,7 +157,8 @@ class Config(_Strict):
     search_cache: Literal["record", "replay", "off"] = "record"
     """record: use and fill the cache; replay: cache only (a miss is an error); off."""
     prices: dict[str, Price] = Field(default_factory=dict)
-    """Model name (or a prefix of it) -> price; unknown models cost 0."""
+    """Model name (or a prefix of it) -> price; wins over the prices genai-prices ships.
+    A model priced by neither is unpriced: its cost is null, never 0 (llm/pricing.py)."""
 
     def role(self, role: Role) -> RoleConfig:
         return getattr(self, role)
@@ -166,10 +170,11 @@ class Config(_Strict):
         prefixes = [k for k in self.prices if model.startswith(k)]
         return self.prices[max(prefixes, key=len)] if prefixes else None
 
-    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float:
+    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float | None:
+        """Dollars at this config's own price for the model; None when it has none."""
         price = self.price(model)
         if price is None:
-            return 0.0
+            return None
         return (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
 
 

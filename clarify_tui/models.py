@@ -190,7 +190,7 @@ class Usage(BaseModel):
 
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: the model has no price (llm/pricing.py), never counted as $0
     latency_ms: float = 0.0
     model: str | None = None
     retries: int = 0  # transient faults and off-contract replies retried before success
@@ -200,7 +200,7 @@ class Usage(BaseModel):
         return Usage(
             tokens_in=self.tokens_in + other.tokens_in,
             tokens_out=self.tokens_out + other.tokens_out,
-            cost_usd=self.cost_usd + other.cost_usd,
+            cost_usd=None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd,
             latency_ms=self.latency_ms + other.latency_ms,
             model=self.model or other.model,
             retries=self.retries + other.retries,
@@ -284,7 +284,7 @@ class Step(BaseModel):
     observation: Observation = Field(default_factory=Observation)
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: an unpriced model's call
     latency_ms: float = 0.0
     model: str | None = None
     error: str | None = None

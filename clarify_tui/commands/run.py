@@ -134,6 +134,12 @@ def main(args: argparse.Namespace) -> int:
         config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
+    from clarify_tui.provenance import run_provenance
+
+    spec.provenance = run_provenance(
+        benchmark=args.benchmark, dataset=str(args.dataset), agent=args.agent, user=args.user, judge=args.judge,
+        search=args.search, deep_search=config.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
+    )
     store = open_store(args)
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -148,6 +154,8 @@ def main(args: argparse.Namespace) -> int:
         )
         progress.update(bar, completed=len(tasks))
     print_summary(args.benchmark, name, summary, store)
+    for note in summary.notes:
+        console.print(note, markup=False, highlight=False)
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return 0

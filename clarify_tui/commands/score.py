@@ -213,6 +213,10 @@ def print_tables(report: dict, by: str) -> None:
                 notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+        unpriced = sorted({m for g in groups for m in g["metrics"].get("unpriced_models") or []})
+        if unpriced:
+            console.print(f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
+                          f"{', '.join(unpriced)}", markup=False, highlight=False)
 
 
 def _summary_table(benchmark: str, by: str, groups: list[dict]):
@@ -243,7 +247,8 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
 def _role_cell(u: dict | None) -> str:
     if not u:
         return "-"
-    return f"{u['tokens_in']}/{u['tokens_out']}/{u['cost_usd']:.4f}"
+    cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+    return f"{u['tokens_in']}/{u['tokens_out']}/{cost}"
 
 
 def _type_cell(t: dict | None) -> str:

@@ -123,7 +123,7 @@ def action_counts(session: Session, steps: list[Step]) -> str:
 
 
 def session_cost(steps: list[Step]) -> float:
-    return sum(s.cost_usd for s in steps)
+    return sum(s.cost_usd or 0.0 for s in steps)  # the harness's CSV has no "unpriced"
 
 
 def export_interactcomp_csv(

@@ -26,6 +26,7 @@ import openai
 
 from clarify_tui.config import Config, EndpointConfig, RoleConfig
 from clarify_tui.errors import BackendError
+from clarify_tui.llm.pricing import call_cost
 from clarify_tui.models import Usage
 
 log = logging.getLogger(__name__)
@@ -149,7 +150,13 @@ class ChatClient:
             params["max_completion_tokens" if reasoning else s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
+        if s.seed is not None:
+            params["seed"] = s.seed
         return params
+
+    def request_params(self, purpose: str) -> dict[str, Any]:
+        """The sampling parameters a call for `purpose` sends (a run's provenance records them)."""
+        return self._params(purpose)
 
     async def complete(self, messages: list[dict[str, str]], purpose: str) -> Completion:
         """One chat completion, retried on transient faults; BackendError when they run out.
@@ -185,7 +192,7 @@ class ChatClient:
         usage = Usage(
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost_usd=self._config.cost(self.model, tokens_in, tokens_out),
+            cost_usd=call_cost(self._config, self.model, tokens_in, tokens_out),
             latency_ms=latency_ms,
             model=self.model,
             retries=len(causes),

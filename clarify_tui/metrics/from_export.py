@@ -35,7 +35,8 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
     )
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
-        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"))
+        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"),
+                       step.get("model"))
     judgments = [
         Judgment(int(j["id"]), j["judge"], j["kind"], j["verdict"], j.get("created_at"))
         for j in record.get("judgments") or []
