@@ -53,6 +53,10 @@ class RunSpecMismatch(ValueError):
     """--resume asked for a different benchmark, dataset, agent, mode, ... than the run has."""
 
 
+class ProvenanceMismatch(ValueError):
+    """--resume with other role settings, prompt files or dataset contents than the run has."""
+
+
 @dataclass
 class RunSpec:
     name: str
@@ -66,6 +70,7 @@ class RunSpec:
     concurrency: int = 4
     search_cache: CacheMode = "off"
     task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
+    provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
 
     @property
     def attempts(self) -> int:
@@ -96,6 +101,7 @@ class RunSummary:
     skipped: int = 0
     superseded: int = 0
     replayed: int = 0  # attempts superseded by another attempt within this run (task_attempts)
+    notes: list[str] = field(default_factory=list)  # for the run summary (e.g. another clarify-tui version)
 
     @property
     def completed(self) -> list[Session]:
@@ -177,6 +183,24 @@ def check_resumable(store: Store, name: str) -> None:
     raise NothingToResume(f"--resume: there is no run '{name}' to resume ({there}); drop --resume to start it")
 
 
+def check_provenance(store: Store, spec: RunSpec) -> str | None:
+    """Refuse to resume when role settings, prompt hashes or the dataset hash changed,
+    naming each change; return a note when only the clarify-tui version differs."""
+    from clarify_tui.provenance import changes, version_note
+
+    row = store.run_row(spec.name)
+    if row is None or not row.get("provenance") or spec.provenance is None:
+        return None
+    stored = json.loads(row["provenance"])
+    changed = changes(stored, spec.provenance)
+    if changed:
+        raise ProvenanceMismatch(
+            f"run '{spec.name}' cannot be resumed: {'; '.join(changed)}. Its sessions were made with the "
+            "recorded settings; restore them or use --run NEW"
+        )
+    return version_note(stored, spec.provenance)
+
+
 def _same(key: str, old, new) -> bool:
     if old == new:
         return True
@@ -201,6 +225,7 @@ def plan(
         )
     if resume:
         check_same_spec(store, spec)
+        check_provenance(store, spec)
     done = {s.task_id for s in existing if s.status == "completed"}
     retry: dict[str, list[Session]] = {}
     for s in existing:
@@ -248,11 +273,15 @@ async def run_batch(
 async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
     todo, skipped, replaces = plan(store, spec, tasks, resume, retry_errored)
     attempts_made = _attempts_made(store, spec.name) if resume else {}
+    note = check_provenance(store, spec) if resume else None
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
         config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
     )
+    row = store.run_row(spec.name) or {}
+    if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
+        store.set_run_provenance(spec.name, spec.provenance)
     agent = make_agent(spec.agent, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
@@ -262,7 +291,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     cache_writes = _cache_write_db(store) if cached and on_disk else None
     search = make_search(spec.search, config_obj, db=store.db if cached else None, cache_mode=spec.search_cache,
                          write_db=cache_writes)
-    summary = RunSummary(skipped=skipped)
+    summary = RunSummary(skipped=skipped, notes=[note] if note else [])
     down = _breaker(config_obj)
     gate = asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None

@@ -138,7 +138,9 @@ def test_old_lease_tables_get_the_identity_columns(tmp_path):
     import sqlite3
 
     db = tmp_path / "old.db"
+    Store(db).close()
     conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE run_leases")
     conn.execute("CREATE TABLE run_leases (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
                  "acquired_at REAL, heartbeat_at REAL)")
     conn.commit()

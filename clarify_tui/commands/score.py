@@ -95,6 +95,12 @@ def main(args: argparse.Namespace) -> int:
             sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,
             executor=executor,
         )
+    from clarify_tui.compat import strict_note
+
+    if note := strict_note(
+        s.result.compat for s in sessions if s.protocol == "interactcomp" and s.status in ("completed", "errored")
+    ):
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -141,10 +147,11 @@ def write_csv(report: dict, out) -> None:
 
 
 def print_tables(report: dict, by: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from clarify_tui.commands.listing import console as report_console
+
+    console = report_console()
     if not report["groups"]:
         console.print("[yellow]no sessions match[/yellow]")
         return
@@ -216,6 +223,10 @@ def print_tables(report: dict, by: str) -> None:
                 notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+        unpriced = sorted({m for g in groups for m in g["metrics"].get("unpriced_models") or []})
+        if unpriced:
+            console.print(f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
+                          f"{', '.join(unpriced)}", markup=False, highlight=False)
 
 
 def _summary_table(benchmark: str, by: str, groups: list[dict]):
@@ -246,7 +257,8 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
 def _role_cell(u: dict | None) -> str:
     if not u:
         return "-"
-    return f"{u['tokens_in']}/{u['tokens_out']}/{u['cost_usd']:.4f}"
+    cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+    return f"{u['tokens_in']}/{u['tokens_out']}/{cost}"
 
 
 def _type_cell(t: dict | None) -> str:

@@ -103,10 +103,12 @@ class Rules:
     def record_verdict(self, verdict) -> None:
         """The answer-equivalence judge step that ends an episode."""
         self.ep.done = True
+        text, data = ("correct" if verdict.correct else "wrong"), {"correct": verdict.correct}
+        if verdict.fault:  # kept so replay and the export say why (issue 22)
+            text = f"wrong: the grader call failed, scored wrong as the reference harness does ({verdict.fault})"
+            data["fault"] = verdict.fault
         self.ep.record(
-            "judge",
-            Action(kind=ActionKind.judge, text="answer equivalence"),
-            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
+            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), Observation(text=text, data=data),
             usage=verdict.usage,
         )
 

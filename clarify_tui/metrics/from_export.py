@@ -35,7 +35,8 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
     )
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
-        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"))
+        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"),
+                       step.get("model"))
     judgments = [
         Judgment(int(j["id"]), j["judge"], j["kind"], j["verdict"], j.get("created_at"))
         for j in record.get("judgments") or []
@@ -94,6 +95,7 @@ def load_export(
     chosen = [
         r for r in records
         if (not wanted or r["session"].get("run") in wanted)
+        and not r["session"].get("counterfactual")  # `whatif` forks: never in a baseline score
         and (benchmark is None or r["session"]["protocol"] == benchmark)
     ]
     chosen.sort(key=lambda r: (r["session"].get("created_at") or "", r["session"]["id"]))

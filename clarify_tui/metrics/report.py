@@ -133,6 +133,8 @@ def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
         elif isinstance(value, list):
             if name == "ci95" and len(value) == 2:
                 flat[key + ".lo"], flat[key + ".hi"] = value
+            elif all(isinstance(item, str) for item in value):  # unpriced_models
+                flat[key] = ";".join(value)
             else:
                 for item in value:
                     if isinstance(item, dict) and "turn" in item:
@@ -156,7 +158,7 @@ def format_metric(value: Any, kind: str, *, with_n: bool = True) -> str:
     if kind == "hist":
         return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
     if value is None:
-        return "-"
+        return "unpriced" if kind == "money" else "-"  # a null cost: a model without a price, never $0
     if kind == "rate":
         return f"{value:.3f}"
     if kind == "score":
