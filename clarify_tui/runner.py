@@ -232,7 +232,11 @@ def plan(
         if s.status == "running":
             s.status, s.error = "abandoned", "interrupted; restarted by --resume"
             store.update_session(s)
-        elif s.status == "errored" and s.task_id not in done:
+        elif s.status == "errored" and s.task_id in done:
+            # a retry completed and the process died before the old session was marked: finish that now
+            s.status = "superseded"
+            store.update_session(s)
+        elif s.status == "errored":
             if retry_errored:
                 retry.setdefault(s.task_id, []).append(s)
             else:

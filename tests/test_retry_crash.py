@@ -63,3 +63,20 @@ def test_kill_9_mid_retry_keeps_every_task_counted(tmp_path, capsys, monkeypatch
     assert main(["score", "--db", str(db), "--run", "r", "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
     assert group["n_sessions"] + group["metrics"]["errored"] == DEMO_TASKS
+
+
+def test_a_crash_between_the_retry_and_marking_the_old_session_is_repaired_on_resume(tmp_path, capsys):
+    """The new session's end and the old one's `superseded` are two writes: a kill -9
+    between them leaves both; the next --resume supersedes the stale errored one."""
+    db = tmp_path / "w.db"
+    run = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db), "--run", "w",
+           "--limit", "2"]
+    assert main(run) == 0
+    store = Store(db)
+    first = store.sessions(runs=["w"])[0]
+    stale = first.model_copy(update={"id": "stale-errored", "status": "errored", "error": "HTTP 500"})
+    store.start_session(stale, store.task_for(first.id))
+    store.update_session(stale)
+    assert main(run + ["--resume"]) == 0
+    statuses = {s.id: s.status for s in Store(db).sessions(runs=["w"])}
+    assert statuses["stale-errored"] == "superseded" and list(statuses.values()).count("completed") == 2
