@@ -92,7 +92,6 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
 def holder(row: tuple, now: float) -> str:
     """'pid 4242 on gpu-3 (process started 04:50:58, lease since 04:51:02, last heartbeat 2 s ago)'."""
     pid, host, acquired, beat, _proc_id, started = row
-    clock = lambda t: time.strftime("%H:%M:%S", time.localtime(t))  # noqa: E731
     started_part = f"process started {clock(started)}, " if started else ""
     return (f"pid {pid} on {host} ({started_part}lease since {clock(acquired or 0)}, "
             f"last heartbeat {now - (beat or 0):.0f} s ago)")
@@ -125,6 +124,13 @@ def _stale(row: tuple, now: float, stale_after: float) -> bool:
             return current != proc_id
         return not pid_alive(int(pid))
     return now - (beat or 0) > stale_after
+
+
+def clock(t: float) -> str:
+    """A time of today as 04:51:02, of another day with its date (a lease left by a reboot)."""
+    when = time.localtime(t)
+    today = time.localtime()[:3] == when[:3]
+    return time.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S", when)
 
 
 def process_id(pid: int) -> str | None:
