@@ -81,8 +81,8 @@ def test_an_endpoint_that_never_answers_stops_the_run_and_resume_finishes_it(tmp
         assert len(server.chat_requests()) <= 4
 
         server.set_handler(interactcomp_router(0.0))  # the server is back: the same command resumes
-        assert main(_llm_run(db, server.base_url, "--resume", "--retry-errored",
-                             "--set", "openai.stop_after_failures=3")) == 0
+        assert main(_llm_run(db, server.base_url, "--resume", "--retry-errored", "--set", "openai.stop_after_failures=3",
+                             "--set", "openai.timeout=30", "--set", "openai.max_retries=2")) == 0  # a loaded machine
     live = [s for s in Store(db).sessions(runs=["dead"]) if s.status not in ("superseded", "abandoned")]
     assert len(live) == DEMO_TASKS and {s.status for s in live} == {"completed"}
 
