@@ -65,7 +65,7 @@ class DiscoBenchState(Stored):
     current: int | None = 0
     answer: str | None = None
     correct: bool | None = None
-    mode: Literal["answer", "trajectory"] = "answer"
+    mode: Literal["answer", "strict", "trajectory"] = "answer"
 
 
 class InteractCompState(Stored):
@@ -159,7 +159,7 @@ class _DiscoBenchFields(Stored):
     correct: bool | None = None
     prompting: str | None = None
     ablation: str | None = None
-    checkpoint_mode: Literal["answer", "trajectory"] | None = Field(
+    checkpoint_mode: Literal["answer", "strict", "trajectory"] | None = Field(
         default=None,
         description="how checkpoints were settled (docs/paper-readings.md D1, D7); null: rows before it, read as"
         " trajectory",

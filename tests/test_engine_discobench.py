@@ -57,14 +57,51 @@ async def test_a_search_naming_the_target_does_not_pass_the_checkpoint(make_epis
     assert state.checkpoints[0].searches == 2
 
 
-async def test_a_wrong_intermediate_answer_fails_the_checkpoint_and_ends_the_task(make_episode):
-    ep = make_episode(DISCO, "direct-guess")
+async def test_a_wrong_intermediate_answer_fails_it_and_the_next_is_current_unannounced(make_episode):
+    """Silent cascading (paper 000 appendix I case 1, line 477: "an incorrect resolution at
+    CP 1 ... still routes to ... CP 2 ... with no local indication of the upstream error")."""
+    ep = make_episode(DISCO, [Action.answer(PORTIA), Action.answer("Focus Entertainment")])
+    session = await ep.run()
+    assert outcomes(session) == ["failed", "correct_answer"]
+    first, second = ep.agent.views
+    assert second.checkpoint == 2 and "checkpoint 2 of 2" in second.notice
+    right = make_episode(DISCO, [Action.answer(SANDROCK), Action.answer("Focus Entertainment")])
+    await right.run()
+    told_wrong, told_right = second.history[-1].observation, right.agent.views[1].history[-1].observation
+    assert told_wrong == told_right  # the same words and data, right or wrong
+    judged = [s for s in ep.steps if s.actor == "judge"]
+    assert judged[0].observation.data == {"checkpoint": 0, "status": "failed"}
+
+
+async def test_the_last_checkpoints_answer_alone_decides_accuracy(make_episode):
+    """B.1 line 293/297: Acc(q) = equiv(final answer, gold); B.2 line 307: CP(q) = A_q / N_q.
+    A wrong CP1 and a right final answer: accuracy 1, checkpoint pass 1/2."""
+    session = await make_episode(DISCO, [Action.answer(PORTIA), Action.answer("Focus Entertainment")]).run()
+    assert session.result.correct is True and session.result.answer == "Focus Entertainment"
+    assert [c.advanced for c in session.result.checkpoints] == [False, True]
+
+
+async def test_the_final_answer_given_at_checkpoint_1_does_not_end_the_task(make_episode):
+    """The issue's case: the final answer at CP1 fails CP1 only; the agent goes on and its
+    answer at the last checkpoint is judged against the gold."""
+    ep = make_episode(DISCO, [Action.answer("Focus Entertainment"), Action.answer("Focus Entertainment")])
+    session = await ep.run()
+    assert len(ep.agent.views) == 2 and session.result.correct is True
+    assert outcomes(session) == ["failed", "correct_answer"]
+
+
+async def test_strict_keeps_the_old_reading_a_wrong_intermediate_answer_ends_the_task(make_episode):
+    ep = make_episode(DISCO, "direct-guess", EpisodeConfig(checkpoints="strict"))
     session = await ep.run()
     assert session.result.checkpoints[0].answer == PORTIA
     assert outcomes(session) == ["failed", "unreached"]
     assert session.result.correct is False and session.result.answer is None
+    assert session.result.checkpoint_mode == "strict"
     judged = [s for s in ep.steps if s.actor == "judge"]
     assert judged[-1].observation.data == {"checkpoint": 0, "status": "failed"}
+    strict_final_at_cp1 = await make_episode(
+        DISCO, [Action.answer("Focus Entertainment")], EpisodeConfig(checkpoints="strict")).run()
+    assert strict_final_at_cp1.result.correct is False
 
 
 async def test_intermediate_answers_count_aliases_and_the_last_answer_is_final(make_episode):
@@ -134,8 +171,8 @@ async def test_trajectory_mode_passing_without_asking_is_missed_ambiguity_correc
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
 
 
-@pytest.mark.parametrize("mode", ["answer", "trajectory"])
-async def test_scripted_agents_play_both_modes(make_episode, mode):
+@pytest.mark.parametrize("mode", ["answer", "strict", "trajectory"])
+async def test_scripted_agents_play_every_mode(make_episode, mode):
     config = EpisodeConfig(checkpoints=mode)
     assert outcomes(await make_episode(DISCO, "direct-guess", config).run())[0] == "failed"
     assert outcomes(await make_episode(DISCO, "search-then-ask", config).run()) == ["correct_answer"] * 2

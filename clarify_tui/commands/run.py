@@ -62,7 +62,9 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--checkpoints", default="answer", choices=config_choices("checkpoints"),
-        help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
+        help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
+             "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
+             "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
