@@ -167,6 +167,10 @@ class _DiscoBenchFields(Stored):
     checkpoints: list[CheckpointResult] = Field(default_factory=list)
     ask_turns: int = 0
     tool_turns: int = 0
+    invalid_skip: bool | None = Field(
+        default=None,
+        description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",
+    )
 
 
 class DiscoBenchResult(_Kept, _DiscoBenchFields):
@@ -208,6 +212,10 @@ class _CTSFields(Stored):
         default=None, description="the deep-search spec; null: rows before it (the session's agent ran deep search)"
     )
     deep_search_fixed: bool | None = None
+    invalid_skip: bool | None = Field(
+        default=None,
+        description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",
+    )
     # Not written by the engine: a CTS answer is scored by nugget coverage. Only an `answer`
     # judgment laid over the result sets it (metrics/records.py); no CTS metric reads it.
     correct: bool | None = None

@@ -236,6 +236,23 @@ async def test_an_invalid_clarifier_output_does_not_use_a_deep_search_round(make
     assert ep.steps[0].error and ep.rounds_used == 2
 
 
+async def test_three_invalid_clarifier_outputs_are_a_zero_score_never_an_errored_session(make_episode):
+    """The clarifier's own failure (paper 001 line 221: "strict output formatting as a JSON
+    array") is scored, restore 0, like any wrong answer; only infrastructure failures are
+    excluded (issue 22). The same holds for three invalid outputs in the search phase."""
+    bad = [Action(kind=ActionKind.invalid, text="not a JSON array", raw=f"garbage {i}") for i in range(3)]
+    session = await make_episode(CTS, bad, EpisodeConfig(k=1)).run()
+    assert session.status == "completed" and session.error is None
+    assert session.result.invalid_skip is True and session.result.orig is False
+    assert session.result.restore_score == 0.0 and {c.coverage for c in session.result.coverage} == {"none"}
+    m = group(score_one(session), "x")
+    assert m["errored"] == 0 and m["restore_score_mean"] == 0.0
+    in_search = await make_episode(CTS, [Action.clarify(["Which year do you mean?"])] + bad,
+                                   EpisodeConfig(k=1)).run()
+    assert in_search.status == "completed" and in_search.result.restore_score == 0.0
+    assert in_search.result.invalid_skip is True and in_search.result.questions == ["Which year do you mean?"]
+
+
 async def test_scripted_deep_search_is_the_same_whoever_clarified(search):
     """Same deep-search spec, same q-hat -> same answer: what the paired delta relies on."""
     outs = []

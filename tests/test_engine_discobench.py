@@ -211,3 +211,29 @@ async def test_state_per_step_records_checkpoint_status_as_it_was(make_episode):
     await ep.run()
     statuses = [s.state.protocol.checkpoints[0].status for s in ep.steps]
     assert statuses[0] == "current" and statuses[-1] == "passed"
+
+
+# ---- the agent's own failure is a wrong answer (issue 22) ------------------------------
+
+
+def _garbage(n):
+    return [Action(kind=ActionKind.invalid, raw=f"garbage {i}", text="Invalid action.") for i in range(n)]
+
+
+async def test_three_invalid_outputs_in_a_row_are_a_wrong_answer_never_an_errored_session(make_episode):
+    """A model's own failure is a wrong answer (as InteractComp's invalid_skip); only
+    infrastructure failures are excluded. Paper 000 B.1 averages over all valid questions."""
+    from tests.test_discobench_scoring import group
+    from clarify_tui.metrics.records import from_session
+    from clarify_tui.metrics.report import score_sessions
+
+    ep = make_episode(DISCO, [Action.answer(SANDROCK)] + _garbage(3))
+    session = await ep.run()
+    assert session.status == "completed" and session.error is None
+    assert session.result.correct is False and session.result.invalid_skip is True
+    assert outcomes(session) == ["missed_ambiguity_correct", "failed"]
+    session.run = "x"
+    m = group(score_sessions([from_session(session, [])]), "x")
+    assert m["errored"] == 0 and m["accuracy"] == 0.0 and m["checkpoint_pass_rate"] == 0.5
+    two = await make_episode(DISCO, _garbage(2) + [Action.answer(SANDROCK), Action.answer("Focus Entertainment")]).run()
+    assert two.result.correct is True and two.result.invalid_skip is None

@@ -302,4 +302,5 @@ class DiscoBenchRules(Rules):
             ],
             ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
             tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
+            **self.skip_fields(),
         )
