@@ -95,9 +95,29 @@ class RunSummary:
         return [s for s in self.sessions if s.status == "errored"]
 
 
+FIXED_DEEP_SEARCH_RULE = (
+    "paper 001 §5.1: \"To isolate clarification ability, we vary only the Clarifier while keeping UA, "
+    "Rewriter, the deep-search backend, nugget construction, and nugget judging fixed.\""
+)
+
+
+def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | None) -> None:
+    """CTS with a clarifier that is not one of our scripted ones (openai:, later py:/http://)
+    needs a fixed deep-search agent of its own: else the model under test also searches and
+    a delta mixes clarification with search skill."""
+    if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
+        return
+    raise ValueError(
+        f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "
+        "--deep-search SPEC (e.g. scripted:direct-guess or openai:MODEL) or `spec` in [deep_search] of "
+        f"clarify.toml ({FIXED_DEEP_SEARCH_RULE})"
+    )
+
+
 def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
+    require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
     make_agent(spec.agent, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)

@@ -39,8 +39,9 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
-                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL, settings in [deep_search]); "
-                        "default: the agent under test also runs deep search")
+                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL; or `spec` in [deep_search] "
+                        "of clarify.toml, with its settings); required for a clarifier that is not scripted (paper "
+                        "001 varies only the clarifier); scripted clarifiers without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -130,6 +131,8 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.config import load_config
 
         config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
+    if not config.deep_search and config_obj is not None and config_obj.deep_search.spec:
+        spec.config = config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     store = open_store(args)
