@@ -26,6 +26,7 @@ from typing import Callable
 
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
@@ -112,6 +113,13 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
         "--deep-search SPEC (e.g. scripted:direct-guess or openai:MODEL) or `spec` in [deep_search] of "
         f"clarify.toml ({FIXED_DEEP_SEARCH_RULE})"
     )
+
+
+def run_deviations(spec: RunSpec) -> list[str]:
+    """How this run departs from its paper (deviations.py); none on the bundled demo."""
+    setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
+                      judge=spec.judge, config=spec.config)
+    return deviations(setting, demo=is_demo_dataset(spec.dataset))
 
 
 def validate_spec(spec: RunSpec, config_obj=None) -> None:
@@ -245,6 +253,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
         config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
+        deviations=run_deviations(spec),
     )
     agent = make_agent(spec.agent, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent

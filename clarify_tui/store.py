@@ -37,7 +37,7 @@ SCHEMA_VERSION = 1
 _TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
     "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT'),
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"deviations" TEXT'),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
     "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
@@ -52,7 +52,8 @@ _TABLES = {
                   '"created_at" TEXT'),
 }
 # columns added after the first release: older files lack them
-_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"),), "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
+_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"),), "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
+                  "runs": (("deviations", "TEXT"),)}  # JSON list of plain-words deviations (deviations.py)
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 

@@ -95,7 +95,10 @@ def at_least(low: int):
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
+    from rich.markup import escape
+
+    from clarify_tui.deviations import banner
+    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, run_deviations, validate_spec
     from clarify_tui.tasks import load_tasks
 
     if args.retry_errored and not args.resume:
@@ -135,6 +138,8 @@ def main(args: argparse.Namespace) -> int:
         spec.config = config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
+    if (line := banner(run_deviations(spec))) is not None:
+        console.print(f"[yellow]{escape(line)}[/yellow]")
     store = open_store(args)
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
+from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics, profile_checkpoints
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
@@ -104,6 +105,7 @@ def score_sessions(
             "key": {by: value},
             "benchmark": benchmark,
             "n_sessions": sum(1 for s in members if is_counted(s)),
+            **comparability(members),
             "metrics": metrics,
         })
     order = {b: i for i, b in enumerate(BENCHMARKS)}
