@@ -128,7 +128,8 @@ def write_csv(report: dict, out) -> None:
     rows = []
     for g in report["groups"]:
         row = {"benchmark": g["benchmark"], **{f"key.{k}": v for k, v in g["key"].items()},
-               "n_sessions": g["n_sessions"]}
+               "n_sessions": g["n_sessions"], "comparable": g.get("comparable"),
+               "deviations": "; ".join(g.get("deviations") or [])}
         row.update(flatten(g["metrics"]))
         rows.append(row)
     columns: list[str] = []
@@ -154,6 +155,7 @@ def print_tables(report: dict, by: str) -> None:
             continue
         if len(groups) > WIDE_GROUPS:
             console.print(_summary_table(benchmark, by, groups))
+            _print_footnotes(console, groups)
             continue
         caption = None
         if benchmark == "discobench":
@@ -216,6 +218,15 @@ def print_tables(report: dict, by: str) -> None:
                 notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+        _print_footnotes(console, groups)
+
+
+def _print_footnotes(console, groups: list[dict]) -> None:
+    """The comparability footnotes under a benchmark's table (metrics/comparability.py)."""
+    from clarify_tui.metrics.comparability import footnotes
+
+    for line in footnotes(groups, group_label):
+        console.print(line, style="yellow", markup=False, highlight=False)
 
 
 def _summary_table(benchmark: str, by: str, groups: list[dict]):

@@ -103,3 +103,14 @@ def comparability(members: Iterable[Any]) -> dict[str, Any]:
     for s in members:
         lines.update(dict.fromkeys(s.deviations))
     return {"comparable": not lines, "deviations": list(lines)}
+
+
+def footnotes(groups: Iterable[dict], label: Any) -> list[str]:
+    """One line per distinct set of deviations among score groups, naming the groups
+    (`label(group)`): what the table output and the TUI's scores screen print."""
+    by_lines: dict[tuple[str, ...], list[str]] = {}
+    for g in groups:
+        if not g.get("comparable", True):
+            by_lines.setdefault(tuple(g.get("deviations") or ()), []).append(str(label(g)))
+    return [f"not comparable with the paper — {', '.join(names)}: {'; '.join(lines)}"
+            for lines, names in by_lines.items()]
