@@ -124,3 +124,32 @@ def test_sessions_of_older_files_and_tui_plays_are_judged_from_their_settings(tm
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
     assert group["comparable"] is False and IC_USER in group["deviations"]
+
+
+def test_the_tui_scores_screen_shows_the_deviations_under_the_table(tmp_path, capsys):
+    import asyncio
+
+    from textual.widgets import Static
+
+    from clarify_tui.store import Store
+    from clarify_tui.tui.browse import BrowseApp
+
+    db = str(tmp_path / "t.db")
+    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC),
+                 "--agent", "scripted:direct-guess", "--db", db, "--run", "real"]) == 0
+    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
+                 "--db", db, "--run", "demo", "--limit", "1"]) == 0
+
+    async def shown_notes() -> list[str]:
+        app = BrowseApp(Store(db), start="scores")
+        async with app.run_test(size=(150, 50)) as pilot:
+            for _ in range(20):
+                await pilot.app.workers.wait_for_complete()
+                await pilot.pause()
+                shown = [str(w.render()) for w in app.screen.query(Static)]
+                if any("not comparable" in text for text in shown):
+                    break
+        return [" ".join(text.split()) for text in shown if "not comparable" in text]
+
+    notes = asyncio.run(shown_notes())
+    assert len(notes) == 1 and notes[0].startswith("not comparable with the paper — real: " + IC_USER)
