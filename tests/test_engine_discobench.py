@@ -237,3 +237,20 @@ async def test_three_invalid_outputs_in_a_row_are_a_wrong_answer_never_an_errore
     assert m["errored"] == 0 and m["accuracy"] == 0.0 and m["checkpoint_pass_rate"] == 0.5
     two = await make_episode(DISCO, _garbage(2) + [Action.answer(SANDROCK), Action.answer("Focus Entertainment")]).run()
     assert two.result.correct is True and two.result.invalid_skip is None
+
+
+def test_the_run_summary_counts_invalid_skips_as_scored_not_errored(tmp_path, capsys, monkeypatch):
+    """What a user reading `run`'s summary sees: completed, 0 errored, the skip counted."""
+    from clarify_tui.agents.scripted import ScriptedAgent
+    from clarify_tui.cli import main
+
+    async def garbage(self, view):
+        return Action(kind=ActionKind.invalid, raw="garbage", text="Invalid action.")
+
+    monkeypatch.setattr(ScriptedAgent, "act", garbage)
+    data = tmp_path / "d.jsonl"
+    data.write_text(DISCO.model_dump_json() + "\n", encoding="utf-8")
+    assert main(["run", "--benchmark", "discobench", "--dataset", str(data), "--agent", "scripted:direct-guess",
+                 "--db", str(tmp_path / "s.db"), "--run", "bad"]) == 0
+    line = " ".join(capsys.readouterr().err.split())
+    assert "1 completed, 0 errored" in line and "1 ended by 3 invalid outputs in a row (scored wrong" in line

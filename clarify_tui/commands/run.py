@@ -184,6 +184,8 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
                             and s.result.outcome == "invalid_skip")
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
+        if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
+            line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
     console.print(line)
     retries, steps, causes = store.retry_totals(name)
     if retries:
