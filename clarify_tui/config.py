@@ -101,6 +101,13 @@ class RoleConfig(_Strict):
     """Judges: extra calls when the model's output cannot be parsed (CTS 4.4.1)."""
 
 
+class DeepSearchConfig(RoleConfig):
+    """CTS's fixed deep-search agent: the role's settings plus, optionally, its spec."""
+
+    spec: str | None = None
+    """The deep-search agent when `--deep-search` is not given (scripted:POLICY or openai:MODEL)."""
+
+
 class Price(_Strict):
     """What a model costs, in US dollars per million tokens."""
 
@@ -167,8 +174,8 @@ class Config(_Strict):
     """The user simulator (`--user openai:MODEL`)."""
     judge: RoleConfig = Field(default_factory=RoleConfig)
     """The judge (`--judge openai:MODEL`)."""
-    deep_search: RoleConfig = Field(default_factory=RoleConfig)
-    """CTS's fixed deep-search agent (`--deep-search openai:MODEL`; paper 001 keeps WebDancer fixed)."""
+    deep_search: DeepSearchConfig = Field(default_factory=DeepSearchConfig)
+    """CTS's fixed deep-search agent (`--deep-search SPEC` or `spec` here; paper 001 keeps WebDancer fixed)."""
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     """Tavily search (`--search tavily`)."""
     serper: SerperConfig = Field(default_factory=SerperConfig)

@@ -325,9 +325,11 @@ class EpisodeConfig(BaseModel):
     compat: Compat = "paper"
     prompting: Literal["neutral", "guided"] = "neutral"
     ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
-    # DiscoBench: "answer" = the agent answers each checkpoint (paper 000 §3, default);
-    # "trajectory" = outcomes inferred from a single-answer trajectory (imported runs).
-    checkpoints: Literal["answer", "trajectory"] = "answer"
+    # DiscoBench: "answer" = the agent answers each checkpoint, a wrong one fails it and the
+    # next is current unannounced (paper 000 §3, B.2, appendix I case 1; default); "strict" =
+    # a wrong intermediate answer ends the task; "trajectory" = outcomes inferred from a
+    # single-answer trajectory (imported runs). docs/paper-readings.md D1-D3, D7.
+    checkpoints: Literal["answer", "strict", "trajectory"] = "answer"
     k: int = Field(default=1, ge=0, le=3)  # CTS: 0 = orig (deep search on the blurred query)
     deep_search: str | None = None  # CTS: the fixed deep-search agent's spec; None = the agent under test
     search_results: int = Field(default=5, ge=1, le=20)

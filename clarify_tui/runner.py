@@ -29,6 +29,7 @@ from typing import Callable
 
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
@@ -112,9 +113,36 @@ class RunSummary:
         return [s for s in self.sessions if s.status == "errored"]
 
 
+FIXED_DEEP_SEARCH_RULE = (
+    "paper 001 §5.1: \"To isolate clarification ability, we vary only the Clarifier while keeping UA, "
+    "Rewriter, the deep-search backend, nugget construction, and nugget judging fixed.\""
+)
+
+
+def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | None) -> None:
+    """CTS with a clarifier that is not one of our scripted ones (openai:, later py:/http://)
+    needs a fixed deep-search agent of its own: else the model under test also searches and
+    a delta mixes clarification with search skill."""
+    if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
+        return
+    raise ValueError(
+        f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "
+        "--deep-search SPEC (e.g. scripted:direct-guess or openai:MODEL) or `spec` in [deep_search] of "
+        f"clarify.toml ({FIXED_DEEP_SEARCH_RULE})"
+    )
+
+
+def run_deviations(spec: RunSpec) -> list[str]:
+    """How this run departs from its paper (deviations.py); none on the bundled demo."""
+    setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
+                      judge=spec.judge, config=spec.config)
+    return deviations(setting, demo=is_demo_dataset(spec.dataset))
+
+
 def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
+    require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
     make_agent(spec.agent, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
@@ -282,6 +310,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
         config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
+        deviations=run_deviations(spec),
     )
     row = store.run_row(spec.name) or {}
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)

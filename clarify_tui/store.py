@@ -37,7 +37,7 @@ SCHEMA_VERSION = 1
 _TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
     "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT'),
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT'),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
     "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
@@ -53,7 +53,8 @@ _TABLES = {
 }
 # columns added after the first release: older files lack them
 _ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT")),
-                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")), "runs": (("provenance", "TEXT"),)}
+                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
+                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"))}  # deviations: JSON list (deviations.py)
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 

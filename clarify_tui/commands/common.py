@@ -35,17 +35,6 @@ def at_least(low: int):
     return parse
 
 
-def non_negative(text: str) -> float:
-    """An argparse type: a number >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not value >= 0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
-
-
 def run_name(text: str) -> str:
     """An argparse type: a run name, which cannot be empty or only spaces."""
     if not text.strip():

@@ -43,8 +43,9 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
-                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL, settings in [deep_search]); "
-                        "default: the agent under test also runs deep search")
+                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL; or `spec` in [deep_search] "
+                        "of clarify.toml, with its settings); required for a clarifier that is not scripted (paper "
+                        "001 varies only the clarifier); scripted clarifiers without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -67,7 +68,9 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--checkpoints", default="answer", choices=config_choices("checkpoints"),
-        help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
+        help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
+             "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
+             "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
@@ -81,7 +84,10 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, apply_call_limit, check_resumable, run_batch, validate_spec
+    from rich.markup import escape
+
+    from clarify_tui.deviations import banner
+    from clarify_tui.runner import RunSpec, apply_call_limit, check_resumable, run_batch, run_deviations, validate_spec
     from clarify_tui.tasks import load_tasks
 
     if args.retry_errored and not args.resume:
@@ -119,6 +125,8 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.config import load_config
 
         config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
+    if not config.deep_search and config_obj is not None and config_obj.deep_search.spec:
+        spec.config = config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     from clarify_tui.provenance import run_provenance
@@ -127,6 +135,8 @@ def main(args: argparse.Namespace) -> int:
         benchmark=args.benchmark, dataset=str(args.dataset), agent=args.agent, user=args.user, judge=args.judge,
         search=args.search, deep_search=config.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
     )
+    if (line := banner(run_deviations(spec))) is not None:
+        console.print(f"[yellow]{escape(line)}[/yellow]")
     store = open_store(args)
     if args.resume:
         check_resumable(store, name)  # before the progress bar: one line
@@ -180,6 +190,8 @@ def print_summary(benchmark: str, name: str, summary, store) -> int:
                             and s.result.outcome == "invalid_skip")
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
+        if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
+            line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
     console.print(line)
     if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
         console.print(f"note: {note}", markup=False, highlight=False)

@@ -101,6 +101,7 @@ class ScoredSession:
     spent: RoleUsage = field(default_factory=RoleUsage)  # every step and every judgment, chosen or not
     inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
+    deviations: tuple[str, ...] = ()  # how its run departs from the paper (metrics/comparability.py)
 
     @property
     def scorable(self) -> bool:
@@ -239,6 +240,9 @@ def load_sessions(
         judgments.setdefault(sid, []).append(Judgment(jid, spec, kind, json.loads(verdict), created))
     for s in sessions.values():
         _finish(s, judgments.get(s.id, ()), judge)
+    from clarify_tui.metrics.comparability import load_deviations
+
+    load_deviations(conn, sessions, where, params)
     return list(sessions.values())
 
 
@@ -284,6 +288,10 @@ def from_session(
         result=session.result.model_copy(), user=session.user, judge=session.judge,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
     )
+    from clarify_tui.metrics.comparability import settings_deviations
+
+    s.deviations = settings_deviations(
+        s.protocol, s.agent, s.user, getattr(session, "search", ""), s.judge, session.config.model_dump_json(), task)
     for step in steps:
         add_step_usage(s, step.actor, step.tokens_in, step.tokens_out, step.cost_usd, step.model)
     rows = [Judgment(j.get("id") or i, j["judge"], j["kind"], j["verdict"], j.get("created_at"))
