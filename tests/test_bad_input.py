@@ -179,7 +179,7 @@ def test_an_unreadable_clarify_toml_names_the_file(tmp_path, capsys, monkeypatch
 
 
 @pytest.mark.parametrize(("argv", "flag"), [
-    (["score", "--bootstrap", "-5"], "--bootstrap"), (["score", "--bootstrap", "0"], "--bootstrap"),
+    (["score", "--bootstrap", "-5"], "--bootstrap"), (["score", "--bootstrap", "x"], "--bootstrap"),
     (["score", "--jobs", "0"], "--jobs"), (["score", "--jobs", "-2"], "--jobs"),
     (["score", "--profile-k", "-1"], "--profile-k"), (["score", "--profile-k", "nan"], "--profile-k"),
     (["score", "--run", ""], "--run"), ([*RUN, "--run", ""], "--run"), ([*RUN, "--run", "  "], "--run"),

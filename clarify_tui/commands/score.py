@@ -52,7 +52,8 @@ def register(sub) -> None:
                    help="DiscoBench profiles: searches above K make a guess search-heavy (default: the paper's "
                         "K = 3 for every group; data = one K for all groups scored together, the median search "
                         "count of their successful no-ask ambiguous checkpoints, as the paper derived its K)")
-    p.add_argument("--bootstrap", type=at_least(1), default=10_000, help="CTS paired bootstrap resamples (default 10000)")
+    p.add_argument("--bootstrap", type=at_least(0), default=10_000,
+                   help="CTS paired bootstrap resamples (default 10000; 0: no interval)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--jobs", type=jobs, default=1, metavar="N|auto",
                    help="processes for the CTS bootstrap (default 1; auto = the CPU count; results do not depend on it)")
