@@ -184,6 +184,7 @@ def test_an_unreadable_clarify_toml_names_the_file(tmp_path, capsys, monkeypatch
     (["score", "--profile-k", "-1"], "--profile-k"), (["score", "--profile-k", "nan"], "--profile-k"),
     (["score", "--run", ""], "--run"), ([*RUN, "--run", ""], "--run"), ([*RUN, "--run", "  "], "--run"),
     (["export", "--run", ""], "--run"), (["sessions", "--run", ""], "--run"),
+    (["report", "--bootstrap", "-5"], "--bootstrap"), (["report", "--run", ""], "--run"),
 ])
 def test_impossible_values_are_refused_at_parse_time(argv, flag, tmp_path, capsys):
     db = tmp_path / "p.db"

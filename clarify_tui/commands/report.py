@@ -7,19 +7,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, at_least, open_store, run_name
 
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="the papers' main tables (markdown, LaTeX, csv) from saved sessions")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", default=None, metavar="NAME",
+    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, default=None, metavar="NAME",
                    help="only these runs (--run a b, or repeat --run)")
     p.add_argument("--by", default="run", choices=("run", "agent"), help="one row per run (default) or per agent")
     p.add_argument("--format", default="markdown", choices=("markdown", "latex", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
+    p.add_argument("--bootstrap", type=at_least(0), default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.set_defaults(func=main)
 
