@@ -12,7 +12,7 @@ import argparse
 
 from rich.console import Console
 
-from clarify_tui.commands.common import add_db, open_store, run_name
+from clarify_tui.commands.common import add_db, db_path, open_store, run_name
 
 FORMATS = ("interactcomp-harness", "cts-candidates")
 console = Console(stderr=True)
@@ -47,6 +47,7 @@ def main(args: argparse.Namespace) -> int:
         import_harness,
     )
 
+    created = not db_path(args).exists()
     store = open_store(args)
     config_obj = None
     try:
@@ -63,6 +64,8 @@ def main(args: argparse.Namespace) -> int:
                 store, args.file, args.dataset, run=args.run, user=args.user, judge=args.judge, config_obj=config_obj
             )
     except ImportFileError as exc:
+        if created:
+            _drop_if_empty(store)
         console.print(f"[red]Cannot import[/red] {args.file}", soft_wrap=True)
         console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
         return 2
@@ -79,3 +82,15 @@ def main(args: argparse.Namespace) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+def _drop_if_empty(store) -> None:
+    """A bad file leaves no database behind: the one this command created is removed while
+    it still holds no session (so nothing another process wrote meanwhile is lost)."""
+    from pathlib import Path
+
+    if store.sessions():
+        return
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.path}{suffix}").unlink(missing_ok=True)
