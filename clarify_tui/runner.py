@@ -332,6 +332,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
 
     async def play(task: Task) -> None:
         async with gate:
+            stop_if_down()  # a task still waiting when the endpoint went down is not started
             attempt = attempts_made.get(task.id, 0)
             while True:
                 attempt += 1
@@ -341,8 +342,8 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                 )
                 episode.session.run = spec.name
                 session = await episode.run()
-                if attempt >= spec.attempts or not plays_again(session):
-                    break
+                if attempt >= spec.attempts or not plays_again(session) or down():
+                    break  # (the endpoint is down: this attempt stays the task's session, errored)
                 why = session.error or "the harness could not call the action (call_error)"
                 session.status, session.error = "superseded", f"{ATTEMPT_NOTE}{attempt} of {spec.attempts}: {why}"
                 sink.update_session(session)
@@ -355,12 +356,15 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             summary.sessions.append(session)
             if on_session_done:
                 on_session_done(session)
-            stop = down()
-            if stop:
-                raise RunStopped(
-                    f"run '{spec.name}' stopped: {stop}. Check the server, then continue with the same command "
-                    "and --resume --retry-errored"
-                )
+            stop_if_down()
+
+    def stop_if_down() -> None:
+        stop = down()
+        if stop:
+            raise RunStopped(
+                f"run '{spec.name}' stopped: {stop}. Check the server, then continue with the same command "
+                "and --resume --retry-errored"
+            )
 
     try:
         await _all_or_first_failure([play(t) for t in todo])

@@ -196,6 +196,8 @@ class ChatClient:
         a chat completion (invalid JSON from a proxy) is retried like a 502. Backoff as
         the SDK's: 0.5 s doubling to 8 s with jitter, or the server's retry-after.
         """
+        if self.endpoint.down:  # the run is stopping (runner.RunStopped): no more calls into a dead server
+            raise BackendError(self._describe(f"not called: {self.endpoint.down}"))
         client = self._client()
         body = {"model": self.model, "messages": messages, **self._params(purpose)}
         started = time.perf_counter()
