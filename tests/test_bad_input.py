@@ -108,6 +108,8 @@ CASES = [
            lambda t, cmd=cmd: [*cmd.split(), "--db", str(_foreign(t))],
            "other-app.db is another application's SQLite database (tables: invoices)")
       for cmd in ("score", "sessions", "export", "cache stats", "run --benchmark interactcomp --agent scripted:direct-guess")],
+    Case("the TUI on another application's SQLite file", lambda t: ["--db", str(_foreign(t))],
+         "other-app.db is another application's SQLite database (tables: invoices)"),
     *[Case(f"{cmd} on a 0-byte file", lambda t, cmd=cmd: [*cmd.split(), "--db", str(_zero(t))],
            "zero.db holds no clarify-tui data")
       for cmd in ("score", "sessions", "export", "replay abc")],
