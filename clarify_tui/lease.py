@@ -61,11 +61,11 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
     a lease held by a live (or apparently live) process; the Lease says whose it was."""
     me = os.getpid()
     ensure_table(conn)
+    if take_over:
+        _refuse_a_beating_holder(conn, run, stale_after)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        row = conn.execute(
-            f"SELECT pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at FROM {TABLE} WHERE run = ?", [run]
-        ).fetchone()
+        row = _row(conn, run)
         now = time.time()
         took_over = None
         if row is not None:
@@ -76,7 +76,7 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
                     "another run, or --take-over if that process is gone"
                 )
             took_over = f"took over run '{run}' from {holder(row, now)}" + (
-                " (it is not running any more)" if stale else " (--take-over; if it is still running it stops)")
+                " (it is not running any more)" if stale else " (--take-over: its heartbeat had stopped)")
         lease = Lease(run=run, token=secrets.token_hex(16), pid=me, host=socket.gethostname(), took_over=took_over)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -89,9 +89,38 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
     return lease
 
 
+QUIET_FOR_S = 2 * HEARTBEAT_EVERY_S + 1  # a live holder beats at least once in this long
+
+
+def _row(conn: sqlite3.Connection, run: str) -> tuple | None:
+    return conn.execute(
+        f"SELECT pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at, token FROM {TABLE} WHERE run = ?",
+        [run],
+    ).fetchone()
+
+
+def _refuse_a_beating_holder(conn: sqlite3.Connection, run: str, stale_after: float) -> None:
+    """--take-over breaks a lease whose holder looks alive but is not writing: if its
+    heartbeat is recent, wait until it would have beaten again (outside any transaction,
+    so a live holder can), and refuse when it did: two writers on one run would count
+    tasks twice."""
+    row = _row(conn, run)
+    now = time.time()
+    if row is None or _stale(row, now, stale_after) or now - (row[3] or 0) >= QUIET_FOR_S:
+        return
+    time.sleep(QUIET_FOR_S - (now - (row[3] or 0)))
+    again = _row(conn, run)
+    if again is not None and again[6] == row[6] and again[3] != row[3]:
+        now = time.time()
+        raise RunLeaseError(
+            f"--take-over refused: run '{run}' is being written by {holder(again, now)}; its heartbeat moved "
+            "while we waited, so it is running: stop it first"
+        )
+
+
 def holder(row: tuple, now: float) -> str:
     """'pid 4242 on gpu-3 (process started 04:50:58, lease since 04:51:02, last heartbeat 2 s ago)'."""
-    pid, host, acquired, beat, _proc_id, started = row
+    pid, host, acquired, beat, _proc_id, started = row[:6]
     started_part = f"process started {clock(started)}, " if started else ""
     return (f"pid {pid} on {host} ({started_part}lease since {clock(acquired or 0)}, "
             f"last heartbeat {now - (beat or 0):.0f} s ago)")
@@ -117,7 +146,7 @@ def _stale(row: tuple, now: float, stale_after: float) -> bool:
     writer can never take over a run that is still being played; a process with the
     holder's pid but another identity (start time, boot) is not the holder. Only a holder
     on another host is judged by its heartbeat."""
-    pid, host, _acquired, beat, proc_id, _started = row
+    pid, host, _acquired, beat, proc_id = row[:5]
     if host == socket.gethostname():
         current = process_id(int(pid)) if proc_id else None
         if current is not None:

@@ -84,10 +84,10 @@ def test_a_stale_lease_is_taken_over(tmp_path):
         holder.wait()
 
 
-def _lease(store, run, pid, proc_id, started=None):
+def _lease(store, run, pid, proc_id, started=None, beat_age=60.0):
     now = time.time()
     store.conn.execute("INSERT OR REPLACE INTO run_leases VALUES (?, 'tok', ?, ?, ?, ?, ?, ?)",
-                       [run, pid, socket.gethostname(), now - 60, now - 1, proc_id, started])
+                       [run, pid, socket.gethostname(), now - 600, now - beat_age, proc_id, started])
     store.conn.commit()
 
 
@@ -127,9 +127,44 @@ def test_take_over_breaks_a_lease_and_says_whose(tmp_path):
         code, _out, err = run_cli(*args, "--take-over")
         assert code == 0, err
         assert f"took over run 'r' from pid {sleeper.pid} on {socket.gethostname()}" in err
-        assert "(--take-over; if it is still running it stops)" in err
+        assert "(--take-over: its heartbeat had stopped)" in err
         assert counts(db, "r") == (2, 2)
     finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_take_over_refuses_a_holder_whose_heartbeat_still_moves(tmp_path):
+    """A live writer with a fresh heartbeat: breaking its lease would make two writers on
+    one run, so --take-over waits until it would have beaten again, and refuses."""
+    import threading
+
+    db = tmp_path / "beating.db"
+    store = Store(db)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    stop = threading.Event()
+
+    def beat():
+        import sqlite3
+
+        conn = sqlite3.connect(db)
+        while not stop.wait(1.0):
+            conn.execute("UPDATE run_leases SET heartbeat_at=? WHERE run='b'", [time.time()])
+            conn.commit()
+        conn.close()
+
+    beating = threading.Thread(target=beat)
+    try:
+        _lease(store, "b", sleeper.pid, None, beat_age=0.5)
+        beating.start()
+        started = time.monotonic()
+        with pytest.raises(RunLeaseError, match="--take-over refused: .* its heartbeat moved"):
+            Store(db).acquire_run("b", take_over=True)
+        assert time.monotonic() - started <= lease.QUIET_FOR_S + 5
+    finally:
+        stop.set()
+        if beating.is_alive():
+            beating.join()
         sleeper.kill()
         sleeper.wait()
 
