@@ -33,6 +33,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule",
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
+        created_at=row.get("created_at"),
     )
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
         add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"))

@@ -77,7 +77,11 @@ def score_sessions(
     seed: int = 0,
     executor: Executor | None = None,
 ) -> dict:
-    """The score object for already loaded sessions (`executor`: see cts_metrics)."""
+    """The score object for already loaded sessions (`executor`: see cts_metrics). A task
+    completed twice by one player of one run counts once (metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
     out = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
