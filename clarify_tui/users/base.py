@@ -15,6 +15,10 @@ class UserReply(BaseModel):
     text: str
     usage: Usage | None = None
     raw: str | None = None  # a model simulator's own words, before they were read
+    # DiscoBench: whether this reply gave the agent the checkpoint's clue. None: the engine
+    # takes it from the judge (the ask targeted the ambiguity, so the simulator released
+    # it); a person says it by what they send (users/human.py).
+    released_clue: bool | None = None
 
 
 class UserSimulator(TypingProtocol):
