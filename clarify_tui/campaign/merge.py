@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,7 +168,7 @@ _RUN_COLUMN = {"runs": "name", "campaigns": "run"}
 
 
 def _merge_into(
-    dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection], renames: list[Rename] = ()
+    dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection], renames: Sequence[Rename] = ()
 ) -> MergeReport:
     report = MergeReport(renamed=list(renames))
     runs_as: dict[str, dict[str, str]] = {}
