@@ -31,7 +31,8 @@ RUN_ARGS = ["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent"
 
 def score_json(capsys, db, *extra) -> dict:
     capsys.readouterr()
-    assert cli_main(["score", "--db", str(db), "--format", "json", *extra]) == 0
+    where = [] if "--from-export" in extra else ["--db", str(db)]
+    assert cli_main(["score", *where, "--format", "json", *extra]) == 0
     captured = capsys.readouterr()
     return {"report": json.loads(captured.out), "err": captured.err}
 
@@ -95,6 +96,17 @@ def test_pool_pools_them_and_the_score_counts_each_task_once(two_runs, tmp_path,
     (group,) = scored["report"]["groups"]
     assert group["n_sessions"] == 3  # 3 tasks, not 6
     assert scored["err"].count("completed twice; scored the earliest session") == 3
+
+    # the export says which sessions were left out and why, and scores the same from the file
+    export = tmp_path / "pooled.jsonl"
+    assert cli_main(["export", "--db", str(out), "--format", "jsonl", "--out", str(export)]) == 0
+    records = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    left_out = [r["score_inputs"]["default"] for r in records if not r["score_inputs"]["default"]["scored"]]
+    assert len(left_out) == 3 and {d["excluded_as"] for d in left_out} == {"duplicate"}
+    kept = {r["session"]["id"] for r in records if r["score_inputs"]["default"]["scored"]}
+    assert {d["duplicate_of"] for d in left_out} == kept
+    from_file = score_json(capsys, "unused", "--from-export", str(export))
+    assert from_file["report"]["groups"][0]["n_sessions"] == 3
 
 
 def test_a_copy_of_a_run_grown_since_is_the_same_run(two_runs, tmp_path, capsys):

@@ -14,19 +14,44 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
-from clarify_tui.metrics.records import SCORED_STATUS, ScoredSession
+from clarify_tui.metrics.records import SCORED_STATUS
 
 
-def counting_key(s: ScoredSession) -> tuple:
+class _Played(Protocol):
+    """What the rule reads: a ScoredSession, or a models.Session (the export)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def run(self) -> str: ...
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def annotator(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> Any: ...
+    @property
+    def protocol(self) -> Any: ...
+
+
+S = TypeVar("S", bound=_Played)
+
+
+def counting_key(s: _Played) -> tuple:
     """Who played which task in which run: one scored session per key (add epoch here)."""
-    return (s.protocol, s.run, s.annotator or "", s.agent if not s.annotator else "", s.task_id)
+    return (str(s.protocol), s.run, s.annotator or "", s.agent if not s.annotator else "", s.task_id)
 
 
 @dataclass(frozen=True, slots=True)
-class Duplicate:
-    kept: ScoredSession
-    left_out: ScoredSession
+class Duplicate(Generic[S]):
+    kept: S
+    left_out: S
 
     def describe(self) -> str:
         who = f"annotator {self.kept.annotator}" if self.kept.annotator else f"agent {self.kept.agent}"
@@ -34,9 +59,9 @@ class Duplicate:
                 f"session {self.kept.id}, left out {self.left_out.id}")
 
 
-def count_once(sessions: Sequence[ScoredSession]) -> tuple[list[ScoredSession], list[Duplicate]]:
+def count_once(sessions: Sequence[S]) -> tuple[list[S], list[Duplicate[S]]]:
     """The sessions with every later completed duplicate left out, and what was left out."""
-    first: dict[tuple, ScoredSession] = {}
+    first: dict[tuple, S] = {}
     for s in sessions:
         if s.status == SCORED_STATUS:
             key = counting_key(s)
@@ -45,7 +70,8 @@ def count_once(sessions: Sequence[ScoredSession]) -> tuple[list[ScoredSession], 
                 first[key] = s
     if len(first) == sum(1 for s in sessions if s.status == SCORED_STATUS):
         return list(sessions), []
-    kept, dropped = [], []
+    kept: list[S] = []
+    dropped: list[Duplicate[S]] = []
     for s in sessions:
         winner = first.get(counting_key(s)) if s.status == SCORED_STATUS else None
         if winner is None or winner is s:
