@@ -16,7 +16,7 @@ from rich.console import Console
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue")
+            "serve", "merge", "queue", "whatif")
 
 err = Console(stderr=True, soft_wrap=True)
 
