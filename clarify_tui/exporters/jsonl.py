@@ -107,7 +107,8 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
     from clarify_tui.metrics.once import count_once
 
     sessions = store.sessions(runs=runs)
-    duplicate_of = {d.left_out.id: d.kept.id for d in count_once(sessions)[1]}
+    baseline = [s for s in sessions if not s.counterfactual]  # `whatif` forks are never scored as the baseline
+    duplicate_of = {d.left_out.id: d.kept.id for d in count_once(baseline)[1]}
     steps = store.steps_by_session()
     judgments: dict[str, list[dict]] = {}
     for row in store.db.query("SELECT * FROM judgments ORDER BY id"):
