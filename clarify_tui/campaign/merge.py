@@ -53,6 +53,8 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     """`path` opened read-only; any problem is one line naming `path` (not the --db)."""
     from clarify_tui.campaign.claims import read_only
 
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}" + (" (it is a directory)" if path.is_dir() else ""))
     with db_errors.translated(path):
         conn = read_only(path)
     conn.row_factory = sqlite3.Row
@@ -112,6 +114,8 @@ def _digests(keys) -> str:
 def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
     """Merge `inputs` into `out` (created if missing); see the module docstring.
     `pool`: copies of a run name are one run even when they are independent runs."""
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; give the merged database's file name")
     if out.resolve() in {p.resolve() for p in inputs}:
         raise ValueError(f"--out {out} is also an input; write the merge to a new file")
     sources: dict[str, sqlite3.Connection] = {}
