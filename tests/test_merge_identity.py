@@ -177,3 +177,16 @@ def test_merge_errors_name_the_bad_input_file(two_runs, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "notes.db" in err and "clarify.db" not in err and "Traceback" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["{tmp}/missing.db", "--out", "{tmp}/all.db"], "no database at {tmp}/missing.db"),
+    (["{tmp}", "--out", "{tmp}/all.db"], "no database at {tmp} (it is a directory)"),
+    (["{a}", "--out", "{tmp}"], "--out {tmp} is a directory"),
+])
+def test_merge_names_a_missing_input_or_a_directory(two_runs, tmp_path, capsys, argv, named):
+    fill = {"tmp": str(tmp_path), "a": str(two_runs["a"])}
+    capsys.readouterr()
+    assert cli_main(["merge", *(a.format(**fill) for a in argv)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert named.format(**fill) in err and "clarify.db" not in err
