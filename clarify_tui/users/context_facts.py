@@ -6,7 +6,7 @@ cannot see the "not", so each context sentence is read clause by clause:
 
 - a question word *matches* a sentence word when they are equal, share a stem of 5+
   letters, or score >= 85 on rapidfuzz's ratio ("commander" / "command", "file" / "filed");
-  Chinese is compared as character bigrams (clarify_tui.text);
+  a hyphenated word ("Coca-Cola") is one word; Chinese is compared as character bigrams;
 - a sentence *covers* the ask when >= 60 % of the ask's content words match in it;
 - a matched word is *negated* when every occurrence of it in the sentence stands after a
   negation cue (not, never, no, n't, without, neither, nor; 不, 没有, 没, 未, 并非, 从未)
@@ -35,7 +35,7 @@ from clarify_tui.text import STOPWORDS, normalize, strip_accents
 COVER = 0.6  # share of the ask's words a sentence must hold to say "yes"
 COVER_NO = 0.75  # ... to say "no" (a negation about something narrower is not the ask)
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:-[^\W_{_CJK}]+)*", re.UNICODE)  # "coca-cola" is one word
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s*")
 _CLAUSE = re.compile(r"[,;:，；：、]|\bbut\b")

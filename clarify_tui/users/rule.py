@@ -1,8 +1,9 @@
 """Offline user simulators for the three protocols.
 
 Limits (documented because these are proxies for the papers' LLM simulators):
-- InteractComp: "yes" when the ask names the answer or an alias; else what the context
-  says, read with its negations (users/context_facts.py: "Was he the mission commander?"
+- InteractComp: "yes" when the ask names the answer or an alias; "no" when it asks
+  whether the answer is some other name ("Is it Apollo 11?"); else what the context says,
+  read with its negations (users/context_facts.py: "Was he the mission commander?"
   against "He was not the mission commander." is "no"); else "no" when it names a known
   distractor or is an identity question ("Is it X?") about something else; else "i don't
   know". It never answers "no" to an attribute the context does not speak to.
@@ -60,6 +61,22 @@ def _other_aspects(question: str, slots: dict[str, str]) -> list[str]:
     return ["other"]
 
 
+_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+
+
+def _names_something_else(question: str) -> bool:
+    """An identity question about a name ("Is it Apollo 11?", "是诸葛亮吗？"), not about an
+    attribute ("Is it made by PepsiCo?", "Is it a comet?"): asked after the answer's own
+    forms, so it names something that is not the answer."""
+    if _IDENTITY_ZH.match(question):
+        return True
+    m = _IDENTITY.match(question)
+    if m is None:
+        return False
+    x = _ARTICLE.sub("", m.group("x").strip())
+    return bool(x) and (x[0].isupper() or x[0].isdigit())
+
+
 class RuleUser:
     spec = "rule"
 
@@ -67,6 +84,8 @@ class RuleUser:
         assert task.answer is not None and task.interactcomp is not None
         if any(mentions(question, form) for form in task.answer.forms()):
             return UserReply(text=YES)
+        if _names_something_else(question):
+            return UserReply(text=NO)  # "Is it Apollo 11?": the context mentions it, yet it is not the answer
         said = context_reply(question, task.interactcomp.context)
         if said is not None:
             return UserReply(text=YES if said else NO)
