@@ -190,3 +190,18 @@ def test_merge_names_a_missing_input_or_a_directory(two_runs, tmp_path, capsys, 
     assert cli_main(["merge", *(a.format(**fill) for a in argv)]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert named.format(**fill) in err and "clarify.db" not in err
+
+
+def test_an_error_reading_an_input_midway_names_that_input(two_runs, tmp_path, capsys):
+    odd = tmp_path / "odd.db"
+    src, dst = sqlite3.connect(two_runs["a"]), sqlite3.connect(odd)
+    src.backup(dst)
+    dst.execute("DROP TABLE judgments")  # opens fine; fails when the merge reads the judgments
+    dst.commit()
+    src.close(), dst.close()
+    out = tmp_path / "all.db"
+    capsys.readouterr()
+    assert cli_main(["merge", str(two_runs["b"]), str(odd), "--out", str(out)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"database error in {odd}" in err and "clarify.db" not in err
+    assert runs_in(out) == {}  # one transaction: nothing half-merged

@@ -138,9 +138,10 @@ def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
         dest = sqlite3.connect(str(out), timeout=60, isolation_level=None)
         dest.row_factory = sqlite3.Row
         try:
-            dest.execute("BEGIN IMMEDIATE")
-            report = _merge_into(dest, sources, renames)
-            dest.execute("COMMIT")
+            with db_errors.translated(out):  # errors reading an input name that input (StoreError passes)
+                dest.execute("BEGIN IMMEDIATE")
+                report = _merge_into(dest, sources, renames)
+                dest.execute("COMMIT")
         except BaseException:
             if dest.in_transaction:
                 dest.execute("ROLLBACK")
@@ -178,18 +179,22 @@ def _merge_into(
     runs_as: dict[str, dict[str, str]] = {}
     for r in renames:
         runs_as.setdefault(r.source, {})[r.old] = r.new
-    for table, key in KEYED.items():
+    for table in KEYED:
+        found_rows = []
         for name, conn in sources.items():
-            if table in tables(conn):
-                for row in rows(conn, f"SELECT * FROM {table}"):
-                    if (column := _RUN_COLUMN.get(table)) is not None:
-                        row[column] = runs_as.get(name, {}).get(row[column], row[column])
-                    report.add(table, _insert(dest, table, row, ignore=True))
+            with db_errors.translated(Path(name)):  # a read error names its file (inside: the output's)
+                if table in tables(conn):
+                    found_rows += [(name, row) for row in rows(conn, f"SELECT * FROM {table}")]
+        for name, row in sorted(found_rows, key=lambda found: _row_order(found[1])):
+            if (column := _RUN_COLUMN.get(table)) is not None:
+                row[column] = runs_as.get(name, {}).get(row[column], row[column])
+            report.add(table, _insert(dest, table, row, ignore=True))
     # sessions: every version of every id, across the output and the inputs
     versions: dict[str, dict[str, tuple[dict, list[dict], str]]] = {}
     for name, conn in sources.items():
-        for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id"):
-            versions.setdefault(sid, {})[name] = session_version(conn, sid, runs_as.get(name))
+        with db_errors.translated(Path(name)):
+            for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id").fetchall():
+                versions.setdefault(sid, {})[name] = session_version(conn, sid, runs_as.get(name))
     for sid, found in versions.items():
         digests = {digest for _, _, digest in found.values()}
         here = dest.execute("SELECT 1 FROM sessions WHERE id=?", [sid]).fetchone()
@@ -207,10 +212,19 @@ def _merge_into(
             report.add("steps", len(steps))
         else:
             report.present += 1
-        judgments = [j for n in found for j in rows(sources[n], "SELECT * FROM judgments WHERE session_id=?", [sid])]
+        judgments = []
+        for n in found:
+            with db_errors.translated(Path(n)):
+                judgments += rows(sources[n], "SELECT * FROM judgments WHERE session_id=?", [sid])
         for judgment in sorted(judgments, key=_judgment_order):
             report.add("judgments", _insert_judgment(dest, judgment))
     return report
+
+
+def _row_order(row: dict) -> tuple:
+    """Rows of one key in several files: the earliest (then by content) is kept, whatever
+    the order of the inputs (a pooled run's row, a search cached twice)."""
+    return (str(row.get("created_at") or ""), json.dumps(row, sort_keys=True, default=str))
 
 
 def _judgment_order(j: dict) -> tuple:
