@@ -56,3 +56,12 @@ async def test_interactcomp_rule_user_replies_what_the_context_decides(row):
 async def test_cts_rule_user_answers_what_the_intent_decides(row):
     reply = await RuleUser().answer_clarification(CTS_TASKS[row["task"]], row["question"])
     assert reply.text == row["answer"], row["why"]
+
+
+async def test_without_intent_slots_a_which_question_gets_the_named_event_from_the_fused_query():
+    """The released data has no slots: the user reads what the fused query adds (paper 001 line 121)."""
+    task = CTS_TASKS["cts-06"].model_copy(deep=True)
+    task.cts.intent_slots = {}
+    user = RuleUser()
+    assert (await user.answer_clarification(task, "Which competition's final do you mean?")).text == "2014 FIFA World Cup"
+    assert (await user.answer_clarification(task, "Which year do you mean?")).text == "2014"
