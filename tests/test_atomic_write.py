@@ -142,8 +142,8 @@ def test_a_merge_into_a_new_file_that_fails_leaves_no_half_made_database(played,
 
     real = merging._merge_into
 
-    def disk_fills(dest, sources):
-        real(dest, sources)  # everything written, then the disk is full before the commit
+    def disk_fills(dest, sources, *rest):
+        real(dest, sources, *rest)  # everything written, then the disk is full before the commit
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(merging, "_merge_into", disk_fills)
