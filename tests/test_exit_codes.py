@@ -94,3 +94,22 @@ def test_stop_after_failures_0_never_stops(tmp_path, capsys, monkeypatch):
                              "--set", "openai.stop_after_failures=0"))
     assert code == 1 and "stopped" not in capsys.readouterr().err
     assert [s.status for s in Store(tmp_path / "n.db").sessions(runs=["dead"])] == ["errored"] * 4
+
+
+async def test_a_down_endpoint_gets_no_more_calls(monkeypatch):
+    from servers import llm_config
+
+    from clarify_tui.errors import BackendError
+    from clarify_tui.models import Answer
+    from clarify_tui.services import build_judge
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAI(_never_answers) as server:
+        config = llm_config(server.base_url, openai={"timeout": 0.2, "max_retries": 0, "stop_after_failures": 2})
+        judge = build_judge("judge-m", config)
+        for _ in range(2):
+            with pytest.raises(BackendError, match="timed out"):
+                await judge.equivalent("q", "a", Answer(text="a"))
+        with pytest.raises(BackendError, match="not called: 2 model calls in a row failed at "):
+            await judge.equivalent("q", "a", Answer(text="a"))
+        assert len(server.chat_requests()) == 2
