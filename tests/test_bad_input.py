@@ -186,6 +186,7 @@ def test_an_unreadable_clarify_toml_names_the_file(tmp_path, capsys, monkeypatch
     (["score", "--run", ""], "--run"), ([*RUN, "--run", ""], "--run"), ([*RUN, "--run", "  "], "--run"),
     (["export", "--run", ""], "--run"), (["sessions", "--run", ""], "--run"),
     (["report", "--bootstrap", "-5"], "--bootstrap"), (["report", "--run", ""], "--run"),
+    (["serve", "--queue", ""], "--queue"), (["play", "--queue", " "], "--queue"), (["queue", "status", ""], "RUN"),
 ])
 def test_impossible_values_are_refused_at_parse_time(argv, flag, tmp_path, capsys):
     db = tmp_path / "p.db"

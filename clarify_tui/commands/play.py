@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, refuse_unusable_db
+from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, refuse_unusable_db, run_name
 
 
 def register(sub) -> None:
@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="CTS clarification budget: questions in the one clarify turn (default 1; 0 = orig)")
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
     p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
-    p.add_argument("--queue", default=None, metavar="RUN",
+    p.add_argument("--queue", type=run_name, default=None, metavar="RUN",
                    help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
                         "(needs --as agent; relaunch to resume)")
     p.add_argument("--limit", type=int, default=None, help="--queue: only the first N tasks")

@@ -11,14 +11,14 @@ import argparse
 import json
 import sys
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, db_path
+from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, run_name
 
 
 def register(sub) -> None:
     p = sub.add_parser("queue", help="human-baseline campaigns: progress per annotator (queue status RUN)")
     actions = p.add_subparsers(dest="queue_action", metavar="ACTION", required=True)
     s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")
-    s.add_argument("run", metavar="RUN")
+    s.add_argument("run", type=run_name, metavar="RUN")
     add_db(s)
     s.add_argument("--per-task", type=int, default=None, metavar="K",
                    help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement")

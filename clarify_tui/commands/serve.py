@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from clarify_tui.commands.common import db_path
+from clarify_tui.commands.common import db_path, run_name
 
 
 def register(sub) -> None:
     from clarify_tui.campaign.visitor import add_campaign_options
 
     p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")
-    p.add_argument("--queue", required=True, metavar="RUN", help="the campaign's run name")
+    p.add_argument("--queue", type=run_name, required=True, metavar="RUN", help="the campaign's run name")
     p.add_argument("--db", type=Path, default=None,
                    help="the shared SQLite file (default: $CLARIFY_DB or sessions/clarify.db)")
     p.add_argument("--host", default="127.0.0.1",
