@@ -16,4 +16,3 @@ class StoreError(RuntimeError):
 
 class RunLeaseError(StoreError):
     """Another live process is writing this run (its holder is named in the message)."""
-
