@@ -75,6 +75,8 @@ class RoleConfig(_Strict):
     """Concurrency limit of this role's endpoint; None: the endpoint's."""
     parse_retries: int = Field(default=2, ge=0)
     """Judges: extra calls when the model's output cannot be parsed (CTS 4.4.1)."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """`py:` backends: keyword arguments for the class or factory (`[agent.args]`; `--agent-arg KEY=VALUE` wins)."""
 
 
 class Price(_Strict):
