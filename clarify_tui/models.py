@@ -357,6 +357,7 @@ class Session(BaseModel):
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None
+    epoch: int = Field(default=0, ge=0)  # run --epochs N: which play of the task (0-based); part of its identity
 
     @model_validator(mode="before")
     @classmethod

@@ -55,6 +55,8 @@ class RunSpec:
     concurrency: int = 4
     search_cache: CacheMode = "off"
     task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
+    epochs: int = 1  # each task is played this many times (Session.epoch 0..epochs-1)
+    seed: int | None = None  # handed to scripted agents and sent to model APIs that take one
 
     @property
     def attempts(self) -> int:
@@ -133,9 +135,19 @@ SPEC_FIELDS = ("benchmark", "dataset", "agent", "user", "search", "judge")
 
 
 def spec_of(spec: RunSpec) -> dict:
-    """What makes two runs the same experiment: backends, dataset and episode settings."""
+    """What makes two runs the same experiment: backends, dataset and episode settings,
+    the seed and the sha256 of every `py:` backend's file (a changed file is another agent)."""
     return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json"),
-            "task_attempts": spec.attempts}
+            "task_attempts": spec.attempts, **({"seed": spec.seed} if spec.seed is not None else {}),
+            **file_hashes(spec)}
+
+
+def file_hashes(spec: RunSpec) -> dict[str, str]:
+    """`<role>_sha256` of each `py:` backend's source file (recorded on the run)."""
+    from clarify_tui.plugins import file_sha256
+
+    roles = {"agent": spec.agent, "user": spec.user, "judge": spec.judge, "deep_search": spec.config.deep_search}
+    return {f"{role}_sha256": digest for role, value in roles.items() if (digest := file_sha256(value))}
 
 
 def check_same_spec(store: Store, spec: RunSpec) -> None:
@@ -147,6 +159,15 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
     stored = {**{k: row.get(k) for k in SPEC_FIELDS}, **config}
     wanted = spec_of(spec)
     differ = [k for k in wanted if k in stored and stored[k] is not None and not _same(k, stored[k], wanted[k])]
+    changed = [k for k in differ if k.endswith("_sha256")]
+    if changed:
+        k = changed[0]
+        role = k.removesuffix("_sha256")
+        raise RunSpecMismatch(
+            f"run '{spec.name}': the {role}'s file changed since the run started ({wanted.get(role) or row.get(role)}: "
+            f"sha256 {str(stored[k])[:12]}… then, {str(wanted[k])[:12]}… now); --resume refuses a changed file: "
+            "restore it or start a new run with --run NEW"
+        )
     if differ:
         def show(d: dict) -> str:
             return " ".join(f"{k}={d.get(k)}" for k in wanted)
@@ -166,7 +187,7 @@ def _same(key: str, old, new) -> bool:
 
 def plan(
     store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False
-) -> tuple[list[Task], int, int]:
+) -> tuple[list[tuple[Task, int]], int, int]:
     """Which tasks still need playing in this run, how many are done and how many errored
     sessions were superseded. Marks interrupted sessions abandoned and, with
     `retry_errored`, errored sessions of unfinished tasks superseded."""
@@ -178,24 +199,25 @@ def plan(
         )
     if resume:
         check_same_spec(store, spec)
-    done = {s.task_id for s in existing if s.status == "completed"}
+    # a session's identity in a run is its task and epoch (run --epochs N)
+    done = {(s.task_id, s.epoch) for s in existing if s.status == "completed"}
     retry = []
     for s in existing:
         if s.status == "running":
             s.status, s.error = "abandoned", "interrupted; restarted by --resume"
             store.update_session(s)
-        elif s.status == "errored" and s.task_id not in done:
+        elif s.status == "errored" and (s.task_id, s.epoch) not in done:
             if retry_errored:
                 retry.append(s)
             else:
-                done.add(s.task_id)
-    wanted = {t.id for t in tasks}
+                done.add((s.task_id, s.epoch))
+    wanted = {(t.id, e) for t in tasks for e in range(spec.epochs)}
     for s in retry:
-        if s.task_id in wanted:
+        if (s.task_id, s.epoch) in wanted:
             s.status = "superseded"
             store.update_session(s)
-    todo = [t for t in tasks if t.id not in done]
-    return todo, len(tasks) - len(todo), sum(1 for s in retry if s.task_id in wanted)
+    todo = [(t, e) for e in range(spec.epochs) for t in tasks if (t.id, e) not in done]
+    return todo, len(wanted) - len(todo), sum(1 for s in retry if (s.task_id, s.epoch) in wanted)
 
 
 async def run_batch(
@@ -224,7 +246,8 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
-        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
+        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts, "epochs": spec.epochs,
+                **({"seed": spec.seed} if spec.seed is not None else {}), **file_hashes(spec)},
     )
     agent = make_agent(spec.agent, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
@@ -240,16 +263,16 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
 
-    async def play(task: Task) -> None:
+    async def play(task: Task, epoch: int) -> None:
         async with gate:
-            attempt = attempts_made.get(task.id, 0)
+            attempt = attempts_made.get((task.id, epoch), 0)
             while True:
                 attempt += 1
                 episode = build_episode(
                     task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(),
                     sink=sink, deep_search=deep_search,
                 )
-                episode.session.run = spec.name
+                episode.session.run, episode.session.epoch = spec.name, epoch
                 session = await episode.run()
                 if attempt >= spec.attempts or not plays_again(session):
                     break
@@ -262,7 +285,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                 on_session_done(session)
 
     try:
-        await _all_or_first_failure([play(t) for t in todo])
+        await _all_or_first_failure([play(t, e) for t, e in todo])
         if writer:
             await writer.flush()
     finally:
@@ -274,13 +297,13 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     return summary
 
 
-def _attempts_made(store: Store, run: str) -> dict[str, int]:
-    """Attempts each task already used in this run before an interruption (their sessions
-    were superseded by the next attempt), so --resume continues the count."""
-    made: dict[str, int] = {}
+def _attempts_made(store: Store, run: str) -> dict[tuple[str, int], int]:
+    """Attempts each task and epoch already used in this run before an interruption (their
+    sessions were superseded by the next attempt), so --resume continues the count."""
+    made: dict[tuple[str, int], int] = {}
     for s in store.sessions(runs=[run]):
         if s.status == "superseded" and (s.error or "").startswith(ATTEMPT_NOTE):
-            made[s.task_id] = made.get(s.task_id, 0) + 1
+            made[(s.task_id, s.epoch)] = made.get((s.task_id, s.epoch), 0) + 1
     return made
 
 

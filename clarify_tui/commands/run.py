@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-from datetime import datetime
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices
+from clarify_tui.commands.progress import run_progress
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -20,10 +18,19 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    p.add_argument("--agent", required=True, help="scripted:POLICY | openai:MODEL")
-    p.add_argument("--user", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--agent", required=True,
+                   help="scripted:POLICY | openai:MODEL | py:FILE.py:NAME | py:package.module:NAME | "
+                        "http://HOST:PORT/PATH (docs/agents.md)")
+    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
+                   help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
+    p.add_argument("--user", default="rule", help="rule | openai:MODEL | py:... | http://...")
     p.add_argument("--search", default="local", help="local | tavily")
-    p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--judge", default="rule", help="rule | openai:MODEL | py:... | http://...")
+    p.add_argument("--task-ids", default=None, metavar="A,B,C", help="only these tasks, in this order")
+    p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
+                   help="play each task N times (score reports the mean, std over epochs and pass^k)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="sent as `seed` to model APIs that take one (recorded on the run)")
     add_db(p)
     p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
@@ -39,7 +46,8 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
-                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL, settings in [deep_search]); "
+                   help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
+                        "http://..., settings in [deep_search]); "
                         "default: the agent under test also runs deep search")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
@@ -92,19 +100,11 @@ def at_least(low: int):
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
-    from clarify_tui.tasks import load_tasks
+    from clarify_tui import api
+    from clarify_tui.plugins import parse_args
 
     if args.retry_errored and not args.resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
-    for role in ("agent", "user"):  # a batch run has nobody at the keyboard: it would wait for ever
-        if (getattr(args, role, None) or "").split(":")[0] == "human":
-            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
-
-    tasks = load_tasks(args.benchmark, args.dataset)
-    if args.limit is not None:
-        tasks = tasks[: args.limit]
     mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
@@ -114,36 +114,26 @@ def main(args: argparse.Namespace) -> int:
         actions=args.actions, compat=args.compat,
     )
     check_interactcomp_flags(args.benchmark, config)
-    name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
-    spec = RunSpec(
-        name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
-        benchmark=args.benchmark, dataset=str(args.dataset), config=config,
-        concurrency=args.concurrency, search_cache=args.search_cache, task_attempts=args.task_attempts,
-    )
-    config_obj = None
-    specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
-    if args.config or args.overrides or any(s.startswith(("openai", "tavily")) for s in specs):
-        from pathlib import Path
-
-        from clarify_tui.config import load_config
-
-        config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
-    call_limit = apply_call_limit(config_obj, args.concurrency)
-    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
-    store = open_store(args)
-    with Progress(
-        TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
-    ) as progress:
-        bar = progress.add_task("run", total=len(tasks))
-        summary = asyncio.run(
-            run_batch(
-                store, spec, tasks, resume=args.resume, retry_errored=args.retry_errored, config_obj=config_obj,
-                on_session_done=lambda s: progress.advance(bar),
-            )
+    task_ids = [t.strip() for t in args.task_ids.split(",") if t.strip()] if args.task_ids else None
+    progress = run_progress(args.run_name or args.benchmark)
+    with progress:
+        result = api.run(
+            args.benchmark, args.agent, dataset=str(args.dataset), user=args.user, search=args.search,
+            judge=args.judge, db=args.db, name=args.run_name, concurrency=args.concurrency, limit=args.limit,
+            task_ids=task_ids, epochs=args.epochs, seed=args.seed, resume=args.resume,
+            retry_errored=args.retry_errored, task_attempts=args.task_attempts, search_cache=args.search_cache,
+            episode=config, config=args.config, overrides=parse_overrides(args.overrides),
+            agent_args=parse_args(args.agent_args),
+            on_start=progress.start,
+            on_session_done=lambda s: progress.advance(s),
         )
-        progress.update(bar, completed=len(tasks))
-    print_summary(args.benchmark, name, summary, store)
+        progress.finish()
+    from clarify_tui.store import Store
+
+    print_summary(args.benchmark, result.name, result, Store(result.db))
+    console.print(f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
+                  f"--run {result.name}", markup=False, highlight=False)
+    call_limit = getattr(result, "call_limit", None)
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return 0

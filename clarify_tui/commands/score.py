@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
+from clarify_tui.commands.common import BENCHMARKS, add_db
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
@@ -63,27 +63,14 @@ def _whole(k: float | None) -> float | None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.metrics import load_sessions, score_sessions
+    from clarify_tui import api
 
-    if args.from_export is not None:
-        if args.db is not None:
-            raise ValueError("give --db or --from-export, not both")
-        from clarify_tui.metrics.from_export import load_export
-
-        sessions = load_export(args.from_export, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
-    else:
-        store = open_store(args, must_exist=True)
-        sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
-    if not args.include_informed:
-        informed = [s for s in sessions if s.result.informed]
-        if informed:
-            print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
-                  "--include-informed keeps them", file=sys.stderr)
-            sessions = [s for s in sessions if not s.result.informed]
     with _bootstrap_pool(args.jobs) as executor:
-        report = score_sessions(
-            sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,
-            executor=executor,
+        report = api.score(
+            args.db, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
+            include_informed=args.include_informed, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap,
+            seed=args.seed, from_export=args.from_export, executor=executor,
+            on_note=lambda note: print(note, file=sys.stderr),
         )
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
