@@ -167,7 +167,8 @@ def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[s
         module = _import_file(target) if target.file is not None else _import_module(target)
         if not hasattr(module, target.name or ""):
             public = sorted(n for n, v in vars(module).items()
-                            if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v)))
+                            if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v))
+                            and getattr(v, "__module__", None) == module.__name__)  # its own, not imports
             where = target.file or target.module
             raise PluginSpecError(f"'{spec}': {where} has no '{target.name}'"
                                   + (f" (it has: {', '.join(public[:12])})" if public else ""))
