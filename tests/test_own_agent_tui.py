@@ -1,0 +1,70 @@
+"""Bring your own agent in the TUI's step mode (Pilot): the agent from docs/agents.md and
+the example HTTP agent propose, a person accepts each proposal (and replaces one), on all
+three protocols; the sessions are saved as stepped, with the agent's spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from clarify_tui.models import EpisodeConfig
+from clarify_tui.search.local import LocalSearch
+from clarify_tui.store import Store
+from clarify_tui.tui.app import ClarifyApp
+from tests.conftest import CTS, DISCO, DOCS, IC
+from tests.test_own_agent import RecordingAgentServer, docs_agent
+from tests.test_tui import SIZE, settle, type_text
+
+TASKS = {"interactcomp": IC, "discobench": DISCO, "cts": CTS}
+
+
+async def step_to_the_end(pilot, driver, replace_first: bool = False) -> None:
+    """space (propose), enter (accept) until the session ends; optionally replace the
+    first proposal with a typed search."""
+    for turn in range(40):
+        if driver.done:
+            return
+        await pilot.press("space")
+        await settle(pilot)
+        if driver.done:
+            return
+        assert driver.pending is not None
+        if replace_first and turn == 0 and "search" in [k.value for k in driver.episode.allowed()]:
+            await pilot.press("r", "s")
+            await type_text(pilot, "my own query")
+            await pilot.press("enter")
+            await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+    raise AssertionError("the session did not end in 40 steps")
+
+
+@pytest.mark.parametrize("protocol", ["interactcomp", "discobench", "cts"])
+@pytest.mark.parametrize("kind", ["py", "http"])
+async def test_own_agent_in_step_mode_plays_each_protocol(tmp_path, protocol, kind):
+    store = Store(tmp_path / "tui.db")
+    task = TASKS[protocol]
+    config = EpisodeConfig(k=1, deep_search="scripted:search-then-ask") if protocol == "cts" else EpisodeConfig()
+    server = RecordingAgentServer() if kind == "http" else None
+    spec = server.url if server else f"py:{docs_agent(tmp_path)}:MyAgent"
+    if server:
+        server.__enter__()
+    try:
+        app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC, DISCO, CTS], task_id=task.id,
+                         run_mode="step", agent_spec=spec, config=config)
+        async with app.run_test(size=SIZE) as pilot:
+            driver = app.screen.driver
+            await step_to_the_end(pilot, driver, replace_first=protocol != "cts")
+            sid = driver.session.id
+    finally:
+        if server:
+            server.__exit__()
+    session = store.session(sid)
+    assert session.status == "completed" and session.mode == "stepped" and session.agent == spec
+    agent_steps = [s for s in store.steps(sid) if s.actor == "agent"]
+    kinds = [s.action.kind.value for s in agent_steps]
+    assert kinds[0] == ("clarify" if protocol == "cts" else "search")
+    if protocol != "cts":
+        assert agent_steps[0].action.text == "my own query" and "edited or replaced" in (session.note or "")
+        assert "ask" in kinds and kinds[-1] == "answer"
+    if server:
+        assert server.views and all(v["task_id"] == task.id for v in server.views)
