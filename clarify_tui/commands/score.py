@@ -79,7 +79,24 @@ def main(args: argparse.Namespace) -> int:
         write_csv(report, sys.stdout)
     else:
         print_tables(report, args.by)
+        for line in epoch_lines(report):
+            print(line)
     return 0
+
+
+def epoch_lines(report: dict) -> list[str]:
+    """One line per group played over several epochs: mean, std over epochs, pass^k."""
+    lines = []
+    for g in report["groups"]:
+        ep = g["metrics"].get("epochs")
+        if not ep:
+            continue
+        label = ", ".join(f"{k}={v}" for k, v in g["key"].items())
+        line = f"{g['benchmark']} {label}: {ep['n_epochs']} epochs, mean {ep['mean']:.3f}, std over epochs {ep['std']:.3f}"
+        if ep.get("pass_k"):
+            line += ", " + ", ".join(f"pass^{k} {v:.3f}" for k, v in ep["pass_k"].items() if v is not None)
+        lines.append(line)
+    return lines
 
 
 @contextlib.contextmanager

@@ -83,6 +83,7 @@ class ScoredSession:
     spent: RoleUsage = field(default_factory=RoleUsage)  # every step and every judgment, chosen or not
     inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
+    epoch: int = 0  # run --epochs N: which play of the task (metrics/epochs.py)
 
     @property
     def scorable(self) -> bool:
@@ -159,17 +160,20 @@ def load_sessions(
     conn = getattr(store_or_db, "conn", store_or_db)  # both have one; Store.db would import sqlite-utils
     runs = list(runs or [])
     where, params = _where(runs, benchmark)
+    # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0
+    epoch = "epoch" if any(r[1] == "epoch" for r in conn.execute('PRAGMA table_info("sessions")')) else "0"
     rows = conn.execute(
-        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result "
-        f"FROM sessions{where} ORDER BY created_at, id",
+        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, "
+        f"{epoch} FROM sessions{where} ORDER BY created_at, id",
         params,
     ).fetchall()
     sessions: dict[str, ScoredSession] = {}
-    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result in rows:
+    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, ep in rows:
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
             result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
+            epoch=ep or 0,
         )
     if not sessions:
         return []
@@ -251,7 +255,7 @@ def from_session(
     s = ScoredSession(
         id=session.id, run=session.run, task_id=session.task_id, protocol=str(session.protocol),
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
-        result=session.result.model_copy(), user=session.user, judge=session.judge,
+        result=session.result.model_copy(), user=session.user, judge=session.judge, epoch=session.epoch,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
     )
     for step in steps:
