@@ -367,3 +367,12 @@ def test_a_users_and_judges_own_py_and_http_backends(tmp_path, capsys):
                              "--user", server.url + "/user")) == 0
     replies = [s.action.text for x in store.sessions(runs=["web"]) for s in store.steps(x.id) if s.actor == "user"]
     assert replies and set(replies) == {"no"}
+
+
+def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(tmp_path, capsys):
+    agent = docs_agent(tmp_path)
+    assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:Nope"]) == 2
+    err = capsys.readouterr().err
+    assert "has no 'Nope' (it has: MyAgent)" in err and len(err.strip().splitlines()) == 1
+    assert main(["demo", "ask-vs-guess", "--db", str(tmp_path / "p.db"), "--guess", f"py:{agent}:Nope"]) == 2
+    assert "has no 'Nope'" in capsys.readouterr().err

@@ -68,3 +68,59 @@ async def test_own_agent_in_step_mode_plays_each_protocol(tmp_path, protocol, ki
         assert "ask" in kinds and kinds[-1] == "answer"
     if server:
         assert server.views and all(v["task_id"] == task.id for v in server.views)
+
+
+async def test_ask_vs_guess_fork_and_compare_with_own_agents(tmp_path):
+    """demo ask-vs-guess --guess py:... --ask http://...; then a replay fork continued by
+    the docs' agent; then compare opens on the two sessions."""
+    from clarify_tui.commands.demo import pick_task
+    from clarify_tui.tui.browse import BrowseApp
+    from clarify_tui.tui.screens.ask_vs_guess import RUN_NAME, AskVsGuessScreen
+    from clarify_tui.tui.screens.compare import CompareScreen
+
+    store = Store(tmp_path / "avg.db")
+    mine = f"py:{docs_agent(tmp_path)}:MyAgent"
+    with RecordingAgentServer() as server:
+        app = BrowseApp(store, start="ask-vs-guess", task=pick_task(None), agent_a=mine, agent_b=server.url, pace=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, AskVsGuessScreen) and app.screen.finished
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, CompareScreen)
+    saved = store.sessions(runs=[RUN_NAME])
+    assert {s.agent for s in saved} == {mine, server.url} and {s.status for s in saved} == {"completed"}
+    assert server.views
+    parent = next(s for s in saved if s.agent == server.url)
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        replay = app.screen
+        replay.start_fork(0, mine)
+        await settle(pilot)
+        fork_id = replay.session.id
+    fork = store.session(fork_id)
+    assert fork.parent_id == parent.id and fork.agent == mine and fork.status == "completed"
+    store.close()
+
+
+async def test_an_agent_that_raises_in_step_mode_ends_the_task_wrong_and_says_why(tmp_path):
+    from tests.test_own_agent import RAISING
+
+    (tmp_path / "agents.py").write_text(RAISING, encoding="utf-8")
+    store = Store(tmp_path / "tui.db")
+    app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC], task_id=IC.id, run_mode="step",
+                     agent_spec=f"py:{tmp_path}/agents.py:Buggy")
+    async with app.run_test(size=SIZE) as pilot:
+        driver = app.screen.driver
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("space")  # the agent raises now
+        await settle(pilot)
+        assert driver.done
+        shown = [(n.title, n.message) for n in app._notifications]  # as tests/test_tui.py reads toasts
+        sid = driver.session.id
+    session = store.session(sid)
+    assert session.status == "completed" and session.result.correct is False
+    assert ("the agent failed", "agent raised KeyError: 'my bug' (scored wrong)") in shown, shown
