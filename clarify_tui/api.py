@@ -71,7 +71,7 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: int | None) -> 
 
 def run(
     benchmark: str,
-    agent: str,
+    agent: str | Any,
     *,
     dataset: str = "demo",
     user: str = "rule",
@@ -96,13 +96,16 @@ def run(
     on_session_done: Callable[[Session], None] | None = None,
 ) -> RunResult:
     """Play `benchmark` tasks with `agent` (any agent spec: scripted:, openai:, py:,
-    http://) and save them to `db` (default: $CLARIFY_DB or sessions/clarify.db). Every
+    http://, or an agent object itself, recorded as `py:module:Class`) and save them to `db` (default: $CLARIFY_DB or sessions/clarify.db). Every
     task is played `epochs` times. Returns the run's sessions; score them with `score()`."""
     from clarify_tui.paths import default_db_path
     from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
     from clarify_tui.store import Store
     from clarify_tui.tasks import load_tasks
 
+    agent_object = None
+    if not isinstance(agent, str):
+        agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
     if retry_errored and not resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if epochs < 1:
@@ -117,8 +120,10 @@ def run(
     spec = RunSpec(
         name=name, agent=agent, user=user, search=search, judge=judge, benchmark=benchmark, dataset=str(dataset),
         config=episode_config, concurrency=concurrency, search_cache=search_cache,  # type: ignore[arg-type]
-        task_attempts=task_attempts, epochs=epochs, seed=seed,
+        task_attempts=task_attempts, epochs=epochs, seed=seed, agent_object=agent_object,
     )
+    if seed is not None:
+        overrides = {**(overrides or {}), "seed": seed}
     config_obj = load_run_config(config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""),
                                  agent_args=agent_args)
     call_limit = apply_call_limit(config_obj, concurrency)

@@ -57,7 +57,10 @@ def _custom_settings(role: str, config: Config | None) -> tuple[dict, float, int
     settings = cfg.role(role)  # type: ignore[arg-type]
     timeout = settings.timeout or cfg.openai.timeout
     retries = settings.max_retries if settings.max_retries is not None else cfg.openai.max_retries
-    return dict(settings.args), timeout, retries
+    args = dict(settings.args)
+    if cfg.seed is not None:
+        args.setdefault("__seed__", cfg.seed)  # given as `seed` if the class or factory takes one (plugins.py)
+    return args, timeout, retries
 
 
 def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agent:

@@ -132,6 +132,8 @@ class Config(_Strict):
     """record: use and fill the cache; replay: cache only (a miss is an error); off."""
     prices: dict[str, Price] = Field(default_factory=dict)
     """Model name (or a prefix of it) -> price; unknown models cost 0."""
+    seed: int | None = None
+    """`run --seed N`: sent as `seed` to every model call, and given to a `py:` backend whose class or factory takes a `seed` argument; None: not sent."""
 
     def role(self, role: Role) -> RoleConfig:
         return getattr(self, role)

@@ -173,6 +173,10 @@ def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[s
             raise PluginSpecError(f"'{spec}': {where} has no '{target.name}'"
                                   + (f" (it has: {', '.join(public[:12])})" if public else ""))
         found = getattr(module, target.name or "")
+    args = dict(args or {})
+    seed = args.pop("__seed__", None)  # run --seed: passed on only to what takes a `seed` argument
+    if seed is not None and "seed" not in args and callable(found) and _takes(found, "seed"):
+        args["seed"] = seed
     obj = found
     if inspect.isclass(found) or (callable(found) and not any(hasattr(found, n) for n in needs)):
         try:
@@ -190,6 +194,13 @@ def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[s
         raise PluginSpecError(f"'{spec}': {type(obj).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
                               f"{role} (no {' / '.join(needs)} method)")
     return obj
+
+
+def _takes(func: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _show_args(args: dict[str, Any] | None) -> str:

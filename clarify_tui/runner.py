@@ -56,7 +56,8 @@ class RunSpec:
     search_cache: CacheMode = "off"
     task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
     epochs: int = 1  # each task is played this many times (Session.epoch 0..epochs-1)
-    seed: int | None = None  # handed to scripted agents and sent to model APIs that take one
+    seed: int | None = None  # sent to model APIs and to py: backends that take one (config.seed)
+    agent_object: object = None  # api.run(agent=obj): the object itself, recorded as its `py:module:Class` spec
 
     @property
     def attempts(self) -> int:
@@ -100,11 +101,23 @@ class RunSummary:
 def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
-    make_agent(spec.agent, config_obj)
+    build_agent(spec, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
     make_judge(spec.judge, config_obj)
     make_search(spec.search, config_obj, db=None, cache_mode=spec.search_cache)
+
+
+def build_agent(spec: RunSpec, config_obj=None):
+    """The run's agent: built from its spec, or the object api.run was given (held to the
+    same contract as a `py:` agent)."""
+    if spec.agent_object is None:
+        return make_agent(spec.agent, config_obj)
+    from clarify_tui.agents.custom import PyAgent
+
+    if not callable(getattr(spec.agent_object, "act", None)):
+        raise ValueError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
+    return PyAgent(spec.agent, obj=spec.agent_object)
 
 
 def apply_call_limit(config_obj, concurrency: int) -> str | None:
@@ -249,7 +262,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
         config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts, "epochs": spec.epochs,
                 **({"seed": spec.seed} if spec.seed is not None else {}), **file_hashes(spec)},
     )
-    agent = make_agent(spec.agent, config_obj)
+    agent = build_agent(spec, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)

@@ -100,3 +100,23 @@ def test_the_python_api_runs_and_scores_as_the_cli_does(tmp_path):
     code, out, err = run_cli("score", "--db", str(db), "--run", "api", "--format", "json")
     assert code == 0, err
     assert api.score(db, runs=["api"]) == json.loads(out)
+
+
+class NotebookAgent:
+    """An agent defined in a notebook cell: given to api.run as an object."""
+
+    def act(self, view):
+        from clarify_tui import Action
+
+        return Action.answer("Tokyo Tower", confidence=90) if "answer" in view.allowed else Action.search(view.question)
+
+
+def test_api_run_takes_an_agent_object_and_records_it_as_a_py_spec(tmp_path):
+    db = tmp_path / "o.db"
+    result = api.run("interactcomp", NotebookAgent(), db=db, name="nb", limit=2, episode={"interactcomp_mode": "answer_only"})
+    assert len(result.completed) == 2
+    assert {s.agent for s in result.sessions} == {f"py:{__name__}:NotebookAgent"}
+    report = api.score(db, runs=["nb"])
+    assert report["groups"][0]["n_sessions"] == 2
+    with pytest.raises(ValueError, match="not an agent"):
+        api.run("interactcomp", object(), db=db, name="bad", limit=1)

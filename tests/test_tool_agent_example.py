@@ -70,3 +70,22 @@ def test_a_dead_model_server_is_infrastructure_not_a_wrong_answer(tmp_path, monk
                      "--limit", "1", "--task-attempts", "1"]) == 0
     assert "0 completed, 1 errored" in capsys.readouterr().err
     assert "AuthenticationError" in Store(db).sessions(runs=["d"])[0].error
+
+
+def test_seed_reaches_a_py_agent_that_takes_one_and_every_model_call(tmp_path, monkeypatch, capsys):
+    import asyncio
+
+    from clarify_tui.services import chat_client
+    from tests.servers import chat, llm_config
+
+    db = tmp_path / "s.db"
+    with FakeOpenAI(policy) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        assert main(["run", "--benchmark", "interactcomp", "--agent", TOOL_AGENT, "--seed", "11", "--db", str(db),
+                     "--run", "s", "--limit", "1"]) == 0
+        assert {r.json.get("seed") for r in server.chat_requests()} == {11}
+    assert json.loads(Store(db).run_row("s")["config"])["seed"] == 11
+    with FakeOpenAI(lambda _r: chat("yes")) as server:
+        client = chat_client("judge", "fake", llm_config(server.base_url, seed=5))
+        asyncio.run(client.complete([{"role": "user", "content": "same?"}], "grader"))
+        assert server.chat_requests()[0].json["seed"] == 5

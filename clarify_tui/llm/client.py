@@ -136,6 +136,8 @@ class ChatClient:
             params[s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
+        if self._config.seed is not None:  # run --seed: for the servers that take one (OpenAI, vLLM)
+            params["seed"] = self._config.seed
         return params
 
     async def complete(self, messages: list[dict[str, str]], purpose: str) -> Completion:
