@@ -110,8 +110,8 @@ def run(
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if epochs < 1:
         raise ValueError(f"--epochs must be at least 1, got {epochs}")
-    for role, spec in (("agent", agent), ("user", user)):
-        if spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
+    for role, role_spec in (("agent", agent), ("user", user)):
+        if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
             raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
                              f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
     episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))

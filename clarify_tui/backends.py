@@ -130,7 +130,7 @@ def make_user(spec: str, config: Config | None = None) -> UserSimulator:
     spec = normalize(spec)
     kind, _, arg = spec.partition(":")
     if kind in ("py", "http", "https"):
-        return _custom_role("user", spec, config)  # type: ignore[return-value]
+        return _custom_role("user", spec, config)
     if kind == "rule":
         from clarify_tui.users.rule import RuleUser
 
@@ -150,7 +150,7 @@ def make_judge(spec: str, config: Config | None = None) -> Judge:
     spec = normalize(spec)
     kind, _, arg = spec.partition(":")
     if kind in ("py", "http", "https"):
-        return _custom_role("judge", spec, config)  # type: ignore[return-value]
+        return _custom_role("judge", spec, config)
     if kind == "rule":
         from clarify_tui.judges.rule import RuleJudge
 

@@ -35,9 +35,9 @@ def _coerce(value: Any, model: type[BaseModel], who: str, method: str) -> BaseMo
     if isinstance(value, model):
         return value
     if isinstance(value, str) and "text" in model.model_fields:
-        return model(text=value)  # type: ignore[call-arg]
+        return model(text=value)
     if isinstance(value, bool) and "correct" in model.model_fields:
-        return model(correct=value)  # type: ignore[call-arg]
+        return model(correct=value)
     try:
         return model.model_validate(value)
     except ValidationError as exc:
