@@ -18,7 +18,7 @@ from clarify_tui import __version__
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue", "backends")
+            "serve", "merge", "queue", "whatif", "backends")
 
 err = Console(stderr=True, soft_wrap=True)
 

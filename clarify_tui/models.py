@@ -354,6 +354,9 @@ class Session(BaseModel):
     result: SessionResult = Field(default_factory=lambda data: parse_result(data["protocol"], None))
     parent_id: str | None = None
     fork_step: int | None = None
+    # `whatif` forks: what replaced the agent's action ({"intervention": "ask", "step": 3,
+    # "kind": "search"}). Set: a counterfactual, left out of every baseline score.
+    counterfactual: dict[str, Any] | None = None
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None

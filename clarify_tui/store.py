@@ -43,7 +43,7 @@ _TABLES = {
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
                  '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
                  '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
-                 '"finished_at" TEXT', '"epoch" INTEGER'),
+                 '"finished_at" TEXT', '"counterfactual" TEXT', '"epoch" INTEGER'),
     "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
               '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
               '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
@@ -52,7 +52,8 @@ _TABLES = {
                   '"created_at" TEXT'),
 }
 # columns added after the first release: older files lack them
-_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("epoch", "INTEGER")), "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
+_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
+                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 
@@ -212,6 +213,7 @@ class Store:
         row = session.model_dump(mode="json")
         row["config"] = json.dumps(row["config"])
         row["result"] = json.dumps(row["result"])
+        row["counterfactual"] = json.dumps(row["counterfactual"]) if row["counterfactual"] else None
         row["protocol"] = session.protocol.value
         with self._writing():
             if task_key_ is None:
@@ -272,6 +274,8 @@ class Store:
         row.pop("task_key", None)
         row["config"] = json.loads(row["config"] or "{}")
         row["result"] = json.loads(row["result"] or "{}")
+        if row.get("counterfactual"):
+            row["counterfactual"] = json.loads(row["counterfactual"])
         return Session.model_validate({k: v for k, v in row.items() if v is not None})
 
     def steps(self, session_id: str) -> list[Step]:

@@ -135,10 +135,11 @@ def write_csv(report: dict, out) -> None:
 
 
 def print_tables(report: dict, by: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from clarify_tui.commands.listing import console as report_console
+
+    console = report_console()
     if not report["groups"]:
         console.print("[yellow]no sessions match[/yellow]")
         return

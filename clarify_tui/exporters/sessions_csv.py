@@ -17,6 +17,7 @@ complete (running, errored, abandoned).
 | tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor |
 | active_ms | result.active_ms: a person's time on the task, pauses excluded (human agent) |
 | informed | 1 when the player had seen hidden information (a person's fork made in replay) |
+| note | what the person typed with ctrl+n, and why a session was abandoned (as stored) |
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ COLUMNS = (
     "correct", "confidence", "rounds", "asks",
     "checkpoint_pass_fraction", "ask_turns", "tool_turns",
     "restore_score", "known_count",
-    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed",
+    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed", "note",
 )
 
 
@@ -80,4 +81,5 @@ def export_sessions_csv(
             "cost_usd": round(sum(x.cost_usd for x in own), 10),
             "active_ms": _opt(s.result.active_ms),
             "informed": int(bool(s.result.informed)),
+            "note": s.note or "",
         })

@@ -82,6 +82,7 @@ def load_export(
     chosen = [
         r for r in records
         if (not wanted or r["session"].get("run") in wanted)
+        and not r["session"].get("counterfactual")  # `whatif` forks: never in a baseline score
         and (benchmark is None or r["session"]["protocol"] == benchmark)
     ]
     chosen.sort(key=lambda r: (r["session"].get("created_at") or "", r["session"]["id"]))

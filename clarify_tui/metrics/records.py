@@ -136,8 +136,10 @@ def apply_judgments(
     return overlaid, judge if judge is not None else "+".join(sorted(specs)), chosen
 
 
-def _where(runs: Sequence[str], benchmark: str | None) -> tuple[str, list]:
+def _where(runs: Sequence[str], benchmark: str | None, baseline_only: bool = False) -> tuple[str, list]:
     clauses, params = [], []
+    if baseline_only:  # `whatif` forks are counterfactuals: never part of a baseline score
+        clauses.append("counterfactual IS NULL")
     if runs:
         clauses.append(f"run IN ({', '.join('?' for _ in runs)})")
         params += list(runs)
@@ -152,16 +154,19 @@ def load_sessions(
     runs: Iterable[str] | None = None,
     benchmark: str | None = None,
     judge: str | None = None,
+    counterfactuals: bool = False,
 ) -> list[ScoredSession]:
     """Every session of the selection, with judgments applied and usage per role.
 
-    `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`).
+    `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`). The forks
+    `whatif` made are left out unless `counterfactuals` (docs/whatif.md).
     """
     conn = getattr(store_or_db, "conn", store_or_db)  # both have one; Store.db would import sqlite-utils
     runs = list(runs or [])
-    where, params = _where(runs, benchmark)
+    columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
+    where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
     # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0
-    epoch = "epoch" if any(r[1] == "epoch" for r in conn.execute('PRAGMA table_info("sessions")')) else "0"
+    epoch = "epoch" if "epoch" in columns else "0"
     rows = conn.execute(
         "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, "
         f"{epoch} FROM sessions{where} ORDER BY created_at, id",

@@ -18,13 +18,10 @@ from rich.text import Text
 from textual.color import Color
 from textual.strip import Strip
 from clarify_tui.engine.cts import user_reply
+from clarify_tui.tui import glyphs
 from clarify_tui.models import Action, ActionKind, Step
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
-KIND_ICON = {
-    "search": "🔎", "ask": "❓", "answer": "✅", "clarify": "💬", "visit": "🌐",
-    "reply": "↩", "rewrite": "✎", "judge": "⚖", "invalid": "⚠",
-}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
 FOLD_LINES = 3
 FOLD_HITS = 3
@@ -46,7 +43,7 @@ def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -
 def action_line(action: Action) -> Text:
     """The action's kind and content on one line (also used for the pending action)."""
     line = Text()
-    line.append(f"{KIND_ICON.get(action.kind.value, '·')} {action.kind.value} ", style="bold")
+    line.append(f"{glyphs.icon(action.kind.value)} {action.kind.value} ", style="bold")
     if action.kind == ActionKind.clarify:
         if not action.items:
             line.append("(no questions: orig baseline)", style="dim")
