@@ -23,9 +23,11 @@ def register(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import EXPORTERS
 
+    if args.format == "inspect":
+        return export_inspect(args)
     exporter = EXPORTERS.get(args.format)
     if exporter is None:
-        raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}")
+        raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
     store = open_store(args, must_exist=True)
     out = open(args.out, "w", encoding="utf-8", newline="") if args.out else sys.stdout
     try:
@@ -33,4 +35,21 @@ def main(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             out.close()
+    return 0
+
+
+def export_inspect(args: argparse.Namespace) -> int:
+    """Inspect AI `.eval` logs, one per run, into the folder --out (exporters/inspect_eval.py)."""
+    from pathlib import Path
+
+    from clarify_tui.exporters.inspect_eval import export_inspect as write
+
+    if not args.out:
+        raise ValueError("export --format inspect writes one .eval log per run: give --out FOLDER")
+    store = open_store(args, must_exist=True)
+    written = write(store, args.runs, Path(args.out), include_hidden=args.include_hidden)
+    for path in written:
+        print(path, file=sys.stderr)
+    if not written:
+        print("no finished sessions to export", file=sys.stderr)
     return 0
