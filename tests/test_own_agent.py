@@ -376,3 +376,16 @@ def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(
     assert "has no 'Nope' (it has: MyAgent)" in err and len(err.strip().splitlines()) == 1
     assert main(["demo", "ask-vs-guess", "--db", str(tmp_path / "p.db"), "--guess", f"py:{agent}:Nope"]) == 2
     assert "has no 'Nope'" in capsys.readouterr().err
+
+
+def test_http_agent_timeout_is_retried_then_infrastructure(tmp_path, capsys):
+    toml = tmp_path / "clarify.toml"
+    toml.write_text("[openai]\ntimeout = 0.3\nmax_retries = 1\n", encoding="utf-8")
+    db = tmp_path / "slow.db"
+    with LoopbackServer(lambda _req: Reply(body={"kind": "answer", "text": "x"}, delay=1.5)) as server:
+        assert main(run_args("interactcomp", server.url + "/act", db, "slow", "--limit", "1", "--config", str(toml),
+                             "--mode", "answer_only", "--task-attempts", "1")) == 0
+        assert len(server.requests) == 2  # the first try and one retry
+    assert "0 completed, 1 errored" in capsys.readouterr().err
+    [session] = Store(db).sessions(runs=["slow"])
+    assert "timed out after 0.3 s (after 1 retries)" in session.error
