@@ -124,3 +124,21 @@ async def test_an_agent_that_raises_in_step_mode_ends_the_task_wrong_and_says_wh
     session = store.session(sid)
     assert session.status == "completed" and session.result.correct is False
     assert ("the agent failed", "agent raised KeyError: 'my bug' (scored wrong)") in shown, shown
+
+
+@pytest.mark.parametrize("protocol", ["interactcomp", "discobench"])
+async def test_own_agent_in_watch_mode_runs_to_the_end(tmp_path, protocol):
+    from tests.test_tui import Messages
+    from clarify_tui.tui.messages import SessionEnded
+
+    store = Store(tmp_path / "tui.db")
+    spec = f"py:{docs_agent(tmp_path)}:MyAgent"
+    messages = Messages()
+    app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC, DISCO, CTS], task_id=TASKS[protocol].id,
+                     run_mode="watch", agent_spec=spec)
+    async with app.run_test(size=SIZE, message_hook=messages) as pilot:
+        await messages.next(SessionEnded, timeout=30)
+        await settle(pilot)
+        sid = app.screen.driver.session.id
+    session = store.session(sid)
+    assert session.status == "completed" and session.mode == "automated" and session.agent == spec
