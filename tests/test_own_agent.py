@@ -389,3 +389,19 @@ def test_http_agent_timeout_is_retried_then_infrastructure(tmp_path, capsys):
     assert "0 completed, 1 errored" in capsys.readouterr().err
     [session] = Store(db).sessions(runs=["slow"])
     assert "timed out after 0.3 s (after 1 retries)" in session.error
+
+
+def test_an_http_judge_receives_the_method_and_its_arguments(tmp_path, capsys):
+    seen = []
+
+    def judge(req):
+        seen.append(req.json)
+        return Reply(body={"correct": req.json["args"]["answer"] == "Tokyo Tower", "reason": "exact"})
+
+    db = tmp_path / "j.db"
+    with LoopbackServer(judge) as server:
+        assert main(run_args("interactcomp", "scripted:direct-guess", db, "j", "--limit", "2",
+                             "--judge", server.url + "/judge")) == 0
+    assert "2 completed, 0 errored" in capsys.readouterr().err
+    assert seen and {s["method"] for s in seen} == {"equivalent"}
+    assert {"question", "answer", "gold"} <= set(seen[0]["args"]) and "text" in seen[0]["args"]["gold"]
