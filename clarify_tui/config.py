@@ -14,6 +14,7 @@ logging or storing a Config can never leak one.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CONFIG_FILE_NAME = "clarify.toml"
+AGENT_ARGS_ENV = "CLARIFY_AGENT_ARGS"  # a JSON object: a py: agent's arguments (play --agent-arg sets it)
 Role = Literal["agent", "user", "judge", "deep_search"]
 ROLES: tuple[Role, ...] = ("agent", "user", "judge", "deep_search")
 
@@ -185,6 +187,11 @@ def load_config(
         data = _merge(data, {"openai": {"base_url": env["OPENAI_BASE_URL"]}})
     if env.get("TAVILY_BASE_URL"):
         data = _merge(data, {"tavily": {"base_url": env["TAVILY_BASE_URL"]}})
+    if env.get(AGENT_ARGS_ENV):  # `play --agent-arg`: the TUI builds its agent from specs, not from a Config
+        try:
+            data = _merge(data, {"agent": {"args": json.loads(env[AGENT_ARGS_ENV])}})
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{AGENT_ARGS_ENV}: not JSON ({exc})") from None
     data = _merge(data, overrides or {})
     try:
         return Config.model_validate(data)

@@ -369,13 +369,23 @@ def test_a_users_and_judges_own_py_and_http_backends(tmp_path, capsys):
     assert replies and set(replies) == {"no"}
 
 
-def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(tmp_path, capsys):
+def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(tmp_path, capsys, monkeypatch):
     agent = docs_agent(tmp_path)
     assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:Nope"]) == 2
     err = capsys.readouterr().err
     assert "has no 'Nope' (it has: MyAgent)" in err and len(err.strip().splitlines()) == 1
     assert main(["demo", "ask-vs-guess", "--db", str(tmp_path / "p.db"), "--guess", f"py:{agent}:Nope"]) == 2
     assert "has no 'Nope'" in capsys.readouterr().err
+    # play --agent-arg reaches the class (a bad argument is refused by it, before the screen)
+    monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")  # play writes it: the fixture restores it afterwards
+    assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:MyAgent", "--agent-arg", "bogus=1"]) == 2
+    assert "unexpected keyword argument 'bogus'" in capsys.readouterr().err
+    from clarify_tui.backends import make_agent
+
+    monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")
+    assert make_agent(f"py:{agent}:MyAgent").obj.asks == 1
+    monkeypatch.setenv("CLARIFY_AGENT_ARGS", '{"asks": 4}')
+    assert make_agent(f"py:{agent}:MyAgent").obj.asks == 4
 
 
 def test_http_agent_timeout_is_retried_then_infrastructure(tmp_path, capsys):

@@ -22,8 +22,9 @@ def register(sub) -> None:
     p.add_argument("--as", dest="as_", default="observer", choices=("agent", "user", "observer"),
                    help="agent: you act (human baseline); user: you answer the agent; observer: watch or step")
     p.add_argument("--agent", default="scripted:search-then-ask",
-                   help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too; "
-                        "a py: agent's arguments come from [agent.args] in clarify.toml)")
+                   help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too)")
+    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
+                   help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])")
     p.add_argument("--user", default="rule", help="user spec when you are not the user")
     p.add_argument("--search", default="local", help="local | tavily")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
@@ -70,6 +71,15 @@ def main(args: argparse.Namespace) -> int:
 
         config = EpisodeConfig(k=args.k)
     refuse_unusable_db(db_path(args))
+    if args.agent_args:
+        import json
+        import os
+
+        from clarify_tui.config import AGENT_ARGS_ENV
+        from clarify_tui.plugins import parse_args
+
+        current = json.loads(os.environ.get(AGENT_ARGS_ENV) or "{}")
+        os.environ[AGENT_ARGS_ENV] = json.dumps({**current, **parse_args(args.agent_args)})
     check_own_specs(args)
     return run_app(
         config=config,
