@@ -8,7 +8,7 @@ stays light (no Textual, no pydantic until an agent touches a model).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -27,13 +27,8 @@ _PUBLIC = {
     "AgentFailed": "clarify_tui.errors",
 }
 __all__ = ["__version__", "api", *_PUBLIC]
-
-if TYPE_CHECKING:
-    from clarify_tui import api
-    from clarify_tui.agent_view import AgentView, ViewTurn
-    from clarify_tui.agents.base import Agent
-    from clarify_tui.errors import AgentFailed, AgentUnavailable
-    from clarify_tui.models import Action, ActionKind, Observation, Protocol, SearchHit, Usage
+# No imports here, not even under TYPE_CHECKING: every module imports this package (for
+# __version__), and the layers contract counts those imports too.
 
 
 def __getattr__(name: str) -> Any:

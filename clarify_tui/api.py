@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -31,6 +31,8 @@ class RunResult:
     replayed: int = 0
     tasks: int = 0
     epochs: int = 1
+    notes: list[str] = field(default_factory=list)  # for the summary (e.g. another clarify-tui version resumed)
+    call_limit: str | None = None  # the model-call limit line (runner.apply_call_limit)
 
     @property
     def completed(self) -> list[Session]:
@@ -48,7 +50,7 @@ def load_run_config(config: str | Path | None = None, overrides: dict | None = N
     overrides = dict(overrides or {})
     if agent_args:
         overrides.setdefault("agent", {}).setdefault("args", {}).update(agent_args)
-    needs = any(s.startswith(("openai", "tavily", "py:", "http://", "https://")) for s in specs if s)
+    needs = any(s.startswith(("openai", "tavily", "serper", "py:", "http://", "https://")) for s in specs if s)
     if config is None and not overrides and not needs:
         return None
     from clarify_tui.config import load_config
@@ -92,6 +94,8 @@ def run(
     config: str | Path | None = None,
     overrides: dict | None = None,
     agent_args: dict | None = None,
+    argv: list[str] | None = None,
+    on_banner: Callable[[str], None] | None = None,
     on_start: Callable[[int], None] | None = None,
     on_session_done: Callable[[Session], None] | None = None,
 ) -> RunResult:
@@ -99,7 +103,9 @@ def run(
     http://, or an agent object itself, recorded as `py:module:Class`) and save them to `db` (default: $CLARIFY_DB or sessions/clarify.db). Every
     task is played `epochs` times. Returns the run's sessions; score them with `score()`."""
     from clarify_tui.paths import default_db_path
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
+    from clarify_tui.deviations import banner
+    from clarify_tui.provenance import run_provenance
+    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, run_deviations, validate_spec
     from clarify_tui.store import Store
     from clarify_tui.tasks import load_tasks
 
@@ -126,18 +132,25 @@ def run(
         overrides = {**(overrides or {}), "seed": seed}
     config_obj = load_run_config(config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""),
                                  agent_args=agent_args)
+    if not episode_config.deep_search and config_obj is not None and config_obj.deep_search.spec:
+        spec.config = episode_config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
+    spec.provenance = run_provenance(
+        benchmark=benchmark, dataset=str(dataset), agent=agent, user=user, judge=judge, search=search,
+        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv,
+    )
+    if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
+        on_banner(line)
     path = Path(db) if db is not None else default_db_path()
     store = Store(path)
     if on_start is not None:
         on_start(len(tasks) * epochs)
     summary = _run_sync(run_batch(store, spec, tasks, resume=resume, retry_errored=retry_errored,
                                   config_obj=config_obj, on_session_done=on_session_done))
-    result = RunResult(name=name, db=path, sessions=summary.sessions, skipped=summary.skipped,
-                       superseded=summary.superseded, replayed=summary.replayed, tasks=len(tasks), epochs=epochs)
-    result.call_limit = call_limit  # type: ignore[attr-defined]
-    return result
+    return RunResult(name=name, db=path, sessions=summary.sessions, skipped=summary.skipped,
+                     superseded=summary.superseded, replayed=summary.replayed, tasks=len(tasks), epochs=epochs,
+                     notes=list(summary.notes), call_limit=call_limit)
 
 
 def _run_sync(coro) -> Any:
@@ -161,7 +174,7 @@ def score(
     by: str = "run",
     judge: str | None = None,
     include_informed: bool = False,
-    profile_k: float | None = None,
+    profile_k: float | str | None = None,
     bootstrap: int = 10_000,
     seed: int = 0,
     from_export: str | Path | None = None,
@@ -193,4 +206,12 @@ def score(
             on_note(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
                     "--include-informed keeps them")
         sessions = [s for s in sessions if not s.result.informed]
-    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
+    report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
+    from clarify_tui.compat import strict_note
+
+    if on_note is not None and (note := strict_note(
+        s.result.compat for s in sessions  # type: ignore[union-attr]  # InteractComp results only
+        if s.protocol == "interactcomp" and s.status in ("completed", "errored")
+    )):
+        on_note(f"note: {note}")
+    return report

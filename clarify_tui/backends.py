@@ -2,8 +2,8 @@
 
 agent: scripted:<policy> | openai:MODEL (openai/MODEL) | human | py:FILE.py:NAME |
 py:package.module:NAME | py:ENTRY_POINT | http://HOST:PORT/PATH;  user: rule | openai:MODEL |
-human | py:... | http://...;  search: local | tavily;  judge: rule | openai:MODEL | py:... |
-http://...  Offline specs need no key; `py:` and `http://` are a researcher's own
+human | py:... | http://...;  search: local | tavily | serper;  judge: rule | openai:MODEL |
+py:... | http://...  Offline specs need no key; `py:` and `http://` are a researcher's own
 (plugins.py, docs/agents.md).
 """
 
@@ -184,10 +184,10 @@ def make_search(
         spec = spec[len("cache(") : -1]
     if spec == "local":
         backend = _local_search()
-    elif spec == "tavily":
-        backend = _services().build_search(_config(config), cache_mode=cache_mode)
+    elif spec in ("tavily", "serper"):
+        backend = _services().build_search(_config(config), cache_mode=cache_mode, spec=spec)
     else:
-        raise SpecError(f"unknown search spec '{spec}' (local or tavily)")
+        raise SpecError(f"unknown search spec '{spec}' (local, tavily or serper)")
     if db is not None and cache_mode != "off":
         return CachedSearch(backend, db, cache_mode, write_db=write_db)
     return backend

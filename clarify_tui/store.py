@@ -37,7 +37,7 @@ SCHEMA_VERSION = 1
 _TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
     "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT'),
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT'),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
     "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
@@ -53,7 +53,8 @@ _TABLES = {
 }
 # columns added after the first release: older files lack them
 _ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
-                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
+                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
+                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"))}  # deviations: JSON list (deviations.py)
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 
@@ -308,7 +309,7 @@ class Store:
             observation=Observation.model_validate_json(r["output"]),
             tokens_in=r["tokens_in"] or 0,
             tokens_out=r["tokens_out"] or 0,
-            cost_usd=r["cost_usd"] or 0.0,
+            cost_usd=r["cost_usd"],  # NULL: an unpriced model's call
             latency_ms=r["latency_ms"] or 0.0,
             model=r["model"],
             error=r["error"],
@@ -369,6 +370,18 @@ class Store:
             key = re.split(r":| \(", cause or "unknown")[0][:60]
             causes[key] = causes.get(key, 0) + count
         return sum(r[0] for r in rows), len(rows), causes
+
+    def set_run_provenance(self, name: str, provenance: dict) -> None:
+        """Record what produced the run (clarify_tui/provenance.py) on its row."""
+        with self._writing(), self.conn:
+            self.conn.execute('UPDATE runs SET "provenance" = ? WHERE name = ?', [json.dumps(provenance), name])
+
+    def run_provenances(self) -> dict[str, dict]:
+        """Each run's recorded provenance (runs made before it was recorded have none)."""
+        if "provenance" not in self._columns("runs"):  # an older file opened read-only
+            return {}
+        rows = self.conn.execute('SELECT name, provenance FROM runs WHERE provenance IS NOT NULL').fetchall()
+        return {name: json.loads(text) for name, text in rows}
 
     def run_row(self, name: str) -> dict | None:
         """The run's spec as first recorded (benchmark, dataset, agent, ..., config)."""

@@ -63,7 +63,7 @@ class Fork:
     reused: bool
     parent_outcome: float | None
     outcome: float | None
-    spent: tuple[int, int, float] = (0, 0, 0.0)  # tokens in, tokens out, USD from the decision point on
+    spent: tuple[int, int, float | None] = (0, 0, 0.0)  # tokens in, tokens out, USD (None: unpriced) from the decision point on
 
 
 @dataclass
@@ -444,12 +444,17 @@ def extra_cost(result: WhatIfResult) -> dict[str, Any]:
     """What the forks spent from their decision point on (the copied steps were the parent's)."""
     return {"forks": len(result.forks), "tokens_in": sum(f.spent[0] for f in result.forks),
             "tokens_out": sum(f.spent[1] for f in result.forks),
-            "cost_usd": round(sum(f.spent[2] for f in result.forks), 6)}
+            "cost_usd": _total_cost([f.spent[2] for f in result.forks])}
 
 
-def _spent(store: Store, fork: Session, point: DecisionPoint) -> tuple[int, int, float]:
+def _total_cost(costs: list[float | None]) -> float | None:
+    """Dollars, or None when an unpriced model's call is among them (llm/pricing.py): never $0."""
+    return None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)
+
+
+def _spent(store: Store, fork: Session, point: DecisionPoint) -> tuple[int, int, float | None]:
     steps = [s for s in store.steps(fork.id) if s.index >= point.step]
-    return sum(s.tokens_in for s in steps), sum(s.tokens_out for s in steps), sum(s.cost_usd for s in steps)
+    return sum(s.tokens_in for s in steps), sum(s.tokens_out for s in steps), _total_cost([s.cost_usd for s in steps])
 
 
 def _fork(store: Store, parent: Session, point: DecisionPoint, session: Session, reused: bool) -> Fork:

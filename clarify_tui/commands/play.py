@@ -26,7 +26,7 @@ def register(sub) -> None:
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])")
     p.add_argument("--user", default="rule", help="user spec when you are not the user")
-    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")

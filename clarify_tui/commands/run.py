@@ -8,6 +8,7 @@ from rich.console import Console
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices
 from clarify_tui.commands.progress import run_progress
+from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -24,13 +25,14 @@ def register(sub) -> None:
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
     p.add_argument("--user", default="rule", help="rule | openai:MODEL | py:... | http://...")
-    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL | py:... | http://...")
     p.add_argument("--task-ids", default=None, metavar="A,B,C", help="only these tasks, in this order")
     p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
                    help="play each task N times (score reports the mean, std over epochs and pass^k)")
     p.add_argument("--seed", type=int, default=None,
-                   help="sent as `seed` to model APIs that take one (recorded on the run)")
+                   help="sent as `seed` to model APIs that take one (a role's own seed wins) and to py: "
+                        "backends that take a `seed` argument; recorded on the run")
     add_db(p)
     p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
@@ -47,8 +49,9 @@ def register(sub) -> None:
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
                    help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
-                        "http://..., settings in [deep_search]); "
-                        "default: the agent under test also runs deep search")
+                        "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
+                        "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
+                        "without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -60,9 +63,10 @@ def register(sub) -> None:
     p.add_argument("--actions", default="reference", choices=config_choices("actions"),
                    help="InteractComp action parsing: the reference harness's exact rules, or ours "
                         "(aliases, flat params, <answer> tags)")
-    p.add_argument("--compat", default="ours", choices=config_choices("compat"),
-                   help="InteractComp responder/grader readings: ours, or the reference harness's "
-                        "substring readings (reproduces its published numbers)")
+    p.add_argument("--compat", default=None, choices=config_choices("compat"),
+                   help="InteractComp responder/grader readings: paper (default: the reference harness's, "
+                        "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
+                        "harness's readings and its turning failed calls into answers)")
     p.add_argument("--prompting", default="neutral", choices=config_choices("prompting"), help="DiscoBench prompting")
     p.add_argument(
         "--ablation", default="none", choices=config_choices("ablation"),
@@ -70,7 +74,9 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--checkpoints", default="answer", choices=config_choices("checkpoints"),
-        help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
+        help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
+             "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
+             "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
@@ -100,6 +106,8 @@ def at_least(low: int):
 
 
 def main(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
     from clarify_tui import api
     from clarify_tui.plugins import parse_args
 
@@ -111,9 +119,11 @@ def main(args: argparse.Namespace) -> int:
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
         prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
         deep_search=args.deep_search,
-        actions=args.actions, compat=args.compat,
+        actions=args.actions, compat=args.compat or DEFAULT_COMPAT,
     )
     check_interactcomp_flags(args.benchmark, config)
+    if args.compat is not None and (idle := compat_changes_nothing(args)):
+        console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
     task_ids = [t.strip() for t in args.task_ids.split(",") if t.strip()] if args.task_ids else None
     progress = run_progress(args.run_name or args.benchmark)
     with progress:
@@ -123,7 +133,8 @@ def main(args: argparse.Namespace) -> int:
             task_ids=task_ids, epochs=args.epochs, seed=args.seed, resume=args.resume,
             retry_errored=args.retry_errored, task_attempts=args.task_attempts, search_cache=args.search_cache,
             episode=config, config=args.config, overrides=parse_overrides(args.overrides),
-            agent_args=parse_args(args.agent_args),
+            agent_args=parse_args(args.agent_args), argv=getattr(args, "argv", None),
+            on_banner=lambda line: console.print(f"[yellow]{escape(line)}[/yellow]"),
             on_start=progress.start,
             on_session_done=lambda s: progress.advance(s),
         )
@@ -131,9 +142,11 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.store import Store
 
     print_summary(args.benchmark, result.name, result, Store(result.db))
+    for note in result.notes:
+        console.print(note, markup=False, highlight=False)
     console.print(f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
                   f"--run {result.name}", markup=False, highlight=False)
-    call_limit = getattr(result, "call_limit", None)
+    call_limit = result.call_limit
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return 0
@@ -164,7 +177,11 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
                             and s.result.outcome == "invalid_skip")
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
+        if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
+            line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
     console.print(line)
+    if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
+        console.print(f"note: {note}", markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
@@ -184,6 +201,22 @@ def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
             f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
             f"with --forced-asks {config.forced_asks}"
         )
+
+
+def compat_changes_nothing(args: argparse.Namespace) -> str | None:
+    """Why an explicit --compat has no effect on this run (None: it has one). It chooses
+    how a model's replies are read; a rule user or judge has no wording to read."""
+    if args.benchmark != "interactcomp":
+        return f"changes nothing: it applies to InteractComp only, not {args.benchmark}"
+    models = [role for role in ("user", "judge") if getattr(args, role).startswith("openai")]
+    searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
+    if not models and not searches:
+        return ("changes nothing: the rule user and the rule judge reply with fixed words, "
+                "there is no model wording to read (it matters with --user/--judge openai:MODEL)")
+    rules = [role for role in ("user", "judge") if role not in models]
+    if rules:
+        return f"does not change the rule {' or '.join(rules)}'s replies (fixed words, nothing to read)"
+    return None
 
 
 def deep_search_line(spec: str | None) -> str:

@@ -90,7 +90,7 @@ def print_table(summary: dict) -> None:
     rows += [(names[k], v) for k, v in summary["flips"].items()]
     rows += [("Δ restore score [95% CI]" if cts else "value of asking [95% CI]", delta + ci_text),
              ("forks errored (not scored)", summary["forks_errored"]),
-             ("extra tokens", cost["tokens_in"] + cost["tokens_out"]), ("extra cost $", f"{cost['cost_usd']:.4f}")]
+             ("extra tokens", cost["tokens_in"] + cost["tokens_out"]), ("extra cost $", "unpriced" if cost["cost_usd"] is None else f"{cost['cost_usd']:.4f}")]
     for name, value in rows:
         table.add_row(name, str(value))
     console.print(table)

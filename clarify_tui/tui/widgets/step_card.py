@@ -85,6 +85,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
         body.append(Text("   ⚠ " + fold(step.error, expanded), style="red"))
     elif step.action.kind == ActionKind.search:
         body.append(Text(f"   {obs.text}", style="dim"))
+        if obs.data.get("search_failed"):  # --compat reference: why the agent saw "Search failed"
+            body.append(Text("   ⚠ " + fold(str(obs.data["search_failed"]), expanded, 1), style="red"))
         hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
         for number, hit in enumerate(hits, 1):  # numbered: `v 2` visits the second
             card = Text(f"   ▸ {number}. ")
@@ -111,6 +113,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
             body.append(Text(f"   to: {fold(question, expanded, 1)}", style="dim"))
         if reveal and obs.data.get("released_clue"):
             body.append(Text("   (clue released)", style="magenta"))
+        if obs.data.get("fault"):  # --compat reference: a failed call read as "i don't know"
+            body.append(Text("   ⚠ " + fold(obs.text, expanded, 1), style="red"))
     elif obs.text:
         body.append(Text("   ↩ " + fold(obs.text, expanded), style="italic"))
     return Group(*body)
@@ -145,7 +149,7 @@ def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> i
             snippets = sum(rows(h.content) for h in hits)
         else:
             snippets = len(hits) * (1 + (SNIPPET + 5) // width)
-        return n + 1 + len(hits) + snippets + (len(obs.hits) > len(hits))
+        return n + 1 + len(hits) + snippets + (len(obs.hits) > len(hits)) + bool(obs.data.get("search_failed"))
     if kind == ActionKind.clarify and obs.items:
         return n + len(obs.items)
     if step.actor == "judge":
@@ -153,7 +157,7 @@ def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> i
     if kind == ActionKind.answer:
         return n + int(reveal and "correct" in obs.data)
     if step.actor == "user" and kind == ActionKind.reply:
-        return n + 1 + int(reveal and bool(obs.data.get("released_clue")))
+        return n + 1 + int(reveal and bool(obs.data.get("released_clue"))) + bool(obs.data.get("fault"))
     return n + (rows(fold(obs.text, expanded)) if obs.text else 0)
 
 
