@@ -16,18 +16,29 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def decide(view: dict) -> dict:
-    """The policy, on the view's JSON: search, ask once, answer the first hit's title."""
+    """The policy of docs/agents.md's MyAgent, on the view's JSON: search, ask (naming the
+    two top candidates in DiscoBench), search again with what the user said, answer."""
     if view["phase"] == "clarify":
-        return {"kind": "clarify", "items": [f"Which detail {i + 1} matters to you?" for i in range(view["k"])]}
-    history = view["history"]
-    searches = [t for t in history if t["action"]["kind"] == "search"]
-    asked = any(t["action"]["kind"] == "ask" for t in history)
-    if "search" in view["allowed"] and not searches:
-        return {"kind": "search", "text": view["question"]}
-    if "ask" in view["allowed"] and not asked and view["rounds_left"] > 1:
-        return {"kind": "ask", "text": "Is it the best-known one that fits?"}
-    hits = [h for t in searches for h in t["observation"]["hits"]]
-    return {"kind": "answer", "text": hits[0]["title"] if hits else "I don't know", "confidence": 60}
+        return {"kind": "clarify", "items": [f"What exactly do you mean (detail {i + 1})?" for i in range(view["k"])]}
+    turns: list[dict] = []  # this checkpoint's turns (DiscoBench answers each)
+    for turn in view["history"]:
+        turns = [] if turn["action"]["kind"] == "answer" else turns + [turn]
+    searches = [t for t in turns if t["action"]["kind"] == "search"]
+    asks = [t for t in turns if t["action"]["kind"] == "ask"]
+    answered = [t["action"]["text"] for t in view["history"] if t["action"]["kind"] == "answer"]
+    if "search" in view["allowed"] and not searches:  # the next hop starts from the last answer
+        return {"kind": "search", "text": f"{answered[-1]} {view['question']}" if answered else view["question"]}
+    top = [h["title"] for h in searches[0]["observation"]["hits"][:2]] if searches else []
+    if "ask" in view["allowed"] and not asks and view["rounds_left"] > 1:
+        if view["protocol"] == "discobench" and len(top) == 2:
+            return {"kind": "ask", "text": f"Which one do you mean: {top[0]} or {top[1]}?"}
+        return {"kind": "ask", "text": "Is it the best-known one that fits the description?"}
+    reply = asks[-1]["observation"]["text"].lower() if asks else ""
+    if "search" in view["allowed"] and len(searches) == 1 and len(reply.split()) > 3:
+        return {"kind": "search", "text": f"{view['question']} {reply}"}
+    hits = [h for h in searches[-1]["observation"]["hits"] if h["title"] not in answered] if searches else []
+    pick = 1 if reply.startswith("no") and len(hits) > 1 else 0
+    return {"kind": "answer", "text": hits[pick]["title"] if hits else "I don't know", "confidence": 60}
 
 
 class AgentHandler(BaseHTTPRequestHandler):
