@@ -120,3 +120,16 @@ def test_api_run_takes_an_agent_object_and_records_it_as_a_py_spec(tmp_path):
     assert report["groups"][0]["n_sessions"] == 2
     with pytest.raises(ValueError, match="not an agent"):
         api.run("interactcomp", object(), db=db, name="bad", limit=1)
+
+
+def test_a_fork_keeps_its_parents_epoch(tmp_path):
+    from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+    from clarify_tui.sessions_ops import fork_session
+
+    db = tmp_path / "f.db"
+    api.run("interactcomp", "scripted:search-then-ask", db=db, name="f", limit=1, epochs=2)
+    store = Store(db)
+    parent = next(s for s in store.sessions(runs=["f"]) if s.epoch == 1)
+    episode = fork_session(store, parent.id, 0, agent=make_agent("scripted:direct-guess"), user=make_user("rule"),
+                           search=make_search("local"), judge=make_judge("rule"))
+    assert episode.session.epoch == 1 and episode.session.parent_id == parent.id
