@@ -21,7 +21,7 @@ def main(args: argparse.Namespace) -> int:
     print("user:        rule | openai:MODEL | human | " + own)
     print("judge:       rule | openai:MODEL | " + own)
     print("deep-search: any agent spec (CTS's fixed deep searcher)")
-    print("search:      local | tavily")
+    print("search:      local | tavily | serper")
     eps = entry_points()
     print(f"installed agents (entry-point group {ENTRY_POINT_GROUP}):" + ("" if eps else " none"))
     for name, ep in sorted(eps.items()):
