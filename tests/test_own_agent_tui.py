@@ -33,6 +33,12 @@ async def step_to_the_end(pilot, driver, replace_first: bool = False) -> None:
             await type_text(pilot, "my own query")
             await pilot.press("enter")
             await pilot.pause()
+        elif replace_first and turn == 1 and driver.pending.kind.value == "ask":  # edit the agent's question
+            await pilot.press("e")
+            await pilot.pause()
+            pilot.app.screen.query("Input").first().value = "Is it the red one?"
+            await pilot.press("enter")
+            await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
     raise AssertionError("the session did not end in 40 steps")
@@ -65,6 +71,7 @@ async def test_own_agent_in_step_mode_plays_each_protocol(tmp_path, protocol, ki
     assert kinds[0] == ("clarify" if protocol == "cts" else "search")
     if protocol != "cts":
         assert agent_steps[0].action.text == "my own query" and "edited or replaced" in (session.note or "")
+        assert agent_steps[1].action.text == "Is it the red one?" and agent_steps[1].action.human == "edited"
         assert "ask" in kinds and kinds[-1] == "answer"
     if server:
         assert server.views and all(v["task_id"] == task.id for v in server.views)
