@@ -206,6 +206,12 @@ def score(
             on_note(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
                     "--include-informed keeps them")
         sessions = [s for s in sessions if not s.result.informed]
+    from clarify_tui.metrics.once import count_once
+
+    sessions, duplicates = count_once(sessions)  # one session per task (and epoch) per run and player
+    if on_note is not None:
+        for d in duplicates:
+            on_note(f"warning: {d.describe()}")
     report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
     from clarify_tui.compat import strict_note
 

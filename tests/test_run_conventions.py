@@ -133,3 +133,18 @@ def test_a_fork_keeps_its_parents_epoch(tmp_path):
     episode = fork_session(store, parent.id, 0, agent=make_agent("scripted:direct-guess"), user=make_user("rule"),
                            search=make_search("local"), judge=make_judge("rule"))
     assert episode.session.epoch == 1 and episode.session.parent_id == parent.id
+
+
+def test_two_epochs_of_one_task_are_two_sessions_but_a_copy_of_one_counts_once(tmp_path):
+    """metrics/once.py's key includes the epoch: epochs are not duplicates; a copy is."""
+    from clarify_tui.metrics.once import count_once
+
+    db = tmp_path / "c.db"
+    api.run("interactcomp", "scripted:direct-guess", db=db, name="c", limit=1, epochs=2)
+    sessions = Store(db).sessions(runs=["c"])
+    kept, dropped = count_once(sessions)
+    assert len(kept) == 2 and not dropped
+    copy = sessions[1].model_copy(update={"id": "copy-of-epoch-1", "created_at": "9999"})
+    kept, dropped = count_once([*sessions, copy])
+    assert len(kept) == 2 and [d.left_out.id for d in dropped] == ["copy-of-epoch-1"]
+    assert "epoch 1: completed twice" in dropped[0].describe()
