@@ -157,7 +157,8 @@ def test_an_agent_that_raises_is_scored_wrong_with_its_message_not_errored(tmp_p
         extra = ["--deep-search", f"py:{tmp_path}/agents.py:Buggy"] if benchmark == "cts" else []
         assert main(run_args(benchmark, f"py:{tmp_path}/agents.py:Buggy", db, f"buggy-{benchmark}",
                              "--limit", "2", *extra)) == 0
-        assert "2 completed, 0 errored" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "2 completed, 0 errored" in err and "raised on task" in err and "traceback in" in err
         store = Store(db)
         for s in store.sessions(runs=[f"buggy-{benchmark}"]):
             assert s.status == "completed" and "agent raised KeyError: 'my bug'" in s.error
@@ -167,6 +168,7 @@ def test_an_agent_that_raises_is_scored_wrong_with_its_message_not_errored(tmp_p
                 assert s.result.correct is False
             last = [x for x in store.steps(s.id) if x.actor == "agent"][-1]
             assert last.action.kind.value == "invalid" and "my bug" in last.error
+    assert 'raise KeyError("my bug")' in (tmp_path / "clarify-tui.log").read_text()  # where to debug it
     report = json.loads(run_score(db, "buggy-interactcomp"))
     assert report["groups"][0]["metrics"]["accuracy"] == 0.0 and report["groups"][0]["metrics"]["errored"] == 0
     assert main(run_args("interactcomp", f"py:{tmp_path}/agents.py:Junk", db, "junk", "--limit", "1")) == 0

@@ -10,6 +10,7 @@ message); `AgentUnavailable` or a transport failure after retries is infrastruct
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,6 +19,8 @@ from clarify_tui.agent_view import AgentView
 from clarify_tui.errors import AgentFailed, BackendError
 from clarify_tui.models import Action, Usage
 from clarify_tui.plugins import HttpJson, _NotJson, call, load_object
+
+log = logging.getLogger(__name__)
 
 
 def as_action(value: Any, who: str) -> Action:
@@ -48,6 +51,8 @@ class PyAgent:
         except BackendError:  # AgentUnavailable, or our own client failing for good
             raise
         except Exception as exc:
+            # one line on stderr naming the log file, the traceback in it: the researcher debugs from there
+            log.warning("agent %s raised on task %s (scored wrong)", self.spec, view.task_id, exc_info=True)
             raise AgentFailed(f"agent raised {type(exc).__name__}: {exc}"[:500]) from exc
         action = as_action(value, "agent")
         return action.model_copy(deep=True) if action is value else action
