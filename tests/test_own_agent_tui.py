@@ -149,3 +149,25 @@ async def test_own_agent_in_watch_mode_runs_to_the_end(tmp_path, protocol):
         sid = app.screen.driver.session.id
     session = store.session(sid)
     assert session.status == "completed" and session.mode == "automated" and session.agent == spec
+
+
+def test_log_lines_do_not_write_past_a_full_screen_app(monkeypatch, tmp_path):
+    """While the TUI runs it owns the terminal (Textual redirects sys.stderr): a warning
+    (an own agent raising in step mode) goes to the log file only, not across the screen."""
+    import io
+    import logging
+    import sys
+
+    from clarify_tui import logsetup
+
+    real = io.StringIO()
+    monkeypatch.setattr(sys, "__stderr__", real)
+    monkeypatch.setattr(sys, "stderr", real)
+    logsetup.setup(False, tmp_path / "clarify-tui.log")
+    log = logging.getLogger("clarify_tui.agents.custom")
+    log.warning("before the app")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # what Textual does while it runs
+    log.warning("while the app runs")
+    assert "before the app" in real.getvalue() and "while the app runs" not in real.getvalue()
+    assert "while the app runs" in (tmp_path / "clarify-tui.log").read_text()
+    logsetup.setup(False, None)
