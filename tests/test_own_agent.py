@@ -291,6 +291,11 @@ def test_the_http_agent_plays_each_protocol_and_never_sees_a_hidden_field(tmp_pa
                   if h.casefold() in text and h.casefold() not in _revealed(view)]
         assert not leaked, f"hidden strings sent to the agent: {leaked}"
         assert "rounds_left" in view and view["rounds_left"] == view["max_rounds"] - view["rounds_used"]
+        for turn in view["history"]:  # no verdict reaches the agent mid-task (DiscoBench: silent cascading)
+            assert not VERDICT_KEYS & set(turn["observation"]["data"]), turn["observation"]
+
+
+VERDICT_KEYS = {"correct", "status", "asked_right", "released_clue", "coverage", "restore_score", "verdict"}
 
 
 def _revealed(view: dict) -> str:
