@@ -63,6 +63,7 @@ class RunSpec:
     epochs: int = 1  # each task is played this many times (Session.epoch 0..epochs-1)
     seed: int | None = None  # sent to model APIs and to py: backends that take one (config.seed)
     agent_object: object = None  # api.run(agent=obj): the object itself, recorded as its `py:module:Class` spec
+    prebuilt: object = None  # the agent validate_spec built, used by the run (a py: class is made once)
     provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
 
     @property
@@ -135,7 +136,7 @@ def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
     require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
-    build_agent(spec, config_obj)
+    spec.prebuilt = build_agent(spec, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
     make_judge(spec.judge, config_obj)
@@ -320,7 +321,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     row = store.run_row(spec.name) or {}
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
         store.set_run_provenance(spec.name, spec.provenance)
-    agent = build_agent(spec, config_obj)
+    agent, spec.prebuilt = spec.prebuilt or build_agent(spec, config_obj), None  # one run uses it, then closes it
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)

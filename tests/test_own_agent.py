@@ -422,3 +422,19 @@ def test_an_http_judge_receives_the_method_and_its_arguments(tmp_path, capsys):
     assert "2 completed, 0 errored" in capsys.readouterr().err
     assert seen and {s["method"] for s in seen} == {"equivalent"}
     assert {"question", "answer", "gold"} <= set(seen[0]["args"]) and "text" in seen[0]["args"]["gold"]
+
+
+def test_a_py_agents_class_is_made_once_per_run(tmp_path, capsys):
+    """A researcher's constructor may load a model: validating the spec, recording the
+    provenance and running must not make it again."""
+    counter = tmp_path / "made.txt"
+    (tmp_path / "counted.py").write_text(
+        "from pathlib import Path\nfrom clarify_tui import Action\n\n"
+        "class Counted:\n"
+        "    def __init__(self):\n"
+        f"        p = Path({str(counter)!r}); p.write_text(str(int(p.read_text() or 0) + 1) if p.exists() else '1')\n"
+        "    def act(self, view):\n"
+        "        return Action.answer('x', 50) if 'answer' in view.allowed else Action.search(view.question)\n",
+        encoding="utf-8")
+    assert main(run_args("interactcomp", f"py:{tmp_path}/counted.py:Counted", tmp_path / "c.db", "c", "--limit", "3")) == 0
+    assert counter.read_text() == "1"

@@ -148,3 +148,17 @@ def test_two_epochs_of_one_task_are_two_sessions_but_a_copy_of_one_counts_once(t
     kept, dropped = count_once([*sessions, copy])
     assert len(kept) == 2 and [d.left_out.id for d in dropped] == ["copy-of-epoch-1"]
     assert "epoch 1: completed twice" in dropped[0].describe()
+
+
+def test_the_example_of_docs_api_md_runs_as_printed(tmp_path, monkeypatch, capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sessions").mkdir()
+    exec(compile(code, "docs/api.md", "exec"), {"__name__": "notebook"})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("nb sessions/nb.db 33 0")  # 11 demo tasks x 3 epochs, none errored
+    assert "'n_epochs': 3" in out[1]
