@@ -87,6 +87,23 @@ def _custom_role(role: str, spec: str, config: Config | None):
         raise SpecError(str(exc)) from None
 
 
+def check_spec(role: str, spec: str, config: Config | None = None) -> None:
+    """A `py:` spec of `role` (and its arguments) found and checked without making it
+    (plugins.check_spec)."""
+    if not spec.startswith("py:"):
+        return
+    args, _, _ = _custom_settings(role, config)
+    from clarify_tui import custom_roles
+    from clarify_tui.plugins import PluginSpecError, check_spec as check
+
+    needs = {"agent": ("act",), "user": tuple(custom_roles.USER_METHODS),
+             "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference")}[role]
+    try:
+        check(spec, args, needs=needs, role=role)
+    except PluginSpecError as exc:
+        raise SpecError(str(exc)) from None
+
+
 def make_agent(spec: str, config: Config | None = None) -> Agent:
     spec = normalize(spec)
     kind, _, arg = spec.partition(":")

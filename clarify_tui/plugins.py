@@ -147,10 +147,35 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}{where}"
 
 
-def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",),
-                role: str = "agent") -> Any:
-    """The object a `py:` spec names: NAME is a class (made with `args` as keyword
-    arguments), a factory (called with them) or an instance; it must have one of `needs`."""
+def check_spec(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",),
+               role: str = "agent") -> None:
+    """What load_object refuses, found without making the object (a constructor may load a
+    model: the TUI makes it once, when the screen opens): the file, NAME, an import error,
+    a class without the methods, arguments its signature does not take. What a factory
+    returns is checked when it is called."""
+    found = _find(spec)
+    args = {k: v for k, v in (args or {}).items() if k != "__seed__"}
+    if callable(found) and (inspect.isclass(found) or not any(hasattr(found, n) for n in needs)):
+        try:
+            inspect.signature(found).bind(**args)
+        except TypeError as exc:
+            raise PluginSpecError(f"'{spec}': could not make {getattr(found, '__name__', found)} with "
+                                  f"{_show_args(args)}: {exc}") from None
+        except ValueError:  # no signature to read (a builtin): it is checked when made
+            pass
+    elif args:
+        raise PluginSpecError(f"'{spec}': arguments {_show_args(args)} given, but it names an instance, "
+                              "not a class or factory")
+    if inspect.isclass(found) and not any(callable(getattr(found, n, None)) for n in needs):
+        raise PluginSpecError(f"'{spec}': {found.__name__} is not {'an' if role[0] in 'aeiou' else 'a'} {role} "
+                              f"(no {' / '.join(needs)} method)")
+    if not callable(found) and not any(callable(getattr(found, n, None)) for n in needs):
+        raise PluginSpecError(f"'{spec}': {type(found).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
+                              f"{role} (no {' / '.join(needs)} method)")
+
+
+def _find(spec: str) -> Any:
+    """The object NAME of a `py:` spec (or its entry point), not yet made."""
     target = parse_py(spec)
     if target.entry_point is not None:
         eps = entry_points()
@@ -160,19 +185,25 @@ def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[s
             raise PluginSpecError(f"'{spec}': no entry point '{target.entry_point}' in group "
                                   f"{ENTRY_POINT_GROUP} ({known}); or give py:FILE.py:NAME")
         try:
-            found = ep.load()
+            return ep.load()
         except BaseException as exc:
             raise PluginSpecError(f"'{spec}': loading entry point {ep.value} failed: {_one_line(exc)}") from None
-    else:
-        module = _import_file(target) if target.file is not None else _import_module(target)
-        if not hasattr(module, target.name or ""):
-            public = sorted(n for n, v in vars(module).items()
-                            if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v))
-                            and getattr(v, "__module__", None) == module.__name__)  # its own, not imports
-            where = target.file or target.module
-            raise PluginSpecError(f"'{spec}': {where} has no '{target.name}'"
-                                  + (f" (it has: {', '.join(public[:12])})" if public else ""))
-        found = getattr(module, target.name or "")
+    module = _import_file(target) if target.file is not None else _import_module(target)
+    if not hasattr(module, target.name or ""):
+        public = sorted(n for n, v in vars(module).items()
+                        if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v))
+                        and getattr(v, "__module__", None) == module.__name__)  # its own, not imports
+        where = target.file or target.module
+        raise PluginSpecError(f"'{spec}': {where} has no '{target.name}'"
+                              + (f" (it has: {', '.join(public[:12])})" if public else ""))
+    return getattr(module, target.name or "")
+
+
+def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",),
+                role: str = "agent") -> Any:
+    """The object a `py:` spec names: NAME is a class (made with `args` as keyword
+    arguments), a factory (called with them) or an instance; it must have one of `needs`."""
+    found = _find(spec)
     args = dict(args or {})
     seed = args.pop("__seed__", None)  # run --seed: passed on only to what takes a `seed` argument
     if seed is not None and "seed" not in args and callable(found) and _takes(found, "seed"):

@@ -387,6 +387,10 @@ def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(
     monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")  # play writes it: the fixture restores it afterwards
     assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:MyAgent", "--agent-arg", "bogus=1"]) == 2
     assert "unexpected keyword argument 'bogus'" in capsys.readouterr().err
+    (tmp_path / "notagent.py").write_text("class Thing:\n    pass\n", encoding="utf-8")
+    monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")
+    assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{tmp_path}/notagent.py:Thing"]) == 2
+    assert "Thing is not an agent (no act method)" in capsys.readouterr().err
     from clarify_tui.backends import make_agent
 
     monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")

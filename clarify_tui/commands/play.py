@@ -98,8 +98,8 @@ def check_own_specs(args: argparse.Namespace) -> None:
 
     if not any(is_custom(s) for s in (args.agent, args.user, args.judge)):
         return
-    from clarify_tui.backends import make_agent, make_judge, make_user
+    from clarify_tui.backends import check_spec
 
-    for spec, make in ((args.agent, make_agent), (args.user, make_user), (args.judge, make_judge)):
+    for role, spec in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
         if is_custom(spec):
-            make(spec)
+            check_spec(role, spec)  # found and checked, not made: the screen makes it once
