@@ -1,7 +1,10 @@
 """Backend specs (strings on the command line and in config) to backend objects.
 
-agent: scripted:<policy> | openai:MODEL | human;  user: rule | openai:MODEL | human;
-search: local | tavily | serper;  judge: rule | openai:MODEL.  Offline specs need no key.
+agent: scripted:<policy> | openai:MODEL (openai/MODEL) | human | py:FILE.py:NAME |
+py:package.module:NAME | py:ENTRY_POINT | http://HOST:PORT/PATH;  user: rule | openai:MODEL |
+human | py:... | http://...;  search: local | tavily | serper;  judge: rule | openai:MODEL |
+py:... | http://...  Offline specs need no key; `py:` and `http://` are a researcher's own
+(plugins.py, docs/agents.md).
 """
 
 from __future__ import annotations
@@ -42,8 +45,70 @@ def _config(config: Config | None) -> Config:
     return load_config()
 
 
+def normalize(spec: str) -> str:
+    """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
+    return "openai:" + spec[len("openai/"):] if spec.startswith("openai/") else spec
+
+
+def _custom_settings(role: str, config: Config | None) -> tuple[dict, float, int]:
+    """A `py:`/`http://` backend's arguments, timeout and retries from the config (the
+    role's own, else the endpoint's: the same rules as for LLM calls)."""
+    cfg = _config(config)
+    settings = cfg.role(role)  # type: ignore[arg-type]
+    timeout = settings.timeout or cfg.openai.timeout
+    retries = settings.max_retries if settings.max_retries is not None else cfg.openai.max_retries
+    args = dict(settings.args)
+    if cfg.seed is not None:
+        args.setdefault("__seed__", cfg.seed)  # given as `seed` if the class or factory takes one (plugins.py)
+    return args, timeout, retries
+
+
+def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agent:
+    from clarify_tui.agents.custom import HttpAgent, PyAgent
+    from clarify_tui.plugins import PluginSpecError
+
+    args, timeout, retries = _custom_settings(role, config)
+    try:
+        if spec.startswith("py:"):
+            return PyAgent(spec, args)
+        return HttpAgent(spec, timeout=timeout, max_retries=retries)
+    except PluginSpecError as exc:
+        raise SpecError(str(exc)) from None
+
+
+def _custom_role(role: str, spec: str, config: Config | None):
+    from clarify_tui import custom_roles
+    from clarify_tui.plugins import PluginSpecError
+
+    args, timeout, retries = _custom_settings(role, config)
+    try:
+        return custom_roles.build(role, spec, args=args, timeout=timeout, max_retries=retries)
+    except PluginSpecError as exc:
+        raise SpecError(str(exc)) from None
+
+
+def check_spec(role: str, spec: str, config: Config | None = None) -> None:
+    """A `py:` spec of `role` (and its arguments) found and checked without making it
+    (plugins.check_spec)."""
+    if not spec.startswith("py:"):
+        return
+    args, _, _ = _custom_settings(role, config)
+    from clarify_tui import custom_roles
+    from clarify_tui.plugins import PluginSpecError, check_spec as check
+
+    needs = {"agent": ("act",), "user": tuple(custom_roles.USER_METHODS),
+             "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference")}[role]
+    try:
+        check(spec, args, needs=needs, role=role)
+    except PluginSpecError as exc:
+        raise SpecError(str(exc)) from None
+
+
 def make_agent(spec: str, config: Config | None = None) -> Agent:
+    spec = normalize(spec)
     kind, _, arg = spec.partition(":")
+    if kind in ("py", "http", "https"):
+        return _custom_agent(spec, config)
     if kind == "scripted":
         if arg not in POLICIES:
             raise SpecError(f"unknown scripted agent '{arg}'; choose one of: {', '.join(POLICIES)}")
@@ -56,7 +121,8 @@ def make_agent(spec: str, config: Config | None = None) -> Agent:
         from clarify_tui.agents.human import HumanAgent
 
         return HumanAgent()
-    raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL or human)")
+    raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL, human, py:FILE.py:NAME, "
+                    "py:package.module:NAME or http://HOST:PORT/PATH)")
 
 
 def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | None:
@@ -64,18 +130,24 @@ def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | 
     (its own `[deep_search]` settings); None when not given (the agent under test searches)."""
     if not spec:
         return None
+    spec = normalize(spec)
     kind, _, arg = spec.partition(":")
     if kind == "scripted":
         return make_agent(spec)
+    if kind in ("py", "http", "https"):  # a researcher's own deep searcher (its args: [deep_search.args])
+        return _custom_agent(spec, config, role="deep_search")
     if kind == "openai":
         if not arg:
             raise SpecError("openai deep search needs a model: openai:MODEL")
         return _services().build_deep_search(arg, _config(config))
-    raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY or openai:MODEL)")
+    raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY, openai:MODEL, py:... or http://...)")
 
 
 def make_user(spec: str, config: Config | None = None) -> UserSimulator:
+    spec = normalize(spec)
     kind, _, arg = spec.partition(":")
+    if kind in ("py", "http", "https"):
+        return _custom_role("user", spec, config)
     if kind == "rule":
         from clarify_tui.users.rule import RuleUser
 
@@ -88,11 +160,14 @@ def make_user(spec: str, config: Config | None = None) -> UserSimulator:
         from clarify_tui.users.human import HumanUser
 
         return HumanUser()
-    raise SpecError(f"unknown user spec '{spec}' (rule, openai:MODEL or human)")
+    raise SpecError(f"unknown user spec '{spec}' (rule, openai:MODEL, human, py:... or http://...)")
 
 
 def make_judge(spec: str, config: Config | None = None) -> Judge:
+    spec = normalize(spec)
     kind, _, arg = spec.partition(":")
+    if kind in ("py", "http", "https"):
+        return _custom_role("judge", spec, config)
     if kind == "rule":
         from clarify_tui.judges.rule import RuleJudge
 
@@ -101,7 +176,7 @@ def make_judge(spec: str, config: Config | None = None) -> Judge:
         if not arg:
             raise SpecError("openai judge needs a model: openai:MODEL")
         return _services().build_judge(arg, _config(config))
-    raise SpecError(f"unknown judge spec '{spec}' (rule or openai:MODEL)")
+    raise SpecError(f"unknown judge spec '{spec}' (rule, openai:MODEL, py:... or http://...)")
 
 
 @lru_cache(maxsize=1)

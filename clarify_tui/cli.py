@@ -14,9 +14,11 @@ from pathlib import Path
 
 from rich.console import Console
 
+from clarify_tui import __version__
+
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue", "whatif", "report")
+            "serve", "merge", "queue", "whatif", "report", "backends")
 
 err = Console(stderr=True, soft_wrap=True)
 
@@ -29,6 +31,7 @@ def build_parser(only: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
         "Without a command it opens the TUI on the bundled demo.",
     )
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
+    parser.add_argument("--version", action="version", version=f"clarify-tui {__version__}")
     parser.add_argument("--db", dest="top_db", metavar="DB", type=Path,
                         help="SQLite file for the TUI (or the command after it); default: $CLARIFY_DB or "
                         "sessions/clarify.db under the current directory")
@@ -74,6 +77,7 @@ def _raised(module: str, name: str) -> type[BaseException]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    load_dotenv()
     parser = build_parser(_commands_for(argv))
     args = parser.parse_args(argv)
     args.argv = list(argv)  # the command line as typed (a run's provenance records it)
@@ -118,6 +122,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
         return 130
+
+
+def load_dotenv(path: Path | None = None) -> list[str]:
+    """Read `KEY=VALUE` lines of `.env` in the working directory into the environment,
+    never overriding a variable already set (as Inspect and tau2 do). Returns the keys set."""
+    import os
+
+    path = path or Path.cwd() / ".env"
+    if not path.is_file():
+        return []
+    added = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if key and key not in os.environ:
+            os.environ[key] = value
+            added.append(key)
+    return added
 
 
 def _silence_stdout() -> None:

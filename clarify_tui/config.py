@@ -14,6 +14,7 @@ logging or storing a Config can never leak one.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 CONFIG_FILE_NAME = "clarify.toml"
+AGENT_ARGS_ENV = "CLARIFY_AGENT_ARGS"  # a JSON object: a py: agent's arguments (play --agent-arg sets it)
 Role = Literal["agent", "user", "judge", "deep_search"]
 ROLES: tuple[Role, ...] = ("agent", "user", "judge", "deep_search")
 
@@ -99,6 +101,8 @@ class RoleConfig(_Strict):
     """Concurrency limit of this role's endpoint; None: the endpoint's."""
     parse_retries: int = Field(default=2, ge=0)
     """Judges: extra calls when the model's output cannot be parsed (CTS 4.4.1)."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """`py:` backends: keyword arguments for the class or factory (`[agent.args]`; `--agent-arg KEY=VALUE` wins)."""
 
 
 class DeepSearchConfig(RoleConfig):
@@ -185,6 +189,8 @@ class Config(_Strict):
     prices: dict[str, Price] = Field(default_factory=dict)
     """Model name (or a prefix of it) -> price; wins over the prices genai-prices ships.
     A model priced by neither is unpriced: its cost is null, never 0 (llm/pricing.py)."""
+    seed: int | None = None
+    """`run --seed N`: sent as `seed` to every model call whose role sets none, and given to a `py:` backend whose class or factory takes a `seed` argument; None: not sent."""
 
     def role(self, role: Role) -> RoleConfig:
         return getattr(self, role)
@@ -250,6 +256,11 @@ def load_config(
         data = _merge(data, {"tavily": {"base_url": env["TAVILY_BASE_URL"]}})
     if env.get("SERPER_BASE_URL"):
         data = _merge(data, {"serper": {"base_url": env["SERPER_BASE_URL"]}})
+    if env.get(AGENT_ARGS_ENV):  # `play --agent-arg`: the TUI builds its agent from specs, not from a Config
+        try:
+            data = _merge(data, {"agent": {"args": json.loads(env[AGENT_ARGS_ENV])}})
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{AGENT_ARGS_ENV}: not JSON ({exc})") from None
     data = _merge(data, overrides or {})
     try:
         return Config.model_validate(data)

@@ -16,3 +16,15 @@ class StoreError(RuntimeError):
 
 class RunLeaseError(StoreError):
     """Another live process is writing this run (its holder is named in the message)."""
+
+
+class AgentUnavailable(BackendError):
+    """Raise this from your agent's `act` when *infrastructure* failed (its server is down,
+    a quota ran out): the session ends errored and is counted apart, like a failed HTTP
+    call, never as a wrong answer. Any other exception is the agent's own failure."""
+
+
+class AgentFailed(RuntimeError):
+    """A researcher's agent raised (anything but AgentUnavailable) or returned no Action:
+    the agent's own failure. The engine records it as the agent's step, ends the task
+    scored wrong (as running out of rounds) and shows the message; it is not errored."""

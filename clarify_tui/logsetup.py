@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 
 
@@ -38,6 +39,11 @@ class Console(logging.StreamHandler):
         self.seen: dict[tuple[str, str], int] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
+        if sys.stderr is not self.stream and self.stream is sys.__stderr__:
+            # stderr was taken over after setup: a full-screen Textual app owns the terminal
+            # (it redirects sys.stderr while it runs), so a line written past it would garble
+            # its screen. The log file keeps the record; the TUI tells the person itself.
+            return
         if record.exc_info and record.exc_info[1] is not None:
             key = (record.name, type(record.exc_info[1]).__name__)
             count = self.seen[key] = self.seen.get(key, 0) + 1

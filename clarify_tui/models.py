@@ -210,13 +210,20 @@ class Usage(BaseModel):
 
 class Action(BaseModel):
     """What an actor does. `text` is the query, question, answer, url, reply or rewrite;
-    `items` carries the k questions of a CTS clarify (or the k replies)."""
+    `items` carries the k questions of a CTS clarify (or the k replies). An agent builds
+    its moves with `Action.search/ask/answer/clarify/visit` (docs/agents.md)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
     kind: ActionKind
+    """search | ask | answer | clarify | visit (an agent's moves; the rest are the engine's)."""
     text: str = ""
+    """The search query, the question asked, the answer, or the url visited."""
     items: list[str] = Field(default_factory=list)
+    """cts `clarify`: the k clarifying questions, in one action."""
     confidence: float | None = None
+    """interactcomp `answer`: confidence 0-100 (calibration error); optional elsewhere."""
     raw: str | None = None
+    """The agent's own output before it was read as this action (shown in replay), optional."""
     # A call the reference harness could not execute (missing or extra params): the
     # InteractComp engine ends the task scored 0, as the harness's crash does.
     call_error: str | None = None
@@ -366,6 +373,7 @@ class Session(BaseModel):
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None
+    epoch: int = Field(default=0, ge=0)  # run --epochs N: which play of the task (0-based); part of its identity
 
     @model_validator(mode="before")
     @classmethod

@@ -81,6 +81,10 @@ def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict
     """A role's spec and, for a model, the model, base URL and the request parameters each
     of its calls sends (temperature, top_p, max tokens, seed, reasoning effort) as the client
     resolves them: the paper's defaults unless clarify.toml or --set overrides them."""
+    if spec.startswith(("py:", "http://", "https://")):
+        # a researcher's own backend: no model client to read, and building it again would
+        # run its constructor once more (it may load a model); its file's sha256 is on the run
+        return {"spec": spec}
     make = {"agent": make_agent, "deep_search": make_deep_search, "user": make_user, "judge": make_judge}[role]
     backend = make(spec, config_obj)
     client = _client(backend)

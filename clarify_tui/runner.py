@@ -71,6 +71,10 @@ class RunSpec:
     concurrency: int = 4
     search_cache: CacheMode = "off"
     task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
+    epochs: int = 1  # each task is played this many times (Session.epoch 0..epochs-1)
+    seed: int | None = None  # sent to model APIs and to py: backends that take one (config.seed)
+    agent_object: object = None  # api.run(agent=obj): the object itself, recorded as its `py:module:Class` spec
+    prebuilt: object = None  # the agent validate_spec built, used by the run (a py: class is made once)
     provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
 
     @property
@@ -143,11 +147,23 @@ def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
     require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
-    make_agent(spec.agent, config_obj)
+    spec.prebuilt = build_agent(spec, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
     make_judge(spec.judge, config_obj)
     make_search(spec.search, config_obj, db=None, cache_mode=spec.search_cache)
+
+
+def build_agent(spec: RunSpec, config_obj=None):
+    """The run's agent: built from its spec, or the object api.run was given (held to the
+    same contract as a `py:` agent)."""
+    if spec.agent_object is None:
+        return make_agent(spec.agent, config_obj)
+    from clarify_tui.agents.custom import PyAgent
+
+    if not callable(getattr(spec.agent_object, "act", None)):
+        raise ValueError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
+    return PyAgent(spec.agent, obj=spec.agent_object)
 
 
 def apply_call_limit(config_obj, concurrency: int) -> str | None:
@@ -178,9 +194,19 @@ SPEC_FIELDS = ("benchmark", "dataset", "agent", "user", "search", "judge")
 
 
 def spec_of(spec: RunSpec) -> dict:
-    """What makes two runs the same experiment: backends, dataset and episode settings."""
+    """What makes two runs the same experiment: backends, dataset and episode settings,
+    the seed and the sha256 of every `py:` backend's file (a changed file is another agent)."""
     return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json"),
-            "task_attempts": spec.attempts}
+            "task_attempts": spec.attempts, **({"seed": spec.seed} if spec.seed is not None else {}),
+            **file_hashes(spec)}
+
+
+def file_hashes(spec: RunSpec) -> dict[str, str]:
+    """`<role>_sha256` of each `py:` backend's source file (recorded on the run)."""
+    from clarify_tui.plugins import file_sha256
+
+    roles = {"agent": spec.agent, "user": spec.user, "judge": spec.judge, "deep_search": spec.config.deep_search}
+    return {f"{role}_sha256": digest for role, value in roles.items() if (digest := file_sha256(value))}
 
 
 def check_same_spec(store: Store, spec: RunSpec) -> None:
@@ -192,6 +218,15 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
     stored = {**{k: row.get(k) for k in SPEC_FIELDS}, **config}
     wanted = spec_of(spec)
     differ = [k for k in wanted if k in stored and stored[k] is not None and not _same(k, stored[k], wanted[k])]
+    changed = [k for k in differ if k.endswith("_sha256")]
+    if changed:
+        k = changed[0]
+        role = k.removesuffix("_sha256")
+        raise RunSpecMismatch(
+            f"run '{spec.name}': the {role}'s file changed since the run started ({wanted.get(role) or row.get(role)}: "
+            f"sha256 {str(stored[k])[:12]}… then, {str(wanted[k])[:12]}… now); --resume refuses a changed file: "
+            "restore it or start a new run with --run NEW"
+        )
     if differ:
         def show(d: dict) -> str:
             return " ".join(f"{k}={d.get(k)}" for k in wanted)
@@ -239,9 +274,10 @@ def _same(key: str, old, new) -> bool:
 
 def plan(
     store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False
-) -> tuple[list[Task], int, dict[str, list[Session]]]:
-    """Which tasks still need playing in this run, how many are done, and (with
-    `retry_errored`) the errored sessions each task to play again replaces. Marks
+) -> tuple[list[tuple[Task, int]], int, dict[tuple[str, int], list[Session]]]:
+    """Which (task, epoch) pairs still need playing in this run (`run --epochs N`: a
+    session's identity in a run is its task and epoch), how many are done, and (with
+    `retry_errored`) the errored sessions each pair to play again replaces. Marks
     interrupted sessions abandoned. An errored session is superseded only once its task's
     new session has ended (see `_run_held`): a crash mid-retry must not make the tasks
     not yet replayed vanish from every count."""
@@ -254,24 +290,24 @@ def plan(
     if resume:
         check_same_spec(store, spec)
         check_provenance(store, spec)
-    done = {s.task_id for s in existing if s.status == "completed"}
-    retry: dict[str, list[Session]] = {}
+    done = {(s.task_id, s.epoch) for s in existing if s.status == "completed"}
+    retry: dict[tuple[str, int], list[Session]] = {}
     for s in existing:
         if s.status == "running":
             s.status, s.error = "abandoned", "interrupted; restarted by --resume"
             store.update_session(s)
-        elif s.status == "errored" and s.task_id in done:
+        elif s.status == "errored" and (s.task_id, s.epoch) in done:
             # a retry completed and the process died before the old session was marked: finish that now
             s.status = "superseded"
             store.update_session(s)
         elif s.status == "errored":
             if retry_errored:
-                retry.setdefault(s.task_id, []).append(s)
+                retry.setdefault((s.task_id, s.epoch), []).append(s)
             else:
-                done.add(s.task_id)
-    wanted = {t.id for t in tasks}
-    todo = [t for t in tasks if t.id not in done]
-    return todo, len(tasks) - len(todo), {k: v for k, v in retry.items() if k in wanted}
+                done.add((s.task_id, s.epoch))
+    wanted = {(t.id, e) for t in tasks for e in range(spec.epochs)}
+    todo = [(t, e) for e in range(spec.epochs) for t in tasks if (t.id, e) not in done]
+    return todo, len(wanted) - len(todo), {k: v for k, v in retry.items() if k in wanted}
 
 
 async def run_batch(
@@ -309,13 +345,14 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
-        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
+        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts, "epochs": spec.epochs,
+                **({"seed": spec.seed} if spec.seed is not None else {}), **file_hashes(spec)},
         deviations=run_deviations(spec),
     )
     row = store.run_row(spec.name) or {}
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
         store.set_run_provenance(spec.name, spec.provenance)
-    agent = make_agent(spec.agent, config_obj)
+    agent, spec.prebuilt = spec.prebuilt or build_agent(spec, config_obj), None  # one run uses it, then closes it
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
@@ -330,17 +367,17 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
 
-    async def play(task: Task) -> None:
+    async def play(task: Task, epoch: int) -> None:
         async with gate:
             stop_if_down()  # a task still waiting when the endpoint went down is not started
-            attempt = attempts_made.get(task.id, 0)
+            attempt = attempts_made.get((task.id, epoch), 0)
             while True:
                 attempt += 1
                 episode = build_episode(
                     task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(),
                     sink=sink, deep_search=deep_search,
                 )
-                episode.session.run = spec.name
+                episode.session.run, episode.session.epoch = spec.name, epoch
                 session = await episode.run()
                 if attempt >= spec.attempts or not plays_again(session) or down():
                     break  # (the endpoint is down: this attempt stays the task's session, errored)
@@ -349,7 +386,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                 sink.update_session(session)
                 summary.replayed += 1
             if session.status in ("completed", "errored"):  # only now does the retry replace the old session
-                for old in replaces.get(task.id, ()):
+                for old in replaces.get((task.id, epoch), ()):
                     old.status = "superseded"
                     sink.update_session(old)
                     summary.superseded += 1
@@ -367,7 +404,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             )
 
     try:
-        await _all_or_first_failure([play(t) for t in todo])
+        await _all_or_first_failure([play(t, e) for t, e in todo])
         if writer:
             await writer.flush()
     finally:
@@ -390,13 +427,13 @@ def _breaker(config_obj) -> Callable[[], str | None]:
     return endpoint_down
 
 
-def _attempts_made(store: Store, run: str) -> dict[str, int]:
-    """Attempts each task already used in this run before an interruption (their sessions
-    were superseded by the next attempt), so --resume continues the count."""
-    made: dict[str, int] = {}
+def _attempts_made(store: Store, run: str) -> dict[tuple[str, int], int]:
+    """Attempts each task and epoch already used in this run before an interruption (their
+    sessions were superseded by the next attempt), so --resume continues the count."""
+    made: dict[tuple[str, int], int] = {}
     for s in store.sessions(runs=[run]):
         if s.status == "superseded" and (s.error or "").startswith(ATTEMPT_NOTE):
-            made[s.task_id] = made.get(s.task_id, 0) + 1
+            made[(s.task_id, s.epoch)] = made.get((s.task_id, s.epoch), 0) + 1
     return made
 
 

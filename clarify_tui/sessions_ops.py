@@ -80,7 +80,7 @@ def fork_session(
     session = Session(
         run=run or f"{parent.run}-forks", task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
         search=search.spec, judge=judge.spec, mode=mode, annotator=annotator, config=parent.config,
-        parent_id=parent.id, fork_step=end,
+        parent_id=parent.id, fork_step=end, epoch=parent.epoch,
     )
     episode = build_episode(
         task, agent=agent, user=user, search=search, judge=judge, config=parent.config, session=session, sink=store,

@@ -43,7 +43,7 @@ _TABLES = {
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
                  '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
                  '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
-                 '"finished_at" TEXT', '"counterfactual" TEXT'),
+                 '"finished_at" TEXT', '"counterfactual" TEXT', '"epoch" INTEGER'),
     "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
               '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
               '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
@@ -52,7 +52,7 @@ _TABLES = {
                   '"created_at" TEXT'),
 }
 # columns added after the first release: older files lack them
-_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT")),
+_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
                   "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
                   "runs": (("provenance", "TEXT"), ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
                            ("run_id", "TEXT"))}

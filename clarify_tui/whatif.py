@@ -239,7 +239,7 @@ class Player:
         session = Session(
             run=parent.run + RUN_SUFFIX, task_id=task.id, protocol=task.protocol, agent=parent.agent,
             user=parent.user, search=parent.search, judge=parent.judge, mode="automated", config=config,
-            parent_id=parent.id, fork_step=point.step - 1,
+            parent_id=parent.id, fork_step=point.step - 1, epoch=parent.epoch,
             counterfactual={"intervention": intervention, "step": point.step, "kind": point.kind},
         )
         episode = build_episode(task, agent=b.agent, user=b.user, search=b.search, judge=b.judge, config=config,

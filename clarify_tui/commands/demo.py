@@ -22,8 +22,10 @@ def register(sub) -> None:
     avg.add_argument("--task", default=None,
                      help="task id (or protocol:id) from --dataset (default: the first DiscoBench demo task)")
     avg.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    avg.add_argument("--agent-a", default=DEFAULT_A, help=f"left column (default {DEFAULT_A})")
-    avg.add_argument("--agent-b", default=DEFAULT_B, help=f"right column (default {DEFAULT_B})")
+    avg.add_argument("--agent-a", "--guess", dest="agent_a", default=DEFAULT_A, metavar="SPEC",
+                     help=f"left column, the guessing agent: any agent spec, py:... and http://... too (default {DEFAULT_A})")
+    avg.add_argument("--agent-b", "--ask", dest="agent_b", default=DEFAULT_B, metavar="SPEC",
+                     help=f"right column, the asking agent: any agent spec (default {DEFAULT_B})")
     avg.add_argument("--pace", type=float, default=0.4, help="seconds between steps (0: as fast as possible)")
     avg.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
     add_db(avg)

@@ -25,9 +25,11 @@ def register(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import EXPORTERS
 
+    if args.format == "inspect":
+        return export_inspect(args)
     exporter = EXPORTERS.get(args.format)
     if exporter is None:
-        raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}")
+        raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
     if args.out:  # refused before the database is opened: --out may name it
         check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
@@ -36,4 +38,21 @@ def main(args: argparse.Namespace) -> int:
         return 0
     with atomic_output(Path(args.out), protect=[store.path], newline="") as out:
         exporter(store, args.runs, out, include_hidden=args.include_hidden)
+    return 0
+
+
+def export_inspect(args: argparse.Namespace) -> int:
+    """Inspect AI `.eval` logs, one per run, into the folder --out (exporters/inspect_eval.py)."""
+    from pathlib import Path
+
+    from clarify_tui.exporters.inspect_eval import export_inspect as write
+
+    if not args.out:
+        raise ValueError("export --format inspect writes one .eval log per run: give --out FOLDER")
+    store = open_store(args, must_exist=True)
+    written = write(store, args.runs, Path(args.out), include_hidden=args.include_hidden)
+    for path in written:
+        print(path, file=sys.stderr)
+    if not written:
+        print("no finished sessions to export", file=sys.stderr)
     return 0

@@ -21,7 +21,10 @@ def register(sub) -> None:
     p.add_argument("--task", default=None, help="task id (or protocol:id) to open directly")
     p.add_argument("--as", dest="as_", default="observer", choices=("agent", "user", "observer"),
                    help="agent: you act (human baseline); user: you answer the agent; observer: watch or step")
-    p.add_argument("--agent", default="scripted:search-then-ask", help="agent spec when you are not the agent")
+    p.add_argument("--agent", default="scripted:search-then-ask",
+                   help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too)")
+    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
+                   help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])")
     p.add_argument("--user", default="rule", help="user spec when you are not the user")
     p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
@@ -68,9 +71,35 @@ def main(args: argparse.Namespace) -> int:
 
         config = EpisodeConfig(k=args.k)
     refuse_unusable_db(db_path(args))
+    if args.agent_args:
+        import json
+        import os
+
+        from clarify_tui.config import AGENT_ARGS_ENV
+        from clarify_tui.plugins import parse_args
+
+        current = json.loads(os.environ.get(AGENT_ARGS_ENV) or "{}")
+        os.environ[AGENT_ARGS_ENV] = json.dumps({**current, **parse_args(args.agent_args)})
+    check_own_specs(args)
     return run_app(
         config=config,
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
         search_spec=args.search, judge_spec=args.judge, dataset=args.dataset, benchmark=args.benchmark,
         run_mode="step" if args.step else "watch", annotator=args.annotator, queue=queue,
     )
+
+
+def check_own_specs(args: argparse.Namespace) -> None:
+    """A researcher's `py:`/`http://` spec is loaded before the screen opens, so a bad one
+    is the one line every command gives, not an error inside the TUI (only those: the
+    built-in specs cost the first paint nothing)."""
+    def is_custom(spec: str | None) -> bool:  # plugins.is_custom, without importing it
+        return bool(spec) and spec.startswith(("py:", "http://", "https://"))  # type: ignore[union-attr]
+
+    if not any(is_custom(s) for s in (args.agent, args.user, args.judge)):
+        return
+    from clarify_tui.backends import check_spec
+
+    for role, spec in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
+        if is_custom(spec):
+            check_spec(role, spec)  # found and checked, not made: the screen makes it once

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-from datetime import datetime
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, open_store, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, run_name
+from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
@@ -21,10 +19,20 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    p.add_argument("--agent", required=True, help="scripted:POLICY | openai:MODEL")
-    p.add_argument("--user", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--agent", required=True,
+                   help="scripted:POLICY | openai:MODEL | py:FILE.py:NAME | py:package.module:NAME | "
+                        "http://HOST:PORT/PATH (docs/agents.md)")
+    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
+                   help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
+    p.add_argument("--user", default="rule", help="rule | openai:MODEL | py:... | http://...")
     p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
-    p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--judge", default="rule", help="rule | openai:MODEL | py:... | http://...")
+    p.add_argument("--task-ids", default=None, metavar="A,B,C", help="only these tasks, in this order")
+    p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
+                   help="play each task N times (score reports the mean, std over epochs and pass^k)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="sent as `seed` to model APIs that take one (a role's own seed wins) and to py: "
+                        "backends that take a `seed` argument; recorded on the run")
     add_db(p)
     p.add_argument("--run", dest="run_name", type=run_name, default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
@@ -43,9 +51,10 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
-                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL; or `spec` in [deep_search] "
-                        "of clarify.toml, with its settings); required for a clarifier that is not scripted (paper "
-                        "001 varies only the clarifier); scripted clarifiers without it search themselves")
+                   help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
+                        "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
+                        "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
+                        "without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -86,20 +95,11 @@ def register(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from clarify_tui.deviations import banner
-    from clarify_tui.runner import RunSpec, apply_call_limit, check_resumable, run_batch, run_deviations, validate_spec
-    from clarify_tui.tasks import load_tasks
+    from clarify_tui import api
+    from clarify_tui.plugins import parse_args
 
     if args.retry_errored and not args.resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
-    for role in ("agent", "user"):  # a batch run has nobody at the keyboard: it would wait for ever
-        if (getattr(args, role, None) or "").split(":")[0] == "human":
-            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
-
-    tasks = load_tasks(args.benchmark, args.dataset)
-    if args.limit is not None:
-        tasks = tasks[: args.limit]
     mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
@@ -111,51 +111,30 @@ def main(args: argparse.Namespace) -> int:
     check_interactcomp_flags(args.benchmark, config)
     if args.compat is not None and (idle := compat_changes_nothing(args)):
         console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
-    name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
-    spec = RunSpec(
-        name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
-        benchmark=args.benchmark, dataset=str(args.dataset), config=config,
-        concurrency=args.concurrency, search_cache=args.search_cache, task_attempts=args.task_attempts,
-    )
-    config_obj = None
-    specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
-    if args.config or args.overrides or any(s.startswith(("openai", "tavily", "serper")) for s in specs):
-        from pathlib import Path
-
-        from clarify_tui.config import load_config
-
-        config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
-    if not config.deep_search and config_obj is not None and config_obj.deep_search.spec:
-        spec.config = config.model_copy(update={"deep_search": config_obj.deep_search.spec})
-    call_limit = apply_call_limit(config_obj, args.concurrency)
-    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
-    from clarify_tui.provenance import run_provenance
-
-    spec.provenance = run_provenance(
-        benchmark=args.benchmark, dataset=str(args.dataset), agent=args.agent, user=args.user, judge=args.judge,
-        search=args.search, deep_search=config.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
-    )
-    if (line := banner(run_deviations(spec))) is not None:
-        console.print(f"[yellow]{escape(line)}[/yellow]")
-    store = open_store(args)
-    if args.resume:
-        check_resumable(store, name)  # before the progress bar: one line
-    with Progress(
-        TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
-    ) as progress:
-        bar = progress.add_task("run", total=len(tasks))
-        summary = asyncio.run(
-            run_batch(
-                store, spec, tasks, resume=args.resume, retry_errored=args.retry_errored, config_obj=config_obj,
-                on_session_done=lambda s: progress.advance(bar),
-                take_over=args.take_over, notify=lambda line: console.print(line, markup=False, highlight=False),
-            )
+    task_ids = [t.strip() for t in args.task_ids.split(",") if t.strip()] if args.task_ids else None
+    progress = run_progress(args.run_name or args.benchmark)
+    with progress:
+        result = api.run(
+            args.benchmark, args.agent, dataset=str(args.dataset), user=args.user, search=args.search,
+            judge=args.judge, db=args.db, name=args.run_name, concurrency=args.concurrency, limit=args.limit,
+            task_ids=task_ids, epochs=args.epochs, seed=args.seed, resume=args.resume,
+            retry_errored=args.retry_errored, task_attempts=args.task_attempts, search_cache=args.search_cache,
+            episode=config, config=args.config, overrides=parse_overrides(args.overrides),
+            agent_args=parse_args(args.agent_args), argv=getattr(args, "argv", None),
+            on_banner=lambda line: console.print(f"[yellow]{escape(line)}[/yellow]"),
+            on_start=progress.start,
+            on_session_done=lambda s: progress.advance(s),
+            take_over=args.take_over, notify=lambda line: console.print(line, markup=False, highlight=False),
         )
-        progress.update(bar, completed=len(tasks))
-    errored = print_summary(args.benchmark, name, summary, store)
-    for note in summary.notes:
+        progress.finish()
+    from clarify_tui.store import Store
+
+    errored = print_summary(args.benchmark, result.name, result, Store(result.db))
+    for note in result.notes:
         console.print(note, markup=False, highlight=False)
+    console.print(f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
+                  f"--run {result.name}", markup=False, highlight=False)
+    call_limit = result.call_limit
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return EXIT_ERRORED if errored else 0

@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, open_store, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
@@ -84,39 +84,15 @@ def profile_k(text: str) -> float | str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.metrics import load_sessions, score_sessions
+    from clarify_tui import api
 
-    if args.from_export is not None:
-        if args.db is not None:
-            raise ValueError("give --db or --from-export, not both")
-        from clarify_tui.metrics.from_export import load_export
-
-        sessions = load_export(args.from_export, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
-    else:
-        store = open_store(args, must_exist=True)
-        sessions = load_sessions(store, runs=args.runs, benchmark=args.benchmark, judge=args.judge)
-    if not args.include_informed:
-        informed = [s for s in sessions if s.result.informed]
-        if informed:
-            print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
-                  "--include-informed keeps them", file=sys.stderr)
-            sessions = [s for s in sessions if not s.result.informed]
-    from clarify_tui.metrics.once import count_once
-
-    sessions, duplicates = count_once(sessions)
-    for d in duplicates:
-        print(f"warning: {d.describe()}", file=sys.stderr)
     with _bootstrap_pool(args.jobs) as executor:
-        report = score_sessions(
-            sessions, by=args.by, profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
-            executor=executor,
+        report = api.score(
+            args.db, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
+            include_informed=args.include_informed, profile_k=args.profile_k, bootstrap=args.bootstrap,
+            seed=args.seed, from_export=args.from_export, executor=executor,
+            on_note=lambda note: print(note, file=sys.stderr),
         )
-    from clarify_tui.compat import strict_note
-
-    if note := strict_note(
-        s.result.compat for s in sessions if s.protocol == "interactcomp" and s.status in ("completed", "errored")
-    ):
-        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -124,7 +100,24 @@ def main(args: argparse.Namespace) -> int:
         write_csv(report, sys.stdout)
     else:
         print_tables(report, args.by)
+        for line in epoch_lines(report):
+            print(line)
     return 0
+
+
+def epoch_lines(report: dict) -> list[str]:
+    """One line per group played over several epochs: mean, std over epochs, pass^k."""
+    lines = []
+    for g in report["groups"]:
+        ep = g["metrics"].get("epochs")
+        if not ep:
+            continue
+        label = ", ".join(f"{k}={v}" for k, v in g["key"].items())
+        line = f"{g['benchmark']} {label}: {ep['n_epochs']} epochs, mean {ep['mean']:.3f}, std over epochs {ep['std']:.3f}"
+        if ep.get("pass_k"):
+            line += ", " + ", ".join(f"pass^{k} {v:.3f}" for k, v in ep["pass_k"].items() if v is not None)
+        lines.append(line)
+    return lines
 
 
 @contextlib.contextmanager

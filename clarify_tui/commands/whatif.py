@@ -9,7 +9,7 @@ import json
 import sys
 
 from clarify_tui.commands.common import add_db, open_store
-from clarify_tui.commands.run import at_least
+from clarify_tui.commands.common import at_least
 
 
 def register(sub) -> None:

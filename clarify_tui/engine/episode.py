@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.engine.rules import MAX_INVALID_STREAK, Rules, StepSink, merge_usage
-from clarify_tui.errors import BackendError, StoreError
+from clarify_tui.errors import AgentFailed, BackendError, StoreError
 from clarify_tui.models import (
     Action,
     ActionKind,
@@ -147,7 +147,11 @@ class Episode:
         """The agent's next action, not executed. Its call time lands in its usage."""
         self.start()
         t0 = time.perf_counter()
-        action = await self.rules.acting_agent().act(self.view())
+        try:
+            action = await self.rules.acting_agent().act(self.view())
+        except AgentFailed as exc:
+            self.agent_failed(str(exc), (time.perf_counter() - t0) * 1000)
+            raise
         elapsed = (time.perf_counter() - t0) * 1000
         if action.usage is None:
             action.usage = Usage(latency_ms=elapsed)
@@ -202,6 +206,8 @@ class Episode:
         except asyncio.CancelledError:
             self.abandon()
             raise
+        except AgentFailed:  # the agent's own failure: already recorded and scored wrong
+            pass
         except (StoreError, sqlite3.Error):  # the database failed: the whole run stops, not this session
             raise
         except BackendError as exc:
@@ -282,6 +288,18 @@ class Episode:
         self.session.finished_at = now_iso()
         if self.sink:
             self.sink.finish_session(self.session)
+
+    def agent_failed(self, message: str, latency_ms: float = 0.0) -> None:
+        """A researcher's agent raised or returned no Action: its own failure, recorded as
+        its step (with the message) and scored as running out of rounds (wrong), never
+        errored (docs/agents.md)."""
+        if self.done:
+            return
+        self.record("agent", Action(kind=ActionKind.invalid, text=message, raw=message),
+                    Observation(text=message, error=message), usage=Usage(latency_ms=latency_ms), error=message)
+        self.rules.on_rounds_exhausted()
+        self.session.error = message
+        self.finish()
 
     def fail(self, error: str) -> None:
         self.session.status = "errored"

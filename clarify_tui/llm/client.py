@@ -175,8 +175,9 @@ class ChatClient:
             params["max_completion_tokens" if reasoning else s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
-        if s.seed is not None:
-            params["seed"] = s.seed
+        seed = s.seed if s.seed is not None else self._config.seed  # the role's own, else run --seed
+        if seed is not None:
+            params["seed"] = seed
         return params
 
     def request_params(self, purpose: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         id=row["id"], run=row.get("run") or "default", task_id=str(row["task_id"]), protocol=row["protocol"],
         agent=row.get("agent") or "", mode=row.get("mode") or "automated", annotator=row.get("annotator"),
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
-        judge=row.get("judge") or "rule",
+        judge=row.get("judge") or "rule", epoch=int(row.get("epoch") or 0),
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
         created_at=row.get("created_at"),
     )

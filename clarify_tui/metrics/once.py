@@ -44,8 +44,9 @@ S = TypeVar("S", bound=_Played)
 
 
 def counting_key(s: _Played) -> tuple:
-    """Who played which task in which run: one scored session per key (add epoch here)."""
-    return (str(s.protocol), s.run, s.annotator or "", s.agent if not s.annotator else "", s.task_id)
+    """Who played which task in which run and epoch (`run --epochs N`): one scored session per key."""
+    return (str(s.protocol), s.run, s.annotator or "", s.agent if not s.annotator else "", s.task_id,
+            getattr(s, "epoch", 0) or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,9 @@ class Duplicate(Generic[S]):
 
     def describe(self) -> str:
         who = f"annotator {self.kept.annotator}" if self.kept.annotator else f"agent {self.kept.agent}"
-        return (f"run {self.kept.run}, {who}, task {self.kept.task_id}: completed twice; scored the earliest "
+        epoch = getattr(self.kept, "epoch", 0) or 0
+        task = f"task {self.kept.task_id}" + (f" epoch {epoch}" if epoch else "")
+        return (f"run {self.kept.run}, {who}, {task}: completed twice; scored the earliest "
                 f"session {self.kept.id}, left out {self.left_out.id}")
 
 

@@ -102,6 +102,7 @@ class ScoredSession:
     inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
     deviations: tuple[str, ...] = ()  # how its run departs from the paper (metrics/comparability.py)
+    epoch: int = 0  # run --epochs N: which play of the task (metrics/epochs.py)
     created_at: str | None = None  # when the session started (metrics/once.py keeps the earliest)
 
     @property
@@ -186,18 +187,20 @@ def load_sessions(
     runs = list(runs or [])
     columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
     where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
+    # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0
+    epoch = "epoch" if "epoch" in columns else "0"
     rows = conn.execute(
-        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, created_at "
-        f"FROM sessions{where} ORDER BY created_at, id",
+        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, created_at, "
+        f"{epoch} FROM sessions{where} ORDER BY created_at, id",
         params,
     ).fetchall()
     sessions: dict[str, ScoredSession] = {}
-    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created in rows:
+    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created, ep in rows:
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
             result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
-            created_at=created,
+            created_at=created, epoch=ep or 0,
         )
     if not sessions:
         return []
@@ -289,7 +292,7 @@ def from_session(
     s = ScoredSession(
         id=session.id, run=session.run, task_id=session.task_id, protocol=str(session.protocol),
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
-        result=session.result.model_copy(), user=session.user, judge=session.judge,
+        result=session.result.model_copy(), user=session.user, judge=session.judge, epoch=session.epoch,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
         created_at=session.created_at,
     )

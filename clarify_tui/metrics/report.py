@@ -16,6 +16,7 @@ from typing import Any
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics, profile_checkpoints
+from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.profiles import KSetting, choose_k
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
@@ -102,6 +103,9 @@ def score_sessions(
             from clarify_tui.metrics.intervals import group_intervals
 
             metrics.update(group_intervals(benchmark, members))
+        epochs = epoch_metrics(benchmark, [s for s in members if is_counted(s)])
+        if epochs is not None:
+            metrics["epochs"] = epochs
         active = [ms for s in members if is_counted(s) and (ms := s.result.active_ms) is not None]
         if active:  # human-agent sessions: the task clock's time, pauses excluded
             metrics["active_ms_mean"] = sum(active) / len(active)

@@ -33,5 +33,11 @@ class NotifiesWorkerErrors:
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         error = message.error
+        from clarify_tui.errors import AgentFailed
+
+        if isinstance(error, AgentFailed):  # a researcher's agent failed: its own wrong answer, not a backend
+            self.notify(f"{error} (scored wrong)", title="the agent failed",  # type: ignore[attr-defined]
+                        severity="error", timeout=8)
+            return
         self.notify(f"{type(error).__name__}: {error}",  # type: ignore[attr-defined]
                     title=FAILURE_TITLES.get(message.group, "a background task failed"), severity="error", timeout=8)

@@ -1,0 +1,17 @@
+# Types of the names clarify_tui/__init__.py loads on first use (docs/agents.md), for
+# editors and type checkers; the module itself imports nothing (see its comment).
+from clarify_tui import api as api
+from clarify_tui.agent_view import AgentView as AgentView, ViewTurn as ViewTurn
+from clarify_tui.agents.base import Agent as Agent
+from clarify_tui.errors import AgentFailed as AgentFailed, AgentUnavailable as AgentUnavailable
+from clarify_tui.models import (
+    Action as Action,
+    ActionKind as ActionKind,
+    Observation as Observation,
+    Protocol as Protocol,
+    SearchHit as SearchHit,
+    Usage as Usage,
+)
+
+__version__: str
+__all__: list[str]

@@ -1,0 +1,83 @@
+"""A researcher's own agent: a Python object (`py:`) or a server (`http://`), held to
+the engine's contract (docs/agents.md).
+
+Why an adapter: the engine awaits `act(view) -> Action` and records what it costs; a
+researcher's object may be sync or async and may fail. An exception it raises (or a reply
+that is no Action) is *the agent's* failure (AgentFailed: scored wrong, shown with its
+message); `AgentUnavailable` or a transport failure after retries is infrastructure
+(BackendError: the session is errored, counted apart).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from clarify_tui.agent_view import AgentView
+from clarify_tui.errors import AgentFailed, BackendError
+from clarify_tui.models import Action, Usage
+from clarify_tui.plugins import HttpJson, _NotJson, call, load_object
+
+log = logging.getLogger(__name__)
+
+
+def as_action(value: Any, who: str) -> Action:
+    """An agent's return value as an Action (an Action, or its JSON as a dict)."""
+    if isinstance(value, Action):
+        return value
+    if isinstance(value, dict):
+        try:
+            return Action.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "action"
+            raise AgentFailed(f"{who} returned an invalid Action ({where}: {first.get('msg')}): {value!r}"[:400]) from None
+    shown = value.text if isinstance(value, _NotJson) else repr(value)
+    raise AgentFailed(f"{who} returned {type(value).__name__} {shown[:200]}, not an Action")
+
+
+class PyAgent:
+    """`py:FILE.py:NAME`, `py:package.module:NAME` or `py:ENTRY_POINT`."""
+
+    def __init__(self, spec: str, args: dict[str, Any] | None = None, obj: Any = None) -> None:
+        self.spec = spec
+        self.obj = obj if obj is not None else load_object(spec, args, needs=("act",), role="agent")
+
+    async def act(self, view: AgentView) -> Action:
+        try:
+            value = await call(self.obj, "act", view)
+        except BackendError:  # AgentUnavailable, or our own client failing for good
+            raise
+        except Exception as exc:
+            # one line on stderr naming the log file, the traceback in it: the researcher debugs from there
+            log.warning("agent %s raised on task %s (scored wrong)", self.spec, view.task_id, exc_info=True)
+            raise AgentFailed(f"agent raised {type(exc).__name__}: {exc}"[:500]) from exc
+        action = as_action(value, "agent")
+        return action.model_copy(deep=True) if action is value else action
+
+    async def aclose(self) -> None:
+        close = getattr(self.obj, "aclose", None)
+        if close is not None:
+            await call(self.obj, "aclose")
+
+
+class HttpAgent:
+    """`http://HOST:PORT/PATH`: each turn POSTs the AgentView's JSON, reads an Action's."""
+
+    def __init__(self, spec: str, *, timeout: float = 120.0, max_retries: int = 4) -> None:
+        self.spec = spec
+        self.http = HttpJson(spec, timeout=timeout, max_retries=max_retries)
+
+    async def act(self, view: AgentView) -> Action:
+        data, retries, cause, latency = await self.http.post(view.model_dump(mode="json"))
+        action = as_action(data, f"agent at {self.spec}")
+        usage = action.usage or Usage()
+        usage.latency_ms = usage.latency_ms or latency
+        usage.retries, usage.retry_cause = usage.retries + retries, cause or usage.retry_cause
+        action.usage = usage
+        return action
+
+    async def aclose(self) -> None:
+        await self.http.aclose()

@@ -1,0 +1,154 @@
+"""Inspect AI `.eval` logs (`export --format inspect --out DIR`), one per run, so a lab that
+reviews runs in `inspect view` sees ours there too. Needs the optional extra
+(`pip install clarify-tui[inspect]`); the test reads the files back with Inspect's own
+reader (`inspect_ai.log.read_eval_log`).
+
+Mapping: a run is an eval (task `clarify_tui/<benchmark>`, model = the agent spec, epochs
+= the run's `--epochs`); a session is a sample (id = task id, epoch = our epoch + 1, as
+Inspect counts from 1) whose messages are the visible question, each agent action as a
+tool call and what came back as the tool's reply; its score is ours (1/0 for a right
+answer, the restore score 0-100 for CTS), and the eval's metrics are `score`'s numbers for
+the run. An errored session carries its error (Inspect's sample error), never a score.
+The target is the gold answer (CTS: the nuggets) unless the task comes from an encrypted
+release and `--include-hidden` is not given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clarify_tui.models import ActionKind, Session, Step
+from clarify_tui.results import CTSResult
+from clarify_tui.store import Store
+
+SCORER = "clarify_tui"
+HEADLINE = {"interactcomp": "accuracy", "discobench": "accuracy", "cts": "restore_score_mean"}
+EXPORTED_STATUSES = ("completed", "errored")
+
+
+class InspectMissing(ValueError):
+    """Inspect AI is not installed."""
+
+
+def _inspect():
+    try:
+        import inspect_ai.log as log
+        import inspect_ai.model as model
+        import inspect_ai.scorer as scorer
+        import inspect_ai.tool as tool
+    except ImportError:
+        raise InspectMissing("export --format inspect needs Inspect AI: pip install 'clarify-tui[inspect]'") from None
+    return log, model, scorer, tool
+
+
+def _target(task, include_hidden: bool) -> str | list[str]:
+    if getattr(task, "_canary", None) and not include_hidden:
+        return ""  # an encrypted release's answers stay out of a plain-text log
+    if task.cts is not None:
+        return [n.text for n in task.cts.nuggets]
+    return task.answer.text if task.answer else ""
+
+
+def _messages(session: Session, steps: list[Step], question: str, m, t) -> list[Any]:
+    messages: list[Any] = [m.ChatMessageUser(content=question)]
+    for step in steps:
+        if step.actor != "agent":
+            continue
+        action, obs = step.action, step.observation
+        args: dict[str, Any] = {"items": action.items} if action.kind == ActionKind.clarify else {"text": action.text}
+        if action.confidence is not None:
+            args["confidence"] = action.confidence
+        call_id = f"{session.id}-{step.index}"
+        messages.append(m.ChatMessageAssistant(content=action.raw or "", model=session.agent, tool_calls=[
+            t.ToolCall(id=call_id, function=action.kind.value, arguments=args)]))
+        reply = obs.error or obs.text
+        if obs.hits:
+            reply = "\n".join(f"{h.title}: {h.content} ({h.url})" for h in obs.hits)
+        if obs.items and not obs.hits:
+            reply = "\n".join(obs.items)
+        messages.append(m.ChatMessageTool(content=reply or "(nothing)", tool_call_id=call_id,
+                                          function=action.kind.value, error=None))
+    return messages
+
+
+def _score(session: Session, s) -> Any:
+    result = session.result
+    if isinstance(result, CTSResult):
+        return s.Score(value=result.restore_score if result.restore_score is not None else 0.0,
+                       answer=result.answer or None, metadata={"coverage": [c.coverage for c in result.coverage]})
+    correct = bool(result.correct)
+    return s.Score(value=1.0 if correct else 0.0, answer=getattr(result, "answer", None) or None,
+                   explanation=session.error if session.error and session.status == "completed" else None)
+
+
+def _sample(store: Store, session: Session, steps: list[Step], include_hidden: bool, libs) -> Any:
+    log, m, s, t = libs
+    task = store.task_for(session.id)
+    question = task.cts.blurred_query if task.cts is not None else task.question
+    final = next((x.action.text for x in reversed(steps) if x.actor == "agent" and x.action.kind == ActionKind.answer), "")
+    sample: dict[str, Any] = dict(
+        id=session.task_id, epoch=session.epoch + 1, input=question, target=_target(task, include_hidden),
+        messages=_messages(session, steps, question, m, t),
+        output=m.ModelOutput.from_content(model=session.agent, content=final),
+        metadata={"session_id": session.id, "status": session.status, "mode": session.mode, "user": session.user,
+                  "result": session.result.stored()},
+        total_time=round(sum(x.latency_ms for x in steps) / 1000, 3),
+    )
+    if session.status == "errored":
+        sample["error"] = log.EvalError(message=(session.error or "errored").splitlines()[0],
+                                        traceback=session.error or "", traceback_ansi=session.error or "")
+    else:
+        sample["scores"] = {SCORER: _score(session, s)}
+    return log.EvalSample(**sample)
+
+
+def _metrics(store: Store, run: str, benchmark: str, log) -> Any:
+    from clarify_tui.metrics import load_sessions, score_sessions
+
+    report = score_sessions(load_sessions(store, runs=[run]), by="run")
+    metrics: dict = next((g["metrics"] for g in report["groups"] if g["benchmark"] == benchmark), {})
+    numbers = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for key, value in (metrics.get("epochs") or {}).get("pass_k", {}).items():
+        if value is not None:
+            numbers[f"pass^{key}"] = value
+    return log.EvalScore(name=SCORER, scorer=SCORER,
+                         metrics={k: log.EvalMetric(name=k, value=v) for k, v in numbers.items()})
+
+
+def export_inspect(store: Store, runs: list[str] | None, out_dir: Path, include_hidden: bool = False) -> list[Path]:
+    """Write one `<run>.eval` per run into `out_dir`; returns the files written."""
+    libs = _inspect()
+    log = libs[0]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run in runs or store.run_names():
+        sessions = [x for x in store.sessions(runs=[run]) if x.status in EXPORTED_STATUSES]
+        if not sessions:
+            continue
+        steps = store.steps_by_session([x.id for x in sessions])
+        row = store.run_row(run) or {}
+        import json
+
+        config = json.loads(row.get("config") or "{}")
+        benchmark = sessions[0].protocol.value
+        samples = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
+        spec = log.EvalSpec(
+            created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
+            run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
+            dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
+            config=log.EvalConfig(epochs=int(config.get("epochs") or 1)),
+            metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge},
+        )
+        errored = sum(1 for x in sessions if x.status == "errored")
+        results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - errored,
+                                  scores=[_metrics(store, run, benchmark, log)])
+        eval_log = log.EvalLog(status="success", eval=spec, results=results, samples=samples)
+        path = out_dir / f"{_safe(run)}.eval"
+        log.write_eval_log(eval_log, str(path), format="eval")
+        written.append(path)
+    return written
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
