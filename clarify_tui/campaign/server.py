@@ -21,6 +21,7 @@ import re
 import secrets
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -44,7 +45,7 @@ FORM = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title
 class CampaignServer(Server):
     """`command_for(annotator)` gives the shell command of one visitor's app process."""
 
-    def __init__(self, command_for, token: str, *, host: str, port: int, title: str) -> None:
+    def __init__(self, command_for: Callable[[str], str], token: str, *, host: str, port: int, title: str) -> None:
         super().__init__(command="clarify-tui campaign", host=host, port=port, title=title,
                          templates_path=TEMPLATES)
         self.command_for = command_for
@@ -115,9 +116,13 @@ class CampaignServer(Server):
         app_service: AppService | None = None
         try:
             await websocket.prepare(request)
+
+            async def close() -> None:  # AppService wants () -> None; aiohttp's close says whether it closed
+                await websocket.close()
+
             app_service = AppService(
                 self.command_for(annotator), write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                close=websocket.close, download_manager=self.download_manager, debug=self.debug,
+                close=close, download_manager=self.download_manager, debug=self.debug,
             )
             self.started.append(annotator)
             await app_service.start(width, height)
@@ -133,7 +138,7 @@ class CampaignServer(Server):
         return websocket
 
 
-def visitor_command(python: str, db: Path, run: str, options: list[str]):
+def visitor_command(python: str, db: Path, run: str, options: list[str]) -> Callable[[str], str]:
     """`command_for`: the visitor module with the campaign's options and the annotator."""
 
     def command_for(annotator: str) -> str:

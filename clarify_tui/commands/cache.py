@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.commands.common import add_db, open_store
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 console = Console(stderr=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("cache", help="export, import or count recorded search responses")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     exp = actions.add_parser("export", help="write the cached responses to a JSONL file")

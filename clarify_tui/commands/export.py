@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, open_store
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="write sessions to stdout (or --out) in a standard format")
     add_db(p)
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")

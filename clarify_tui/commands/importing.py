@@ -9,16 +9,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.commands.common import add_db, open_store
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 FORMATS = ("interactcomp-harness", "cts-candidates")
 console = Console(stderr=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "import", help="import results of the reference harnesses as sessions",
         description="Import the InteractComp reference harness's results CSV or Clarify-Then-Search "

@@ -10,11 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, db_path
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("queue", help="human-baseline campaigns: progress per annotator (queue status RUN)")
     actions = p.add_subparsers(dest="queue_action", metavar="ACTION", required=True)
     s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 from datetime import datetime
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -13,10 +15,15 @@ from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.runner import RunSummary
+    from clarify_tui.store import Store
+
 console = Console(stderr=True, soft_wrap=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
@@ -75,7 +82,7 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def at_least(low: int):
+def at_least(low: int) -> Callable[[str], int]:
     """An argparse type: an integer >= low (argparse names the flag in its error)."""
 
     def parse(text: str) -> int:
@@ -149,7 +156,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_summary(benchmark: str, name: str, summary, store) -> None:
+def print_summary(benchmark: str, name: str, summary: RunSummary, store: Store) -> None:
     sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
     done = [s for s in sessions if s.status == "completed"]
     errored = [s for s in sessions if s.status == "errored"]

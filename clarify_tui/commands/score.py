@@ -16,11 +16,19 @@ import multiprocessing
 import os
 import sys
 from pathlib import Path
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any, TextIO
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from clarify_tui.commands.common import Subparsers
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 SUMMARY_COLUMNS = {  # metric key -> short header
@@ -33,7 +41,7 @@ SUMMARY_COLUMNS = {  # metric key -> short header
 }
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
     add_db(p)
     p.add_argument("--from-export", type=Path, default=None, metavar="FILE",
@@ -96,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _bootstrap_pool(jobs: int | None):
+def _bootstrap_pool(jobs: int | None) -> Iterator[Executor | None]:
     """A process pool for the CTS bootstrap chunks; workers start only if a CI is computed."""
     jobs = jobs or (os.cpu_count() or 1)
     if jobs <= 1:
@@ -112,7 +120,7 @@ def _bootstrap_pool(jobs: int | None):
         pool.shutdown(cancel_futures=True)
 
 
-def write_csv(report: dict, out) -> None:
+def write_csv(report: dict[str, Any], out: TextIO) -> None:
     from clarify_tui.metrics import flatten
 
     rows = []
@@ -208,7 +216,7 @@ def print_tables(report: dict, by: str) -> None:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
 
 
-def _summary_table(benchmark: str, by: str, groups: list[dict]):
+def _summary_table(benchmark: str, by: str, groups: list[dict]) -> Table:
     """Many groups: one row per group with the headline metrics only."""
     from rich import box
     from rich.table import Table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -11,10 +12,13 @@ from clarify_tui.commands.common import add_db, open_store
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import active, duration, failed, outcome
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 console = Console()
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("sessions", help="list stored sessions")
     add_db(p)
     p.add_argument("--run", dest="runs", action="append", default=None, help="only these runs (repeatable)")
