@@ -10,6 +10,12 @@ subclass guards that door:
   to the app process's command line.
 - file downloads are not served; static files (the terminal's JS, CSS and fonts, public
   package files) are. The page loads nothing from outside this server.
+
+What of textual-serve this touches beyond its documented `Server(...)`, checked the same in
+1.1.0-1.1.3 (hence `textual-serve>=1.1.0,<1.2` in pyproject): it overrides `_make_app`
+(the routes) and `handle_index` / `handle_websocket`; it calls `_process_messages`,
+`to_int`, and `AppService(command, write_bytes=, write_str=, close=, download_manager=,
+debug=)`; it reads `templates_path`, `statics_path`, `download_manager`, `debug` and `title`.
 """
 
 from __future__ import annotations

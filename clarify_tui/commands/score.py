@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from clarify_tui.commands.common import Subparsers
+    from clarify_tui.metrics.report import ScoreGroup, ScoreReport
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 SUMMARY_COLUMNS = {  # metric key -> short header
@@ -120,7 +121,7 @@ def _bootstrap_pool(jobs: int | None) -> Iterator[Executor | None]:
         pool.shutdown(cancel_futures=True)
 
 
-def write_csv(report: dict[str, Any], out: TextIO) -> None:
+def write_csv(report: ScoreReport, out: TextIO) -> None:
     from clarify_tui.metrics import flatten
 
     rows = []
@@ -138,7 +139,7 @@ def write_csv(report: dict[str, Any], out: TextIO) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def print_tables(report: dict, by: str) -> None:
+def print_tables(report: ScoreReport, by: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -216,7 +217,7 @@ def print_tables(report: dict, by: str) -> None:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
 
 
-def _summary_table(benchmark: str, by: str, groups: list[dict]) -> Table:
+def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
     """Many groups: one row per group with the headline metrics only."""
     from rich import box
     from rich.table import Table

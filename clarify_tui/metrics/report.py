@@ -11,12 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, TypedDict
 
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
+
+
+
+class ScoreGroup(TypedDict):
+    """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
+    is None for automated sessions grouped by annotator), its benchmark, the sessions the
+    metrics are computed over, and the metrics by their DESIGN.md names (values are
+    numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
+
+    key: dict[str, Any]
+    benchmark: str
+    n_sessions: int
+    metrics: dict[str, Any]
+
+
+class ScoreReport(TypedDict):
+    """The `score --format json` object."""
+
+    groups: list[ScoreGroup]
+
 
 BENCHMARKS = ("interactcomp", "discobench", "cts")
 GROUP_BY = ("run", "agent", "mode", "annotator")
@@ -76,10 +96,10 @@ def score_sessions(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict:
+) -> ScoreReport:
     """The score object for already loaded sessions (`executor`: see cts_metrics)."""
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
-    out = []
+    out: list[ScoreGroup] = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
         if benchmark == "interactcomp":
             metrics = interactcomp_metrics(members)
@@ -117,7 +137,7 @@ def score(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict:
+) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
