@@ -30,7 +30,8 @@ def register(sub: Subparsers) -> None:
     s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
-    s.add_argument("--format", default="table", choices=("table", "json"))
+    s.add_argument("--format", default="table", choices=("table", "json"),
+                   help="table (plain columns when piped) or json")
     s.set_defaults(func=status)
 
 
@@ -64,10 +65,11 @@ def status(args: argparse.Namespace) -> int:
 
 def print_status(report: dict) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from clarify_tui.commands.listing import console as report_console
+
+    console = report_console()
     if not report["annotators"]:
         console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({report['tasks']} tasks)")
         return

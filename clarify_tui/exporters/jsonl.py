@@ -4,6 +4,8 @@ without our database (`clarify-tui score --from-export FILE`).
 One line per session, in the database's order (created_at, id):
 
 - `session`: the session row (its `result` is the engine's own verdicts);
+- `provenance`: its run's provenance (clarify_tui/provenance.py: version, command, each
+  role's resolved settings, prompt and dataset sha256; null for sessions of no recorded run);
 - `task`: the task snapshot as used (docs/scoring.md: hidden fields of an encrypted
   release stay encrypted unless `include_hidden`);
 - `steps`: every step with its actor, tokens, cost and latency;
@@ -26,10 +28,11 @@ from clarify_tui.store import Store
 
 
 def session_record(store: Store, session, steps, judgments: list[dict] | None = None,
-                   include_hidden: bool = False) -> dict:
+                   include_hidden: bool = False, provenance: dict | None = None) -> dict:
     judgments = store.judgments(session.id) if judgments is None else judgments
     return {
         "session": session.model_dump(mode="json"),
+        "provenance": provenance,
         "task": store.task_record(session.id, include_hidden=include_hidden),
         "steps": [
             {
@@ -102,7 +105,8 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
     judgments: dict[str, list[dict]] = {}
     for row in store.db.query("SELECT * FROM judgments ORDER BY id"):
         judgments.setdefault(row["session_id"], []).append({**row, "verdict": json.loads(row["verdict"])})
+    provenances = store.run_provenances()
     for session in sessions:
         record = session_record(store, session, steps.get(session.id, []), judgments.get(session.id, []),
-                                include_hidden=include_hidden)
+                                include_hidden=include_hidden, provenance=provenances.get(session.run))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

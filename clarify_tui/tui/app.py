@@ -269,6 +269,12 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_task(message.task, message.role)
 
+    def saved_where(self) -> str:
+        """Where sessions are saved, as a toast says it (the campaign app hides the path)."""
+        from clarify_tui.paths import default_db_path
+
+        return str(self._store.path if self._store is not None else (self.db or default_db_path()))
+
     def open_task(self, task: Task, role: str = "observer", *, run: str = "tui",
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""

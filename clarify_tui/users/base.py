@@ -15,6 +15,7 @@ class UserReply(BaseModel):
     text: str
     usage: Usage | None = None
     raw: str | None = None  # a model simulator's own words, before they were read
+    fault: str | None = None  # `--compat reference`: the failed call this reply stands in for
 
 
 class UserSimulator(TypingProtocol):

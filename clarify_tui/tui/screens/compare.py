@@ -107,10 +107,11 @@ class CompareScreen(Screen):
         Binding("q", "back", "Back", id="compare-back"),
     ]
 
-    def __init__(self, store, session_a: str, session_b: str) -> None:
+    def __init__(self, store, session_a: str, session_b: str, *, at_divider: bool = False) -> None:
         super().__init__()
         self.store = store
         self.ids = [store.session(session_a).id, store.session(session_b).id]
+        self.at_divider = at_divider  # open scrolled to where the trajectories part (what-if forks)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -153,6 +154,9 @@ class CompareScreen(Screen):
         if not rows:
             widgets.append(Static("Neither session has steps.", classes="hint"))
         container.mount_all(widgets)
+        divider = next((w for w in widgets if w.has_class("compare-divider")), None)
+        if self.at_divider and divider is not None:
+            self.call_after_refresh(container.scroll_to_widget, divider, animate=False, top=True)
 
     def action_swap(self) -> None:
         self.ids.reverse()

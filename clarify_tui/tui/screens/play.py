@@ -276,7 +276,7 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         self.query_one(Regions).show_score(verdict)
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()
-        self.notify(f"Session {s.status}: saved to {getattr(self.driver.store, 'path', 'the database')}")
+        self.notify(f"Session {s.status}: saved to {self.app.saved_where()}")
 
     def on_agent_turn_started(self, message: AgentTurnStarted) -> None:
         self.controls_of(HumanAgentControls).turn_started(message.view)

@@ -79,6 +79,8 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameD
         Binding("end", "jump('end')", "Last", id="replay-last", priority=True),
         Binding("f", "fork", "Fork", id="replay-fork", tooltip="fork after this step and continue live"),
         Binding("c", "compare_parent", "Compare parent", id="replay-compare", tooltip="compare a fork with its parent"),
+        Binding("i", "whatif", "What-if", id="replay-whatif", show=False,
+                tooltip="this session's what-if forks (clarify-tui whatif); listed under ?"),
         PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
         Binding("s", "compose('search')", "Search", id="fork-search"),
@@ -208,7 +210,7 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameD
                 return False
             kind = ActionKind(parameters[0])
             return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
-        if action in ("move", "jump", "fork", "compare_parent"):
+        if action in ("move", "jump", "fork", "compare_parent", "whatif"):
             return not live
         if action == "stop_fork":
             return live
@@ -331,6 +333,11 @@ class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameD
             self.notify("Only a fork has a parent to compare with.", severity="warning")
             return
         self.app.push_screen(CompareScreen(self.store, self.session.parent_id, self.session.id))
+
+    def action_whatif(self) -> None:
+        from clarify_tui.tui.screens.whatif import WhatIfScreen
+
+        self.app.push_screen(WhatIfScreen(self.store, self.session.id))
 
     def action_back(self) -> None:
         if self.live is not None:

@@ -33,6 +33,7 @@ from textual.widgets import (
 
 from clarify_tui.metrics import load_sessions
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
+from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, ScoreGroup, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
@@ -156,7 +157,8 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         """A benchmark's title and table of numbers."""
         table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
         self._fill(table, benchmark, groups)
-        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table]
+        notes = [Static(line, classes="hint", markup=False) for line in footnotes(groups, group_label)]
+        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table, *notes]
 
     def _fill(self, table: DataTable, benchmark: str, groups: list[ScoreGroup]) -> None:
         table.add_column("metric")
