@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from clarify_tui.commands.common import BENCHMARKS, add_db, db_path
 
 if TYPE_CHECKING:
+    from clarify_tui.campaign.status import CampaignStatus
     from clarify_tui.commands.common import Subparsers
 
 
@@ -63,7 +64,7 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_status(report: dict) -> None:
+def print_status(report: CampaignStatus) -> None:
     from rich import box
     from rich.table import Table
 
@@ -97,6 +98,6 @@ def print_status(report: dict) -> None:
         kappa = "undefined" if agreement["fleiss_kappa"] is None else f"{agreement['fleiss_kappa']:.3f}"
         console.print(f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
                       f"annotators: all agree {share}, Fleiss' kappa {kappa}")
-        for pair in agreement.get("pairs", []):
+        for pair in agreement["pairs"]:
             value = "undefined" if pair["cohen_kappa"] is None else f"{pair['cohen_kappa']:.3f}"
             console.print(f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)")

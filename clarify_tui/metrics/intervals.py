@@ -24,12 +24,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypedDict
 
 from clarify_tui.metrics.cts import is_orig, score_of
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.stats import cohen_kappa, fleiss_kappa, mean_t_interval, wilson_interval
 
 ALPHA = 0.05
+
+
+class Agreement(TypedDict):
+    """Agreement on correctness among the tasks exactly k annotators rated."""
+
+    tasks: int
+    all_agree: float | None  # the share of those tasks where all k agree
+    fleiss_kappa: float | None  # None when undefined
+
+
+class CohenPair(TypedDict):
+    """Cohen's kappa of two annotators over the tasks both rated."""
+
+    annotators: list[str]
+    tasks: int
+    cohen_kappa: float | None
 
 
 def wilson(successes: int, n: int, alpha: float = ALPHA) -> list[float] | None:
@@ -48,7 +65,7 @@ def t_interval(values: Sequence[float], alpha: float = ALPHA) -> list[float] | N
     return [lo, hi]
 
 
-def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
+def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
     """The interval metrics of one group of sessions (the same sessions its metrics use)."""
     if protocol == "cts":
         scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not is_orig(s)]
@@ -57,7 +74,7 @@ def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
     return {"accuracy_ci95": wilson(sum(graded), len(graded))}
 
 
-def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
+def agreement(ratings: dict[str, list[bool]], k: int) -> Agreement:
     """Agreement on correctness among the tasks rated by exactly `k` annotators.
 
     `ratings`: task id -> one correct/wrong per annotator. Returns the number of such
@@ -76,7 +93,7 @@ def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
     return {"tasks": len(rows), "all_agree": all_agree, "fleiss_kappa": kappa}
 
 
-def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[dict]:
+def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[CohenPair]:
     """Cohen's kappa on correct / wrong for every pair of annotators who rated a task in
     common. `by_task`: task id -> annotator -> correct. Pairs in name order."""
     shared: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
@@ -85,7 +102,7 @@ def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[dict]:
         for i, a in enumerate(names):
             for b in names[i + 1:]:
                 shared.setdefault((a, b), []).append((marks[a], marks[b]))
-    out = []
+    out: list[CohenPair] = []
     for (a, b), pairs in sorted(shared.items()):
         table = [[sum(1 for x, y in pairs if x is p and y is q) for q in (True, False)] for p in (True, False)]
         out.append({"annotators": [a, b], "tasks": len(pairs), "cohen_kappa": _cohen(table, len(pairs))})
