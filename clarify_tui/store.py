@@ -54,7 +54,8 @@ _TABLES = {
 # columns added after the first release: older files lack them
 _ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT")),
                   "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
-                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"))}  # deviations: JSON list (deviations.py)
+                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
+                           ("run_id", "TEXT"))}
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 
@@ -173,7 +174,12 @@ class Store:
     def ensure_run(self, name: str, **fields: Any) -> None:
         from clarify_tui.models import now_iso
 
-        row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
+        import uuid
+
+        # run_id: tells this run from an independent one of the same name (campaign/run_identity.py);
+        # kept on --resume, since the row is only written once
+        row = {"name": name, "created_at": now_iso(), "run_id": uuid.uuid4().hex,
+               **{k: _text(v) for k, v in fields.items()}}
         with self._writing():
             self._insert("runs", row, ignore=True)
 

@@ -159,10 +159,20 @@ class StrictJudge:
 SEARCH = LocalSearch(DOCS)
 
 
+def _another_task(store, task, run, agent, annotator):
+    """The n-th play of one task by one player of one run is of task `ID#n`: one task
+    counts once per run, agent or annotator (metrics/once.py), and these fixtures play
+    one task several times to exercise the arithmetic over sessions."""
+    n = sum(1 for s in store.sessions(runs=[run]) if s.task_id.split("#")[0] == task.id and s.agent == agent
+            and (s.annotator or "") == (annotator or ""))
+    return task.model_copy(update={"id": f"{task.id}#{n + 1}"}) if n else task
+
+
 async def play(store, task, actions, *, run, config=None, agent=None, user=None, judge=None,
                mode="automated", annotator=None, priced=False):
     agent = agent or ListAgent(actions, priced=priced)
     user, judge = user or RuleUser(), judge or RuleJudge()
+    task = _another_task(store, task, run, agent.spec, annotator)
     session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
                       search="local", judge=judge.spec, mode=mode, annotator=annotator)
     ep = build_episode(task, agent=agent, user=user, search=SEARCH, judge=judge,

@@ -72,6 +72,7 @@ class CampaignStatus(TypedDict):
     per_task: int
     tasks_complete: int
     annotators: list[AnnotatorRow]
+    duplicates: list[str]  # sessions completed twice: the later one left out (metrics/once.py)
     agreement: PairedAgreement | None  # with two or more annotators per task
 
 
@@ -98,6 +99,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.cts import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
+    from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import load_sessions
 
     conn = read_only(path)
@@ -111,6 +113,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         conn.close()
     tasks = set(task_ids)
     sessions = [s for s in sessions if s.task_id in tasks and s.annotator]
+    sessions, duplicates = count_once(sessions)  # the same rule as `score` (metrics/once.py)
     people: dict[str, AnnotatorProgress] = {}
     state: dict[tuple[str, str], str] = {}  # (annotator, task) -> its latest status
     covered: dict[str, set[str]] = {}
@@ -163,5 +166,6 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         "per_task": per_task,
         "tasks_complete": full,
         "annotators": [_row(p) for p in sorted(people.values(), key=lambda p: p.annotator)],
+        "duplicates": [d.describe() for d in duplicates],
         "agreement": {**agreement(ratings, per_task), "pairs": pairwise_cohen(by_task)} if per_task >= 2 else None,
     }

@@ -56,6 +56,8 @@ def status(args: argparse.Namespace) -> int:
     if per_task < 1:
         raise ValueError("--per-task must be at least 1")
     report = campaign_status(path, args.run, campaign.task_ids, per_task)
+    for line in report["duplicates"]:
+        print(f"warning: {line}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -100,6 +100,11 @@ def main(args: argparse.Namespace) -> int:
             print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
                   "--include-informed keeps them", file=sys.stderr)
             sessions = [s for s in sessions if not s.result.informed]
+    from clarify_tui.metrics.once import count_once
+
+    sessions, duplicates = count_once(sessions)
+    for d in duplicates:
+        print(f"warning: {d.describe()}", file=sys.stderr)
     with _bootstrap_pool(args.jobs) as executor:
         report = score_sessions(
             sessions, by=args.by, profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,

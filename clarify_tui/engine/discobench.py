@@ -192,7 +192,10 @@ class DiscoBenchRules(Rules):
         else:
             last = ep.task.discobench_part.checkpoints[-1]
             reply = await ep.user.reply_discobench(ep.task, last, action.text, False)
-        if right and cur is not None:
+        # what the agent received: the user's own account when it gives one (a person who
+        # typed something else did not release the clue, whatever the judge said)
+        released = cur is not None and (right if reply.released_clue is None else reply.released_clue)
+        if released and cur is not None:
             cur[0].clue_released = True
         obs = Observation(text=reply.text)
         ep.record("agent", action, obs)
@@ -209,7 +212,7 @@ class DiscoBenchRules(Rules):
         ep.record(
             "user",
             Action(kind=ActionKind.reply, text=reply.text),
-            Observation(data={"released_clue": right}),
+            Observation(data={"released_clue": released}),
             usage=reply.usage,
         )
         return obs

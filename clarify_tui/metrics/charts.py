@@ -61,7 +61,11 @@ def restore_histogram(members: Iterable[ScoredSession], bins: int = HIST_BINS) -
 
 
 def compute_scores(sessions: Sequence[ScoredSession], by: str) -> ScoresData:
-    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe)."""
+    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe),
+    over the same sessions as the report (one task counted once: metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
     report = score_sessions(sessions, by=by)
     data = ScoresData(by=by, report=report)
     groups = group_sessions(sessions, by)

@@ -34,6 +34,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule",
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
+        created_at=row.get("created_at"),
     )
     config = row.get("config")
     s.deviations = settings_deviations(

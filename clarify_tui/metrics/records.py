@@ -13,7 +13,7 @@ one from the pydantic models, for scripts that already hold them, and
 
 Judgments (`clarify-tui judge`) are stored beside the engine's verdicts. `judge=None`
 lays the latest judgment of each kind over the result; `judge="SPEC"` uses the latest
-judgment by that spec, or the engine's own verdict when the session was run with that
+judgment by that spec (latest: by created_at, then id), or the engine's own verdict when the session was run with that
 judge; a session with neither is *unjudged* and left out of the metrics. The judge role's
 usage adds what the chosen judgments cost (the ones whose verdicts are scored);
 `spent` is everything the session cost: every step of any actor plus every re-judging
@@ -102,6 +102,7 @@ class ScoredSession:
     inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
     deviations: tuple[str, ...] = ()  # how its run departs from the paper (metrics/comparability.py)
+    created_at: str | None = None  # when the session started (metrics/once.py keeps the earliest)
 
     @property
     def scorable(self) -> bool:
@@ -123,9 +124,11 @@ def result_as(s: ScoredSession, model: type[ResultT]) -> ResultT:
 
 
 def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[str, Judgment]:
-    """The judgment each kind uses: the latest (highest id) one, by `judge` if given."""
+    """The judgment each kind uses: the latest one, by `judge` if given. Latest is by
+    created_at, then by id: ids are local to a file, so a merged file's ids depend on
+    the order of its inputs, and time does not (docs/scoring.md)."""
     chosen: dict[str, Judgment] = {}
-    for j in sorted(judgments, key=lambda j: j.id):
+    for j in sorted(judgments, key=lambda j: (j.created_at or "", j.id)):
         if judge is None or j.judge == judge:
             chosen[j.kind] = j  # later rows win: the latest judgment
     return chosen
@@ -184,16 +187,17 @@ def load_sessions(
     columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
     where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
     rows = conn.execute(
-        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result "
+        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, created_at "
         f"FROM sessions{where} ORDER BY created_at, id",
         params,
     ).fetchall()
     sessions: dict[str, ScoredSession] = {}
-    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result in rows:
+    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created in rows:
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
             result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
+            created_at=created,
         )
     if not sessions:
         return []
@@ -287,6 +291,7 @@ def from_session(
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
         result=session.result.model_copy(), user=session.user, judge=session.judge,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
+        created_at=session.created_at,
     )
     from clarify_tui.metrics.comparability import settings_deviations
 

@@ -103,7 +103,11 @@ def score_sessions(
 ) -> ScoreReport:
     """The score object for already loaded sessions (`executor`: see cts_metrics).
     `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
-    group scored here together; a number (profiles.choose_k)."""
+    group scored here together; a number (profiles.choose_k). A task completed twice by one
+    player of one run counts once (metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
     k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
     out: list[ScoreGroup] = []
