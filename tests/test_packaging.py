@@ -72,6 +72,12 @@ def test_the_sdist_passes_its_own_tests(built, tmp_path):
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout
+    # and the wheel pip builds from the sdist carries the same files
+    from hatchling.builders.wheel import WheelBuilder
+
+    wheel = next(iter(WheelBuilder(str(src)).build(directory=str(tmp_path / "from-sdist"), versions=["standard"])))
+    from_sdist = set(zipfile.ZipFile(wheel).namelist())
+    assert from_sdist == set(zipfile.ZipFile(built["wheel"]).namelist())
 
 
 def _imports(path: Path) -> set[str]:
