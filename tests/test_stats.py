@@ -58,7 +58,7 @@ def test_t_interval_of_a_mean_uses_t_not_the_normal():
 
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion: comparison
-# of seven methods", Statistics in Medicine 17:857-872, Table II, method 3 (Wilson score).
+# of seven methods", Statistics in Medicine 17:857-872: its worked examples, method 3 (Wilson score).
 @pytest.mark.parametrize(
     "k,n,lo,hi",
     [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],

@@ -7,8 +7,9 @@ tests/test_stats.py against published values:
 - `t_quantile`: Student-t quantile, the exact inverse of the t CDF (regularized
   incomplete beta, Numerical Recipes 3rd ed. §6.4 `betacf`; bisection), so that
   t(0.975, 4) = 2.776 and not the normal 1.96;
-- `wilson_interval`: Wilson (1927) score interval (Newcombe 1998, Table I, method 3);
-- `fleiss_kappa`: Fleiss (1971), eq. (2)-(9), kappa = (P - Pe) / (1 - Pe);
+- `wilson_interval`: Wilson (1927) score interval (Newcombe 1998's method 3, and its
+  worked examples 81/263, 15/148, 0/20, 1/29);
+- `fleiss_kappa`: Fleiss (1971), kappa = (P - Pe) / (1 - Pe);
 - `cohen_kappa`: Cohen (1960), kappa = (po - pe) / (1 - pe).
 """
 
