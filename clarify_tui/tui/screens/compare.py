@@ -21,6 +21,7 @@ from textual.widgets import Header, Static
 from clarify_tui.models import ActionKind, Protocol, Session, Step
 from clarify_tui.results import CTSResult
 from clarify_tui.trajectory import action_groups
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.step_card import render_step
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -104,8 +105,12 @@ class CompareScreen(Screen):
 
     BINDINGS = [
         Binding("x", "swap", "Swap", id="compare-swap", tooltip="swap the two columns"),
-        Binding("q", "back", "Back", id="compare-back"),
+        *back_bindings("compare"),
     ]
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        allowed = back_enabled(self, action)
+        return True if allowed is None else allowed
 
     def __init__(self, store, session_a: str, session_b: str, *, at_divider: bool = False) -> None:
         super().__init__()
@@ -163,7 +168,7 @@ class CompareScreen(Screen):
         self.show()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.app.exit()

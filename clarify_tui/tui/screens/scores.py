@@ -40,6 +40,7 @@ from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_la
 from clarify_tui.tui.ahead import data_mark
 from clarify_tui.tui.layout import LaidOutOnOpen
 from clarify_tui.tui.widgets.fast_table import FastTable
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.widgets.header import Header
 from clarify_tui.tui.widgets.light_select import LightSelect
@@ -59,8 +60,8 @@ class ScoresScreen(LaidOutOnOpen, Screen):
     BINDINGS = [
         Binding("t", "switch_tab", "Numbers/Charts", id="scores-tab", tooltip="switch between numbers and charts"),
         Binding("r", "reload", "Reload", id="scores-reload"),
-        Binding("q", "back", "Back", id="scores-back"),
-        Binding("escape", "back", "Back", id="scores-escape", show=False, tooltip="back (as q does)"),
+        *back_bindings("scores"),
+        Binding("escape", "leave", "Back", id="scores-escape", show=False, tooltip="back, or quit on the first screen (as q does)"),
     ]
 
     class ScoresComputed(Message):
@@ -212,7 +213,14 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         self.reload()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.app.exit()
+
+    def action_leave(self) -> None:
+        go_back(self)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        allowed = back_enabled(self, action)
+        return True if allowed is None else allowed
