@@ -11,8 +11,9 @@ subclass guards that door:
 - file downloads are not served; static files (the terminal's JS, CSS and fonts, public
   package files) are. The page loads nothing from outside this server.
 
-What of textual-serve this touches beyond its documented `Server(...)`, checked the same in
-1.1.0-1.1.3 (hence `textual-serve>=1.1.0,<1.2` in pyproject): it overrides `_make_app`
+What of textual-serve this touches beyond its documented `Server(...)`, the same in
+1.1.0-1.1.3 (hence `textual-serve>=1.1.0,<1.2` in pyproject; tests/test_campaign_server.py
+fails with 1.0.3): it overrides `_make_app`
 (the routes) and `handle_index` / `handle_websocket`; it calls `_process_messages`,
 `to_int`, and `AppService(command, write_bytes=, write_str=, close=, download_manager=,
 debug=)`; it reads `templates_path`, `statics_path`, `download_manager`, `debug` and `title`.
