@@ -65,8 +65,8 @@ def measure_cpu(python: str, repeat: int, installed: bool) -> None:
 
 
 def slowest_imports(python: str, installed: bool, top: int = 15) -> None:
-    """The run path's imports by cumulative time (`python -X importtime`), top-level
-    packages only (their children are inside the figure)."""
+    """The run path's imports by cumulative time (`python -X importtime`, which inflates
+    them): top-level packages (their submodules are inside the figure) and our modules."""
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         cmd = [python, "-X", "importtime", "-m", "clarify_tui", *RUN, "--db", str(Path(tmp) / "i.db")]
         out = subprocess.run(cmd, env=env_for(installed), capture_output=True, text=True, check=True).stderr
@@ -75,8 +75,8 @@ def slowest_imports(python: str, installed: bool, top: int = 15) -> None:
         if not line.startswith("import time:") or "cumulative" in line:
             continue
         _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
-        if not name.startswith(" ") and "." not in name.strip() or name.startswith("clarify_tui"):
-            rows.append((int(cumulative), name.strip()))
+        if "." not in name or name.startswith("clarify_tui"):
+            rows.append((int(cumulative), name))
     for us, name in sorted(rows, reverse=True)[:top]:
         print(f"{us / 1000:8.1f} ms  {name}")
 
