@@ -1,6 +1,6 @@
 """How close do model-backed InteractComp episodes come to the latency bound?
 
-A loopback OpenAI-compatible server (tests/servers.py, in its own process so it does not
+A loopback OpenAI-compatible server (clarify_tui/testing/loopback.py, in its own process so it does not
 share our GIL) answers every call after a fixed latency L. Each episode makes its calls
 one after another (agent search, agent ask, responder, agent answer, grader), so with C
 episodes in flight the best possible rate is C / (calls per episode x L) episodes/s.
@@ -48,8 +48,9 @@ class InstantSearch:
 
 def start_server(latency: float, seconds: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "servers.py"), "--latency", str(latency), "--seconds", str(seconds)],
+        [sys.executable, "-m", "clarify_tui.testing.loopback", "--latency", str(latency), "--seconds", str(seconds)],
         stdout=subprocess.PIPE,
+        cwd=ROOT,  # a checkout: the package beside the benchmark
         text=True,
     )
     base_url = proc.stdout.readline().strip()

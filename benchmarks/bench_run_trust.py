@@ -11,7 +11,7 @@
 4. Optionally (--concurrency-check) C = 64 on the task set with the endpoint limit
    raised (the default now) against a config pinning it at 32.
 
-The model server runs in its own process (tests/servers.py or --serve below).
+The model server runs in its own process (clarify_tui/testing/loopback.py, --serve below).
 
     .venv/bin/python benchmarks/bench_run_trust.py [--tasks 60] [--trials 3] [--fault 0.3]
 """
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 def serve(latency: float, fault: float, seed: int) -> None:
     """A fake OpenAI server (InteractComp world) failing `fault` of the requests."""
-    from tests.servers import FakeOpenAI, Reply, error, interactcomp_router
+    from clarify_tui.testing.loopback import FakeOpenAI, Reply, error, interactcomp_router
 
     healthy = interactcomp_router(latency)
     rng, lock, count = random.Random(seed), threading.Lock(), [0]

@@ -305,7 +305,7 @@ async def long_session(n: int = 5000) -> dict:
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play import PlayScreen
     from clarify_tui.tui.widgets.trajectory import Trajectory
-    from tests.conftest import DOCS, IC  # a tiny task and corpus; no bundled data needed
+    from clarify_tui.testing.world import DOCS, IC  # a tiny task and corpus; no bundled data needed
 
     app = ClarifyApp(tasks=[IC], store=Store(":memory:"), search=LocalSearch(DOCS), task_id="i1", run_mode="step")
     app.animation_level = "none"  # time the repaint, not a smooth-scroll animation
@@ -465,7 +465,7 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
     from clarify_tui.store import Store
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play_queue import QueueSpec
-    from tests.conftest import CTS, DISCO, DOCS, IC
+    from clarify_tui.testing.world import CTS, DISCO, DOCS, IC
 
     async def fresh(setup, key, name, cold=False, **kwargs) -> tuple[float, float]:
         # The apps before this one in this process left their widgets behind as cyclic

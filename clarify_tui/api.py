@@ -12,9 +12,12 @@ import concurrent.futures
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from clarify_tui.models import EpisodeConfig, Session
+
+if TYPE_CHECKING:
+    from clarify_tui.metrics.report import ScoreReport
 
 ROLE_FLAGS = ("agent", "user", "judge", "deep_search")
 
@@ -187,7 +190,7 @@ def score(
     from_export: str | Path | None = None,
     executor=None,
     on_note: Callable[[str], None] | None = None,
-) -> dict:
+) -> ScoreReport:
     """The score report of DESIGN.md (`{"groups": [...]}`), as `score --format json` prints it."""
     from clarify_tui.metrics import load_sessions, score_sessions
 

@@ -16,11 +16,10 @@ from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
 from clarify_tui.search.cache import CachedSearch, CacheMode
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from clarify_tui.agents.base import Agent
     from clarify_tui.config import Config
     from clarify_tui.judges.base import Judge
+    from clarify_tui.search.cache import Db
     from clarify_tui.search.base import SearchBackend
     from clarify_tui.users.base import UserSimulator
 
@@ -189,9 +188,9 @@ def _local_search():
 def make_search(
     spec: str,
     config: Config | None = None,
-    db: sqlite_utils.Database | None = None,
+    db: Db | None = None,
     cache_mode: CacheMode = "off",
-    write_db: sqlite_utils.Database | None = None,
+    write_db: Db | None = None,
 ) -> SearchBackend:
     """A search backend, behind the record/replay cache when a database is given.
 

@@ -1,7 +1,8 @@
 """Where bundled files live, in a source checkout and in an installed wheel alike.
 
-The wheel carries the top-level `prompts/` and `data/` folders inside the package
-(see pyproject's force-include); a checkout finds them beside the package.
+The wheel carries the top-level `prompts/` and `data/` folders inside the package, and
+`docs/`'s published JSON Schemas as `clarify_tui/docs/` (pyproject's wheel target); a
+checkout finds them beside the package.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def data_dir() -> Path:
 
 def prompts_dir() -> Path:
     return _bundled("prompts")
+
+
+def docs_dir() -> Path:
+    """docs/ in a checkout; in a wheel, only its *.schema.json files."""
+    return _bundled("docs")
 
 
 def demo_dir() -> Path:

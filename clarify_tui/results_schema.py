@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from clarify_tui.atomic_write import write_text
+from clarify_tui.paths import docs_dir
 from clarify_tui.results import EpisodeState, SessionResult
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 UNTAGGED = (
     " The `protocol` tag is not stored: a result is its session's protocol (the `protocol`"
     " column / `session.protocol` of an export); a state snapshot's protocol part is told by"
@@ -54,14 +54,14 @@ def schema_text(name: str) -> str:
 
 
 def schema_path(name: str) -> Path:
-    return DOCS / f"{name}.schema.json"
+    return docs_dir() / f"{name}.schema.json"
 
 
 def write_schemas(folder: Path | None = None) -> list[Path]:
     """Write every schema (default: into docs/) and return where."""
     written = []
     for name in SCHEMAS:
-        target = (folder or DOCS) / f"{name}.schema.json"
+        target = (folder or docs_dir()) / f"{name}.schema.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         write_text(target, schema_text(name))
         written.append(target)

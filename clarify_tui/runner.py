@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -357,9 +358,9 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     user = make_user(spec.user, config_obj)
     judge = make_judge(spec.judge, config_obj)
     on_disk = str(store.path) != ":memory:"
-    cached = spec.search_cache != "off"  # sqlite-utils (and pandas with it) only for the cache
+    cached = spec.search_cache != "off"
     cache_writes = _cache_write_db(store) if cached and on_disk else None
-    search = make_search(spec.search, config_obj, db=store.db if cached else None, cache_mode=spec.search_cache,
+    search = make_search(spec.search, config_obj, db=store.conn if cached else None, cache_mode=spec.search_cache,
                          write_db=cache_writes)
     summary = RunSummary(skipped=skipped, notes=[note] if note else [])
     down = _breaker(config_obj)
@@ -437,11 +438,9 @@ def _attempts_made(store: Store, run: str) -> dict[tuple[str, int], int]:
     return made
 
 
-def _cache_write_db(store: Store):
+def _cache_write_db(store: Store) -> sqlite3.Connection:
     """A connection of its own for the search cache's writes from worker threads."""
-    import sqlite_utils
-
-    return sqlite_utils.Database(db_errors.connect(store.path, readonly=False))
+    return db_errors.connect(store.path, readonly=False)
 
 
 async def _all_or_first_failure(coros) -> None:

@@ -144,3 +144,10 @@ def test_restore_score_is_within_0_100(rows):
 def test_bootstrap_ci_lies_within_the_data_range(values, seed):
     lo, hi = bootstrap_mean_ci(values, resamples=100, seed=seed)
     assert min(values) - 1e-9 <= lo <= hi <= max(values) + 1e-9
+
+
+def test_bootstrap_ci_of_a_subnormal_range():
+    """Hypothesis 6.100 (the floor CI installs) found it: a range of 1.5e-300 made the
+    fixed-point scale 2^1025, which overflowed (OverflowError) instead of giving a CI."""
+    lo, hi = bootstrap_mean_ci([0.0, 1.4932217896051502e-300], resamples=100, seed=0)
+    assert 0.0 <= lo <= hi <= 1.4932217896051502e-300 and hi > 0.0

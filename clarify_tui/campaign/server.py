@@ -10,6 +10,13 @@ subclass guards that door:
   to the app process's command line.
 - file downloads are not served; static files (the terminal's JS, CSS and fonts, public
   package files) are. The page loads nothing from outside this server.
+
+What of textual-serve this touches beyond its documented `Server(...)`, the same in
+1.1.0-1.1.3 (hence `textual-serve>=1.1.0,<1.2` in pyproject; tests/test_campaign_server.py
+fails with 1.0.3): it overrides `_make_app`
+(the routes) and `handle_index` / `handle_websocket`; it calls `_process_messages`,
+`to_int`, and `AppService(command, write_bytes=, write_str=, close=, download_manager=,
+debug=)`; it reads `templates_path`, `statics_path`, `download_manager`, `debug` and `title`.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import re
 import secrets
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -48,7 +56,7 @@ FORM = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title
 class CampaignServer(Server):
     """`command_for(annotator)` gives the shell command of one visitor's app process."""
 
-    def __init__(self, command_for, token: str, *, host: str, port: int, title: str) -> None:
+    def __init__(self, command_for: Callable[[str], str], token: str, *, host: str, port: int, title: str) -> None:
         super().__init__(command="clarify-tui campaign", host=host, port=port, title=title,
                          templates_path=TEMPLATES)
         self.command_for = command_for
@@ -121,9 +129,13 @@ class CampaignServer(Server):
         app_service: AppService | None = None
         try:
             await websocket.prepare(request)
+
+            async def close() -> None:  # AppService wants () -> None; aiohttp's close says whether it closed
+                await websocket.close()
+
             app_service = AppService(
                 self.command_for(annotator), write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                close=websocket.close, download_manager=self.download_manager, debug=self.debug,
+                close=close, download_manager=self.download_manager, debug=self.debug,
             )
             self.started.append(annotator)
             await app_service.start(width, height)
@@ -146,7 +158,7 @@ def access_line(text: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
 
 
-def visitor_command(python: str, db: Path, run: str, options: list[str]):
+def visitor_command(python: str, db: Path, run: str, options: list[str]) -> Callable[[str], str]:
     """`command_for`: the visitor module with the campaign's options and the annotator."""
 
     server = os.getpid()  # visitors end when this process is gone (visitor.die_with_server)

@@ -15,8 +15,12 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
+
+if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
+    from clarify_tui.metrics.intervals import CohenPair
 
 
 @dataclass
@@ -35,6 +39,51 @@ class AnnotatorProgress:
     restore_score_mean: float | None = None
 
 
+class AnnotatorRow(TypedDict):
+    """One annotator in the status object (AnnotatorProgress without its score list)."""
+
+    annotator: str
+    done: int
+    in_progress: int
+    skipped: int
+    remaining: int
+    active_ms: float
+    graded: int
+    correct: int
+    accuracy: float | None
+    accuracy_ci95: list[float] | None
+    restore_score_mean: float | None
+
+
+class PairedAgreement(TypedDict):
+    """intervals.Agreement with Cohen's kappa for every pair of annotators."""
+
+    tasks: int
+    all_agree: float | None
+    fleiss_kappa: float | None
+    pairs: list[CohenPair]
+
+
+class CampaignStatus(TypedDict):
+    """The `queue status --format json` object."""
+
+    run: str
+    tasks: int
+    per_task: int
+    tasks_complete: int
+    annotators: list[AnnotatorRow]
+    duplicates: list[str]  # sessions completed twice: the later one left out (metrics/once.py)
+    agreement: PairedAgreement | None  # with two or more annotators per task
+
+
+def _row(p: AnnotatorProgress) -> AnnotatorRow:
+    return {
+        "annotator": p.annotator, "done": p.done, "in_progress": p.in_progress, "skipped": p.skipped,
+        "remaining": p.remaining, "active_ms": p.active_ms, "graded": p.graded, "correct": p.correct,
+        "accuracy": p.accuracy, "accuracy_ci95": p.accuracy_ci95, "restore_score_mean": p.restore_score_mean,
+    }
+
+
 def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, str]]:
     """(annotator, task) of live claims; none when the run was never served."""
     try:
@@ -46,7 +95,7 @@ def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, 
 
 
 def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
-                    timeout: float = DEFAULT_TIMEOUT) -> dict:
+                    timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.cts import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
@@ -116,10 +165,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         "tasks": len(task_ids),
         "per_task": per_task,
         "tasks_complete": full,
-        "annotators": [
-            {k: v for k, v in vars(p).items() if k != "restore_scores"} for p in sorted(people.values(),
-                                                                                     key=lambda p: p.annotator)
-        ],
+        "annotators": [_row(p) for p in sorted(people.values(), key=lambda p: p.annotator)],
         "duplicates": [d.describe() for d in duplicates],
         "agreement": {**agreement(ratings, per_task), "pairs": pairwise_cohen(by_task)} if per_task >= 2 else None,
     }

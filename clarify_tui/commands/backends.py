@@ -4,9 +4,13 @@ agents installed packages register under the entry-point group `clarify_tui.agen
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("backends", help="list the backend specs (agents, users, search, judges) and installed agents")
     p.set_defaults(func=main)
 

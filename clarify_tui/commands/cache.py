@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.atomic_write import check_target
 from clarify_tui.commands.common import add_db, db_path, open_store
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 console = Console(stderr=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("cache", help="export, import or count recorded search responses")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     exp = actions.add_parser("export", help="write the cached responses to a JSONL file")
@@ -47,6 +51,6 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"imported {n} cached response(s) into {store.path}")
     else:
         rows = store.db.execute("SELECT backend, COUNT(*) FROM search_cache GROUP BY backend").fetchall()
-        for backend, count in rows or [("(empty)", 0)]:
+        for backend, count in rows or [("(empty)", 0)]:  # type: ignore[list-item]  # rows of (backend, count)
             console.print(f"{backend}: {count}")
     return 0

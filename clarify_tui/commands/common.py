@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import get_args
+from collections.abc import Callable
+from typing import TYPE_CHECKING, get_args
 
 from clarify_tui.paths import default_db_path
 from clarify_tui.task_rows import PROTOCOL_NAMES
+
+if TYPE_CHECKING:
+    from clarify_tui.store import Store
+
+    # what `add_subparsers()` returns: every command's `register(sub)` adds its parser to it
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 BENCHMARKS = PROTOCOL_NAMES  # models.PROTOCOLS, without importing pydantic (`play` opens the TUI faster)
 
@@ -19,7 +26,7 @@ def config_choices(field: str) -> tuple[str, ...]:
     return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
-def at_least(low: int):
+def at_least(low: int) -> Callable[[str], int]:
     """An argparse type: an integer >= low (argparse names the flag in its error)."""
 
     def parse(text: str) -> int:
@@ -53,7 +60,7 @@ def db_path(args: argparse.Namespace) -> Path:
     return args.db or default_db_path()
 
 
-def open_store(args: argparse.Namespace, must_exist: bool = False):
+def open_store(args: argparse.Namespace, must_exist: bool = False) -> Store:
     """The command's Store. A command that reads an existing file (`must_exist`) opens a
     read-only file read-only, so `score` works on a file it may not write."""
     from clarify_tui.db_errors import writable

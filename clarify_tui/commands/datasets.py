@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.commands.listing import add_format, emit
 from clarify_tui.models import PROTOCOLS
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 console = Console()
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("datasets", help="list bundled datasets, or validate one")
     p.add_argument("action", nargs="?", choices=("list", "validate"), default="list")
     p.add_argument("path", nargs="?", help="dataset to validate (a file, a release folder or 'demo')")

@@ -8,14 +8,19 @@ bundled DiscoBench demo task, paced so a viewer can follow. Both sessions are sa
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, open_store
+
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.models import Task
 
 DEFAULT_A = "scripted:direct-guess"
 DEFAULT_B = "scripted:search-then-ask"
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="live demos (ask-vs-guess)")
     demos = p.add_subparsers(dest="demo", metavar="DEMO", required=True)
     avg = demos.add_parser("ask-vs-guess", help="a guessing and an asking agent on one task, side by side")
@@ -32,7 +37,7 @@ def register(sub) -> None:
     avg.set_defaults(func=main)
 
 
-def pick_task(task_id: str | None, dataset: str = "demo"):
+def pick_task(task_id: str | None, dataset: str = "demo") -> Task:
     """The task to play: by id (or protocol:id), else the first DiscoBench task."""
     from clarify_tui.models import Protocol
     from clarify_tui.tasks import DatasetError, load_tasks

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clarify_tui.atomic_write import atomic_output, check_target
 from clarify_tui.commands.common import add_db, db_path, open_store, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="write sessions to stdout (or --out) in a standard format")
     add_db(p)
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")

@@ -9,16 +9,21 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.commands.common import add_db, db_path, open_store, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.store import Store
+
 FORMATS = ("interactcomp-harness", "cts-candidates")
 console = Console(stderr=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "import", help="import results of the reference harnesses as sessions",
         description="Import the InteractComp reference harness's results CSV or Clarify-Then-Search "
@@ -84,7 +89,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drop_if_empty(store) -> None:
+def _drop_if_empty(store: Store) -> None:
     """A bad file leaves no database behind: the one this command created is removed while
     it still holds no session (so nothing another process wrote meanwhile is lost)."""
     from pathlib import Path

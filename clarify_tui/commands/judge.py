@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, open_store, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 console = Console(stderr=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
     add_db(p)
     p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, required=True, metavar="NAME",

@@ -13,7 +13,10 @@ import csv
 import json
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("table", "csv", "json")
 GAP = 2  # spaces between plain columns
@@ -33,7 +36,7 @@ def _text(value: Any) -> str:
     return " ".join(str(value).split())  # one line: a note's newlines never break a row
 
 
-def console(out: IO[str] | None = None):
+def console(out: IO[str] | None = None) -> Console:
     """A rich Console for a report: the terminal's width on a terminal; piped or
     redirected, wide enough that no table wraps (a file has no width)."""
     from rich.console import Console

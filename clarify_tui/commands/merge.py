@@ -11,9 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("merge", help="merge annotators' databases into one (sessions, judgments, tasks, cache)")
     p.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="databases to merge (read only)")
     p.add_argument("--out", required=True, type=Path, help="the merged database (created, or added to)")

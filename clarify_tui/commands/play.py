@@ -11,11 +11,15 @@ pauses excluded (a resumed task starts from the latencies of its recorded action
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, refuse_unusable_db, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("play", help="play a task in the TUI: watch/step an agent, play the user or the agent")
     add_db(p)
     p.add_argument("--task", default=None, help="task id (or protocol:id) to open directly")
@@ -58,10 +62,9 @@ def main(args: argparse.Namespace) -> int:
         elif args.limit is not None and args.limit < 1:
             problem = "--limit must be at least 1"
         annotator = args.annotator or default_annotator()
-        if not problem and not annotator:
-            problem = "cannot tell who you are: pass --annotator NAME"
-        if problem:
-            args.parser.error(problem)
+        if problem or not annotator:
+            parser: argparse.ArgumentParser = args.parser
+            parser.error(problem or "cannot tell who you are: pass --annotator NAME")
         queue = QueueSpec(run=args.queue, annotator=annotator, seed=args.shuffle, limit=args.limit)
     elif args.limit is not None or args.shuffle is not None:
         args.parser.error("--limit and --shuffle go with --queue")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -14,8 +15,12 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
+    TaskID,
     TimeRemainingColumn,
 )
+
+if TYPE_CHECKING:
+    from clarify_tui.models import Session
 
 PLAIN_EVERY_S = 5.0  # seconds between plain lines; CLARIFY_PROGRESS_EVERY overrides
 
@@ -30,7 +35,7 @@ class RunProgress:
         self.total = self.done = self.errored = 0
         self.t0 = self.last = time.monotonic()
         self.bar: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> RunProgress:
         return self
@@ -67,7 +72,7 @@ class RunProgress:
         return (f"{self.label}: {self.done}/{self.total} sessions, {self.errored} errored, "
                 f"{self.rate():.2f}/s, ETA {self.eta()}")
 
-    def advance(self, session) -> None:
+    def advance(self, session: Session) -> None:
         self.done += 1
         self.errored += session.status == "errored"
         if self.bar is not None and self.task is not None:

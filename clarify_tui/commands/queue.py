@@ -10,11 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.campaign.status import CampaignStatus
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("queue", help="human-baseline campaigns: progress per annotator (queue status RUN)")
     actions = p.add_subparsers(dest="queue_action", metavar="ACTION", required=True)
     s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")
@@ -61,7 +66,7 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_status(report: dict) -> None:
+def print_status(report: CampaignStatus) -> None:
     from rich import box
     from rich.table import Table
 
@@ -95,6 +100,6 @@ def print_status(report: dict) -> None:
         kappa = "undefined" if agreement["fleiss_kappa"] is None else f"{agreement['fleiss_kappa']:.3f}"
         console.print(f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
                       f"annotators: all agree {share}, Fleiss' kappa {kappa}")
-        for pair in agreement.get("pairs", []):
+        for pair in agreement["pairs"]:
             value = "undefined" if pair["cohen_kappa"] is None else f"{pair['cohen_kappa']:.3f}"
             console.print(f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)")

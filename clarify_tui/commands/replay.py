@@ -7,11 +7,15 @@ its first failed checkpoint; `f` forks from any step and continues live.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, open_store
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="step through a stored session (and fork it)")
     p.add_argument("session_id", help="session id or a unique prefix of it")
     add_db(p)

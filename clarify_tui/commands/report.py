@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, at_least, open_store, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("report", help="the papers' main tables (markdown, LaTeX, csv) from saved sessions")
     add_db(p)
     p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, default=None, metavar="NAME",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -12,10 +13,16 @@ from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.api import RunResult
+    from clarify_tui.runner import RunSummary
+    from clarify_tui.store import Store
+
 console = Console(stderr=True, soft_wrap=True)
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
@@ -143,7 +150,7 @@ def main(args: argparse.Namespace) -> int:
 EXIT_ERRORED = 1  # docs/runs.md "Exit codes": some session of the run errored (scripts and CI must see it)
 
 
-def print_summary(benchmark: str, name: str, summary, store) -> int:
+def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, store: Store) -> int:
     """Print the run's one-line summary; returns how many of its sessions errored."""
     sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
     done = [s for s in sessions if s.status == "completed"]

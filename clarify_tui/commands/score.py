@@ -16,11 +16,21 @@ import multiprocessing
 import os
 import sys
 from pathlib import Path
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any, TextIO
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.metrics.report import ScoreGroup, ScoreReport
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 SUMMARY_COLUMNS = {  # metric key -> short header
@@ -33,7 +43,7 @@ SUMMARY_COLUMNS = {  # metric key -> short header
 }
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
     add_db(p)
     p.add_argument("--from-export", type=Path, default=None, metavar="FILE",
@@ -105,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def epoch_lines(report: dict) -> list[str]:
+def epoch_lines(report: ScoreReport) -> list[str]:
     """One line per group played over several epochs: mean, std over epochs, pass^k."""
     lines = []
     for g in report["groups"]:
@@ -121,7 +131,7 @@ def epoch_lines(report: dict) -> list[str]:
 
 
 @contextlib.contextmanager
-def _bootstrap_pool(jobs: int | None):
+def _bootstrap_pool(jobs: int | None) -> Iterator[Executor | None]:
     """A process pool for the CTS bootstrap chunks; workers start only if a CI is computed."""
     jobs = jobs or (os.cpu_count() or 1)
     if jobs <= 1:
@@ -137,7 +147,7 @@ def _bootstrap_pool(jobs: int | None):
         pool.shutdown(cancel_futures=True)
 
 
-def write_csv(report: dict, out) -> None:
+def write_csv(report: ScoreReport, out: TextIO) -> None:
     from clarify_tui.metrics import flatten
 
     rows = []
@@ -156,7 +166,7 @@ def write_csv(report: dict, out) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def print_tables(report: dict, by: str) -> None:
+def print_tables(report: ScoreReport, by: str) -> None:
     from rich.table import Table
 
     from clarify_tui.commands.listing import console as report_console
@@ -241,7 +251,7 @@ def print_tables(report: dict, by: str) -> None:
         _print_footnotes(console, groups)
 
 
-def _print_footnotes(console, groups: list[dict]) -> None:
+def _print_footnotes(console: Console, groups: list[ScoreGroup]) -> None:
     """The comparability footnotes under a benchmark's table (metrics/comparability.py)."""
     from clarify_tui.metrics.comparability import footnotes
 
@@ -249,7 +259,7 @@ def _print_footnotes(console, groups: list[dict]) -> None:
         console.print(line, style="yellow", markup=False, highlight=False)
 
 
-def _summary_table(benchmark: str, by: str, groups: list[dict]):
+def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
     """Many groups: one row per group with the headline metrics only."""
     from rich import box
     from rich.table import Table

@@ -12,11 +12,15 @@ import secrets
 import sys
 from pathlib import Path
 from urllib.parse import quote
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import db_path, run_name
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     from clarify_tui.campaign.visitor import add_campaign_options
 
     p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")

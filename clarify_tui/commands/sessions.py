@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, open_store, run_name
 from clarify_tui.commands.listing import add_format, emit
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import active, duration, failed, outcome
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+
 # what a reviewer needs first: at 80 columns the later ones give way (listing.fitting)
 COLUMNS = ("id", "task", "outcome", "annotator", "run", "agent", "mode", "steps", "active", "duration", "protocol",
            "user", "note")
 
 
-def register(sub) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("sessions", help="list stored sessions")
     add_db(p)
     p.add_argument("--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)")

@@ -7,12 +7,17 @@ import argparse
 import asyncio
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, open_store
 from clarify_tui.commands.common import at_least
 
+if TYPE_CHECKING:
+    from clarify_tui.commands.common import Subparsers
+    from clarify_tui.whatif import WhatIfResult
 
-def register(sub) -> None:
+
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("whatif", help="what if the agent had asked? counterfactual forks of a whole run")
     p.add_argument("--run", required=True, help="the run whose sessions are forked")
     add_db(p)
@@ -41,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
         config_obj = load_config(args.config)
     store = open_store(args, must_exist=True)
 
-    def on_plan(result, reused: int, to_play: int) -> None:
+    def on_plan(result: WhatIfResult, reused: int, to_play: int) -> None:
         skipped = sum(result.skipped.values())
         print(f"what-if on run '{result.run}' ({args.intervention} at {args.at}): {result.sessions} session(s), "
               f"{len(result.points)} decision point(s){f', {skipped} skipped' if skipped else ''}; "

@@ -15,7 +15,7 @@ from clarify_tui.metrics.cts import session_score
 from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin, harness_confidence
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import group_sessions, score_sessions
+from clarify_tui.metrics.report import ScoreReport, group_sessions, score_sessions
 from clarify_tui.metrics.table_rows import group_label
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -27,7 +27,7 @@ class ScoresData:
     """Everything the screen shows for one grouping."""
 
     by: str
-    report: dict
+    report: ScoreReport
     accuracy: list[tuple[str, float | None]] = field(default_factory=list)
     reliability: dict[str, list[tuple[float, float, int]]] = field(default_factory=dict)
     profile_share: dict[str, list[float | None]] = field(default_factory=dict)

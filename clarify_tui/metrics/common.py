@@ -154,8 +154,11 @@ def bootstrap_mean_ci(
     lowest, highest = min(values), max(values)
     if lowest == highest:
         return float(lowest), float(lowest)
-    scale = 2.0 ** math.floor(math.log2(2**29 / (highest - lowest)))  # one 30-bit digit per int
-    ints = [round((v - lowest) * scale) for v in values]
+    # one 30-bit digit per int: values * 2^shift (ldexp: a range as tiny as 1e-300 needs a
+    # power of two no float holds, e.g. 2^1025, which `2.0 ** shift` cannot be)
+    ratio = 2**29 / (highest - lowest)
+    shift = math.floor(math.log2(ratio)) if math.isfinite(ratio) else 29 - math.ceil(math.log2(highest - lowest))
+    ints = [round(math.ldexp(v - lowest, shift)) for v in values]
     jobs = [
         (ints, min(BOOTSTRAP_CHUNK, resamples - start), f"{seed}:{c}")
         for c, start in enumerate(range(0, resamples, BOOTSTRAP_CHUNK))
@@ -168,4 +171,4 @@ def bootstrap_mean_ci(
     if lo is None or hi is None:  # no sums: resamples < 1 returned above
         return None
     clamp = lambda x: min(max(x, lowest), highest)  # fixed-point rounding at the edges
-    return clamp(lowest + lo / scale / n), clamp(lowest + hi / scale / n)
+    return clamp(lowest + math.ldexp(lo, -shift) / n), clamp(lowest + math.ldexp(hi, -shift) / n)

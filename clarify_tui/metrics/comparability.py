@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from clarify_tui.deviations import Setting, deviations
 from clarify_tui.models import EpisodeConfig
+
+if TYPE_CHECKING:  # report imports this module
+    from clarify_tui.metrics.report import ScoreGroup
 
 
 @functools.cache
@@ -105,7 +108,7 @@ def comparability(members: Iterable[Any]) -> dict[str, Any]:
     return {"comparable": not lines, "deviations": list(lines)}
 
 
-def footnotes(groups: Iterable[dict], label: Any) -> list[str]:
+def footnotes(groups: Iterable[ScoreGroup], label: Any) -> list[str]:
     """One line per distinct set of deviations among score groups, naming the groups
     (`label(group)`): what the table output and the TUI's scores screen print."""
     by_lines: dict[tuple[str, ...], list[str]] = {}

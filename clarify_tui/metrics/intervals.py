@@ -5,54 +5,67 @@ A human baseline is a handful of people on a few dozen tasks each: a per-annotat
 accuracy without its uncertainty invites reading noise as skill. The papers report no
 per-annotator intervals, so the choices are ours (docs/campaigns.md):
 - accuracy (InteractComp, DiscoBench): Wilson score interval, 95 %, over the sessions the
-  accuracy is computed on (statsmodels `proportion_confint(method="wilson")`); it stays
+  accuracy is computed on (`stats.wilson_interval`); it stays
   inside [0, 1] and is sensible at 0 / n and n / n, unlike the normal approximation;
-- CTS restore_score_100: Student-t interval of the mean (statsmodels `DescrStatsW`);
+- CTS restore_score_100: Student-t interval of the mean (`stats.mean_t_interval`,
+  exact t quantiles);
   null with fewer than two sessions;
 - agreement: Fleiss' kappa on correct / wrong over tasks rated by exactly k annotators
-  (statsmodels `fleiss_kappa`), with the share of those tasks where all k agree;
+  (`stats.fleiss_kappa`), with the share of those tasks where all k agree;
 - pairwise: Cohen's kappa for each pair of annotators over the tasks both rated
-  (statsmodels `cohens_kappa`), the usual figure when two people rate the same items;
+  (`stats.cohen_kappa`), the usual figure when two people rate the same items;
   null with fewer than two shared tasks or when chance agreement is already 1.
 
-statsmodels is imported inside the functions: scoring without these numbers never loads it.
+The formulas are ours (metrics/stats.py, pinned against published values): statsmodels
+was 262 MB of the install for them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypedDict
 
 from clarify_tui.metrics.cts import is_orig, score_of
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.stats import cohen_kappa, fleiss_kappa, mean_t_interval, wilson_interval
 
 ALPHA = 0.05
+
+
+class Agreement(TypedDict):
+    """Agreement on correctness among the tasks exactly k annotators rated."""
+
+    tasks: int
+    all_agree: float | None  # the share of those tasks where all k agree
+    fleiss_kappa: float | None  # None when undefined
+
+
+class CohenPair(TypedDict):
+    """Cohen's kappa of two annotators over the tasks both rated."""
+
+    annotators: list[str]
+    tasks: int
+    cohen_kappa: float | None
 
 
 def wilson(successes: int, n: int, alpha: float = ALPHA) -> list[float] | None:
     """[lo, hi] of a proportion; None when n is 0."""
     if n <= 0:
         return None
-    from statsmodels.stats.proportion import proportion_confint
-
-    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return [float(lo), float(hi)]
+    lo, hi = wilson_interval(successes, n, alpha)
+    return [lo, hi]
 
 
 def t_interval(values: Sequence[float], alpha: float = ALPHA) -> list[float] | None:
     """[lo, hi] of a mean; None with fewer than two values."""
     if len(values) < 2:
         return None
-    from statsmodels.stats.weightstats import DescrStatsW
-
-    lo, hi = DescrStatsW(list(values)).tconfint_mean(alpha=alpha)
-    if math.isnan(lo):  # all values equal: no spread, the interval is the mean itself
-        mean = sum(values) / len(values)
-        return [mean, mean]
-    return [float(lo), float(hi)]
+    lo, hi = mean_t_interval(values, alpha)  # all values equal: no spread, [mean, mean]
+    return [lo, hi]
 
 
-def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
+def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
     """The interval metrics of one group of sessions (the same sessions its metrics use)."""
     if protocol == "cts":
         scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not is_orig(s)]
@@ -61,7 +74,7 @@ def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict:
     return {"accuracy_ci95": wilson(sum(graded), len(graded))}
 
 
-def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
+def agreement(ratings: dict[str, list[bool]], k: int) -> Agreement:
     """Agreement on correctness among the tasks rated by exactly `k` annotators.
 
     `ratings`: task id -> one correct/wrong per annotator. Returns the number of such
@@ -75,14 +88,12 @@ def agreement(ratings: dict[str, list[bool]], k: int) -> dict:
     kappa = None
     used = {j for row in table for j, n in enumerate(row) if n}
     if len(rows) >= 2 and len(used) > 1:
-        from statsmodels.stats.inter_rater import fleiss_kappa
-
-        value = float(fleiss_kappa(table, method="fleiss"))
+        value = fleiss_kappa(table)
         kappa = None if math.isnan(value) else value
     return {"tasks": len(rows), "all_agree": all_agree, "fleiss_kappa": kappa}
 
 
-def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[dict]:
+def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[CohenPair]:
     """Cohen's kappa on correct / wrong for every pair of annotators who rated a task in
     common. `by_task`: task id -> annotator -> correct. Pairs in name order."""
     shared: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
@@ -91,7 +102,7 @@ def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[dict]:
         for i, a in enumerate(names):
             for b in names[i + 1:]:
                 shared.setdefault((a, b), []).append((marks[a], marks[b]))
-    out = []
+    out: list[CohenPair] = []
     for (a, b), pairs in sorted(shared.items()):
         table = [[sum(1 for x, y in pairs if x is p and y is q) for q in (True, False)] for p in (True, False)]
         out.append({"annotators": [a, b], "tasks": len(pairs), "cohen_kappa": _cohen(table, len(pairs))})
@@ -104,7 +115,5 @@ def _cohen(table: list[list[int]], n: int) -> float | None:
     rows, cols = [sum(r) for r in table], [table[0][j] + table[1][j] for j in (0, 1)]
     if sum(rows[i] * cols[i] for i in (0, 1)) == n * n:  # chance agreement 1: kappa undefined
         return None
-    from statsmodels.stats.inter_rater import cohens_kappa
-
-    value = float(cohens_kappa(table, return_results=False))
+    value = cohen_kappa(table)
     return None if math.isnan(value) else value

@@ -30,7 +30,7 @@ from typing import Any
 
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, is_orig
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import score_sessions
+from clarify_tui.metrics.report import ScoreGroup, score_sessions
 
 NA = "–"  # the papers' empty cell
 ORIG = "orig"  # the CTS baseline's row label (paper 001 Table 2)
@@ -90,7 +90,7 @@ def agent_cost(metrics: dict) -> float | None:
     return float(role.get("cost_usd") or 0.0)
 
 
-def _row(label: str, cells: list[str], group: dict) -> Row:
+def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
     m = group["metrics"]
     return Row(
         label=label, cells=[label, *cells], scored=group["n_sessions"], errored=int(m.get("errored") or 0),
@@ -101,7 +101,7 @@ def _row(label: str, cells: list[str], group: dict) -> Row:
     )
 
 
-def _label(group: dict, setting: str = "") -> str:
+def _label(group: ScoreGroup, setting: str = "") -> str:
     value = next(iter(group["key"].values()))
     label = "(automated)" if value is None else str(value)
     return f"{label} ({setting})" if setting else label
@@ -230,7 +230,7 @@ def discobench_table(
     """Neutral and Guided side by side, as the paper: one row per run (its prompting's half
     filled) or per agent (both halves when it ran under both)."""
     rows: dict[str, Row] = {}
-    halves: dict[str, dict[str, dict]] = {}
+    halves: dict[str, dict[str, ScoreGroup]] = {}
     for setting, members in _partition(sessions, settings).items():
         for prompting in PROMPTINGS:
             part = [s for s in members if (settings.get(s.id, {}).get("prompting") or "neutral") == prompting]
@@ -242,11 +242,11 @@ def discobench_table(
     for label, half in halves.items():
         cells: list[str] = []
         for prompting in PROMPTINGS:
-            g = half.get(prompting)
-            if g is None:
+            one = half.get(prompting)
+            if one is None:
                 cells += [NA] * len(DISCO_HEADERS)
                 continue
-            m = g["metrics"]
+            m = one["metrics"]
             cells += [pct(m.get(k), 1) for k in DISCO_KEYS] + [num(m.get("ask_turns"))]
         groups = list(half.values())
         row = _row(label, cells, groups[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, TypedDict
 
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
@@ -20,6 +20,28 @@ from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.profiles import KSetting, choose_k
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
+
+
+
+class ScoreGroup(TypedDict):
+    """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
+    is None for automated sessions grouped by annotator), its benchmark, the sessions the
+    metrics are computed over, and the metrics by their DESIGN.md names (values are
+    numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
+
+    key: dict[str, Any]
+    benchmark: str
+    n_sessions: int
+    comparable: bool  # False when a session deviates from the paper's protocol
+    deviations: list[str]  # how (metrics/comparability.py)
+    metrics: dict[str, Any]
+
+
+class ScoreReport(TypedDict):
+    """The `score --format json` object."""
+
+    groups: list[ScoreGroup]
+
 
 BENCHMARKS = ("interactcomp", "discobench", "cts")
 GROUP_BY = ("run", "agent", "mode", "annotator")
@@ -79,7 +101,7 @@ def score_sessions(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict:
+) -> ScoreReport:
     """The score object for already loaded sessions (`executor`: see cts_metrics).
     `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
     group scored here together; a number (profiles.choose_k). A task completed twice by one
@@ -89,7 +111,7 @@ def score_sessions(
     sessions, _ = count_once(sessions)
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
     k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
-    out = []
+    out: list[ScoreGroup] = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
         if benchmark == "interactcomp":
             metrics = interactcomp_metrics(members)
@@ -109,11 +131,13 @@ def score_sessions(
         active = [ms for s in members if is_counted(s) and (ms := s.result.active_ms) is not None]
         if active:  # human-agent sessions: the task clock's time, pauses excluded
             metrics["active_ms_mean"] = sum(active) / len(active)
+        comparable = comparability(members)
         out.append({
             "key": {by: value},
             "benchmark": benchmark,
             "n_sessions": sum(1 for s in members if is_counted(s)),
-            **comparability(members),
+            "comparable": comparable["comparable"],
+            "deviations": comparable["deviations"],
             "metrics": metrics,
         })
     order = {b: i for i, b in enumerate(BENCHMARKS)}
@@ -131,7 +155,7 @@ def score(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict:
+) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)

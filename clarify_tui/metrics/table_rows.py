@@ -5,6 +5,12 @@ screen: per benchmark (metric key, label, kind), then the rows every benchmark h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # at run time this module imports nothing (the scores screen reads it)
+    from clarify_tui.metrics.report import ScoreGroup
+
 # (metric key, label, kind). kind: rate | num | int | money | score | delta | hist | ci
 TABLE_ROWS: dict[str, list[tuple[str, str, str]]] = {
     "interactcomp": [
@@ -60,7 +66,7 @@ COMMON_ROWS = [
 ]
 
 
-def benchmark_rows(benchmark: str, groups: list[dict]) -> list[tuple[str, str, str]]:
+def benchmark_rows(benchmark: str, groups: Sequence[ScoreGroup]) -> list[tuple[str, str, str]]:
     """TABLE_ROWS of the benchmark, with each confidence interval under its metric when the
     groups carry one."""
     rows = list(TABLE_ROWS[benchmark])
@@ -72,7 +78,7 @@ def benchmark_rows(benchmark: str, groups: list[dict]) -> list[tuple[str, str, s
     return rows
 
 
-def group_label(group: dict) -> str:
+def group_label(group: ScoreGroup) -> str:
     """A report group's column title: the value it is grouped by. Automated sessions have
     no annotator (JSON: null); a table says "(automated)"."""
     value = next(iter(group["key"].values()))

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import re
+import sqlite3
 import threading
 import unicodedata
 from pathlib import Path
@@ -26,8 +27,12 @@ from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage, now_iso
 from clarify_tui.search.base import SearchBackend, SearchResult
 
-if TYPE_CHECKING:  # the caller hands the database in; importing sqlite-utils costs pandas & co
+if TYPE_CHECKING:
     import sqlite_utils
+
+    # The cache speaks plain sqlite3 (a `run` never imports sqlite-utils, which imports
+    # pandas whenever it is installed); callers may hand in either.
+    Db = sqlite3.Connection | sqlite_utils.Database
 
 CacheMode = Literal["record", "replay", "off"]
 TABLE = "search_cache"
@@ -49,13 +54,31 @@ def cache_key(kind: str, backend: str, query: str, params: dict[str, Any]) -> st
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def ensure_table(db: sqlite_utils.Database) -> None:
-    db.table(TABLE).create(
-        {"key": str, "kind": str, "backend": str, "query": str, "params": str, "response": str,
-         "created_at": str},
-        pk="key",
-        if_not_exists=True,
-    )
+# The table sqlite-utils created before (`table.create(..., pk="key")`), column for column.
+_CREATE = f"""CREATE TABLE IF NOT EXISTS [{TABLE}] (
+   [key] TEXT PRIMARY KEY,
+   [kind] TEXT,
+   [backend] TEXT,
+   [query] TEXT,
+   [params] TEXT,
+   [response] TEXT,
+   [created_at] TEXT
+)"""
+_INSERT = f"INSERT OR REPLACE INTO [{TABLE}] ({', '.join(f'[{c}]' for c in _COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+
+
+def _conn(db: Db) -> sqlite3.Connection:
+    return db if isinstance(db, sqlite3.Connection) else db.conn
+
+
+def ensure_table(db: Db) -> None:
+    with _conn(db) as conn:
+        conn.execute(_CREATE)
+
+
+def _insert(db: Db, rows: list[dict[str, Any]]) -> None:
+    with _conn(db) as conn:  # one transaction, committed (or rolled back) here
+        conn.executemany(_INSERT, [tuple(row[c] for c in _COLUMNS) for row in rows])
 
 
 class CachedSearch:
@@ -64,9 +87,9 @@ class CachedSearch:
     def __init__(
         self,
         backend: SearchBackend,
-        db: sqlite_utils.Database,
+        db: Db,
         mode: CacheMode = "record",
-        write_db: sqlite_utils.Database | None = None,
+        write_db: Db | None = None,
     ) -> None:
         """`write_db`: a connection of its own for filling the cache from a worker thread,
         so a database locked by another process never stalls the event loop (batch runs)."""
@@ -82,8 +105,8 @@ class CachedSearch:
         ensure_table(db)
 
     def _lookup(self, key: str) -> dict[str, Any] | None:
-        rows = list(self.db.query(f"select response from {TABLE} where key = ?", [key]))
-        return json.loads(rows[0]["response"]) if rows else None
+        row = _conn(self.db).execute(f"select response from {TABLE} where key = ?", [key]).fetchone()
+        return json.loads(row[0]) if row else None
 
     async def _fill(self, *entry: Any) -> None:
         if self.write_db is None:
@@ -99,20 +122,18 @@ class CachedSearch:
             if self.write_db is not None:
                 self.write_db.close()
 
-    def _store_locked(self, db: sqlite_utils.Database, *entry: Any) -> None:
+    def _store_locked(self, db: Db, *entry: Any) -> None:
         with self._write_lock:  # one writer thread at a time on the shared write connection
             self._store(db, *entry)
 
     def _store(
-        self, db: sqlite_utils.Database, key: str, kind: str, query: str, params: dict[str, Any], response: Any
+        self, db: Db, key: str, kind: str, query: str, params: dict[str, Any], response: Any
     ) -> None:
-        db.table(TABLE).insert(
+        _insert(db, [
             {"key": key, "kind": kind, "backend": self.backend.spec, "query": query,
              "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
              "created_at": now_iso()},
-            pk="key",
-            replace=True,
-        )
+        ])
 
     def _miss(self, what: str, params: dict[str, Any]) -> CacheMissError:
         return CacheMissError(
@@ -148,14 +169,15 @@ class CachedSearch:
         return text
 
 
-def export_cache(db: sqlite_utils.Database, path: Path, protect: Iterable[Path] = ()) -> int:
+def export_cache(db: Db, path: Path, protect: Iterable[Path] = ()) -> int:
     """Write every cached response to `path` as JSONL (one entry a line); returns the count.
     `path` is replaced only when complete, and never when it is one of `protect` (the database)."""
     ensure_table(db)
     count = 0
     with atomic_output(Path(path), protect=protect) as out:
-        for row in db.query(f"select * from {TABLE} order by created_at, key"):
-            entry = {name: row[name] for name in _COLUMNS}
+        cursor = _conn(db).execute(f"select {', '.join(_COLUMNS)} from {TABLE} order by created_at, key")
+        for row in cursor:
+            entry = dict(zip(_COLUMNS, row, strict=True))
             entry["params"] = json.loads(entry["params"])
             entry["response"] = json.loads(entry["response"])
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
@@ -163,14 +185,14 @@ def export_cache(db: sqlite_utils.Database, path: Path, protect: Iterable[Path] 
     return count
 
 
-def import_cache(db: sqlite_utils.Database, path: Path, rows: list[dict] | None = None) -> int:
+def import_cache(db: Db, path: Path, rows: list[dict] | None = None) -> int:
     """Load a JSONL export (entries replace same-key ones); returns the count. `rows`: the
     file as `read_cache_file` read it (the command reads it before opening the database,
     so a bad file creates nothing)."""
     ensure_table(db)
     rows = read_cache_file(path) if rows is None else rows
     if rows:
-        db.table(TABLE).insert_all(rows, pk="key", replace=True)
+        _insert(db, rows)
     return len(rows)
 
 

@@ -35,7 +35,7 @@ from clarify_tui.metrics import load_sessions
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
-from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
+from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, ScoreGroup, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.tui.ahead import data_mark
 from clarify_tui.tui.layout import LaidOutOnOpen
@@ -154,14 +154,14 @@ class ScoresScreen(LaidOutOnOpen, Screen):
             await container.mount_all(self._table(benchmark, mine))
             await asyncio.sleep(0)
 
-    def _table(self, benchmark: str, groups: list[dict]) -> list:
+    def _table(self, benchmark: str, groups: list[ScoreGroup]) -> list:
         """A benchmark's title and table of numbers."""
         table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
         self._fill(table, benchmark, groups)
         notes = [Static(line, classes="hint", markup=False) for line in footnotes(groups, group_label)]
         return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table, *notes]
 
-    def _fill(self, table: DataTable, benchmark: str, groups: list[dict]) -> None:
+    def _fill(self, table: DataTable, benchmark: str, groups: list[ScoreGroup]) -> None:
         table.add_column("metric")
         for g in groups:
             table.add_column(group_label(g))
