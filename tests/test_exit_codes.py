@@ -48,7 +48,7 @@ def test_an_interrupted_run_is_130_and_says_how_to_continue(tmp_path, capsys, mo
         coro.close()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("clarify_tui.commands.run.asyncio.run", interrupted)
+    monkeypatch.setattr("clarify_tui.api.asyncio.run", interrupted)  # run goes through api.run
     assert main([*RUN, "--db", str(tmp_path / "i.db")]) == 130
     assert "--resume" in capsys.readouterr().err
 

@@ -184,7 +184,7 @@ def run_score(db: Path, run: str) -> str:
 def test_agent_unavailable_is_infrastructure_errored_and_counted_apart(tmp_path, capsys):
     (tmp_path / "agents.py").write_text(RAISING, encoding="utf-8")
     db = tmp_path / "f.db"
-    assert main(run_args("discobench", f"py:{tmp_path}/agents.py:Down", db, "down", "--limit", "2")) == 0
+    assert main(run_args("discobench", f"py:{tmp_path}/agents.py:Down", db, "down", "--limit", "2")) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
     assert "0 completed, 2 errored" in capsys.readouterr().err
     sessions = Store(db).sessions(runs=["down"])
     assert {s.status for s in sessions} == {"errored"} and "my model server is down" in sessions[0].error
@@ -326,7 +326,7 @@ def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_pa
     with LoopbackServer(lambda _req: Reply(status=500, body={"error": "down"})) as server:
         args = run_args("interactcomp", server.url + "/act", db, "down", "--limit", "1", "--config", str(toml),
                         "--mode", "answer_only", "--task-attempts", "1")
-        assert main(args) == 0
+        assert main(args) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
     assert "0 completed, 1 errored" in capsys.readouterr().err
     with LoopbackServer(lambda _req: Reply(body={"kind": "shout"})) as server:
         args = run_args("interactcomp", server.url + "/act", db, "junk", "--limit", "1", "--config", str(toml))
@@ -405,7 +405,7 @@ def test_http_agent_timeout_is_retried_then_infrastructure(tmp_path, capsys):
     db = tmp_path / "slow.db"
     with LoopbackServer(lambda _req: Reply(body={"kind": "answer", "text": "x"}, delay=1.5)) as server:
         assert main(run_args("interactcomp", server.url + "/act", db, "slow", "--limit", "1", "--config", str(toml),
-                             "--mode", "answer_only", "--task-attempts", "1")) == 0
+                             "--mode", "answer_only", "--task-attempts", "1")) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
         assert len(server.requests) == 2  # the first try and one retry
     assert "0 completed, 1 errored" in capsys.readouterr().err
     [session] = Store(db).sessions(runs=["slow"])

@@ -75,7 +75,7 @@ def test_dotenv_in_the_working_directory_reaches_an_openai_agent(tmp_path):
                            "--db", str(tmp_path / "x.db"), "--set", "openai.base_url='http://127.0.0.1:9'",
                            "--set", "openai.max_retries=0", "--set", "openai.timeout=2", "--task-attempts", "1",
                            cwd=tmp_path)
-    assert code == 0 and "needs an API key" not in err and "1 errored" in err, err
+    assert code == 1 and "needs an API key" not in err and "1 errored" in err, err  # some session errored: exit 1 (docs/runs.md, exit codes)
     code, _, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "openai/gpt-x", "--limit", "1",
                            "--db", str(tmp_path / "y.db"))  # no .env here (cwd is the repo): refused
     assert code == 2 and "needs an API key" in err

@@ -67,7 +67,7 @@ def test_a_dead_model_server_is_infrastructure_not_a_wrong_answer(tmp_path, monk
     with FakeOpenAI(lambda _r: error(401, "bad key")) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         assert main(["run", "--benchmark", "interactcomp", "--agent", TOOL_AGENT, "--db", str(db), "--run", "d",
-                     "--limit", "1", "--task-attempts", "1"]) == 0
+                     "--limit", "1", "--task-attempts", "1"]) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
     assert "0 completed, 1 errored" in capsys.readouterr().err
     assert "AuthenticationError" in Store(db).sessions(runs=["d"])[0].error
 

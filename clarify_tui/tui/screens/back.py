@@ -16,7 +16,12 @@ def back_bindings(prefix: str) -> list[Binding]:
 
 
 def is_first(screen: Screen) -> bool:
-    return len(screen.app.screen_stack) <= 2  # the app's default screen, then this one
+    """Whether `screen` is (or, built ahead and not shown yet, will be) its app's first
+    screen: the one right above the app's default screen."""
+    stack = screen.app.screen_stack
+    if screen in stack:
+        return stack.index(screen) <= 1
+    return len(stack) <= 1
 
 
 def back_enabled(screen: Screen, action: str) -> bool | None:
