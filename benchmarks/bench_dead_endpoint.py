@@ -18,12 +18,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from servers import FakeOpenAI, Reply  # noqa: E402
-
 from clarify_tui.cli import main as cli  # noqa: E402
+from clarify_tui.testing.loopback import FakeOpenAI, Reply  # noqa: E402
 
 
 def silent(request) -> Reply:

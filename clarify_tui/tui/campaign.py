@@ -45,15 +45,18 @@ class CampaignApp(ClarifyApp):
         ordered = [by_id[i] for i in book.campaign.task_ids]
         super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
                          **kwargs)
-        glyphs.use_text_icons()  # a browser without an emoji font draws colour emoji blank
         self.book = book
         self.error_log = Path(f"{book.path}.campaign-errors.log")
         self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
         self.retry_s = retry_s
 
     def on_mount(self) -> None:
+        glyphs.use_text_icons()  # a browser without an emoji font draws colour emoji blank (until unmounted)
         # Textual calls ClarifyApp.on_mount too (handlers run for each class of the MRO)
         self.set_interval(self.heartbeat_s, self._beat)
+
+    def on_unmount(self) -> None:
+        glyphs.use_text_icons(False)  # the setting is the process's: another app after this one draws emoji again
 
     def _beat(self) -> None:
         self.book.heartbeat(self.annotator)
