@@ -33,7 +33,7 @@ scrolls without lag (same 30 ms per key).
   first refresh of the new screen: what that frame already shows is the screen's own
   business (F3's numbers, for one, are computed in a worker and fill in after it).
   Since 2026-11-23 the workbench builds F2, F3 and ? while it is idle after the first
-  paint and the tasks' validation (tui/ahead.py), so two numbers are printed for them:
+  paint and the tasks' validation (tui/speed/ahead.py), so two numbers are printed for them:
   settled (the key pressed once that warm-up is done: the number the target applies to)
   and cold (the key pressed at the picker's first paint, before anything is built: the
   screen is built at the key, as before). Every opening is now timed in a settled app
@@ -112,7 +112,7 @@ async def main(cold_enter):
             await asyncio.sleep(0.001)
             stall = max(stall, time.perf_counter() - t - 0.001)
         validated = (time.perf_counter() - t0 - paint) * 1000
-        ahead_stall = ahead_cpu = 0.0  # the same while F2, F3 and ? are built ahead (tui/ahead.py), and
+        ahead_stall = ahead_cpu = 0.0  # the same while F2, F3 and ? are built ahead (tui/speed/ahead.py), and
         while not app.ahead.finished.is_set():  # the event loop's own CPU time over the same gap
             t, c = time.perf_counter(), time.thread_time()
             await asyncio.sleep(0.001)
@@ -481,7 +481,7 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
                 painted = asyncio.Event()
                 app.screen.call_after_refresh(painted.set)
                 await painted.wait()
-            else:  # settled: the screens built ahead while idle (tui/ahead.py; not in the queue)
+            else:  # settled: the screens built ahead while idle (tui/speed/ahead.py; not in the queue)
                 await pilot.pause()
                 if app.queue is None:
                     await app.ahead.finished.wait()
@@ -586,7 +586,7 @@ def print_openings(fp: dict, openings: dict, openings_cpu: dict) -> None:
     print(f"  the command `clarify-tui` to the same paint: {fp['command_s_median']:.3f} s "
           f"(CPU {fp['command_cpu_s_median']:.3f} s)")
     if fp.get("screens_ahead_done_ms_median") is not None:
-        print(f"  then F2, F3 and ? built ahead (tui/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
+        print(f"  then F2, F3 and ? built ahead (tui/speed/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
               f"the first paint; the event loop stalled at most {fp['screens_ahead_longest_stall_ms_max']:.0f} ms wall, "
               f"{fp['screens_ahead_longest_stall_cpu_ms_max']:.0f} ms of its CPU (empty database) / "
               f"{fp['screens_ahead_stall_with_demo_db_ms_max']:.0f} ms wall, "

@@ -1,4 +1,4 @@
-"""F2, F3 and ? built while the workbench is idle (tui/ahead.py): what opens is what a
+"""F2, F3 and ? built while the workbench is idle (tui/speed/ahead.py): what opens is what a
 screen built at the key shows, with data current at the opening, and keys pressed while
 they are built are handled."""
 
@@ -16,7 +16,7 @@ from textual.widgets import Static
 from clarify_tui.models import Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
-from clarify_tui.tui.ahead import QUIET_S
+from clarify_tui.tui.speed.ahead import QUIET_S
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.help import HelpScreen, HelpText, help_table
 from clarify_tui.tui.screens.sessions import SessionsScreen
@@ -195,7 +195,7 @@ async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
 
 
 def test_a_screens_imports_come_one_module_at_a_time_deepest_first():
-    code = ("from clarify_tui.tui.ahead import import_order\n"
+    code = ("from clarify_tui.tui.speed.ahead import import_order\n"
             "print(list(import_order('clarify_tui.tui.screens.scores')))")
     names = eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert names[-1] == "clarify_tui.tui.screens.scores" and len(names) == len(set(names))

@@ -11,32 +11,26 @@ an unfinished task: they would show other sessions' answers).
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarify_tui.tui.startup import freeze_startup_heap, paused_gc
+from textual import work
+from textual import events
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
 
-with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: no collection can free any
-    from textual import work
-    from textual import events
-    from textual.app import App, SystemCommand
-    from textual.binding import Binding
-    from textual.message import Message
-    from textual.screen import Screen
+from clarify_tui.tui.commands import PlayCommands
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
+from clarify_tui.tui.roles import DEFAULT_AGENT
+from clarify_tui.tui.screens.picker import PickerScreen
+from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
+from clarify_tui.tui.speed import screens_ahead
+from clarify_tui.tui.workers import NotifiesWorkerErrors
 
-    from clarify_tui.tui import lean_strips
-    from clarify_tui.tui.ahead import ScreensAhead
-    from clarify_tui.tui.commands import PlayCommands
-    from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
-    from clarify_tui.tui.roles import DEFAULT_AGENT
-    from clarify_tui.tui.screens.picker import PickerScreen
-    from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
-    from clarify_tui.tui.workers import NotifiesWorkerErrors
-
-lean_strips.install()  # a Strip makes its caches when first used: fewer objects to collect (lean_strips.py)
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
 
@@ -86,8 +80,6 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         annotator: str | None = None,
         queue: QueueSpec | None = None,
     ) -> None:
-        self._gc_after_paint = gc.isenabled()
-        gc.disable()  # until the first paint (_first_paint_done): see tui/startup.py
         super().__init__()
         self.db = db
         self.task_id = task_id
@@ -105,7 +97,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self.queue_tasks: list[Task] | None = None
         self.picker = PickerScreen(tasks, role=as_)
         self.queue_screen = QueueScreen(queue) if queue else None
-        self.ahead = ScreensAhead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
+        self.ahead = screens_ahead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
             "sessions": ("clarify_tui.tui.screens.sessions",
                          lambda module: module.SessionsScreen(self.store) if self._has_store() else None),
             "scores": ("clarify_tui.tui.screens.scores",
@@ -131,7 +123,6 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 
     def on_mount(self) -> None:
         self.push_screen(self.queue_screen or self.picker)
-        self.call_after_refresh(self._first_paint_done)
         if self.queue is None:
             self.call_after_refresh(self.ahead.clear_to_start, "first paint")
         if self.preloaded is not None:
@@ -147,15 +138,8 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         else:
             self.picker.preview(rows)  # the picker says when they are painted: then load_tasks
 
-    def _first_paint_done(self) -> None:
-        if self._gc_after_paint:
-            self._gc_after_paint = False
-            gc.enable()
-        freeze_startup_heap()
-
     def on_unmount(self) -> None:
         self.ahead.stop()
-        self._first_paint_done()  # an app that never painted leaves the collector as it found it
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
@@ -177,7 +161,6 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.picker.set_tasks(message.tasks, message.problems)
         elif message.problems:
             self.notify("\n".join(message.problems[:5]), title="some datasets did not load", severity="warning")
-        self.call_after_refresh(freeze_startup_heap, "tasks")
         self._tasks_ready(message.tasks)
 
     def _tasks_ready(self, tasks: list[Task]) -> None:

@@ -13,11 +13,8 @@ from typing import Literal
 from textual.app import App
 from textual.binding import Binding
 
-from clarify_tui.tui import lean_strips
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.workers import NotifiesWorkerErrors
-
-lean_strips.install()  # as the workbench's app does (tui/app.py)
 
 Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 

@@ -25,12 +25,13 @@ from clarify_tui.models import Task
 from clarify_tui.tui import app as tui_app
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play_queue import QueueSpec, progress
+from clarify_tui.tui.speed.crash import ShortCrash
 
 SHUT = ("sessions", "scores")
 RETRY_S = 15.0
 
 
-class CampaignApp(ClarifyApp):
+class CampaignApp(ShortCrash, ClarifyApp):
     """One annotator's visit. `tasks` must be the campaign's tasks (any order)."""
 
     CSS_PATH = [Path(tui_app.__file__).parent / name for name in ClarifyApp.CSS_PATH]
@@ -111,13 +112,12 @@ class CampaignApp(ClarifyApp):
 
     # ---- a crash shows no data --------------------------------------------------------------
 
-    def _fatal_error(self) -> None:
-        """Textual shows a crash's traceback with its local variables, which may hold the
-        task's hidden fields: the visitor sees a short message, the server's log the rest."""
+    def crashed(self) -> Text:
+        """What the visitor sees when the app stops on an error (speed/crash.py): a short
+        message; the traceback goes to the server's log, since its local variables may
+        hold the task's hidden fields."""
         with self.error_log.open("a", encoding="utf-8") as log:
             log.write(f"--- {self.annotator}\n{traceback.format_exc()}\n")
-        self.bell()
-        self._exit_renderables.append(Text(
+        return Text(
             f"The workbench stopped on an error (written to {self.error_log.name} on the server). "
-            "Reload the page: your task resumes where you were.", style="bold red"))
-        self._close_messages_no_wait()
+            "Reload the page: your task resumes where you were.", style="bold red")

@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Select, Static
 
 from clarify_tui.task_rows import TaskRow, row_of
-from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
+from clarify_tui.tui.layout import compact_when_narrow
+from clarify_tui.tui.speed import LaidOutScreen
 from clarify_tui.tui.roles import ROLES
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -46,7 +47,7 @@ def _options(values: list[str], noun: str = "") -> list[tuple[str, str]]:
     return [(f"all {noun}".strip(), ALL)] + [(v or "(none)", v) for v in sorted(set(values))]
 
 
-class PickerScreen(LaidOutOnOpen, Screen):
+class PickerScreen(LaidOutScreen):
     """Tasks in a table; enter opens the highlighted one with the chosen role."""
 
     BINDINGS = [

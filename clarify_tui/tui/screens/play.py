@@ -28,9 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
-from clarify_tui.tui.frames import PromptFrames
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -53,8 +51,8 @@ from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
-from clarify_tui.tui.workers import ForwardsWorkerErrors
+from clarify_tui.tui.speed import Header
+from clarify_tui.tui.screens.base import RegionsScreen
 
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)
@@ -81,8 +79,7 @@ OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.
 """Which controller each controller action belongs to."""
 
 
-class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, PromptFrames,
-                 Screen):
+class PlayScreen(KeysThatSayWhy, RegionsScreen):
     """One live session of one task."""
 
     BINDINGS = [  # the controllers' keys and the screen's own, in the footer's order

@@ -28,10 +28,9 @@ from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
-from clarify_tui.tui.screens.dialog import Dialog
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
+from clarify_tui.tui.screens.base import RegionsScreen
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -40,7 +39,7 @@ from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
+from clarify_tui.tui.speed import Dialog, Header
 from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 
@@ -69,7 +68,7 @@ class ForkDialog(Dialog[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, Screen):
+class ReplayScreen(RegionsScreen):
     """One stored session, one step at a time."""
 
     BINDINGS = [

@@ -124,42 +124,6 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> int:
-    """Roughly how many lines `render_step` gives at `width` (without the gap below the
-    card). Cheap (no Rich rendering, a few microseconds): the trajectory uses it for cards
-    it has not drawn yet and replaces it with the real height once the card is drawn."""
-    width = max(width, 10)
-
-    def rows(text: str) -> int:
-        if len(text) < width and "\n" not in text:
-            return 1
-        return sum(1 + len(part) // width for part in (text.splitlines() or [""]))
-
-    action, obs = step.action, step.observation
-    kind = action.kind
-    n = 1 + (len(step.actor) + len(action.text) + 40) // width  # index, actor, icon, usage
-    if kind == ActionKind.clarify:
-        n += len(action.items)
-    if step.error:
-        return n + rows(fold(step.error, expanded))
-    if kind == ActionKind.search:
-        hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
-        if expanded:
-            snippets = sum(rows(h.content) for h in hits)
-        else:
-            snippets = len(hits) * (1 + (SNIPPET + 5) // width)
-        return n + 1 + len(hits) + snippets + (len(obs.hits) > len(hits))
-    if kind == ActionKind.clarify and obs.items:
-        return n + len(obs.items)
-    if step.actor == "judge":
-        return n + rows(obs.text)
-    if kind == ActionKind.answer:
-        return n + int(reveal and "correct" in obs.data)
-    if step.actor == "user" and kind == ActionKind.reply:
-        return n + 1 + int(reveal and bool(obs.data.get("released_clue")))
-    return n + (rows(fold(obs.text, expanded)) if obs.text else 0)
-
-
 FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
 
 

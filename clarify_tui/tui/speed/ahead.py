@@ -47,13 +47,6 @@ SLICE_S = 0.006  # drawing ahead stops for a break after this long
 SETTLE_ROUNDS = 200  # at most this many quiet waits for a screen's widgets to finish mounting
 
 
-def data_mark(store) -> tuple[int, int]:
-    """Changes whenever the store's database does: rows this connection changed
-    (`total_changes`) and commits by any other connection or process (`data_version`)."""
-    conn = store.conn
-    return conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
-
-
 def import_order(module: str, seen: set[str] | None = None) -> Iterator[str]:
     """`module`'s own project imports not loaded yet, deepest first, then `module`: imported
     one a step, no step is a whole screen's import tree (F3's: ~30 ms). Reads the sources
