@@ -17,7 +17,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar, Union
 
 from textual.app import App
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
+from textual.scroll_view import ScrollView
 from textual.widgets import DataTable
 from textual.widgets import Header as TextualHeader
 from textual.widgets import Select
@@ -106,6 +108,19 @@ class StockScreensAhead:
 ScreensAheadLike = Union["ScreensAhead", StockScreensAhead]
 
 
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Size a scroll view's content: in place when its scrollbar stays (speed/scroll.py),
+    else (or on stock Textual) as Textual does, with a layout of the screen."""
+    if view.virtual_size == size:
+        return
+    if ACTIVE:
+        from clarify_tui.tui.speed.scroll import resize_in_place
+
+        if resize_in_place(view, size):
+            return
+    view.virtual_size = size
+
+
 def screens_ahead(app: App, builders: dict[str, tuple[str, Callable[..., Screen | None]]]) -> ScreensAheadLike:
     """The app's builder of screens ahead (speed/ahead.py), or one that builds nothing."""
     if ACTIVE:
@@ -116,4 +131,4 @@ def screens_ahead(app: App, builders: dict[str, tuple[str, Callable[..., Screen 
 
 
 __all__ = ["ACTIVE", "Dialog", "FastTable", "Header", "LaidOutScreen", "LightSelect", "OpenedDialog", "OpenedScreen",
-           "screens_ahead"]
+           "screens_ahead", "set_virtual_size"]

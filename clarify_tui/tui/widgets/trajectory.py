@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from clarify_tui.models import Step
+from clarify_tui.tui.speed import set_virtual_size
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
 from clarify_tui.tui.widgets.step_card import draw_card
 
@@ -228,7 +229,7 @@ class Trajectory(ScrollView, can_focus=True):
         self._draw_all(width)
         if bar and len(self._lines) > region.height:
             self._draw_all(width - bar)
-        self.virtual_size = Size(self._width, len(self._lines))
+        set_virtual_size(self, Size(self._width, len(self._lines)))
         if self._pinned:
             self.scroll_to(y=max(0, len(self._lines) - region.height), animate=False, immediate=True, force=True)
         if self._wanted is not None:
