@@ -43,8 +43,8 @@ def defined_here(tree: ast.AST) -> set[str]:
             targets = node.targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
             targets = [node.target]
-        for target in targets:
-            for sub in ast.walk(target):
+        for target in targets:  # `self._x = ...` defines _x; `self._compositor.y = ...` does not
+            for sub in target.elts if isinstance(target, ast.Tuple) else [target]:
                 if isinstance(sub, ast.Attribute):
                     names.add(sub.attr)
                 elif isinstance(sub, ast.Name):
@@ -111,12 +111,13 @@ def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
             def go(self):
                 self._mine += 1
                 self._compositor.size
+                self._styles_cache.x = 1
                 sys._getframe(1)
                 getattr(self, "_layout_required")
     """), encoding="utf-8")
     found = [line.split(": ", 1)[1] for line in private_uses(sample)]
     assert sorted(found) == sorted(["from textual import _time", "from textual.widgets._header import HeaderTitle",
-                                    "import textual._context", "._compositor", "._getframe",
+                                    "import textual._context", "._compositor", "._getframe", "._styles_cache",
                                     "getattr(..., '_layout_required')"])
 
 
