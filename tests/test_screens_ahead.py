@@ -250,3 +250,45 @@ async def test_quitting_while_a_screen_is_built_ahead_is_clean(tmp_path, wait_fo
             await pilot.pause(0.001)
         app.exit()
     assert app.return_code == 0  # run_test re-raises any error the app met while closing
+
+
+@pytest.mark.parametrize("kind, key", [("scores", "f3"), ("sessions", "f2")])
+async def test_a_click_on_the_footer_takes_a_half_built_screen_without_waiting_for_the_warm_up(tmp_path, kind, key):
+    """A step of the warm-up waiting for a quiet moment while its screen is taken gives up
+    at once: the screen on top is then that screen, which cannot paint while the step holds
+    up its mounting (test_footer's click on F3 once hung 300 s so)."""
+    from clarify_tui.tui.widgets.footer import Footer
+
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1", status="completed")
+    async with app.run_test(size=SIZE) as pilot:
+        while kind not in app.ahead.built:  # registered, its widgets mounting a step at a time
+            assert not app.ahead.finished.is_set(), app.ahead.error
+            await pilot.pause(0.001)
+        half_built = app.ahead.built[kind]
+        line = app.screen.query_one(Footer).render().plain
+        await asyncio.wait_for(pilot.click(Footer, offset=(line.index(key), 0)), 30)
+        await asyncio.wait_for(pilot.pause(), 30)
+        assert app.screen is half_built
+        assert all(node.is_mounted for node in half_built.walk_children())
+        await asyncio.wait_for(finished(app), 30)
+        assert app.ahead.error is None
+
+
+async def test_textuals_compound_widgets_are_composed_at_once(tmp_path):
+    """Only our widgets and Textual's plain containers are mounted a child at a time; F3's
+    tabs (whose Underline Tabs reads as soon as a tab is active) are composed as Textual
+    composes them (test_tui's orig_baseline test once crashed with NoMatches 'Underline')."""
+    from textual.widgets import Tabs, TabbedContent
+
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1", status="completed")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        stepped = {type(w).__name__ for w in app.ahead.stepped}
+        assert {"ScoresScreen", "SessionsScreen", "HelpScreen"} <= stepped
+        assert not any(isinstance(w, (Tabs, TabbedContent)) for w in app.ahead.stepped)
+        assert all(type(w).__module__.startswith(("clarify_tui.", "textual.containers")) for w in app.ahead.stepped)
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.query_one(Tabs).active  # a tab is active, its underline drawn

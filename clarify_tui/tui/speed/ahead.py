@@ -92,6 +92,15 @@ def _load(name: str) -> None:
         importlib.import_module(name)
 
 
+STEPPED_MODULES = ("clarify_tui.", "textual.containers")
+
+
+def steps_inside(widget: Widget) -> bool:
+    """Whether `widget`'s own children may be mounted a step at a time: our widgets and
+    Textual's plain containers, not Textual's compound widgets."""
+    return type(widget).__module__.startswith(STEPPED_MODULES)
+
+
 class ScreensAhead:
     """Builds one screen of each kind in `builders` (kind: (module, factory called with the
     imported module, None: not now)) while the app is idle; `take(kind)` hands it over."""
@@ -103,6 +112,7 @@ class ScreensAhead:
         self.ready: dict[str, tuple[object, int]] = {}  # finished: the size and CSS generation it was laid out for
         self.finished = asyncio.Event()  # every kind built (or given up)
         self.error: BaseException | None = None
+        self.stepped: list[Widget] = []  # widgets whose children were mounted a step at a time
         self.steps: list[tuple[float, str]] = []  # (ms, what) of each step (the bench prints the longest)
         self._last_input = 0.0
         self._top: Screen | None = None  # the screen on top at the last quiet moment
@@ -154,12 +164,17 @@ class ScreensAhead:
         finally:
             self.finished.set()
 
-    async def _quiet(self) -> None:
+    async def _quiet(self, kind: str | None = None, building: Screen | None = None) -> None:
         """Until the screen on top has painted what it had pending and neither input nor a
         new screen on top came for QUIET_S (a key's effect can come later than the key: enter
-        pressed while the tasks load opens the task once they are loaded)."""
+        pressed while the tasks load opens the task once they are loaded). Given the `kind`
+        and the screen `building`: also as soon as it is taken (opened), since the screen
+        on top may then be that screen, which cannot paint while the step waiting here
+        holds up its mounting (a click on F3 in the footer once hung a test 300 s so)."""
         while True:
             if self._closing or self.app._exit:
+                return
+            if kind is not None and self.built.get(kind) is not building:
                 return
             try:
                 screen = self.app.screen
@@ -201,7 +216,7 @@ class ScreensAhead:
             screen.update_classes(breakpoint_classes(*app.size), update=False)  # as PresetBreakpoints at a push
             app._load_screen_css(screen)
         self.built[kind] = screen
-        await self._quiet()
+        await self._quiet(kind, screen)
         if self.built.get(kind) is not screen:
             return
         screen.mount_composed_widgets = functools.partial(self._mount_in_steps, screen, screen, kind)
@@ -214,14 +229,14 @@ class ScreensAhead:
         for widget in [w for w in screen.walk_children() if hasattr(w, "draw_ahead")]:  # help's text
             steps = iter(widget.draw_ahead())
             while True:
-                await self._quiet()
+                await self._quiet(kind, screen)
                 if self.built.get(kind) is not screen:
                     return
                 with self._step(f"{kind}: {type(widget).__name__} ahead"):
                     if next(steps, StopIteration) is StopIteration:
                         break
         for _ in range(4):  # a layout's Resize events may ask for another (F3: its tabs)
-            await self._quiet()
+            await self._quiet(kind, screen)
             if self.built.get(kind) is not screen:
                 return
             with self._step(f"{kind}: layout"):
@@ -244,18 +259,24 @@ class ScreensAhead:
         mounting, as textual.lazy.Lazy uses it): the composed widgets one at a time, each
         composing its own the same way. Textual mounts siblings together: all styled in one
         call, then all composed in one turn of the event loop (F2's filter bar: 20-40 ms
-        without a break). Once the screen is taken, the rest at once, as Textual does."""
+        without a break). Once the screen is taken, the rest at once, as Textual does.
+        Only our own widgets and Textual's plain containers are opened up this way: a
+        Textual widget with parts (TabbedContent, Tabs, Select, DataTable) composes them at
+        once, as it expects (Tabs reads its Underline as soon as a tab is active: mounted a
+        step apart, F3 built ahead crashed with NoMatches 'Underline' under load)."""
+        self.stepped.append(parent)
         for i, widget in enumerate(widgets):
             if self.built.get(kind) is screen:
-                await self._quiet()
+                await self._quiet(kind, screen)
             if self._closing or self.app._exit:  # as Textual cancels a widget's task at exit
                 raise asyncio.CancelledError()
             if self.built.get(kind) is not screen:
                 await parent.mount_all(widgets[i:])
                 return
-            widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
+            if steps_inside(widget):
+                widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
             await parent.mount(widget)
-            del widget.mount_composed_widgets
+            widget.__dict__.pop("mount_composed_widgets", None)
 
     @contextlib.contextmanager
     def _step(self, what: str) -> Iterator[None]:
@@ -269,7 +290,7 @@ class ScreensAhead:
         """Until the screen's widgets are mounted, their messages handled and its workers
         done (F3 computes its numbers in a thread); False if the screen was taken meanwhile."""
         for _ in range(SETTLE_ROUNDS):
-            await self._quiet()
+            await self._quiet(kind, screen)
             if self.built.get(kind) is not screen:
                 return False
             workers = [w for w in self.app.workers if w.node is screen and not w.is_finished]
@@ -289,7 +310,7 @@ class ScreensAhead:
             crop = region.intersection(clip).translate((-region.x, -region.y))
             y = crop.y
             while y < crop.bottom:
-                await self._quiet()
+                await self._quiet(kind, screen)
                 if self.built.get(kind) is not screen:
                     return False
                 if not widget.is_attached or screen._compositor is not compositor:
