@@ -105,9 +105,9 @@ async def test_a_screen_built_ahead_shows_what_one_built_at_the_key_shows(tmp_pa
     for run in ("a", "b", "c"):
         add_session(store, run, status="completed")
     fresh = make_app(None, store=store)
+    fresh.ahead.builders.clear()  # nothing built ahead: the key builds the screen
     async with fresh.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        fresh.ahead.stop()
         await pilot.press(key)
         await fresh.workers.wait_for_complete()
         await pilot.pause()
@@ -181,9 +181,9 @@ async def test_building_ahead_creates_no_database(tmp_path):
 
 async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
     app = make_app(tmp_path / "t.db")
+    app.ahead.builders.clear()  # (stopping the warm-up midway cancelled a screen's mounting)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.ahead.stop()
         screen = Screen()
         await app.push_screen(screen)
         static, text = Static(help_table(app.BINDINGS)), HelpText(help_table(app.BINDINGS))

@@ -44,10 +44,10 @@ class PresetBreakpoints:
     the screen a second time (a good share of opening a screen, benchmarks/bench_tui.py)."""
 
     def push_screen(self, screen, *args, **kwargs):
-        width, height = self.size  # type: ignore[attr-defined]
+        width, height = self.size
         if isinstance(screen, Screen) and not screen.is_attached and width and height:
             screen.update_classes(breakpoint_classes(width, height), update=False)
-        return super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
+        return super().push_screen(screen, *args, **kwargs)
 
 
 class PanelsMixin:

@@ -24,7 +24,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup

@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
 from clarify_tui.engine.view_at import view_at
@@ -40,7 +39,6 @@ from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Dialog, Header
-from clarify_tui.tui.workers import ForwardsWorkerErrors
 
 
 class ForkDialog(Dialog[str | None]):

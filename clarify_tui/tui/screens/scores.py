@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     DataTable,
     Label,
@@ -32,6 +31,7 @@ from textual.widgets import (
 )
 
 from clarify_tui.metrics import load_sessions
+from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
@@ -70,7 +70,7 @@ class ScoresScreen(LaidOutScreen):
         self.by = by
         self.initial_tab = tab
         self.data: ScoresData | None = None
-        self.sessions = []
+        self.sessions: list[ScoredSession] = []
         self._read_at: tuple[int, int] | None = None  # data_mark when the sessions were read
 
     def compose(self) -> ComposeResult:

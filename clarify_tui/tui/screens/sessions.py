@@ -13,7 +13,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Select, Static
 
 from clarify_tui.tui.freshness import data_mark

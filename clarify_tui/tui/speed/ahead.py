@@ -33,14 +33,13 @@ from typing import TYPE_CHECKING
 
 from textual.app import ScreenStackError
 from textual.geometry import Region
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 
 from clarify_tui.tui.layout import breakpoint_classes
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
-    from textual.widget import Widget
 
 QUIET_S = 0.05  # no key or mouse event for this long before a step
 SLICE_S = 0.006  # drawing ahead stops for a break after this long
@@ -132,7 +131,11 @@ class ScreensAhead:
             self._task = asyncio.create_task(self._run(), name="screens ahead")
 
     def stop(self) -> None:
+        """The app is closing: the widgets still mounting a step at a time are dropped, and
+        no screen left half-built is handed out any more."""
         self._closing = True
+        self.built.clear()
+        self.ready.clear()
         if self._task is not None:
             self._task.cancel()
 
@@ -219,7 +222,7 @@ class ScreensAhead:
         await self._quiet(kind, screen)
         if self.built.get(kind) is not screen:
             return
-        screen.mount_composed_widgets = functools.partial(self._mount_in_steps, screen, screen, kind)
+        setattr(screen, "mount_composed_widgets", functools.partial(self._mount_in_steps, screen, screen, kind))  # per instance
         with self._step(f"{kind}: register"):
             widgets = app._register(app, screen)  # what push_screen does (App._get_screen)
         await AwaitMount(screen, widgets)
@@ -274,7 +277,7 @@ class ScreensAhead:
                 await parent.mount_all(widgets[i:])
                 return
             if steps_inside(widget):
-                widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
+                setattr(widget, "mount_composed_widgets", functools.partial(self._mount_in_steps, widget, screen, kind))
             await parent.mount(widget)
             widget.__dict__.pop("mount_composed_widgets", None)
 
@@ -295,7 +298,7 @@ class ScreensAhead:
                 return False
             workers = [w for w in self.app.workers if w.node is screen and not w.is_finished]
             nodes = list(screen.walk_children(with_self=True))
-            if not workers and all(n.is_mounted and not n.message_queue_size for n in nodes):
+            if not workers and all(n.is_mounted and not n.message_queue_size for n in nodes if isinstance(n, Widget)):
                 return True
         return True
 
