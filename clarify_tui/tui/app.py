@@ -25,7 +25,7 @@ from textual.screen import Screen
 
 from clarify_tui.tui.commands import PlayCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
-from clarify_tui.tui.roles import DEFAULT_AGENT
+from clarify_tui.tui.roles import DEFAULT_AGENT, Role
 from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 from clarify_tui.tui.speed import screens_ahead
@@ -33,6 +33,7 @@ from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
+    from clarify_tui.tui.screens.play import RunMode
 
 
 class TasksLoaded(Message):
@@ -63,7 +64,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self,
         db: Path | None = None,
         task_id: str | None = None,
-        as_: str = "observer",
+        as_: Role = "observer",
         agent_spec: str = DEFAULT_AGENT,
         user_spec: str = "rule",
         search_spec: str = "local",
@@ -75,7 +76,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         store=None,
         search=None,
         config: EpisodeConfig | None = None,
-        run_mode: str = "watch",
+        run_mode: RunMode = "watch",
         auto: bool = True,
         annotator: str | None = None,
         queue: QueueSpec | None = None,
@@ -168,24 +169,32 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.ahead.clear_to_start("tasks")
             self._maybe_open_task(tasks)
             return
-        self.queue_tasks = self.queue.tasks(tasks)
+        spec, screen = self.served
+        self.queue_tasks = spec.tasks(tasks)
         if not self.queue_tasks:
-            self.queue_screen.show_problem(f"No tasks in {self.dataset}: the queue is empty.")
+            screen.show_problem(f"No tasks in {self.dataset}: the queue is empty.")
             return
         self.serve_next()
 
     # ---- the human-baseline queue ---------------------------------------------------------
+
+    @property
+    def served(self) -> tuple[QueueSpec, QueueScreen]:
+        """The queue this app serves and its screen (made with a QueueSpec)."""
+        if self.queue is None or self.queue_screen is None:
+            raise RuntimeError("this app serves no queue")
+        return self.queue, self.queue_screen
 
     def serve_next(self) -> None:
         """Open the annotator's next unfinished task (resuming it if it was interrupted),
         or say that the queue is finished."""
         from clarify_tui.sessions_ops import ForkError, next_in_queue, queue_order
 
-        spec, tasks = self.queue, self.queue_tasks or []
+        (spec, screen), tasks = self.served, self.queue_tasks or []
         found = next_in_queue(self.store, spec.run, spec.annotator, tasks, spec.seed)
         if found is None:
             counts = progress(self.store, spec, tasks)
-            self.queue_screen.show_finished(counts, len(tasks))
+            screen.show_finished(counts, len(tasks))
             self.notify(f"Queue finished: {sum(counts.values())} of {len(tasks)} tasks done.")
             return
         task, interrupted = found
@@ -218,7 +227,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.open_or_resume(task, self.role)
         self.task_id = None
 
-    def open_or_resume(self, task: Task, role: str) -> None:
+    def open_or_resume(self, task: Task, role: Role) -> None:
         """`play --task` as agent or user: a session of this person on this task left
         `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
         abandoned (never scored) before a new one starts."""
@@ -252,7 +261,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_task(message.task, message.role)
 
-    def open_task(self, task: Task, role: str = "observer", *, run: str = "tui",
+    def open_task(self, task: Task, role: Role = "observer", *, run: str = "tui",
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
         from clarify_tui.sessions_ops import ForkError
@@ -262,7 +271,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         from clarify_tui.models import EpisodeConfig
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
-        setup = PlaySetup(task=task, role=role, config=config, run=run,  # type: ignore[arg-type]
+        setup = PlaySetup(task=task, role=role, config=config, run=run,
                           annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
         try:
             screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto)
@@ -328,7 +337,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 def run_app(
     db: Path | None = None,
     task_id: str | None = None,
-    as_: str = "observer",
+    as_: Role = "observer",
     agent_spec: str = DEFAULT_AGENT,
     user_spec: str = "rule",
     search_spec: str = "local",

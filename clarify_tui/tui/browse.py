@@ -64,6 +64,12 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self._store = Store(self.db or default_db_path())
         return self._store
 
+    def _needed(self, session_id: str | None) -> str:
+        """The session id `start` needs (the command that made this app checked it)."""
+        if session_id is None:
+            raise ValueError(f"{self.start} needs a session id")
+        return session_id
+
     def on_mount(self) -> None:
         from clarify_tui.tui.screens.sessions import SessionsScreen
 
@@ -72,12 +78,13 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         elif self.start == "replay":
             from clarify_tui.tui.screens.replay import ReplayScreen
 
-            self.push_screen(SessionsScreen(self.store, select=self.store.session(self.session_id).id))
-            self.push_screen(ReplayScreen(self.store, self.session_id, pace=self.pace, config=self.config))
+            session_id = self._needed(self.session_id)
+            self.push_screen(SessionsScreen(self.store, select=self.store.session(session_id).id))
+            self.push_screen(ReplayScreen(self.store, session_id, pace=self.pace, config=self.config))
         elif self.start == "compare":
             from clarify_tui.tui.screens.compare import CompareScreen
 
-            self.push_screen(CompareScreen(self.store, self.session_id, self.other_id))
+            self.push_screen(CompareScreen(self.store, self._needed(self.session_id), self._needed(self.other_id)))
         elif self.start == "scores":
             from clarify_tui.tui.screens.scores import ScoresScreen
 

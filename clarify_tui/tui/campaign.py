@@ -46,6 +46,7 @@ class CampaignApp(ShortCrash, ClarifyApp):
         super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
                          **kwargs)
         self.book = book
+        self.visitor = annotator
         self.error_log = Path(f"{book.path}.campaign-errors.log")
         self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
         self.retry_s = retry_s
@@ -55,16 +56,16 @@ class CampaignApp(ShortCrash, ClarifyApp):
         self.set_interval(self.heartbeat_s, self._beat)
 
     def _beat(self) -> None:
-        self.book.heartbeat(self.annotator)
+        self.book.heartbeat(self.visitor)
 
     def serve_next(self) -> None:
         """Claim the next task (or the one this annotator holds) and open it."""
         from clarify_tui.sessions_ops import ForkError
 
-        tasks = self.queue_tasks or []
-        claim = self.book.claim_next(self.annotator)
+        (spec, screen), tasks = self.served, self.queue_tasks or []
+        claim = self.book.claim_next(self.visitor)
         if isinstance(claim, OpenElsewhere):
-            self.queue_screen.show_problem(
+            screen.show_problem(
                 f"You have task {claim.task_id} open in another tab or window. Go on there, or close it "
                 f"and this page takes the task over (it checks again every {self.retry_s:.0f} s)."
             )
@@ -72,23 +73,23 @@ class CampaignApp(ShortCrash, ClarifyApp):
             return
         if isinstance(claim, NoTask):
             if claim.waiting:
-                self.queue_screen.show_problem(
+                screen.show_problem(
                     f"{claim.waiting} task(s) left are being played by other annotators right now. "
                     f"This page checks again every {self.retry_s:.0f} s (a task comes back if they leave)."
                 )
                 self.set_timer(self.retry_s, self.serve_next)
                 return
-            counts = progress(self.store, self.queue, tasks)
-            self.queue_screen.show_finished(counts, len(tasks))
+            counts = progress(self.store, spec, tasks)
+            screen.show_finished(counts, len(tasks))
             return
         position = [t.id for t in tasks].index(claim.task_id) + 1
         task = tasks[position - 1]
         try:
-            self.open_task(task, "agent", run=self.queue.run, queue=(position, len(tasks)),
+            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)),
                            resume_id=claim.resume_id, strict=True)
         except ForkError as exc:  # the left session cannot go on: start the task afresh
             self.notify(str(exc), title="cannot resume", severity="warning")
-            self.open_task(task, "agent", run=self.queue.run, queue=(position, len(tasks)))
+            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)))
         if claim.resume_id:
             self.notify(f"Resuming task {task.id} at its last step.")
 

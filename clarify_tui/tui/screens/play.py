@@ -195,7 +195,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
 
     def update_status(self) -> None:
         s = self.driver.session
-        mode = self.run_mode if self.role != "agent" else "play"
+        mode: str = self.run_mode if self.role != "agent" else "play"
         if self.driver.done:
             mode += " (finished)"
         elif self.role != "agent" and self.run_mode == "watch":

@@ -20,6 +20,7 @@ from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
     Filters,
+    SessionRow,
     SessionTable,
     family_order,
     filter_rows,
@@ -58,7 +59,7 @@ class SessionsScreen(LaidOutScreen):
         self.filters = Filters()
         self.sort = "created"
         self.reverse = True  # newest first
-        self.rows = []
+        self.rows: list[SessionRow] = []
         self._left = False  # another screen was opened on top since the last load
         self._read_at: tuple[int, int] | None = None  # data_mark of the last load
 

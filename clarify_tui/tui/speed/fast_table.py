@@ -45,7 +45,7 @@ class FastTable(DataTable):
         cached = self._cell_render_cache.get(cache_key)
         if cached is not None:
             return cached
-        height = self.header_height if header else self.rows[row_key].height  # type: ignore[index]
+        height = self.header_height if header else self.rows[row_key].height
         if height != 1:
             return None
         cell = self._get_row_renderables(row_index).cells[column_index]

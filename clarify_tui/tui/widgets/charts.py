@@ -62,8 +62,9 @@ class GroupedBars(_Chart):
         if len(names) == 1:
             plt.bar(categories, values[0], color=COLORS[0], label=short(names[0]))
         else:
-            plt.multiple_bar(categories, values, labels=[short(n) for n in names],  # type: ignore[call-arg, arg-type]
-                             color=list(COLORS[: len(names)]))  # plotext's stubs: `label`, one colour; its code takes both lists
+            # plotext's stubs say `label` and one colour; its multiple_bar takes a list of each
+            plt.multiple_bar(categories, values, labels=[short(n) for n in names],  # type: ignore[call-arg]
+                             color=list(COLORS[: len(names)]))  # type: ignore[arg-type]
         if top is not None:
             plt.ylim(0, top)
         if ylabel:
