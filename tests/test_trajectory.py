@@ -319,3 +319,32 @@ async def test_a_step_marked_before_the_first_layout_is_scrolled_into_view_once_
         assert app.unsized_drawn == []  # no card drawn at no width (one was ~500 lines, 45 ms)
         assert 101 in headers(screen_text(trajectory)) and trajectory.marks(101) == {"current"}
         assert drawn(trajectory) and max(drawn(trajectory)) < 40
+
+
+async def test_a_step_arriving_draws_only_its_own_card(monkeypatch):
+    """Every card is drawn once at the view's width (less the scrollbar once the cards
+    overflow); a new step draws its card and no other, a scroll draws none."""
+    from clarify_tui.tui.widgets import trajectory as module
+
+    drawn_steps: list[int] = []
+    draw = module.draw_card
+    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        steps = make_steps(N + 1)
+        trajectory.sync(steps[:N], reveal=True)
+        await pilot.pause()
+        assert sorted(drawn_steps) == list(range(N))  # each once, at the width beside the scrollbar
+        assert trajectory.show_vertical_scrollbar
+        drawn_steps.clear()
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        assert sorted(drawn_steps) == [N - 1, N]  # the new one, and the last one (the engine may re-record it)
+        assert headers(screen_text(trajectory))[-1] == N
+        drawn_steps.clear()
+        trajectory.focus()
+        await pilot.pause()
+        for key in ("home", "pagedown", "down", "end"):
+            await pilot.press(key)
+        assert drawn_steps == []

@@ -83,7 +83,8 @@ class Trajectory(ScrollView, can_focus=True):
         wanted = visible_steps(steps, reveal)
         shown = len(self._steps)
         if shown and len(wanted) >= shown and wanted[shown - 1].index == self._steps[-1].index:
-            self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it
+            self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it (even in place)
+            self._drawn.pop(self._steps[-1].index, None)
             new = wanted[shown:]
         else:
             new = [s for s in wanted if s.index not in self._position]
@@ -218,17 +219,19 @@ class Trajectory(ScrollView, can_focus=True):
         leaves room for the scrollbar when the cards overflow the view (the scrollbar
         shows only then), so a card is never drawn under it."""
         region, styles = self.scrollable_content_region, self.styles
-        width = region.width + (self.scrollbar_size_vertical if self.show_vertical_scrollbar else 0)
-        if width <= 0 or region.height <= 0:  # not laid out yet: nothing drawn at no width
+        bar = styles.scrollbar_size_vertical if self.show_vertical_scrollbar else 0
+        full = region.width + bar  # the width with no scrollbar
+        if full <= 0 or region.height <= 0:  # not laid out yet: nothing drawn at no width
             self._width = 0
             return
-        auto_bar = styles.overflow_y == "auto" and styles.scrollbar_gutter != "stable"
-        bar = styles.scrollbar_size_vertical if auto_bar else 0
-        if not auto_bar and self.show_vertical_scrollbar:
-            width -= styles.scrollbar_size_vertical
-        self._draw_all(width)
-        if bar and len(self._lines) > region.height:
-            self._draw_all(width - bar)
+        if styles.overflow_y != "auto" or styles.scrollbar_gutter == "stable":
+            self._draw_all(region.width)  # the scrollbar (or its gutter) is there or not whatever the cards
+        else:  # the scrollbar shows when the cards overflow (each is 2 lines or more): guess, then check
+            narrow = full - styles.scrollbar_size_vertical
+            overflows = bool(bar) or max(len(self._lines), len(self._steps) * (1 + self.GAP)) > region.height
+            self._draw_all(narrow if overflows else full)
+            if (len(self._lines) > region.height) != overflows:
+                self._draw_all(full if overflows else narrow)
         set_virtual_size(self, Size(self._width, len(self._lines)))
         if self._pinned:
             self.scroll_to(y=max(0, len(self._lines) - region.height), animate=False, immediate=True, force=True)
