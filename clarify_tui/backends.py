@@ -1,7 +1,7 @@
 """Backend specs (strings on the command line and in config) to backend objects.
 
 agent: scripted:<policy> | openai:MODEL | human;  user: rule | openai:MODEL | human;
-search: local | tavily;  judge: rule | openai:MODEL.  Offline specs need no key.
+search: local | tavily | serper;  judge: rule | openai:MODEL.  Offline specs need no key.
 """
 
 from __future__ import annotations
@@ -126,10 +126,10 @@ def make_search(
         spec = spec[len("cache(") : -1]
     if spec == "local":
         backend = _local_search()
-    elif spec == "tavily":
-        backend = _services().build_search(_config(config), cache_mode=cache_mode)
+    elif spec in ("tavily", "serper"):
+        backend = _services().build_search(_config(config), cache_mode=cache_mode, spec=spec)
     else:
-        raise SpecError(f"unknown search spec '{spec}' (local or tavily)")
+        raise SpecError(f"unknown search spec '{spec}' (local, tavily or serper)")
     if db is not None and cache_mode != "off":
         return CachedSearch(backend, db, cache_mode, write_db=write_db)
     return backend

@@ -16,7 +16,7 @@ from rich.console import Console
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue")
+            "serve", "merge", "queue", "whatif", "report")
 
 err = Console(stderr=True, soft_wrap=True)
 
@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_commands_for(argv))
     args = parser.parse_args(argv)
+    args.argv = list(argv)  # the command line as typed (a run's provenance records it)
     if args.top_db and getattr(args, "db", None) is None:  # `clarify-tui --db X [command]`
         args.db = args.top_db
     from clarify_tui import logsetup

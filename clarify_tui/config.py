@@ -1,10 +1,10 @@
-"""Settings for the real services: OpenAI-compatible models and Tavily search.
+"""Settings for the real services: OpenAI-compatible models, Tavily and Serper search.
 
 Why pydantic models with a docstring per field: `clarify.toml` is hand-written, so a typo
 must fail loudly (extra fields are forbidden) and every knob must say what it does.
 
 Precedence, lowest to highest: built-in defaults (the papers' sampling settings) <
-`clarify.toml` < environment (OPENAI_BASE_URL, TAVILY_BASE_URL) < a role's own section
+`clarify.toml` < environment (OPENAI_BASE_URL, TAVILY_BASE_URL, SERPER_BASE_URL) < a role's own section
 in `clarify.toml` (e.g. a judge on another endpoint) < command-line overrides.
 
 API keys are never part of a Config: a config names the *environment variable* holding a
@@ -64,9 +64,14 @@ class RoleConfig(_Strict):
     max_tokens: int | None = Field(default=None, ge=1)
     """Cap on generated tokens per call; None leaves it to the server."""
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
-    """Which request field carries `max_tokens` (newer OpenAI models want the second)."""
+    """Which request field carries `max_tokens` (newer OpenAI models want the second; o-series
+    and gpt-5 models always get `max_completion_tokens` and no `top_p`, as the InteractComp
+    reference sends them)."""
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     """Sent as `reasoning_effort` for reasoning models; None: not sent."""
+    seed: int | None = None
+    """Sent as `seed` (the server's best-effort determinism); None: not sent. Recorded in
+    the run's provenance with the other settings."""
     timeout: float | None = Field(default=None, gt=0)
     """Per-attempt timeout for this role; None: the endpoint's."""
     max_retries: int | None = Field(default=None, ge=0)
@@ -75,6 +80,13 @@ class RoleConfig(_Strict):
     """Concurrency limit of this role's endpoint; None: the endpoint's."""
     parse_retries: int = Field(default=2, ge=0)
     """Judges: extra calls when the model's output cannot be parsed (CTS 4.4.1)."""
+
+
+class DeepSearchConfig(RoleConfig):
+    """CTS's fixed deep-search agent: the role's settings plus, optionally, its spec."""
+
+    spec: str | None = None
+    """The deep-search agent when `--deep-search` is not given (scripted:POLICY or openai:MODEL)."""
 
 
 class Price(_Strict):
@@ -111,6 +123,27 @@ class TavilyConfig(_Strict):
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
 
+class SerperConfig(_Strict):
+    """Google search through Serper (`--search serper`), as the InteractComp reference."""
+
+    base_url: str | None = None
+    """API root; None: SERPER_BASE_URL if set, else https://google.serper.dev."""
+    api_key_env: str = "SERPER_API_KEY"
+    """Name of the environment variable holding the Serper key."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds per attempt (the reference's default request timeout)."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on 429, 5xx, connection errors and timeouts (tenacity, exponential backoff)."""
+    backoff_initial: float = Field(default=0.5, ge=0)
+    """First backoff wait in seconds; doubles per retry up to `backoff_max`."""
+    backoff_max: float = Field(default=8.0, ge=0)
+    """Longest backoff wait in seconds."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Serper requests in flight at once."""
+    cost_per_search: float = Field(default=0.0, ge=0)
+    """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
+
+
 class Config(_Strict):
     """Everything `clarify.toml` can set. Keys come from the environment only."""
 
@@ -122,14 +155,17 @@ class Config(_Strict):
     """The user simulator (`--user openai:MODEL`)."""
     judge: RoleConfig = Field(default_factory=RoleConfig)
     """The judge (`--judge openai:MODEL`)."""
-    deep_search: RoleConfig = Field(default_factory=RoleConfig)
-    """CTS's fixed deep-search agent (`--deep-search openai:MODEL`; paper 001 keeps WebDancer fixed)."""
+    deep_search: DeepSearchConfig = Field(default_factory=DeepSearchConfig)
+    """CTS's fixed deep-search agent (`--deep-search SPEC` or `spec` here; paper 001 keeps WebDancer fixed)."""
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     """Tavily search (`--search tavily`)."""
+    serper: SerperConfig = Field(default_factory=SerperConfig)
+    """Google search through Serper (`--search serper`)."""
     search_cache: Literal["record", "replay", "off"] = "record"
     """record: use and fill the cache; replay: cache only (a miss is an error); off."""
     prices: dict[str, Price] = Field(default_factory=dict)
-    """Model name (or a prefix of it) -> price; unknown models cost 0."""
+    """Model name (or a prefix of it) -> price; wins over the prices genai-prices ships.
+    A model priced by neither is unpriced: its cost is null, never 0 (llm/pricing.py)."""
 
     def role(self, role: Role) -> RoleConfig:
         return getattr(self, role)
@@ -141,10 +177,11 @@ class Config(_Strict):
         prefixes = [k for k in self.prices if model.startswith(k)]
         return self.prices[max(prefixes, key=len)] if prefixes else None
 
-    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float:
+    def cost(self, model: str, tokens_in: int, tokens_out: int) -> float | None:
+        """Dollars at this config's own price for the model; None when it has none."""
         price = self.price(model)
         if price is None:
-            return 0.0
+            return None
         return (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
 
 
@@ -181,6 +218,8 @@ def load_config(
         data = _merge(data, {"openai": {"base_url": env["OPENAI_BASE_URL"]}})
     if env.get("TAVILY_BASE_URL"):
         data = _merge(data, {"tavily": {"base_url": env["TAVILY_BASE_URL"]}})
+    if env.get("SERPER_BASE_URL"):
+        data = _merge(data, {"serper": {"base_url": env["SERPER_BASE_URL"]}})
     data = _merge(data, overrides or {})
     try:
         return Config.model_validate(data)

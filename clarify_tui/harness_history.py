@@ -64,10 +64,17 @@ def _is_header(lines: list[str], i: int, number: int) -> bool:
 
 
 def split_props(name: str, props: str) -> dict[str, str]:
-    """`key: value, key: value` -> dict, splitting only at the action's own property names."""
+    """`key: value, key: value` -> dict, splitting only at the action's own property names.
+
+    The harness's final round records whatever the model emitted under the name `answer`
+    (agent.py:137-146): `Action: answer (query: more)` / `Observation: No Answer` is a
+    final-round non-answer, so an `answer` whose properties are not the answer's own is
+    read with any property names."""
     if not props.strip():
         return {}
     keys = ACTION_KEYS.get(name)
+    if name == "answer" and not re.match(r"(?:answer|confidence): ?", props):
+        keys = None
     key_pattern = "|".join(re.escape(k) for k in keys) if keys else r"[A-Za-z_]\w*"
     cuts: list[tuple[int, int, str]] = []  # (start of separator, start of value, key)
     seen: set[str] = set()
@@ -86,6 +93,17 @@ def split_props(name: str, props: str) -> dict[str, str]:
         end = cuts[i + 1][0] if i + 1 < len(cuts) else len(props)
         out[key] = props[value_start:end]
     return out
+
+
+def parse_action_text(text: str) -> tuple[str, dict[str, str]] | None:
+    """(name, props) of one `Action: name (key: value)` line; None when it is not one."""
+    m = _ACTION.match(text.strip())
+    if m is None:
+        return None
+    try:
+        return m.group("name"), split_props(m.group("name"), m.group("props"))
+    except HistoryError:
+        return None
 
 
 def parse_history(text: str) -> tuple[str | None, list[HarnessRound]]:

@@ -190,7 +190,7 @@ class Usage(BaseModel):
 
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: the model has no price (llm/pricing.py), never counted as $0
     latency_ms: float = 0.0
     model: str | None = None
     retries: int = 0  # transient faults and off-contract replies retried before success
@@ -200,7 +200,7 @@ class Usage(BaseModel):
         return Usage(
             tokens_in=self.tokens_in + other.tokens_in,
             tokens_out=self.tokens_out + other.tokens_out,
-            cost_usd=self.cost_usd + other.cost_usd,
+            cost_usd=None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd,
             latency_ms=self.latency_ms + other.latency_ms,
             model=self.model or other.model,
             retries=self.retries + other.retries,
@@ -284,7 +284,7 @@ class Step(BaseModel):
     observation: Observation = Field(default_factory=Observation)
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: an unpriced model's call
     latency_ms: float = 0.0
     model: str | None = None
     error: str | None = None
@@ -304,6 +304,10 @@ SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
 FINISHED_STATUSES: tuple[str, ...] = ("completed", "errored", "abandoned")  # over for good; never resumed
 
 
+# InteractComp reply readings (clarify_tui/compat.py); "ours" is the old name of "strict".
+Compat = Literal["paper", "strict", "reference"]
+
+
 class EpisodeConfig(BaseModel):
     """Protocol settings of one session (modes and ablations from the papers)."""
 
@@ -315,17 +319,26 @@ class EpisodeConfig(BaseModel):
     forced_asks: int = Field(default=5, ge=0)  # the reference's enforce_ask_min default
     # InteractComp: how model output becomes an action ("reference": the harness's exact
     # names and params; "lenient": aliases, flat params, <answer> tags) and which readings
-    # of responder/grader replies are used ("ours", or the harness's substring readings).
+    # of responder/grader replies are used (clarify_tui/compat.py: "paper", the harness's
+    # readings; "strict", ours; "reference", the harness's readings and failure handling).
     actions: Literal["reference", "lenient"] = "reference"
-    compat: Literal["ours", "reference"] = "ours"
+    compat: Compat = "paper"
     prompting: Literal["neutral", "guided"] = "neutral"
     ablation: Literal["none", "no_search", "no_ask", "original_question"] = "none"
-    # DiscoBench: "answer" = the agent answers each checkpoint (paper 000 §3, default);
-    # "trajectory" = outcomes inferred from a single-answer trajectory (imported runs).
-    checkpoints: Literal["answer", "trajectory"] = "answer"
+    # DiscoBench: "answer" = the agent answers each checkpoint, a wrong one fails it and the
+    # next is current unannounced (paper 000 §3, B.2, appendix I case 1; default); "strict" =
+    # a wrong intermediate answer ends the task; "trajectory" = outcomes inferred from a
+    # single-answer trajectory (imported runs). docs/paper-readings.md D1-D3, D7.
+    checkpoints: Literal["answer", "strict", "trajectory"] = "answer"
     k: int = Field(default=1, ge=0, le=3)  # CTS: 0 = orig (deep search on the blurred query)
     deep_search: str | None = None  # CTS: the fixed deep-search agent's spec; None = the agent under test
     search_results: int = Field(default=5, ge=1, le=20)
+
+    @field_validator("compat", mode="before")
+    @classmethod
+    def _old_compat_name(cls, value: Any) -> Any:
+        """Sessions stored before issue 23 call our readings "ours"."""
+        return "strict" if value == "ours" else value
 
 
 class Session(BaseModel):
@@ -347,6 +360,9 @@ class Session(BaseModel):
     result: SessionResult = Field(default_factory=lambda data: parse_result(data["protocol"], None))
     parent_id: str | None = None
     fork_step: int | None = None
+    # `whatif` forks: what replaced the agent's action ({"intervention": "ask", "step": 3,
+    # "kind": "search"}). Set: a counterfactual, left out of every baseline score.
+    counterfactual: dict[str, Any] | None = None
     note: str | None = None
     created_at: str = Field(default_factory=now_iso)
     finished_at: str | None = None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from clarify_tui.compat import reads_as_reference
 from clarify_tui.metrics.cts import restore_score
 from clarify_tui.results import (
     ADVANCED_OUTCOMES,
@@ -99,7 +100,11 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
                    "answer": answer, "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
-        v = await judge.equivalent(task.question, answer, task.gold, benchmark=protocol)
+        as_graded = protocol == "interactcomp" and reads_as_reference(session.config.compat)
+        if as_graded and hasattr(judge, "grade_reference"):  # the reference's reading, as the session was graded
+            v = await judge.grade_reference(task.question, answer, task.gold.text)
+        else:
+            v = await judge.equivalent(task.question, answer, task.gold, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
         if isinstance(result, DiscoBenchResult) and result.checkpoints:
             current = current_at_answer(store.steps(session.id))

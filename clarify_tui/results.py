@@ -65,7 +65,7 @@ class DiscoBenchState(Stored):
     current: int | None = 0
     answer: str | None = None
     correct: bool | None = None
-    mode: Literal["answer", "trajectory"] = "answer"
+    mode: Literal["answer", "strict", "trajectory"] = "answer"
 
 
 class InteractCompState(Stored):
@@ -159,7 +159,7 @@ class _DiscoBenchFields(Stored):
     correct: bool | None = None
     prompting: str | None = None
     ablation: str | None = None
-    checkpoint_mode: Literal["answer", "trajectory"] | None = Field(
+    checkpoint_mode: Literal["answer", "strict", "trajectory"] | None = Field(
         default=None,
         description="how checkpoints were settled (docs/paper-readings.md D1, D7); null: rows before it, read as"
         " trajectory",
@@ -167,6 +167,10 @@ class _DiscoBenchFields(Stored):
     checkpoints: list[CheckpointResult] = Field(default_factory=list)
     ask_turns: int = 0
     tool_turns: int = 0
+    invalid_skip: bool | None = Field(
+        default=None,
+        description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",
+    )
 
 
 class DiscoBenchResult(_Kept, _DiscoBenchFields):
@@ -208,6 +212,10 @@ class _CTSFields(Stored):
         default=None, description="the deep-search spec; null: rows before it (the session's agent ran deep search)"
     )
     deep_search_fixed: bool | None = None
+    invalid_skip: bool | None = Field(
+        default=None,
+        description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",
+    )
     # Not written by the engine: a CTS answer is scored by nugget coverage. Only an `answer`
     # judgment laid over the result sets it (metrics/records.py); no CTS metric reads it.
     correct: bool | None = None

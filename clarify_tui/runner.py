@@ -26,6 +26,7 @@ from typing import Callable
 
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
@@ -42,6 +43,10 @@ class RunSpecMismatch(ValueError):
     """--resume asked for a different benchmark, dataset, agent, mode, ... than the run has."""
 
 
+class ProvenanceMismatch(ValueError):
+    """--resume with other role settings, prompt files or dataset contents than the run has."""
+
+
 @dataclass
 class RunSpec:
     name: str
@@ -55,6 +60,7 @@ class RunSpec:
     concurrency: int = 4
     search_cache: CacheMode = "off"
     task_attempts: int | None = None  # None: the benchmark's default (default_task_attempts)
+    provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
 
     @property
     def attempts(self) -> int:
@@ -85,6 +91,7 @@ class RunSummary:
     skipped: int = 0
     superseded: int = 0
     replayed: int = 0  # attempts superseded by another attempt within this run (task_attempts)
+    notes: list[str] = field(default_factory=list)  # for the run summary (e.g. another clarify-tui version)
 
     @property
     def completed(self) -> list[Session]:
@@ -95,9 +102,36 @@ class RunSummary:
         return [s for s in self.sessions if s.status == "errored"]
 
 
+FIXED_DEEP_SEARCH_RULE = (
+    "paper 001 §5.1: \"To isolate clarification ability, we vary only the Clarifier while keeping UA, "
+    "Rewriter, the deep-search backend, nugget construction, and nugget judging fixed.\""
+)
+
+
+def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | None) -> None:
+    """CTS with a clarifier that is not one of our scripted ones (openai:, later py:/http://)
+    needs a fixed deep-search agent of its own: else the model under test also searches and
+    a delta mixes clarification with search skill."""
+    if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
+        return
+    raise ValueError(
+        f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "
+        "--deep-search SPEC (e.g. scripted:direct-guess or openai:MODEL) or `spec` in [deep_search] of "
+        f"clarify.toml ({FIXED_DEEP_SEARCH_RULE})"
+    )
+
+
+def run_deviations(spec: RunSpec) -> list[str]:
+    """How this run departs from its paper (deviations.py); none on the bundled demo."""
+    setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
+                      judge=spec.judge, config=spec.config)
+    return deviations(setting, demo=is_demo_dataset(spec.dataset))
+
+
 def validate_spec(spec: RunSpec, config_obj=None) -> None:
     """Build every backend once so a bad spec fails before the database is touched
     (building connects nothing; clients are made lazily)."""
+    require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
     make_agent(spec.agent, config_obj)
     make_deep_search(spec.config.deep_search, config_obj)
     make_user(spec.user, config_obj)
@@ -156,6 +190,24 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
         )
 
 
+def check_provenance(store: Store, spec: RunSpec) -> str | None:
+    """Refuse to resume when role settings, prompt hashes or the dataset hash changed,
+    naming each change; return a note when only the clarify-tui version differs."""
+    from clarify_tui.provenance import changes, version_note
+
+    row = store.run_row(spec.name)
+    if row is None or not row.get("provenance") or spec.provenance is None:
+        return None
+    stored = json.loads(row["provenance"])
+    changed = changes(stored, spec.provenance)
+    if changed:
+        raise ProvenanceMismatch(
+            f"run '{spec.name}' cannot be resumed: {'; '.join(changed)}. Its sessions were made with the "
+            "recorded settings; restore them or use --run NEW"
+        )
+    return version_note(stored, spec.provenance)
+
+
 def _same(key: str, old, new) -> bool:
     if old == new:
         return True
@@ -178,6 +230,7 @@ def plan(
         )
     if resume:
         check_same_spec(store, spec)
+        check_provenance(store, spec)
     done = {s.task_id for s in existing if s.status == "completed"}
     retry = []
     for s in existing:
@@ -221,11 +274,16 @@ async def run_batch(
 async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
     todo, skipped, superseded = plan(store, spec, tasks, resume, retry_errored)
     attempts_made = _attempts_made(store, spec.name) if resume else {}
+    note = check_provenance(store, spec) if resume else None
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
         config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts},
+        deviations=run_deviations(spec),
     )
+    row = store.run_row(spec.name) or {}
+    if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
+        store.set_run_provenance(spec.name, spec.provenance)
     agent = make_agent(spec.agent, config_obj)
     deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
     user = make_user(spec.user, config_obj)
@@ -235,7 +293,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     cache_writes = _cache_write_db(store) if cached and on_disk else None
     search = make_search(spec.search, config_obj, db=store.db if cached else None, cache_mode=spec.search_cache,
                          write_db=cache_writes)
-    summary = RunSummary(skipped=skipped, superseded=superseded)
+    summary = RunSummary(skipped=skipped, superseded=superseded, notes=[note] if note else [])
     gate = asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store

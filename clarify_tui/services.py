@@ -1,4 +1,4 @@
-"""The real-service backends built from a Config: the CLI's `openai:MODEL` and `tavily`.
+"""The real-service backends built from a Config: the CLI's `openai:MODEL`, `tavily` and `serper`.
 
 Keys are read from the environment variables the config names, here and nowhere else,
 and handed straight to the SDK clients; a missing key is a ConfigError before any run.
@@ -13,6 +13,7 @@ from clarify_tui.agents.llm import LLMAgent
 from clarify_tui.config import Config, ConfigError, Role
 from clarify_tui.judges.llm import LLMJudge
 from clarify_tui.llm.client import ChatClient, endpoint_for
+from clarify_tui.search.serper import SerperSearch
 from clarify_tui.search.tavily import TavilySearch
 from clarify_tui.users.llm import LLMUser
 
@@ -68,16 +69,19 @@ def build_judge(model: str, config: Config) -> LLMJudge:
 
 
 def build_search(
-    config: Config, environ: Mapping[str, str] | None = None, cache_mode: str | None = None
-) -> TavilySearch:
-    """Tavily; wrap it in search.cache.CachedSearch to record or replay.
+    config: Config, environ: Mapping[str, str] | None = None, cache_mode: str | None = None, spec: str = "tavily",
+) -> TavilySearch | SerperSearch:
+    """Tavily or Serper (`spec`); wrap it in search.cache.CachedSearch to record or replay.
 
     In replay mode (`cache_mode`, else `config.search_cache`) no key is needed: the cache
-    answers and Tavily is never called.
+    answers and the service is never called.
     """
     env = os.environ if environ is None else environ
-    key_env = config.tavily.api_key_env
+    settings = config.serper if spec == "serper" else config.tavily
+    key_env = settings.api_key_env
     api_key = env.get(key_env) or None
     if api_key is None and (cache_mode or config.search_cache) != "replay":
-        raise ConfigError(f"--search tavily needs an API key: set {key_env} (or replay a cache)")
+        raise ConfigError(f"--search {spec} needs an API key: set {key_env} (or replay a cache)")
+    if spec == "serper":
+        return SerperSearch(config.serper, api_key=api_key, base_url=config.serper.base_url)
     return TavilySearch(config.tavily, api_key=api_key, base_url=config.tavily.base_url)

@@ -37,13 +37,13 @@ SCHEMA_VERSION = 1
 _TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
     "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT'),
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT'),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
     "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
                  '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
                  '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
-                 '"finished_at" TEXT'),
+                 '"finished_at" TEXT', '"counterfactual" TEXT'),
     "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
               '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
               '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
@@ -52,7 +52,10 @@ _TABLES = {
                   '"created_at" TEXT'),
 }
 # columns added after the first release: older files lack them
-_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"),), "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT"))}
+_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT")),
+                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
+                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
+                           ("run_id", "TEXT"))}
 _INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
             "idx_judgments_session_id": ("judgments", '"session_id"')}
 
@@ -171,7 +174,12 @@ class Store:
     def ensure_run(self, name: str, **fields: Any) -> None:
         from clarify_tui.models import now_iso
 
-        row = {"name": name, "created_at": now_iso(), **{k: _text(v) for k, v in fields.items()}}
+        import uuid
+
+        # run_id: tells this run from an independent one of the same name (campaign/run_identity.py);
+        # kept on --resume, since the row is only written once
+        row = {"name": name, "created_at": now_iso(), "run_id": uuid.uuid4().hex,
+               **{k: _text(v) for k, v in fields.items()}}
         with self._writing():
             self._insert("runs", row, ignore=True)
 
@@ -212,6 +220,7 @@ class Store:
         row = session.model_dump(mode="json")
         row["config"] = json.dumps(row["config"])
         row["result"] = json.dumps(row["result"])
+        row["counterfactual"] = json.dumps(row["counterfactual"]) if row["counterfactual"] else None
         row["protocol"] = session.protocol.value
         with self._writing():
             if task_key_ is None:
@@ -272,6 +281,8 @@ class Store:
         row.pop("task_key", None)
         row["config"] = json.loads(row["config"] or "{}")
         row["result"] = json.loads(row["result"] or "{}")
+        if row.get("counterfactual"):
+            row["counterfactual"] = json.loads(row["counterfactual"])
         return Session.model_validate({k: v for k, v in row.items() if v is not None})
 
     def steps(self, session_id: str) -> list[Step]:
@@ -304,7 +315,7 @@ class Store:
             observation=Observation.model_validate_json(r["output"]),
             tokens_in=r["tokens_in"] or 0,
             tokens_out=r["tokens_out"] or 0,
-            cost_usd=r["cost_usd"] or 0.0,
+            cost_usd=r["cost_usd"],  # NULL: an unpriced model's call
             latency_ms=r["latency_ms"] or 0.0,
             model=r["model"],
             error=r["error"],
@@ -365,6 +376,18 @@ class Store:
             key = re.split(r":| \(", cause or "unknown")[0][:60]
             causes[key] = causes.get(key, 0) + count
         return sum(r[0] for r in rows), len(rows), causes
+
+    def set_run_provenance(self, name: str, provenance: dict) -> None:
+        """Record what produced the run (clarify_tui/provenance.py) on its row."""
+        with self._writing(), self.conn:
+            self.conn.execute('UPDATE runs SET "provenance" = ? WHERE name = ?', [json.dumps(provenance), name])
+
+    def run_provenances(self) -> dict[str, dict]:
+        """Each run's recorded provenance (runs made before it was recorded have none)."""
+        if "provenance" not in self._columns("runs"):  # an older file opened read-only
+            return {}
+        rows = self.conn.execute('SELECT name, provenance FROM runs WHERE provenance IS NOT NULL').fetchall()
+        return {name: json.loads(text) for name, text in rows}
 
     def run_row(self, name: str) -> dict | None:
         """The run's spec as first recorded (benchmark, dataset, agent, ..., config)."""

@@ -150,7 +150,7 @@ async def test_compare_aligns_by_action_and_gives_a_verdict_per_column(store):
         assert isinstance(screen, CompareScreen)
         left = text_of(screen.query_one("#compare-verdict-a", Static))
         right = text_of(screen.query_one("#compare-verdict-b", Static))
-        assert "wrong" in left and "0 asks" in left and "1 search" in left
+        assert "wrong" in left and "0 asks" in left and "3 searches" in left  # one per checkpoint: a wrong CP1 no longer ends the task
         assert "correct" in right and "ask" in right
         left_groups = [g for g, _, _ in screen.rows if g is not None]
         right_groups = [g for _, g, _ in screen.rows if g is not None]

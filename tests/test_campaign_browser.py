@@ -11,6 +11,7 @@ Skipped only when chromium is not installed (`.ci/run` installs it with apt-get)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -131,13 +132,13 @@ class Typist:
         self._painted(text[-3:], since)
 
 
-@pytest.fixture
-def server(tmp_path):
+@contextlib.contextmanager
+def serving(tmp_path, *options: str):
     port = free_port()
     db = tmp_path / "campaign.db"
     proc = subprocess.Popen(
         [sys.executable, "-m", "clarify_tui.cli", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--token", TOKEN, "--benchmark", "interactcomp", "--limit", "1"],
+         "--token", TOKEN, "--benchmark", "interactcomp", *(options or ("--limit", "1"))],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
     )
     try:
@@ -151,6 +152,12 @@ def server(tmp_path):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def server(tmp_path):
+    with serving(tmp_path) as running:
+        yield running
 
 
 @pytest.fixture
@@ -232,3 +239,42 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     assert "comet" in recorded[0][2] and "Armageddon" in recorded[2][2]
     assert json.loads(s["result"])["correct"] is False
     assert s["id"] == running[0]["id"] and outside == []
+
+
+def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_visitors(tmp_path, browser):
+    """Found by a new annotator: keys did nothing until they clicked the page, a Chinese
+    task was blank without a CJK system font, emoji icons were blank, and the server said
+    nothing about who came."""
+    demo = Path(__file__).resolve().parent.parent / "data" / "demo" / "interactcomp.jsonl"
+    zh = tmp_path / "zh.jsonl"
+    zh.write_text(next(line for line in demo.read_text(encoding="utf-8").splitlines() if '"ic-08"' in line) + "\n",
+                  encoding="utf-8")
+    with serving(tmp_path, "--dataset", str(zh)) as (proc, base, db):
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        fonts: list[str] = []
+        page.on("request", lambda request: fonts.append(request.url) if request.url.endswith(".ttf") else None)
+        frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on("framereceived",
+                                               lambda data: frames.append(data if isinstance(data, bytes) else b"")))
+        page.goto(f"{base}/?token={TOKEN}&annotator=li")
+        wait_for(lambda: "三国时期" in visible_text(frames), 90, "the Chinese question on the page", page)
+        typist = Typist(page, frames)
+        typist.press("k", then="your question to the user")  # no click first
+        typist.type("Is it Zhuge Liang?")
+        typist.press("Enter")
+        wait_for(lambda: [s for s in sessions(db) if steps(db, s["id"])], 90, "the ask to be recorded", page)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str((SHOTS or tmp_path) / "campaign-browser-zh.png"))
+        assert any(url.endswith("/clarify-static/fonts/wqy-microhei-mono-cjk.ttf") for url in fonts), fonts
+        assert page.evaluate("document.fonts.check('16px \"Roboto Mono\"', '三国时期')")
+        shown = visible_text(frames)
+        assert "? ask" in shown and not any(e in shown for e in ("❓", "🔎", "✅", "🔒"))
+        page.close()
+        proc.terminate()
+        try:
+            out = proc.communicate(timeout=20)[0]
+        except subprocess.TimeoutExpired:  # what it printed is all we read
+            proc.kill()
+            out = proc.communicate()[0]
+    assert re.search(r"li opened the workbench from 127\.0\.0\.1", out), out
+    assert TOKEN not in out

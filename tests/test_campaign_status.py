@@ -158,3 +158,21 @@ async def test_scores_screen_by_annotator_shows_the_intervals(campaign_db, tmp_p
         ci = next(r for r in rows if "95% CI" in r[0])
         assert "[0.208, 0.939]" in ci  # ana: 2 of 3
         app.save_screenshot(str(tmp_path / "scores-by-annotator.svg"))
+
+
+def test_a_task_played_twice_by_one_annotator_counts_once_in_queue_status_and_score(campaign_db, capsys):
+    """ana plays t0 again (the browser after the TUI, one name): the earliest session counts,
+    with a warning, in `queue status` and `score` alike (docs/scoring.md)."""
+    store = Store(campaign_db)
+    again = answer(store, "t0", "ana", WRONG)
+    store.close()
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    ana = next(a for a in json.loads(captured.out)["annotators"] if a["annotator"] == "ana")
+    assert (ana["done"], ana["graded"], ana["correct"]) == (3, 3, 2)  # not 4 graded
+    assert f"left out {again.id}" in captured.err
+    assert cli_main(["score", "--db", str(campaign_db), "--by", "annotator", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    group = next(g for g in json.loads(captured.out)["groups"] if g["key"]["annotator"] == "ana")
+    assert group["n_sessions"] == 3 and group["metrics"]["accuracy"] == pytest.approx(ana["accuracy"])
+    assert f"left out {again.id}" in captured.err

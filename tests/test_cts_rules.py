@@ -77,6 +77,39 @@ def test_the_run_summary_says_when_no_deep_search_agent_was_given(tmp_path, caps
     assert "deep search: scripted:direct-guess (fixed)" in " ".join(capsys.readouterr().err.split())
 
 
+def test_a_model_clarifier_without_a_fixed_deep_search_agent_is_refused_quoting_the_rule(tmp_path, capsys):
+    """Paper 001 §5.1, line 203: "we vary only the Clarifier while keeping ... the deep-search
+    backend ... fixed". An openai: clarifier with no --deep-search would also search."""
+    from clarify_tui.cli import main
+
+    db = tmp_path / "s.db"
+    code = main(["run", "--benchmark", "cts", "--agent", "openai:clarifier-m", "--db", str(db), "--limit", "1"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "--deep-search SPEC" in err and "[deep_search]" in err
+    assert "we vary only the Clarifier" in err and "deep-search backend" in err
+    assert not db.exists()  # refused before the database is touched
+
+
+def test_deep_search_spec_in_clarify_toml_fixes_it_for_a_model_clarifier(tmp_path, capsys, monkeypatch):
+    from clarify_tui.cli import main
+    from tests.servers import FakeOpenAI, Script, chat
+
+    db = tmp_path / "s.db"
+    toml = tmp_path / "clarify.toml"
+    with FakeOpenAI(Script(chat('["Which year do you mean?"]'))) as server:
+        toml.write_text(f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n\n'
+                        '[deep_search]\nspec = "scripted:direct-guess"\n', encoding="utf-8")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        assert main(["run", "--benchmark", "cts", "--agent", "openai:clarifier-m", "--db", str(db), "--limit", "1",
+                     "--k", "1", "--config", str(toml), "--run", "t"]) == 0
+        assert len(server.chat_requests("clarifier-m")) == 1  # it clarified; it did not search
+    assert "deep search: scripted:direct-guess (fixed)" in " ".join(capsys.readouterr().err.split())
+    [session] = Store(db).sessions(runs=["t"])
+    assert session.result.deep_search == "scripted:direct-guess" and session.result.deep_search_fixed is True
+    assert session.result.questions == ["Which year do you mean?"]
+
+
 async def test_delta_vs_orig_pairs_only_sessions_with_the_same_deep_search_agent(tmp_path):
     """orig by deep search D on c1, c2 (0, 30); clarified by D (100, 100) and by E (100 on c1).
     D pairs both tasks: mean (100-0 + 100-30)/2 = 85; E pairs nothing."""
@@ -234,6 +267,23 @@ async def test_an_invalid_clarifier_output_does_not_use_a_deep_search_round(make
     session = await ep.run()
     assert session.status == "completed" and session.result.answer.startswith("Uji")
     assert ep.steps[0].error and ep.rounds_used == 2
+
+
+async def test_three_invalid_clarifier_outputs_are_a_zero_score_never_an_errored_session(make_episode):
+    """The clarifier's own failure (paper 001 line 221: "strict output formatting as a JSON
+    array") is scored, restore 0, like any wrong answer; only infrastructure failures are
+    excluded (issue 22). The same holds for three invalid outputs in the search phase."""
+    bad = [Action(kind=ActionKind.invalid, text="not a JSON array", raw=f"garbage {i}") for i in range(3)]
+    session = await make_episode(CTS, bad, EpisodeConfig(k=1)).run()
+    assert session.status == "completed" and session.error is None
+    assert session.result.invalid_skip is True and session.result.orig is False
+    assert session.result.restore_score == 0.0 and {c.coverage for c in session.result.coverage} == {"none"}
+    m = group(score_one(session), "x")
+    assert m["errored"] == 0 and m["restore_score_mean"] == 0.0
+    in_search = await make_episode(CTS, [Action.clarify(["Which year do you mean?"])] + bad,
+                                   EpisodeConfig(k=1)).run()
+    assert in_search.status == "completed" and in_search.result.restore_score == 0.0
+    assert in_search.result.invalid_skip is True and in_search.result.questions == ["Which year do you mean?"]
 
 
 async def test_scripted_deep_search_is_the_same_whoever_clarified(search):

@@ -1,4 +1,5 @@
-"""DiscoBench scoring rules from paper 000: data-driven profile K (appendix E, line 421),
+"""DiscoBench scoring rules from paper 000: profile K = 3 for all, or one data-driven K for
+all groups (appendix E, line 421),
 no detection on the original-question ablation (§5.5), the DiscoBench equivalence prompt
 (B.1, line 293). Sessions are played through the engine into a real database."""
 
@@ -27,26 +28,41 @@ def group(report, run):
     return g["metrics"]
 
 
-async def test_profile_k_is_the_median_of_the_groups_successful_no_ask_ambiguous_checkpoints(tmp_path):
+async def test_profile_k_is_the_papers_3_for_every_group_by_default(tmp_path):
+    """Appendix E line 421: "The threshold K=3" — one K for all nine models."""
     store = Store(tmp_path / "k.db")
     for actions in (ONE, THREE):
         await play(store, DISCO, actions, run="a")
-    await play(store, DISCO, DISCO_SESSIONS["C"], run="b")  # one checkpoint, 5 searches -> K = 5
-    await play(store, DISCO, DISCO_SESSIONS["G"], run="c")  # asked: no successful no-ask checkpoint
+    await play(store, DISCO, DISCO_SESSIONS["C"], run="b")  # one checkpoint, 5 searches
     report = score(store)
-    a, b, c = group(report, "a"), group(report, "b"), group(report, "c")
-    assert (a["profile_k"], a["profile_k_source"]) == (2, "data")
+    a, b = group(report, "a"), group(report, "b")
+    assert (a["profile_k"], a["profile_k_source"]) == (3, "paper") == (b["profile_k"], b["profile_k_source"])
     assert a["checkpoint_modes"] == {"answer": 2}
-    # K = 2: the 3-search checkpoint is search-heavy, the 1-search one a direct guess
-    assert a["profiles"]["search_heavy_guess"]["n"] == 1 and a["profiles"]["direct_guess"]["n"] == 1
-    assert (b["profile_k"], b["profiles"]["direct_guess"]["n"]) == (5, 1)
-    assert (c["profile_k"], c["profile_k_source"]) == (3, "paper_default")
-    forced = group(score(store, profile_k=3), "a")
-    assert (forced["profile_k"], forced["profile_k_source"]) == (3, "override")
-    assert forced["profiles"]["search_heavy_guess"]["n"] == 0 and forced["profiles"]["direct_guess"]["n"] == 2
+    assert a["profiles"]["search_heavy_guess"]["n"] == 0 and a["profiles"]["direct_guess"]["n"] == 2
+    assert b["profiles"]["search_heavy_guess"]["n"] == 1
 
 
-def test_score_cli_reports_the_k_it_used_and_profile_k_overrides(tmp_path, capsys):
+async def test_a_data_driven_k_is_one_value_over_all_groups_scored_together(tmp_path):
+    """Appendix E line 421 ("the median search count among successful no-ask trajectories"),
+    over every group at once: groups with their own K would not be comparable."""
+    store = Store(tmp_path / "k.db")
+    for actions in (ONE, THREE):
+        await play(store, DISCO, actions, run="a")
+    await play(store, DISCO, DISCO_SESSIONS["C"], run="b")  # 5 searches: median of 1, 3, 5 = 3
+    await play(store, DISCO, DISCO_SESSIONS["G"], run="c")  # asked: adds nothing to the median
+    report = score(store, profile_k="data")
+    ks = {run: (group(report, run)["profile_k"], group(report, run)["profile_k_source"]) for run in "abc"}
+    assert ks == {"a": (3, "data"), "b": (3, "data"), "c": (3, "data")}
+    only_a = score(store, runs=["a"], profile_k="data")
+    assert (group(only_a, "a")["profile_k"], group(only_a, "a")["profile_k_source"]) == (2, "data")
+    assert group(only_a, "a")["profiles"]["search_heavy_guess"]["n"] == 1
+    none = score(store, runs=["c"], profile_k="data")  # no successful no-ask checkpoint: the paper's 3
+    assert (group(none, "c")["profile_k"], group(none, "c")["profile_k_source"]) == (3, "paper")
+    forced = group(score(store, profile_k=2), "a")
+    assert (forced["profile_k"], forced["profile_k_source"]) == (2, "override")
+
+
+def test_score_cli_reports_the_k_it_used_and_profile_k_sets_it(tmp_path, capsys):
     import asyncio
 
     db = tmp_path / "cli.db"
@@ -55,13 +71,19 @@ def test_score_cli_reports_the_k_it_used_and_profile_k_overrides(tmp_path, capsy
         asyncio.run(play(store, DISCO, actions, run="a"))
     assert main(["score", "--db", str(db), "--format", "json"]) == 0
     m = json.loads(capsys.readouterr().out)["groups"][0]["metrics"]
+    assert (m["profile_k"], m["profile_k_source"]) == (3, "paper")
+    assert main(["score", "--db", str(db), "--format", "json", "--profile-k", "data"]) == 0
+    m = json.loads(capsys.readouterr().out)["groups"][0]["metrics"]
     assert (m["profile_k"], m["profile_k_source"]) == (2, "data")
     assert main(["score", "--db", str(db), "--format", "json", "--profile-k", "4"]) == 0
     m = json.loads(capsys.readouterr().out)["groups"][0]["metrics"]
     assert (m["profile_k"], m["profile_k_source"]) == (4, "override")
     assert m["profiles"]["direct_guess"]["n"] == 2
     assert main(["score", "--db", str(db)]) == 0
-    assert "K = a: 2 (data)" in " ".join(capsys.readouterr().out.split())
+    assert "K = a: 3 (paper)" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "--db", str(db), "--profile-k", "-1"])
+    assert exit_.value.code == 2 and "--profile-k" in capsys.readouterr().err
 
 
 async def test_the_original_question_ablation_has_null_detection_metrics(tmp_path):

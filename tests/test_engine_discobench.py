@@ -57,14 +57,51 @@ async def test_a_search_naming_the_target_does_not_pass_the_checkpoint(make_epis
     assert state.checkpoints[0].searches == 2
 
 
-async def test_a_wrong_intermediate_answer_fails_the_checkpoint_and_ends_the_task(make_episode):
-    ep = make_episode(DISCO, "direct-guess")
+async def test_a_wrong_intermediate_answer_fails_it_and_the_next_is_current_unannounced(make_episode):
+    """Silent cascading (paper 000 appendix I case 1, line 477: "an incorrect resolution at
+    CP 1 ... still routes to ... CP 2 ... with no local indication of the upstream error")."""
+    ep = make_episode(DISCO, [Action.answer(PORTIA), Action.answer("Focus Entertainment")])
+    session = await ep.run()
+    assert outcomes(session) == ["failed", "correct_answer"]
+    first, second = ep.agent.views
+    assert second.checkpoint == 2 and "checkpoint 2 of 2" in second.notice
+    right = make_episode(DISCO, [Action.answer(SANDROCK), Action.answer("Focus Entertainment")])
+    await right.run()
+    told_wrong, told_right = second.history[-1].observation, right.agent.views[1].history[-1].observation
+    assert told_wrong == told_right  # the same words and data, right or wrong
+    judged = [s for s in ep.steps if s.actor == "judge"]
+    assert judged[0].observation.data == {"checkpoint": 0, "status": "failed"}
+
+
+async def test_the_last_checkpoints_answer_alone_decides_accuracy(make_episode):
+    """B.1 line 293/297: Acc(q) = equiv(final answer, gold); B.2 line 307: CP(q) = A_q / N_q.
+    A wrong CP1 and a right final answer: accuracy 1, checkpoint pass 1/2."""
+    session = await make_episode(DISCO, [Action.answer(PORTIA), Action.answer("Focus Entertainment")]).run()
+    assert session.result.correct is True and session.result.answer == "Focus Entertainment"
+    assert [c.advanced for c in session.result.checkpoints] == [False, True]
+
+
+async def test_the_final_answer_given_at_checkpoint_1_does_not_end_the_task(make_episode):
+    """The issue's case: the final answer at CP1 fails CP1 only; the agent goes on and its
+    answer at the last checkpoint is judged against the gold."""
+    ep = make_episode(DISCO, [Action.answer("Focus Entertainment"), Action.answer("Focus Entertainment")])
+    session = await ep.run()
+    assert len(ep.agent.views) == 2 and session.result.correct is True
+    assert outcomes(session) == ["failed", "correct_answer"]
+
+
+async def test_strict_keeps_the_old_reading_a_wrong_intermediate_answer_ends_the_task(make_episode):
+    ep = make_episode(DISCO, "direct-guess", EpisodeConfig(checkpoints="strict"))
     session = await ep.run()
     assert session.result.checkpoints[0].answer == PORTIA
     assert outcomes(session) == ["failed", "unreached"]
     assert session.result.correct is False and session.result.answer is None
+    assert session.result.checkpoint_mode == "strict"
     judged = [s for s in ep.steps if s.actor == "judge"]
     assert judged[-1].observation.data == {"checkpoint": 0, "status": "failed"}
+    strict_final_at_cp1 = await make_episode(
+        DISCO, [Action.answer("Focus Entertainment")], EpisodeConfig(checkpoints="strict")).run()
+    assert strict_final_at_cp1.result.correct is False
 
 
 async def test_intermediate_answers_count_aliases_and_the_last_answer_is_final(make_episode):
@@ -134,8 +171,8 @@ async def test_trajectory_mode_passing_without_asking_is_missed_ambiguity_correc
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
 
 
-@pytest.mark.parametrize("mode", ["answer", "trajectory"])
-async def test_scripted_agents_play_both_modes(make_episode, mode):
+@pytest.mark.parametrize("mode", ["answer", "strict", "trajectory"])
+async def test_scripted_agents_play_every_mode(make_episode, mode):
     config = EpisodeConfig(checkpoints=mode)
     assert outcomes(await make_episode(DISCO, "direct-guess", config).run())[0] == "failed"
     assert outcomes(await make_episode(DISCO, "search-then-ask", config).run()) == ["correct_answer"] * 2
@@ -174,3 +211,46 @@ async def test_state_per_step_records_checkpoint_status_as_it_was(make_episode):
     await ep.run()
     statuses = [s.state.protocol.checkpoints[0].status for s in ep.steps]
     assert statuses[0] == "current" and statuses[-1] == "passed"
+
+
+# ---- the agent's own failure is a wrong answer (issue 22) ------------------------------
+
+
+def _garbage(n):
+    return [Action(kind=ActionKind.invalid, raw=f"garbage {i}", text="Invalid action.") for i in range(n)]
+
+
+async def test_three_invalid_outputs_in_a_row_are_a_wrong_answer_never_an_errored_session(make_episode):
+    """A model's own failure is a wrong answer (as InteractComp's invalid_skip); only
+    infrastructure failures are excluded. Paper 000 B.1 averages over all valid questions."""
+    from tests.test_discobench_scoring import group
+    from clarify_tui.metrics.records import from_session
+    from clarify_tui.metrics.report import score_sessions
+
+    ep = make_episode(DISCO, [Action.answer(SANDROCK)] + _garbage(3))
+    session = await ep.run()
+    assert session.status == "completed" and session.error is None
+    assert session.result.correct is False and session.result.invalid_skip is True
+    assert outcomes(session) == ["missed_ambiguity_correct", "failed"]
+    session.run = "x"
+    m = group(score_sessions([from_session(session, [])]), "x")
+    assert m["errored"] == 0 and m["accuracy"] == 0.0 and m["checkpoint_pass_rate"] == 0.5
+    two = await make_episode(DISCO, _garbage(2) + [Action.answer(SANDROCK), Action.answer("Focus Entertainment")]).run()
+    assert two.result.correct is True and two.result.invalid_skip is None
+
+
+def test_the_run_summary_counts_invalid_skips_as_scored_not_errored(tmp_path, capsys, monkeypatch):
+    """What a user reading `run`'s summary sees: completed, 0 errored, the skip counted."""
+    from clarify_tui.agents.scripted import ScriptedAgent
+    from clarify_tui.cli import main
+
+    async def garbage(self, view):
+        return Action(kind=ActionKind.invalid, raw="garbage", text="Invalid action.")
+
+    monkeypatch.setattr(ScriptedAgent, "act", garbage)
+    data = tmp_path / "d.jsonl"
+    data.write_text(DISCO.model_dump_json() + "\n", encoding="utf-8")
+    assert main(["run", "--benchmark", "discobench", "--dataset", str(data), "--agent", "scripted:direct-guess",
+                 "--db", str(tmp_path / "s.db"), "--run", "bad"]) == 0
+    line = " ".join(capsys.readouterr().err.split())
+    assert "1 completed, 0 errored" in line and "1 ended by 3 invalid outputs in a row (scored wrong" in line

@@ -114,3 +114,16 @@ def test_export_cli_names_the_formats(db, capsys):
     err = capsys.readouterr().err
     for name in ("csv", "interactcomp-csv", "cts-candidates"):
         assert name in err
+
+
+def test_sessions_csv_carries_what_the_person_typed_as_a_note(tmp_path):
+    """Notes (ctrl+n) reached only the JSONL export; a reviewer's spreadsheet needs them."""
+    path = tmp_path / "n.db"
+    assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
+                 "--run", "n", "--limit", "1"]) == 0
+    store = Store(path)
+    s = store.sessions()[0]
+    s.note = "the question, line one\nline two, with a comma"
+    store.update_session(s)
+    rows = list(csv.DictReader(io.StringIO(export(path, "csv"))))
+    assert rows[0]["note"] == s.note

@@ -41,16 +41,28 @@ async def test_a_click_on_a_footer_key_presses_it(tmp_path):
         assert type(app.screen).__name__ == "ScoresScreen"
 
 
-async def test_keys_that_do_not_fit_scroll_with_the_wheel_and_the_palette_stays(tmp_path):
+async def test_a_narrow_footer_drops_the_least_needed_keys_and_keeps_quit_and_help(tmp_path):
+    """At 80 columns the footer was cut: q, ? and F2/F3 never showed while playing."""
+    app = make_app(tmp_path, task_id="i1", as_="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = footer_line(app)
+        assert len(line) == 80 and line.rstrip().endswith("▏^p palette")
+        for key in ("q Back", "? Help", "f2 Sessions", "f3 Scores"):
+            assert key in line, line
+        assert "Answer" in line  # the role's keys come before what only ? lists
+
+
+async def test_keys_that_still_do_not_fit_scroll_with_the_wheel_and_the_palette_stays(tmp_path):
     app = make_app(tmp_path)
-    async with app.run_test(size=(40, 24)) as pilot:
+    async with app.run_test(size=(18, 24)) as pilot:  # not even `? Help` fits beside the palette key
         await pilot.pause()
         footer = app.screen.query_one(Footer)
         before = footer_line(app)
         footer.post_message(_scroll_down(footer))
         await pilot.pause()
         after = footer_line(app)
-        assert after != before and after.rstrip().endswith("▏^p palette") and len(after) == 40
+        assert after != before and after.rstrip().endswith("▏^p palette") and len(after) == 18
 
 
 def _scroll_down(widget):

@@ -285,3 +285,31 @@ def test_harness_variants_skipped_in_round_one_ask_nl_and_an_imperfect_final_rou
     assert steps[2].action.text == "No Answer" and steps[2].action.raw == "Action: search (query: tower)"
     assert second.result.max_rounds >= 2 and second.result.correct is False
     assert sum(s.cost_usd for s in steps) == pytest.approx(0.25)
+
+
+def test_a_final_round_non_answer_recorded_as_answer_imports_as_the_harness_scored_it(tmp_path):
+    """agent.py:137-146: a model that emits another action in its last round is recorded as
+    `Action: answer (query: more)` / `Observation: No Answer`, scored and given confidence 0
+    (run_benchmark.py:90, :99-100). The file used to be rejected whole; it imports, and
+    calibration counts the row at confidence 0 as the native path does."""
+    from clarify_tui.metrics import load_sessions, score_sessions
+
+    q = "Which red and white lattice tower in Japan opened in 1958?"
+    path = tmp_path / "weak.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost",
+                    "action_counts"])
+        history = render_history(q, [("search", {"query": "tower"}, "1. Tokyo Tower — a tower (src: https://t)"),
+                                     ("answer", {"query": "more, towers: japan"}, "No Answer")])
+        w.writerow([q, "Tokyo Tower", "No Answer", 0, history, 0.0, 0.5,
+                    "{'search': 1, 'answer': 1, 'invalid': 0}"])
+    store = Store(tmp_path / "w.db")
+    import_harness(store, path, TASKS, max_rounds=2)
+    [session] = store.sessions()
+    steps = store.steps(session.id)
+    assert [s.action.kind.value for s in steps] == ["search", "answer", "judge"]
+    assert steps[1].action.text == "No Answer" and steps[1].action.raw == "Action: answer (query: more, towers: japan)"
+    assert (session.status, session.result.correct, session.result.outcome) == ("completed", False, "no_answer")
+    [group] = score_sessions(load_sessions(store))["groups"]
+    assert group["metrics"]["calibration_n"] == 1 and group["metrics"]["calibration_error"] == 0.0

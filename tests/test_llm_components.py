@@ -115,6 +115,24 @@ async def test_role_settings_override_paper_defaults(server):
     assert "max_tokens" not in body
 
 
+@pytest.mark.parametrize("model, reasoning", [
+    ("o3-mini", True), ("o1", True), ("openai/o4-mini", True), ("gpt-5", True), ("gpt-5-mini", True),
+    ("gpt-4o", False), ("qwen3-32b", False),
+])
+async def test_o_series_and_gpt5_get_no_top_p_and_max_completion_tokens(server, model, reasoning):
+    """InteractComp reference core/engine/async_llm.py:212-221: for "o3" / "gpt-5" models
+    top_p is left out and the token cap is sent as max_completion_tokens."""
+    server.set_handler(Script(chat('{"action": "answer", "params": {"answer": "x", "confidence": 1}}')))
+    cfg = config(server, agent={"max_tokens": 512})
+    await build_agent(model, cfg).act(ic_view())
+    body = server.chat_requests()[0].json
+    assert body["model"] == model and body["temperature"] == 0.6
+    if reasoning:
+        assert "top_p" not in body and "max_tokens" not in body and body["max_completion_tokens"] == 512
+    else:
+        assert body["top_p"] == 0.95 and body["max_tokens"] == 512 and "max_completion_tokens" not in body
+
+
 @pytest.mark.parametrize("output", [
     "I believe the answer is baseball.",
     '{"action": "search", "params": {"query": "x"',

@@ -52,7 +52,7 @@ def test_prices_match_exactly_or_by_longest_prefix(tmp_path):
     assert cfg.cost("gpt-4o", 1_000_000, 100_000) == pytest.approx(3.5)
     assert cfg.cost("gpt-4o-2024-08-06", 1_000_000, 0) == pytest.approx(2.5)
     assert cfg.cost("gpt-4o-mini-2024", 1_000_000, 0) == pytest.approx(0.15)
-    assert cfg.cost("llama-3", 1_000_000, 1_000_000) == 0.0
+    assert cfg.cost("llama-3", 1_000_000, 1_000_000) is None  # no price of its own: unpriced, never $0 (issue 23)
 
 
 @pytest.mark.parametrize("text, complaint", [

@@ -162,7 +162,7 @@ def assert_agent_never_saw(models, *hidden: str) -> None:
 
 async def test_interactcomp_episode(servers, db):
     models, tavily = servers
-    ep = episode(IC, models, tavily, db)
+    ep = episode(IC, models, tavily, db, compat="strict")  # our readings: the verdict on the last line
     session = await ep.run()
     assert session.status == "completed", session.error
     result = session.result
@@ -174,6 +174,16 @@ async def test_interactcomp_episode(servers, db):
     assert [s.action.text for s in ep.steps if s.actor == "user"] == ["yes"]
     assert_agent_never_saw(models, IC.interactcomp.context)
     assert len(tavily.requests) == 1 and db["search_cache"].count == 1
+
+
+async def test_interactcomp_episode_reads_the_responder_as_the_reference_by_default(servers, db):
+    """responder.py:48-66: only the first line counts, so a reply that reasons first and says
+    "yes" on its last line is "i don't know" by default (no flag), as in the paper's runs."""
+    models, tavily = servers
+    ep = episode(IC, models, tavily, db)
+    session = await ep.run()
+    assert session.config.compat == "paper" and session.result.compat == "paper"
+    assert [s.action.text for s in ep.steps if s.actor == "user"] == ["i don't know"]
 
 
 async def test_discobench_episode_releases_the_clue_for_a_targeted_ask(servers, db):

@@ -159,10 +159,20 @@ class StrictJudge:
 SEARCH = LocalSearch(DOCS)
 
 
+def _another_task(store, task, run, agent, annotator):
+    """The n-th play of one task by one player of one run is of task `ID#n`: one task
+    counts once per run, agent or annotator (metrics/once.py), and these fixtures play
+    one task several times to exercise the arithmetic over sessions."""
+    n = sum(1 for s in store.sessions(runs=[run]) if s.task_id.split("#")[0] == task.id and s.agent == agent
+            and (s.annotator or "") == (annotator or ""))
+    return task.model_copy(update={"id": f"{task.id}#{n + 1}"}) if n else task
+
+
 async def play(store, task, actions, *, run, config=None, agent=None, user=None, judge=None,
                mode="automated", annotator=None, priced=False):
     agent = agent or ListAgent(actions, priced=priced)
     user, judge = user or RuleUser(), judge or RuleJudge()
+    task = _another_task(store, task, run, agent.spec, annotator)
     session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
                       search="local", judge=judge.spec, mode=mode, annotator=annotator)
     ep = build_episode(task, agent=agent, user=user, search=SEARCH, judge=judge,
@@ -185,7 +195,8 @@ DISCO_SESSIONS = {
     # A: search, right ask, search, answers both checkpoints -> [correct_answer, correct_answer]
     "A": [Action.search("Pathea Games award game"), Action.ask("Do you mean My Time at Portia or another game?"),
           Action.search("My Time at Sandrock publisher"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")],
-    # B: one search, commits to the distractor at checkpoint 1 -> [failed, unreached]
+    # B (played under --checkpoints strict): one search, commits to the distractor at
+    # checkpoint 1 -> [failed, unreached]
     "B": [Action.search("Pathea Games award game"), Action.answer("My Time at Portia")],
     # C: five searches, no ask, then right twice -> [missed_ambiguity_correct, correct_answer]
     "C": [Action.search("Pathea Games award"), Action.search("Pathea Games life simulation"),
@@ -194,8 +205,9 @@ DISCO_SESSIONS = {
     # D: untargeted ask first, search, answer; ask on the unambiguous checkpoint, right answer
     "D": [Action.ask("Can you say more?"), Action.search("My Time at Sandrock"), Action.answer(SANDROCK),
           Action.ask("Is it Focus Entertainment?"), Action.answer("Focus Entertainment")],
-    # G: right ask first, then commits to the distractor -> [failed, unreached]
-    "G": [Action.ask("Do you mean My Time at Portia?"), Action.answer("My Time at Portia")],
+    # G: right ask first, then commits to the distractor; checkpoint 2 becomes current
+    # unannounced (paper 000 appendix I case 1) and gets a wrong final answer -> [failed, failed]
+    "G": [Action.ask("Do you mean My Time at Portia?"), Action.answer("My Time at Portia"), Action.answer("Team17")],
     # H: one search, checkpoint 1 right unasked, wrong final answer -> [missed_ambiguity_correct, failed]
     "H": [Action.search("My Time at Sandrock"), Action.answer(SANDROCK), Action.answer("Team17")],
 }
@@ -205,8 +217,9 @@ async def build_world(store: Store) -> None:
     for actions in IC_SESSIONS.values():
         await play(store, IC, actions, run="ic", user=PricedUser(), judge=PricedJudge(), priced=True)
     await play(store, IC, [], run="ic", agent=BrokenAgent())
-    for actions in DISCO_SESSIONS.values():
-        await play(store, DISCO, actions, run="disco")
+    for name, actions in DISCO_SESSIONS.items():
+        config = EpisodeConfig(checkpoints="strict") if name == "B" else None
+        await play(store, DISCO, actions, run="disco", config=config)
     await play(store, DISCO, [], run="disco", agent=BrokenAgent())
     orig = [(C1, NOTHING), (C2, PARTIAL), (C3, HARVEST)]
     for task, answer in orig:
@@ -296,13 +309,13 @@ def test_a_group_of_only_errored_sessions_has_null_metrics_not_zero(world):
 def test_discobench_hand_computed(world):
     """Six completed sessions (A B C D G H) and one errored.
 
-    outcomes: A [correct, correct]  B [failed, unreached]  C [missed, correct]
-              D [missed, correct]   G [failed, unreached]  H [missed, failed]
+    outcomes: A [correct, correct]  B [failed, unreached] (strict)  C [missed, correct]
+              D [missed, correct]   G [failed, failed]  H [missed, failed]
     accuracy: A, C, D right -> 3/6 = 0.5
     checkpoint pass: 1, 0, 1, 1, 0, 0.5 -> 3.5/6 = 0.58333
-    detection over reached checkpoints (B and G reach only checkpoint 1):
-      A: TP, TN  B: FN  C: FN, TN  D: FN (untargeted ask), FP (ask on unambi)  G: TP  H: FN, TN
-      TP 2, FN 4, FP 1, TN 3 -> accuracy 5/10, precision 2/3, recall 2/6, F1 2(2/3)(1/3)/(1) = 4/9
+    detection over reached checkpoints (B reaches only checkpoint 1):
+      A: TP, TN  B: FN  C: FN, TN  D: FN (untargeted ask), FP (ask on unambi)  G: TP, TN  H: FN, TN
+      TP 2, FN 4, FP 1, TN 4 -> accuracy 6/11, precision 2/3, recall 2/6, F1 2(2/3)(1/3)/(1) = 4/9
     asked checkpoints: A.1 right advanced, D.1 wrong, D.2 wrong, G.1 right not advanced
       ce_a = 2/4 = 0.5, ce_b = 1/4 = 0.25
     ask turns 1, 0, 0, 2, 1, 0 -> 4/6; tool turns 2, 1, 5, 1, 0, 1 -> 10/6
@@ -316,8 +329,8 @@ def test_discobench_hand_computed(world):
     assert g["n_sessions"] == 6 and m["errored"] == 1
     assert m["accuracy"] == 0.5
     assert m["checkpoint_pass_rate"] == pytest.approx(3.5 / 6)
-    assert m["detection"] == {"tp": 2, "fn": 4, "fp": 1, "tn": 3}
-    assert m["detection_accuracy"] == 0.5
+    assert m["detection"] == {"tp": 2, "fn": 4, "fp": 1, "tn": 4}
+    assert m["detection_accuracy"] == pytest.approx(6 / 11)
     assert m["detection_precision"] == pytest.approx(2 / 3)
     assert m["detection_recall"] == pytest.approx(1 / 3)
     assert m["detection_f1"] == pytest.approx(4 / 9)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from clarify_tui.metrics.charts import HIST_BINS, compute_scores, reliability_points, restore_histogram
@@ -11,9 +13,13 @@ from clarify_tui.metrics.table_rows import group_label, profile_cell
 from clarify_tui.results import parse_result
 
 
+_N = itertools.count(1)
+
+
 def session(protocol: str, result: dict, *, run: str = "r", status: str = "completed",
             judged: bool = True, agent: str = "a") -> ScoredSession:
-    return ScoredSession(id=f"{protocol}-{id(result)}", run=run, task_id=f"t{id(result)}", protocol=protocol,
+    n = next(_N)  # one task per session (id(result) of a freed dict repeats: one task counted once)
+    return ScoredSession(id=f"{protocol}-{n}", run=run, task_id=f"t{n}", protocol=protocol,
                          agent=agent, mode="automated", annotator=None, status=status, result=parse_result(protocol, result),
                          judged_by="rule" if judged else None)
 

@@ -16,7 +16,7 @@ async def test_the_question_panel_and_status_line_show_each_new_step(store, sear
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         question, status = shown(screen)
-        assert "rounds 0/" in question and "· 0 steps ·" in status
+        assert "rounds 0/" in question and status.startswith("0 steps ·")
         for rounds in (1, 2):
             await pilot.press("space")
             await settle(pilot)
@@ -24,6 +24,6 @@ async def test_the_question_panel_and_status_line_show_each_new_step(store, sear
             await settle(pilot)
             question, status = shown(screen)
             assert f"rounds {rounds}/" in question, question
-            assert f"· {len(screen.driver.steps)} steps ·" in status
+            assert status.startswith(f"{len(screen.driver.steps)} steps ·")
         screen.refresh_all()  # nothing changed: the same text stays
         assert shown(screen) == (question, status)

@@ -48,11 +48,18 @@ async def answer(pilot, hook: Messages, screen: PlayScreen) -> None:
         await pilot.press("enter")  # the clarify form opens by itself: no questions
         await hook.next(AgentTurnStarted)
         await pilot.pause()
-    await pilot.press("enter")
-    await type_text(pilot, "Sapporo TV Tower" if screen.task_.protocol == Protocol.interactcomp else "no idea")
-    await pilot.press("enter")
-    if screen.task_.protocol == Protocol.interactcomp:
-        await pilot.press("5", "0", "enter")
+    # DiscoBench: a wrong checkpoint answer moves on to the next checkpoint (paper 000,
+    # silent cascading), so each checkpoint is answered; the last answer ends the task
+    answers = len(screen.task_.discobench.checkpoints) if screen.task_.protocol == Protocol.discobench else 1
+    for n in range(answers):
+        await pilot.press("enter")
+        await type_text(pilot, "Sapporo TV Tower" if screen.task_.protocol == Protocol.interactcomp else "no idea")
+        await pilot.press("enter")
+        if screen.task_.protocol == Protocol.interactcomp:
+            await pilot.press("5", "0", "enter")
+        if n < answers - 1:
+            await hook.next(AgentTurnStarted)
+            await pilot.pause()
     await hook.next(SessionEnded)
     await pilot.pause()
 

@@ -36,3 +36,30 @@ def test_judge_with_an_llm_then_score_with_each_judge(tmp_path, search, monkeypa
     assert accuracy("--judge", "rule") == 0.0
     assert accuracy("--judge", "openai:grader-m") == 1.0
     assert accuracy() == 1.0  # default: the latest judgment
+
+
+def test_rejudging_reads_the_grader_as_the_session_was_read(tmp_path, search, monkeypatch, capsys):
+    """A default run is graded as the reference (benchmark.py:132-148: gold text only, "yes"
+    anywhere is correct); `judge` re-grades it the same way, and a `--compat strict` run our way."""
+    import clarify_tui.backends as backends
+
+    monkeypatch.setattr(backends, "_local_search", lambda: search)
+    data = tmp_path / "ic.jsonl"
+    data.write_text(IC.model_dump_json() + "\n", encoding="utf-8")
+    db = tmp_path / "j.db"
+    common = ["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent", "scripted:direct-guess",
+              "--db", str(db)]
+    assert main([*common, "--run", "paper"]) == 0
+    assert main([*common, "--run", "strict", "--compat", "strict"]) == 0
+    reasoned = "No: the towers differ, so I cannot say yes.\nno"
+    correct = {}
+    with FakeOpenAI(lambda r: chat(reasoned)) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        for run in ("paper", "strict"):
+            assert main(["judge", "--db", str(db), "--run", run, "--judge", "openai:grader-m"]) == 0
+            capsys.readouterr()
+            assert main(["score", "--db", str(db), "--run", run, "--format", "json"]) == 0
+            [group] = json.loads(capsys.readouterr().out)["groups"]
+            correct[run] = group["metrics"]["accuracy"]
+    assert correct == {"paper": 1.0, "strict": 0.0}

@@ -121,7 +121,8 @@ def test_an_old_shape_stored_result_loads_scores_and_is_written_back_unchanged(t
     cts = store.session("old-cts").result
     assert isinstance(cts, CTSResult) and cts.aspect_sets == [] and cts.deep_search is None
 
-    groups = {g["benchmark"]: g["metrics"] for g in score_sessions(load_sessions(store), bootstrap=0)["groups"]}
+    scored = score_sessions(load_sessions(store), bootstrap=0, profile_k="data")
+    groups = {g["benchmark"]: g["metrics"] for g in scored["groups"]}
     assert groups["discobench"]["checkpoint_modes"] == {"trajectory": 1}  # no mode recorded: trajectory
     assert groups["discobench"]["profile_k"] == 4  # the data's K: this checkpoint's 4 searches
     assert groups["discobench"]["profiles"]["direct_guess"]["n"] == 1

@@ -65,7 +65,8 @@ def test_json_has_the_design_keys_per_benchmark(db, capsys):
     keys = {"interactcomp": IC_KEYS, "discobench": DISCO_KEYS, "cts": CTS_KEYS}
     assert {g["benchmark"] for g in report["groups"]} == set(keys)
     for g in report["groups"]:
-        assert set(g) == {"key", "benchmark", "n_sessions", "metrics"}
+        assert set(g) == {"key", "benchmark", "n_sessions", "comparable", "deviations", "metrics"}  # DESIGN.md
+        assert isinstance(g["comparable"], bool) and isinstance(g["deviations"], list)
         assert keys[g["benchmark"]] <= set(g["metrics"])
         assert "tokens_by_role" in g["metrics"]
     disco = next(g for g in report["groups"] if g["benchmark"] == "discobench")

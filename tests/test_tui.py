@@ -375,6 +375,15 @@ async def test_play_the_agent_discobench_hides_judge_steps_and_checkpoints_until
         await pilot.press("enter")
         await type_text(pilot, "Team17")
         await pilot.press("enter")
+        # a wrong CP1 answer: checkpoint 2 is current and nothing says CP1 failed (paper 000
+        # appendix I case 1, line 477: "no local indication of the upstream error")
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        text = rendered_text(screen)
+        assert "checkpoint 2 of 2" in text and "checkpoint 1 failed" not in text and "wrong" not in text
+        await pilot.press("enter")
+        await type_text(pilot, "Team17")
+        await pilot.press("enter")
         await hook.next(SessionEnded)
         await pilot.pause()
         text = rendered_text(screen)

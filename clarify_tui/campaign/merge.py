@@ -8,8 +8,11 @@ What is merged, and how it is matched:
   several files is taken once; one whose versions differ is a conflict: it is reported
   and not merged (a version already in the output stays as it is);
 - judgments with their session, matched by content (session, judge, kind, verdict, time),
-  since their integer ids are only local; runs by name; the search cache by its key;
-  campaign definitions by run. Claims and run leases are live state, not merged.
+  since their integer ids are only local, and written in time order (created_at, then
+  content) so the output does not depend on the order of the arguments; runs by name,
+  except that independent runs sharing a name are kept apart (run_identity.py: the later
+  one is renamed NAME~2 and reported; `pool=True` pools them); the search cache by its
+  key; campaign definitions by run. Claims and run leases are live state, not merged.
 
 The output is written in one transaction, so merging the same files again changes nothing.
 Input files are opened read-only.
@@ -20,8 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from clarify_tui import db_errors
+from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
 
 # table -> primary key columns (None: matched by every column but the local integer id)
 KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
@@ -36,15 +43,20 @@ class MergeReport:
     added: dict[str, int] = field(default_factory=dict)  # table -> rows written
     present: int = 0  # sessions already in the output (or another input), identical
     conflicts: dict[str, list[str]] = field(default_factory=dict)  # session id -> files
+    renamed: list[Rename] = field(default_factory=list)  # independent runs kept apart
 
     def add(self, table: str, n: int = 1) -> None:
         self.added[table] = self.added.get(table, 0) + n
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
+    """`path` opened read-only; any problem is one line naming `path` (not the --db)."""
     from clarify_tui.campaign.claims import read_only
 
-    conn = read_only(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}" + (" (it is a directory)" if path.is_dir() else ""))
+    with db_errors.translated(path):
+        conn = read_only(path)
     conn.row_factory = sqlite3.Row
     try:
         conn.execute("SELECT 1 FROM sessions LIMIT 1")
@@ -62,10 +74,13 @@ def rows(conn: sqlite3.Connection, sql: str, params=()) -> list[dict]:
     return [dict(r) for r in conn.execute(sql, params)]
 
 
-def session_version(conn: sqlite3.Connection, session_id: str) -> tuple[dict, list[dict], str]:
-    """The session row, its steps, and a digest of both (NULL columns ignored, so files
-    from before a column was added compare equal)."""
+def session_version(
+    conn: sqlite3.Connection, session_id: str, runs_as: dict[str, str] | None = None
+) -> tuple[dict, list[dict], str]:
+    """The session row (its run renamed by `runs_as`), its steps, and a digest of both
+    (NULL columns ignored, so files from before a column was added compare equal)."""
     row = rows(conn, "SELECT * FROM sessions WHERE id=?", [session_id])[0]
+    row["run"] = (runs_as or {}).get(row["run"], row["run"])
     steps = rows(conn, "SELECT * FROM steps WHERE session_id=? ORDER BY idx", [session_id])
     blob = json.dumps([_set(row), [_set(s) for s in steps]], sort_keys=True, default=str)
     return row, steps, hashlib.sha256(blob.encode()).hexdigest()
@@ -96,27 +111,37 @@ def _digests(keys) -> str:
     return "/".join(sorted(k.rsplit(":", 1)[-1][:8] for k in keys))
 
 
-def merge(inputs: list[Path], out: Path) -> MergeReport:
-    """Merge `inputs` into `out` (created if missing); see the module docstring."""
-    from clarify_tui.store import Store
-
+def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
+    """Merge `inputs` into `out` (created if missing); see the module docstring.
+    `pool`: copies of a run name are one run even when they are independent runs."""
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; give the merged database's file name")
     if out.resolve() in {p.resolve() for p in inputs}:
         raise ValueError(f"--out {out} is also an input; write the merge to a new file")
-    sources = {str(p): open_readonly(p) for p in inputs}
+    sources: dict[str, sqlite3.Connection] = {}
     try:
-        existing = {"(output)": open_readonly(out)} if out.exists() else {}
+        for p in inputs:
+            sources[str(p)] = open_readonly(p)
+        existing = {OUTPUT: open_readonly(out)} if out.exists() else {}
         try:
             check_release({**existing, **sources})
+            copies = {}
+            for name, conn in {**existing, **sources}.items():
+                with db_errors.translated(out if name == OUTPUT else Path(name)):
+                    copies[name] = run_copies(name, conn)
+            renames = plan_renames(copies, pool)
         finally:
             for conn in existing.values():
                 conn.close()
-        _create_schema(out)
+        with db_errors.translated(out):
+            _create_schema(out)
         dest = sqlite3.connect(str(out), timeout=60, isolation_level=None)
         dest.row_factory = sqlite3.Row
         try:
-            dest.execute("BEGIN IMMEDIATE")
-            report = _merge_into(dest, sources)
-            dest.execute("COMMIT")
+            with db_errors.translated(out):  # errors reading an input name that input (StoreError passes)
+                dest.execute("BEGIN IMMEDIATE")
+                report = _merge_into(dest, sources, renames)
+                dest.execute("COMMIT")
         except BaseException:
             if dest.in_transaction:
                 dest.execute("ROLLBACK")
@@ -144,18 +169,32 @@ def _create_schema(out: Path) -> None:
     connect(out).close()
 
 
-def _merge_into(dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection]) -> MergeReport:
-    report = MergeReport()
-    for table, key in KEYED.items():
-        for conn in sources.values():
-            if table in tables(conn):
-                for row in rows(conn, f"SELECT * FROM {table}"):
-                    report.add(table, _insert(dest, table, row, ignore=True))
+_RUN_COLUMN = {"runs": "name", "campaigns": "run"}
+
+
+def _merge_into(
+    dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection], renames: Sequence[Rename] = ()
+) -> MergeReport:
+    report = MergeReport(renamed=list(renames))
+    runs_as: dict[str, dict[str, str]] = {}
+    for r in renames:
+        runs_as.setdefault(r.source, {})[r.old] = r.new
+    for table in KEYED:
+        found_rows = []
+        for name, conn in sources.items():
+            with db_errors.translated(Path(name)):  # a read error names its file (inside: the output's)
+                if table in tables(conn):
+                    found_rows += [(name, row) for row in rows(conn, f"SELECT * FROM {table}")]
+        for name, row in sorted(found_rows, key=lambda found: _row_order(found[1])):
+            if (column := _RUN_COLUMN.get(table)) is not None:
+                row[column] = runs_as.get(name, {}).get(row[column], row[column])
+            report.add(table, _insert(dest, table, row, ignore=True))
     # sessions: every version of every id, across the output and the inputs
     versions: dict[str, dict[str, tuple[dict, list[dict], str]]] = {}
     for name, conn in sources.items():
-        for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id"):
-            versions.setdefault(sid, {})[name] = session_version(conn, sid)
+        with db_errors.translated(Path(name)):
+            for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id").fetchall():
+                versions.setdefault(sid, {})[name] = session_version(conn, sid, runs_as.get(name))
     for sid, found in versions.items():
         digests = {digest for _, _, digest in found.values()}
         here = dest.execute("SELECT 1 FROM sessions WHERE id=?", [sid]).fetchone()
@@ -173,10 +212,24 @@ def _merge_into(dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection]
             report.add("steps", len(steps))
         else:
             report.present += 1
-        for conn in (sources[n] for n in found):
-            for judgment in rows(conn, "SELECT * FROM judgments WHERE session_id=? ORDER BY id", [sid]):
-                report.add("judgments", _insert_judgment(dest, judgment))
+        judgments = []
+        for n in found:
+            with db_errors.translated(Path(n)):
+                judgments += rows(sources[n], "SELECT * FROM judgments WHERE session_id=?", [sid])
+        for judgment in sorted(judgments, key=_judgment_order):
+            report.add("judgments", _insert_judgment(dest, judgment))
     return report
+
+
+def _row_order(row: dict) -> tuple:
+    """Rows of one key in several files: the earliest (then by content) is kept, whatever
+    the order of the inputs (a pooled run's row, a search cached twice)."""
+    return (str(row.get("created_at") or ""), json.dumps(row, sort_keys=True, default=str))
+
+
+def _judgment_order(j: dict) -> tuple:
+    """Time order, then content: the same output ids whatever the order of the inputs."""
+    return (j.get("created_at") or "", str(j.get("judge")), str(j.get("kind")), str(j.get("verdict")), j.get("id") or 0)
 
 
 def _columns(dest: sqlite3.Connection, table: str) -> set[str]:

@@ -30,6 +30,7 @@ from textual_serve.server import Server, to_int
 ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}$")
 TICKET_TTL_S = 120.0
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"  # our own files: the CJK font (static/fonts/LICENSE-*)
 
 FORM = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head>
 <body style="background:#0c181f;color:#eee;font-family:monospace;padding:3em">
@@ -62,6 +63,7 @@ class CampaignServer(Server):
             web.get("/", self.handle_index, name="index"),
             web.get("/ws/{ticket}", self.handle_websocket, name="websocket"),
             web.static("/static", self.statics_path, name="static"),
+            web.static("/clarify-static", STATIC, name="clarify-static"),
         ])
         app.on_startup.append(self.on_startup)
         return app
@@ -109,6 +111,7 @@ class CampaignServer(Server):
         if entry is None:
             raise web.HTTPForbidden(text="403: open the campaign page again (its link has the token)\n")
         annotator = entry[0]
+        access_line(f"{annotator} opened the workbench from {request.remote}")
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
@@ -130,7 +133,14 @@ class CampaignServer(Server):
         finally:
             if app_service is not None:
                 await app_service.stop()
+            access_line(f"{annotator} left (the page closed)")
         return websocket
+
+
+def access_line(text: str) -> None:
+    """One line per visitor arrival and departure on the server's output: who and from
+    where, never the token or a ticket."""
+    print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
 
 
 def visitor_command(python: str, db: Path, run: str, options: list[str]):

@@ -50,6 +50,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.cts import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
+    from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import load_sessions
 
     conn = read_only(path)
@@ -63,6 +64,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         conn.close()
     tasks = set(task_ids)
     sessions = [s for s in sessions if s.task_id in tasks and s.annotator]
+    sessions, duplicates = count_once(sessions)  # the same rule as `score` (metrics/once.py)
     people: dict[str, AnnotatorProgress] = {}
     state: dict[tuple[str, str], str] = {}  # (annotator, task) -> its latest status
     covered: dict[str, set[str]] = {}
@@ -118,5 +120,6 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
             {k: v for k, v in vars(p).items() if k != "restore_scores"} for p in sorted(people.values(),
                                                                                      key=lambda p: p.annotator)
         ],
+        "duplicates": [d.describe() for d in duplicates],
         "agreement": {**agreement(ratings, per_task), "pairs": pairwise_cohen(by_task)} if per_task >= 2 else None,
     }

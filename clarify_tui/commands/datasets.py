@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
-from rich.table import Table
 
+from clarify_tui.commands.listing import add_format, emit
 from clarify_tui.models import PROTOCOLS
 
 console = Console()
@@ -17,6 +17,7 @@ def register(sub) -> None:
     p.add_argument("action", nargs="?", choices=("list", "validate"), default="list")
     p.add_argument("path", nargs="?", help="dataset to validate (a file, a release folder or 'demo')")
     p.add_argument("--benchmark", default=None, choices=PROTOCOLS)
+    add_format(p)
     p.set_defaults(func=main)
 
 
@@ -34,16 +35,9 @@ def main(args: argparse.Namespace) -> int:
             console.print(str(p), markup=False, highlight=False)
         console.print(f"[red]{len(problems)} problem(s)[/red]")
         return 1
-    table = Table(title="Bundled datasets (use --dataset demo)")
-    for col in ("benchmark", "name", "tasks", "languages", "status", "path"):
-        table.add_column(col)
     infos = list_datasets()
-    for info in infos:
-        status = "[green]ok[/green]" if info.ok else f"[red]{len(info.problems)} problem(s)[/red]"
-        table.add_row(
-            info.protocol.value, info.name, str(info.task_count), ", ".join(info.languages), status, str(info.path)
-        )
-    console.print(table)
-    if not infos:
-        console.print("[yellow]no bundled datasets found[/yellow]")
+    rows = [{"benchmark": i.protocol.value, "name": i.name, "tasks": i.task_count, "languages": i.languages,
+             "status": "ok" if i.ok else f"{len(i.problems)} problem(s)", "path": str(i.path)} for i in infos]
+    emit(rows, ("benchmark", "name", "tasks", "languages", "status", "path"), args.format,
+         title="Bundled datasets (use --dataset demo)", empty="no bundled datasets found")
     return 0 if all(i.ok for i in infos) else 1

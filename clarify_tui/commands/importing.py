@@ -48,13 +48,13 @@ def main(args: argparse.Namespace) -> int:
     )
 
     store = open_store(args)
+    config_obj = None
     try:
         if args.format == "interactcomp-harness":
             summary = import_harness(
                 store, args.file, args.dataset, run=args.run, max_rounds=args.max_rounds, canary=args.canary
             )
         else:
-            config_obj = None
             if args.config or any(s.startswith("openai") for s in (args.user, args.judge)):
                 from clarify_tui.config import load_config
 
@@ -66,6 +66,13 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"[red]Cannot import[/red] {args.file}", soft_wrap=True)
         console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
         return 2
+    from clarify_tui.provenance import imported_provenance
+
+    benchmark = "interactcomp" if args.format == "interactcomp-harness" else "cts"
+    store.set_run_provenance(summary.run, imported_provenance(
+        benchmark=benchmark, dataset=str(args.dataset), source=args.file, row=store.run_row(summary.run) or {},
+        config_obj=config_obj, argv=getattr(args, "argv", None),
+    ))
     console.print(
         f"imported {len(summary.sessions)} session(s) into run [bold]{summary.run}[/bold] "
         f"({summary.completed} completed, {summary.errored} errored) in {store.path}",

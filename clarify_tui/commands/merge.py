@@ -1,7 +1,8 @@
 """`clarify-tui merge A.db B.db ... --out ALL.db`: one database from annotators' files.
 
 Sessions, steps, judgments, tasks, runs and recorded searches are merged by id; a session
-that differs between files is reported and left out; the tasks must be the same release.
+that differs between files is reported and left out; the tasks must be the same release;
+independent runs that share a name are kept apart (renamed, reported) unless --pool.
 Exit 0 when everything merged, 1 when some sessions conflicted (the rest is merged).
 """
 
@@ -16,15 +17,20 @@ def register(sub) -> None:
     p = sub.add_parser("merge", help="merge annotators' databases into one (sessions, judgments, tasks, cache)")
     p.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="databases to merge (read only)")
     p.add_argument("--out", required=True, type=Path, help="the merged database (created, or added to)")
+    p.add_argument("--pool", action="store_true",
+                   help="pool runs that share a name even when they are independent runs (default: keep them "
+                        "apart, the later one renamed NAME~2)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.merge import merge
 
-    report = merge(args.inputs, args.out)
+    report = merge(args.inputs, args.out, pool=args.pool)
     added = ", ".join(f"{n} {table}" for table, n in sorted(report.added.items()) if n) or "nothing new"
     print(f"{args.out}: added {added}; {report.present} session(s) already there")
+    for r in report.renamed:
+        print(f"renamed: {r.source}: run '{r.old}' merged as '{r.new}': {r.why}; --pool pools them", file=sys.stderr)
     if report.conflicts:
         print(f"{len(report.conflicts)} session(s) differ between files and were NOT merged:", file=sys.stderr)
         for sid, files in sorted(report.conflicts.items()):

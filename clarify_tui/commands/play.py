@@ -23,7 +23,7 @@ def register(sub) -> None:
                    help="agent: you act (human baseline); user: you answer the agent; observer: watch or step")
     p.add_argument("--agent", default="scripted:search-then-ask", help="agent spec when you are not the agent")
     p.add_argument("--user", default="rule", help="user spec when you are not the user")
-    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")

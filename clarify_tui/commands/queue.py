@@ -26,7 +26,8 @@ def register(sub) -> None:
     s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
-    s.add_argument("--format", default="table", choices=("table", "json"))
+    s.add_argument("--format", default="table", choices=("table", "json"),
+                   help="table (plain columns when piped) or json")
     s.set_defaults(func=status)
 
 
@@ -50,6 +51,8 @@ def status(args: argparse.Namespace) -> int:
     if per_task < 1:
         raise ValueError("--per-task must be at least 1")
     report = campaign_status(path, args.run, campaign.task_ids, per_task)
+    for line in report["duplicates"]:
+        print(f"warning: {line}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -60,10 +63,11 @@ def status(args: argparse.Namespace) -> int:
 
 def print_status(report: dict) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from clarify_tui.commands.listing import console as report_console
+
+    console = report_console()
     if not report["annotators"]:
         console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({report['tasks']} tasks)")
         return

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, config_choices, open_store
+from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.results import CTSResult, InteractCompResult
 
@@ -22,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--agent", required=True, help="scripted:POLICY | openai:MODEL")
     p.add_argument("--user", default="rule", help="rule | openai:MODEL")
-    p.add_argument("--search", default="local", help="local | tavily")
+    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
     p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
     add_db(p)
     p.add_argument("--run", dest="run_name", default=None, help="run name (default: agent and time)")
@@ -39,8 +40,9 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
                    help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
     p.add_argument("--deep-search", default=None, metavar="SPEC",
-                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL, settings in [deep_search]); "
-                        "default: the agent under test also runs deep search")
+                   help="CTS: the fixed deep-search agent (scripted:POLICY | openai:MODEL; or `spec` in [deep_search] "
+                        "of clarify.toml, with its settings); required for a clarifier that is not scripted (paper "
+                        "001 varies only the clarifier); scripted clarifiers without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default="full",
@@ -52,9 +54,10 @@ def register(sub) -> None:
     p.add_argument("--actions", default="reference", choices=config_choices("actions"),
                    help="InteractComp action parsing: the reference harness's exact rules, or ours "
                         "(aliases, flat params, <answer> tags)")
-    p.add_argument("--compat", default="ours", choices=config_choices("compat"),
-                   help="InteractComp responder/grader readings: ours, or the reference harness's "
-                        "substring readings (reproduces its published numbers)")
+    p.add_argument("--compat", default=None, choices=config_choices("compat"),
+                   help="InteractComp responder/grader readings: paper (default: the reference harness's, "
+                        "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
+                        "harness's readings and its turning failed calls into answers)")
     p.add_argument("--prompting", default="neutral", choices=config_choices("prompting"), help="DiscoBench prompting")
     p.add_argument(
         "--ablation", default="none", choices=config_choices("ablation"),
@@ -62,7 +65,9 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--checkpoints", default="answer", choices=config_choices("checkpoints"),
-        help="DiscoBench: answer = the agent answers each checkpoint (paper §3, default); "
+        help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
+             "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
+             "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
@@ -92,7 +97,10 @@ def at_least(low: int):
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, validate_spec
+    from rich.markup import escape
+
+    from clarify_tui.deviations import banner
+    from clarify_tui.runner import RunSpec, apply_call_limit, run_batch, run_deviations, validate_spec
     from clarify_tui.tasks import load_tasks
 
     if args.retry_errored and not args.resume:
@@ -111,9 +119,11 @@ def main(args: argparse.Namespace) -> int:
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
         prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
         deep_search=args.deep_search,
-        actions=args.actions, compat=args.compat,
+        actions=args.actions, compat=args.compat or DEFAULT_COMPAT,
     )
     check_interactcomp_flags(args.benchmark, config)
+    if args.compat is not None and (idle := compat_changes_nothing(args)):
+        console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
     name = args.run_name or f"{args.benchmark}-{args.agent.replace(':', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
     spec = RunSpec(
         name=name, agent=args.agent, user=args.user, search=args.search, judge=args.judge,
@@ -122,14 +132,24 @@ def main(args: argparse.Namespace) -> int:
     )
     config_obj = None
     specs = (args.agent, args.user, args.judge, args.search, args.deep_search or "")
-    if args.config or args.overrides or any(s.startswith(("openai", "tavily")) for s in specs):
+    if args.config or args.overrides or any(s.startswith(("openai", "tavily", "serper")) for s in specs):
         from pathlib import Path
 
         from clarify_tui.config import load_config
 
         config_obj = load_config(Path(args.config) if args.config else None, overrides=parse_overrides(args.overrides))
+    if not config.deep_search and config_obj is not None and config_obj.deep_search.spec:
+        spec.config = config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, args.concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
+    from clarify_tui.provenance import run_provenance
+
+    spec.provenance = run_provenance(
+        benchmark=args.benchmark, dataset=str(args.dataset), agent=args.agent, user=args.user, judge=args.judge,
+        search=args.search, deep_search=config.deep_search, config_obj=config_obj, argv=getattr(args, "argv", None),
+    )
+    if (line := banner(run_deviations(spec))) is not None:
+        console.print(f"[yellow]{escape(line)}[/yellow]")
     store = open_store(args)
     with Progress(
         TextColumn(f"[bold]{name}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -144,6 +164,8 @@ def main(args: argparse.Namespace) -> int:
         )
         progress.update(bar, completed=len(tasks))
     print_summary(args.benchmark, name, summary, store)
+    for note in summary.notes:
+        console.print(note, markup=False, highlight=False)
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return 0
@@ -174,7 +196,11 @@ def print_summary(benchmark: str, name: str, summary, store) -> None:
                             and s.result.outcome == "invalid_skip")
                 line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
+        if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
+            line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
     console.print(line)
+    if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
+        console.print(f"note: {note}", markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
@@ -194,6 +220,22 @@ def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
             f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
             f"with --forced-asks {config.forced_asks}"
         )
+
+
+def compat_changes_nothing(args: argparse.Namespace) -> str | None:
+    """Why an explicit --compat has no effect on this run (None: it has one). It chooses
+    how a model's replies are read; a rule user or judge has no wording to read."""
+    if args.benchmark != "interactcomp":
+        return f"changes nothing: it applies to InteractComp only, not {args.benchmark}"
+    models = [role for role in ("user", "judge") if getattr(args, role).startswith("openai")]
+    searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
+    if not models and not searches:
+        return ("changes nothing: the rule user and the rule judge reply with fixed words, "
+                "there is no model wording to read (it matters with --user/--judge openai:MODEL)")
+    rules = [role for role in ("user", "judge") if role not in models]
+    if rules:
+        return f"does not change the rule {' or '.join(rules)}'s replies (fixed words, nothing to read)"
+    return None
 
 
 def deep_search_line(spec: str | None) -> str:

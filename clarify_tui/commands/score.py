@@ -48,9 +48,10 @@ def register(sub) -> None:
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--profile-k", type=float, default=None,
-                   help="DiscoBench profiles: searches above K make a guess search-heavy (default: data-driven, "
-                        "the median search count of the group's successful no-ask ambiguous checkpoints)")
+    p.add_argument("--profile-k", type=profile_k, default=None, metavar="K|data",
+                   help="DiscoBench profiles: searches above K make a guess search-heavy (default: the paper's "
+                        "K = 3 for every group; data = one K for all groups scored together, the median search "
+                        "count of their successful no-ask ambiguous checkpoints, as the paper derived its K)")
     p.add_argument("--bootstrap", type=int, default=10_000, help="CTS paired bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--jobs", type=int, default=1,
@@ -58,8 +59,17 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _whole(k: float | None) -> float | None:
-    return int(k) if k is not None and float(k).is_integer() else k
+def profile_k(text: str) -> float | str:
+    """An argparse type: "data" or a number >= 0 (argparse names the flag in its error)."""
+    if text == "data":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'data', got '{text}'") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text}")
+    return int(value) if value.is_integer() else value
 
 
 def main(args: argparse.Namespace) -> int:
@@ -80,11 +90,22 @@ def main(args: argparse.Namespace) -> int:
             print(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
                   "--include-informed keeps them", file=sys.stderr)
             sessions = [s for s in sessions if not s.result.informed]
+    from clarify_tui.metrics.once import count_once
+
+    sessions, duplicates = count_once(sessions)
+    for d in duplicates:
+        print(f"warning: {d.describe()}", file=sys.stderr)
     with _bootstrap_pool(args.jobs) as executor:
         report = score_sessions(
-            sessions, by=args.by, profile_k=_whole(args.profile_k), bootstrap=args.bootstrap, seed=args.seed,
+            sessions, by=args.by, profile_k=args.profile_k, bootstrap=args.bootstrap, seed=args.seed,
             executor=executor,
         )
+    from clarify_tui.compat import strict_note
+
+    if note := strict_note(
+        s.result.compat for s in sessions if s.protocol == "interactcomp" and s.status in ("completed", "errored")
+    ):
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -118,7 +139,8 @@ def write_csv(report: dict, out) -> None:
     rows = []
     for g in report["groups"]:
         row = {"benchmark": g["benchmark"], **{f"key.{k}": v for k, v in g["key"].items()},
-               "n_sessions": g["n_sessions"]}
+               "n_sessions": g["n_sessions"], "comparable": g.get("comparable"),
+               "deviations": "; ".join(g.get("deviations") or [])}
         row.update(flatten(g["metrics"]))
         rows.append(row)
     columns: list[str] = []
@@ -131,10 +153,11 @@ def write_csv(report: dict, out) -> None:
 
 
 def print_tables(report: dict, by: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from clarify_tui.commands.listing import console as report_console
+
+    console = report_console()
     if not report["groups"]:
         console.print("[yellow]no sessions match[/yellow]")
         return
@@ -144,6 +167,7 @@ def print_tables(report: dict, by: str) -> None:
             continue
         if len(groups) > WIDE_GROUPS:
             console.print(_summary_table(benchmark, by, groups))
+            _print_footnotes(console, groups)
             continue
         caption = None
         if benchmark == "discobench":
@@ -206,6 +230,19 @@ def print_tables(report: dict, by: str) -> None:
                 notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
+        unpriced = sorted({m for g in groups for m in g["metrics"].get("unpriced_models") or []})
+        if unpriced:
+            console.print(f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
+                          f"{', '.join(unpriced)}", markup=False, highlight=False)
+        _print_footnotes(console, groups)
+
+
+def _print_footnotes(console, groups: list[dict]) -> None:
+    """The comparability footnotes under a benchmark's table (metrics/comparability.py)."""
+    from clarify_tui.metrics.comparability import footnotes
+
+    for line in footnotes(groups, group_label):
+        console.print(line, style="yellow", markup=False, highlight=False)
 
 
 def _summary_table(benchmark: str, by: str, groups: list[dict]):
@@ -236,7 +273,8 @@ def _summary_table(benchmark: str, by: str, groups: list[dict]):
 def _role_cell(u: dict | None) -> str:
     if not u:
         return "-"
-    return f"{u['tokens_in']}/{u['tokens_out']}/{u['cost_usd']:.4f}"
+    cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+    return f"{u['tokens_in']}/{u['tokens_out']}/{cost}"
 
 
 def _type_cell(t: dict | None) -> str:

@@ -1,17 +1,17 @@
-"""`clarify-tui sessions`: the stored sessions as a table in the terminal."""
+"""`clarify-tui sessions`: the stored sessions, as a table (plain columns when piped), CSV or JSON."""
 
 from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-from rich.table import Table
-
 from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.listing import add_format, emit
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import active, duration, failed, outcome
 
-console = Console()
+# what a reviewer needs first: at 80 columns the later ones give way (listing.fitting)
+COLUMNS = ("id", "task", "outcome", "annotator", "run", "agent", "mode", "steps", "active", "duration", "protocol",
+           "user", "note")
 
 
 def register(sub) -> None:
@@ -22,7 +22,8 @@ def register(sub) -> None:
     p.add_argument("--status", default=None, choices=SESSION_STATUSES)
     p.add_argument("--failed", action="store_true",
                    help="only completed sessions with a wrong answer (CTS: a restore score below 100)")
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--limit", type=int, default=200, help="the newest N sessions (default 200)")
+    add_format(p)
     p.set_defaults(func=main)
 
 
@@ -32,14 +33,11 @@ def main(args: argparse.Namespace) -> int:
     if args.failed:
         sessions = [s for s in sessions if failed(s)]
     counts = store.step_counts()
-    table = Table(title=f"{len(sessions)} session(s) in {store.path}")
-    for col in ("id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "outcome", "steps", "duration",
-                "active"):
-        table.add_column(col, no_wrap=col in ("id", "outcome", "steps"), overflow="fold")
-    for s in sessions[-args.limit:]:
-        table.add_row(
-            s.id, s.run, s.task_id, s.protocol.value, s.agent, s.user, s.mode, s.annotator or "",
-            outcome(s), str(counts.get(s.id, 0)), duration(s), active(s),
-        )
-    console.print(table)
+    rows = [
+        {"id": s.id, "task": s.task_id, "outcome": outcome(s), "annotator": s.annotator, "run": s.run,
+         "agent": s.agent, "mode": s.mode, "steps": counts.get(s.id, 0), "active": active(s),
+         "duration": duration(s), "protocol": s.protocol.value, "user": s.user, "note": s.note}
+        for s in sessions[-args.limit:]
+    ]
+    emit(rows, COLUMNS, args.format, title=f"{len(sessions)} session(s) in {store.path}", empty="no sessions match")
     return 0

@@ -178,6 +178,7 @@ class CTSRules(Rules):
             k=self.ep.config.k,
             deep_search=self.deep_search_spec(),
             deep_search_fixed=bool(self.ep.config.deep_search),
+            **self.skip_fields(),
         )
 
 

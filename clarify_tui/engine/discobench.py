@@ -1,14 +1,18 @@
 """DiscoBench rules (paper 000 §3, appendix B): search / ask / answer per checkpoint.
 
-Two ways to settle the hidden checkpoints, chosen by `EpisodeConfig.checkpoints` and
-recorded in the result as `checkpoint_mode`:
+Three ways to settle the hidden checkpoints, chosen by `EpisodeConfig.checkpoints` and
+recorded in the result as `checkpoint_mode` (docs/paper-readings.md D1-D3, D7):
 
-- "answer" (default, §3 lines 79-83, B.2 line 307): the agent is told how many checkpoints
-  there are and which one it is on, never their content. `answer` commits the current
-  checkpoint's intermediate answer, judged for equivalence with its target (aliases
-  count): right -> the checkpoint is advanced and the next becomes current; wrong -> it
-  fails, the later ones are unreached and the task ends. The answer at the last
-  checkpoint is the final answer. Searches and asks never pass or fail a checkpoint.
+- "answer" (default, the paper: §3 lines 79-83, B.1 line 293, B.2 line 307, appendix I
+  case 1 line 477): the agent is told how many checkpoints there are and which one it is
+  on, never their content. `answer` commits the current checkpoint's intermediate answer,
+  judged for equivalence with its target (aliases count): right -> advanced, wrong ->
+  failed, and either way the next becomes current with the same words to the agent
+  ("silent cascading": no local indication of an upstream error). The answer at the last
+  checkpoint is the final answer and alone decides accuracy. Searches and asks never pass
+  or fail a checkpoint.
+- "strict" (our earlier reading, not the paper's): as "answer", but a wrong intermediate
+  answer fails the checkpoint, the later ones are unreached and the task ends (wrong).
 - "trajectory" (for imported single-answer runs): the agent is told nothing about
   checkpoints; the current one passes when a search query or the answer establishes its
   target (checkpoint judge) and fails when one commits to a distractor first; the last is
@@ -49,7 +53,8 @@ class DiscoBenchRules(Rules):
 
     @property
     def answer_mode(self) -> bool:
-        return self.state.mode == "answer"
+        """The agent answers each checkpoint ("answer" or "strict")."""
+        return self.state.mode in ("answer", "strict")
 
     # ---- what the agent sees and may do ----------------------------------------------
 
@@ -111,6 +116,13 @@ class DiscoBenchRules(Rules):
         for cp in self.state.checkpoints[index + 1 :]:
             cp.status = "unreached"
         self.state.current = None
+
+    def _fail_and_go_on(self, index: int) -> None:
+        """Paper reading: the wrong checkpoint fails and the next becomes current."""
+        self.state.checkpoints[index].status = "failed"
+        nxt = index + 1
+        self.state.checkpoints[nxt].status = "current"
+        self.state.current = nxt
 
     async def _judge_progress(self, kind: str, text: str) -> list[tuple[int, str, Usage | None]]:
         """Advance through non-final checkpoints this text settles; returns the events."""
@@ -180,7 +192,10 @@ class DiscoBenchRules(Rules):
         else:
             last = ep.task.discobench_part.checkpoints[-1]
             reply = await ep.user.reply_discobench(ep.task, last, action.text, False)
-        if right and cur is not None:
+        # what the agent received: the user's own account when it gives one (a person who
+        # typed something else did not release the clue, whatever the judge said)
+        released = cur is not None and (right if reply.released_clue is None else reply.released_clue)
+        if released and cur is not None:
             cur[0].clue_released = True
         obs = Observation(text=reply.text)
         ep.record("agent", action, obs)
@@ -197,7 +212,7 @@ class DiscoBenchRules(Rules):
         ep.record(
             "user",
             Action(kind=ActionKind.reply, text=reply.text),
-            Observation(data={"released_clue": right}),
+            Observation(data={"released_clue": released}),
             usage=reply.usage,
         )
         return obs
@@ -220,25 +235,29 @@ class DiscoBenchRules(Rules):
         verdict = await ep.judge.equivalent(
             checkpoint.description or ep.task.question, action.text, gold, benchmark="discobench"
         )
+        status = "passed" if verdict.correct else "failed"
         if verdict.correct:
             self._pass(i)
-            obs = Observation(
-                text=f"Checkpoint {i + 1} of {n} answered. You are now on checkpoint {i + 2} of {n}.",
-                data={"checkpoint": i, "correct": True},
-            )
-        else:
+        elif self.state.mode == "strict":
             self._fail(i)
             self.state.correct = False
-            obs = Observation(text="answer recorded", done=True, data={"checkpoint": i, "correct": False})
+        else:  # silent cascading: this one fails, the next is current, the agent is not told
+            self._fail_and_go_on(i)
+        if self.state.current is None:  # strict: a wrong answer ends the task
+            obs = Observation(text="answer recorded", done=True, data={"checkpoint": i})
+        else:  # the same words right or wrong: only the judge step (hidden) knows
+            obs = Observation(
+                text=f"Checkpoint {i + 1} of {n} answered. You are now on checkpoint {i + 2} of {n}.",
+                data={"checkpoint": i},
+            )
         ep.record("agent", action, obs)
-        status = "passed" if verdict.correct else "failed"
         ep.record(
             "judge",
             Action(kind=ActionKind.judge, text=f"checkpoint {i + 1} answer"),
             Observation(text=f"checkpoint {i + 1} {status}", data={"checkpoint": i, "status": status}),
             usage=verdict.usage,
         )
-        if not verdict.correct:
+        if self.state.current is None:
             ep.done = True
         return obs
 
@@ -286,4 +305,5 @@ class DiscoBenchRules(Rules):
             ],
             ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
             tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
+            **self.skip_fields(),
         )

@@ -18,6 +18,7 @@ feedback and tries again in the same round. The 4th in a row skips the task
 
 from __future__ import annotations
 
+from clarify_tui.compat import failures_as_reference, reads_as_reference
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.errors import BackendError
 from clarify_tui.llm import ic_reference as ref
@@ -65,7 +66,13 @@ class InteractCompRules(Rules):
 
     @property
     def reference_readings(self) -> bool:
-        return self.ep.config.compat == "reference"
+        """Replies read as the harness reads them (`--compat paper`, the default, or reference)."""
+        return reads_as_reference(self.ep.config.compat)
+
+    @property
+    def reference_failures(self) -> bool:
+        """Failed calls become answers as in the harness (only `--compat reference`)."""
+        return failures_as_reference(self.ep.config.compat)
 
     def resolve_max_rounds(self, configured: int | None) -> int:
         rounds = 1 if self.mode == "answer_only" else (configured or self.default_max_rounds)
@@ -131,7 +138,12 @@ class InteractCompRules(Rules):
             reply = await self._reply(action.text)
             obs = Observation(text=reply.text)
             ep.record("agent", action, obs)
-            ep.record("user", Action(kind=ActionKind.reply, text=reply.text, raw=reply.raw), usage=reply.usage)
+            said = None
+            if reply.fault:  # kept so replay and the export say why (issue 22)
+                said = Observation(text=f"the responder call failed; the reference harness reads it as "
+                                        f"i don't know ({reply.fault})", data={"fault": reply.fault})
+            ep.record("user", Action(kind=ActionKind.reply, text=reply.text, raw=reply.raw), said,
+                      usage=reply.usage)
             return obs
         self.state.answer = action.text
         self.state.confidence = action.confidence
@@ -146,7 +158,7 @@ class InteractCompRules(Rules):
         try:
             result = await self.ep.search.search(action.text, self.ep.config.search_results)
         except BackendError as exc:
-            if not self.reference_readings:
+            if not self.reference_failures:
                 raise
             # core/action.py:134-136: a failed search is the observation "Search failed"
             obs = Observation(text="Search failed", data={"search_failed": str(exc)})
@@ -159,11 +171,11 @@ class InteractCompRules(Rules):
     async def _reply(self, question: str) -> UserReply:
         try:
             reply = await self.ep.user.reply_interactcomp(self.ep.task, question)
-        except BackendError:
-            if not self.reference_readings:
+        except BackendError as exc:
+            if not self.reference_failures:
                 raise
             # core/responder.py:100-102, core/action.py:92-94: a failed responder is "i don't know"
-            return UserReply(text="i don't know")
+            return UserReply(text="i don't know", fault=str(exc))
         if self.reference_readings and reply.raw is not None:
             reply = reply.model_copy(update={"text": ref.responder_reading(reply.raw)})
         return reply
@@ -172,7 +184,8 @@ class InteractCompRules(Rules):
         """benchmark.py:122, :132-152: the grader sees the task's own question and answer."""
         task, judge = self.ep.task, self.ep.judge
         if self.reference_readings and hasattr(judge, "grade_reference"):
-            verdict = await judge.grade_reference(task.question, predicted, task.gold.text)
+            verdict = await judge.grade_reference(task.question, predicted, task.gold.text,
+                                                  failure_is_wrong=self.reference_failures)
         else:
             verdict = await judge.equivalent(task.question, predicted, task.gold)
         self.state.correct = verdict.correct

@@ -44,6 +44,11 @@ class Rules:
 
     def __init__(self, episode: Episode) -> None:
         self.ep = episode
+        self.invalid_skip = False  # ended by the agent's own invalid outputs (on_invalid_limit)
+
+    def skip_fields(self) -> dict[str, Any]:
+        """`invalid_skip` for the result, only when it happened (older rows stay as they were)."""
+        return {"invalid_skip": True} if self.invalid_skip else {}
 
     def allowed(self) -> list[ActionKind]:
         raise NotImplementedError
@@ -70,7 +75,8 @@ class Rules:
         return None
 
     # Invalid outputs: by default each one uses a round and MAX_INVALID_STREAK in a row
-    # end the session errored; a protocol may retry them inside the round instead.
+    # end the task as a wrong answer (the model's own failure, never an excluded errored
+    # session); a protocol may retry them inside the round instead.
     invalid_uses_round = True
     invalid_limit = MAX_INVALID_STREAK
 
@@ -86,9 +92,13 @@ class Rules:
         return f"'{action.kind.value}' is not allowed now. Allowed: {names}."
 
     async def on_invalid_limit(self, action: Action) -> None:
-        """`invalid_limit` invalid outputs in a row: by default the session errors."""
-        raw = action.raw or action.summary()
-        self.ep.fail(f"{self.invalid_limit} invalid actions in a row; last output: {raw}")
+        """`invalid_limit` invalid outputs in a row: the agent's own failure, so the task ends
+        scored as not done (as running out of rounds) and the session is completed, not
+        errored: only infrastructure failures are excluded (docs/scoring.md). The result's
+        `invalid_skip` says why."""
+        self.invalid_skip = True
+        self.on_rounds_exhausted()
+        self.ep.finish()
 
     def view_turns(self) -> list[Step]:
         """The agent steps this agent may see now (CTS search phase hides the clarify phase)."""
@@ -103,10 +113,12 @@ class Rules:
     def record_verdict(self, verdict) -> None:
         """The answer-equivalence judge step that ends an episode."""
         self.ep.done = True
+        text, data = ("correct" if verdict.correct else "wrong"), {"correct": verdict.correct}
+        if verdict.fault:  # kept so replay and the export say why (issue 22)
+            text = f"wrong: the grader call failed, scored wrong as the reference harness does ({verdict.fault})"
+            data["fault"] = verdict.fault
         self.ep.record(
-            "judge",
-            Action(kind=ActionKind.judge, text="answer equivalence"),
-            Observation(text="correct" if verdict.correct else "wrong", data={"correct": verdict.correct}),
+            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), Observation(text=text, data=data),
             usage=verdict.usage,
         )
 

@@ -8,7 +8,7 @@ abandoned sessions are left out; other protocols are skipped), in session order:
 | correct_answer | the task's gold answer text |
 | predicted_answer | result.answer ("" when the session ended unanswered or was skipped after invalid outputs); `Error` for errored and for a call the harness could not make (outcome `call_error`) |
 | confidence | result.confidence as the harness prints it (`85`); "" when the answer had none, `0` when there was no answer or the session errored |
-| history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict; for errored sessions `Error: ` and the session's error (just `Error` for a row imported from a harness file), so an infrastructure failure is never passed off as a wrong answer; the export says on stderr how many |
+| history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict, and a final-round reply that was no answer is `answer (its own params)` / `No Answer` (or its answer param) as the harness keeps it (agent.py:137-146); for errored sessions `Error: ` and the session's error (just `Error` for a row imported from a harness file), so an infrastructure failure is never passed off as a wrong answer; the export says on stderr how many |
 | score | 1.0 when result.correct, else 0.0 (0.0 for errored, as the harness writes) |
 | cost | the running total of the sessions' cost_usd in row order, as the harness writes its shared LLM's total; 0.0 for errored |
 | action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a task skipped after repeated invalid outputs (run_benchmark.py:129-130); `{}` for errored |
@@ -26,8 +26,9 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
-from clarify_tui.harness_history import ERRORED_MESSAGE, render_history
+from clarify_tui.harness_history import ERRORED_MESSAGE, parse_action_text, render_history
 from clarify_tui.llm import ic_reference
+from clarify_tui.llm.ic_actions import reference_parse
 from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind, Session, Step, Task
 from clarify_tui.results import InteractCompResult
@@ -67,7 +68,24 @@ def search_text(step: Step) -> str:
     return "No results"
 
 
-def history_rounds(steps: list[Step]) -> list[tuple[str, dict[str, str], str]]:
+def spent_final_round(step: Step) -> dict[str, str] | None:
+    """The params of a final-round reply that was no answer, as the harness keeps it in
+    memory (agent.py:137-146: under the name `answer`, with the reply's own params and the
+    observation `No Answer` or the params' answer); None for a real answer."""
+    raw = step.action.raw or ""
+    if raw.lstrip().startswith("Action:"):  # imported from a harness file: its own text
+        parsed = parse_action_text(raw)
+        if parsed is None:
+            return None
+        name, params = parsed
+        return None if name == "answer" and "answer" in params else dict(params)
+    name, params = reference_parse(raw)
+    if not raw or name == "answer":
+        return None
+    return {str(k): str(v) for k, v in params.items()}
+
+
+def history_rounds(steps: list[Step], reference_parsing: bool = False) -> list[tuple[str, dict[str, str], str]]:
     rounds = []
     for s in steps:
         if s.actor != "agent" or s.error:
@@ -77,6 +95,8 @@ def history_rounds(steps: list[Step]) -> list[tuple[str, dict[str, str], str]]:
             rounds.append(("search", {"query": s.action.text}, search_text(s)))
         elif kind == ActionKind.ask:
             rounds.append(("ask", {"question": s.action.text}, s.observation.text))
+        elif kind == ActionKind.answer and reference_parsing and (spent := spent_final_round(s)) is not None:
+            rounds.append(("answer", spent, s.action.text))
         elif kind == ActionKind.answer:
             conf = s.action.confidence
             props = {"answer": s.action.text}
@@ -103,7 +123,7 @@ def action_counts(session: Session, steps: list[Step]) -> str:
 
 
 def session_cost(steps: list[Step]) -> float:
-    return sum(s.cost_usd for s in steps)
+    return sum(s.cost_usd or 0.0 for s in steps)  # the harness's CSV has no "unpriced"
 
 
 def export_interactcomp_csv(
@@ -145,7 +165,9 @@ def export_interactcomp_csv(
             "correct_answer": gold,
             "predicted_answer": result.answer or "",
             "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
-            "history": render_history(harness_question(session, task), history_rounds(steps)),
+            "history": render_history(
+                harness_question(session, task), history_rounds(steps, session.config.actions == "reference")
+            ),
             "score": 1.0 if result.correct else 0.0,
             "cost": total,
             "action_counts": action_counts(session, steps),

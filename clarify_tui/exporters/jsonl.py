@@ -4,6 +4,8 @@ without our database (`clarify-tui score --from-export FILE`).
 One line per session, in the database's order (created_at, id):
 
 - `session`: the session row (its `result` is the engine's own verdicts);
+- `provenance`: its run's provenance (clarify_tui/provenance.py: version, command, each
+  role's resolved settings, prompt and dataset sha256; null for sessions of no recorded run);
 - `task`: the task snapshot as used (docs/scoring.md: hidden fields of an encrypted
   release stay encrypted unless `include_hidden`);
 - `steps`: every step with its actor, tokens, cost and latency;
@@ -26,10 +28,13 @@ from clarify_tui.store import Store
 
 
 def session_record(store: Store, session, steps, judgments: list[dict] | None = None,
-                   include_hidden: bool = False) -> dict:
+                   include_hidden: bool = False, provenance: dict | None = None,
+                   duplicate_of: str | None = None) -> dict:
+    """`duplicate_of`: the session scored in this one's place (metrics/once.py)."""
     judgments = store.judgments(session.id) if judgments is None else judgments
     return {
         "session": session.model_dump(mode="json"),
+        "provenance": provenance,
         "task": store.task_record(session.id, include_hidden=include_hidden),
         "steps": [
             {
@@ -49,7 +54,7 @@ def session_record(store: Store, session, steps, judgments: list[dict] | None = 
             for s in steps
         ],
         "judgments": [judgment_record(j) for j in judgments],
-        "score_inputs": score_inputs(session, steps, judgments),
+        "score_inputs": score_inputs(session, steps, judgments, duplicate_of),
     }
 
 
@@ -68,41 +73,53 @@ def judgment_record(row: dict) -> dict:
     }
 
 
-def _selection(session, steps, judgments: list[dict], judge: str | None) -> dict[str, Any]:
+def _selection(session, steps, judgments: list[dict], judge: str | None, duplicate_of: str | None = None
+               ) -> dict[str, Any]:
     scored = from_session(session, steps, judgments, judge=judge)
     protocol = str(session.protocol)
     verdicts = {kind: {"judgment": None, "judge": session.judge} for kind in _kinds(protocol)}
     verdicts.update(scored.inputs)
-    counted = is_counted(scored)
+    counted = is_counted(scored) and duplicate_of is None
     excluded = None
-    if not counted:
+    if duplicate_of is not None:
+        excluded = "duplicate"  # the task is scored by the session `duplicate_of` (metrics/once.py)
+    elif not counted:
         excluded = session.status if session.status != "completed" else "unjudged"
-    return {"judged_by": scored.judged_by, "scored": counted, "excluded_as": excluded, "verdicts": verdicts}
+    out = {"judged_by": scored.judged_by, "scored": counted, "excluded_as": excluded, "verdicts": verdicts}
+    if duplicate_of is not None:
+        out["duplicate_of"] = duplicate_of
+    return out
 
 
 def _kinds(protocol: str) -> list[str]:
     return sorted({kind for kind in METRIC_INPUTS.get(protocol, {}).values() if kind != "engine"})
 
 
-def score_inputs(session, steps, judgments: list[dict]) -> dict:
+def score_inputs(session, steps, judgments: list[dict], duplicate_of: str | None = None) -> dict:
     """Which verdict each metric reads: `verdicts` maps a judgment kind to the judgment id
     used (null: the engine's own verdict in session.result); `metrics` maps each metric to
     that kind ("engine": result fields no judgment replaces)."""
     specs = sorted({j["judge"] for j in judgments} | {session.judge})
     return {
-        "default": {"judge": None, **_selection(session, steps, judgments, None)},
-        "by_judge": {spec: _selection(session, steps, judgments, spec) for spec in specs},
+        "default": {"judge": None, **_selection(session, steps, judgments, None, duplicate_of)},
+        "by_judge": {spec: _selection(session, steps, judgments, spec, duplicate_of) for spec in specs},
         "metrics": METRIC_INPUTS.get(str(session.protocol), {}),
     }
 
 
 def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> None:
+    from clarify_tui.metrics.once import count_once
+
     sessions = store.sessions(runs=runs)
+    baseline = [s for s in sessions if not s.counterfactual]  # `whatif` forks are never scored as the baseline
+    duplicate_of = {d.left_out.id: d.kept.id for d in count_once(baseline)[1]}
     steps = store.steps_by_session()
     judgments: dict[str, list[dict]] = {}
     for row in store.db.query("SELECT * FROM judgments ORDER BY id"):
         judgments.setdefault(row["session_id"], []).append({**row, "verdict": json.loads(row["verdict"])})
+    provenances = store.run_provenances()
     for session in sessions:
         record = session_record(store, session, steps.get(session.id, []), judgments.get(session.id, []),
-                                include_hidden=include_hidden)
+                                include_hidden=include_hidden, provenance=provenances.get(session.run),
+                                duplicate_of=duplicate_of.get(session.id))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -14,9 +14,10 @@ complete (running, errored, abandoned).
 | ask_turns, tool_turns | result.ask_turns, result.tool_turns (discobench) |
 | restore_score | result.restore_score, 0-100 (cts) |
 | known_count | replies of the user answerer that are not `unknown` (cts) |
-| tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor |
+| tokens_in, tokens_out, cost_usd | sums over the session's steps, every actor (cost_usd empty when a call's model had no price) |
 | active_ms | result.active_ms: a person's time on the task, pauses excluded (human agent) |
 | informed | 1 when the player had seen hidden information (a person's fork made in replay) |
+| note | what the person typed with ctrl+n, and why a session was abandoned (as stored) |
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ COLUMNS = (
     "correct", "confidence", "rounds", "asks",
     "checkpoint_pass_fraction", "ask_turns", "tool_turns",
     "restore_score", "known_count",
-    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed",
+    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed", "note",
 )
 
 
@@ -77,7 +78,15 @@ def export_sessions_csv(
             **metric_cells(s),
             "tokens_in": sum(x.tokens_in for x in own),
             "tokens_out": sum(x.tokens_out for x in own),
-            "cost_usd": round(sum(x.cost_usd for x in own), 10),
+            "cost_usd": _cost(own),
             "active_ms": _opt(s.result.active_ms),
             "informed": int(bool(s.result.informed)),
+            "note": s.note or "",
         })
+
+
+def _cost(steps) -> float | str:
+    """The session's dollars; empty when a call's model had no price (never $0)."""
+    if any(x.cost_usd is None for x in steps):
+        return ""
+    return round(sum(x.cost_usd for x in steps), 10)

@@ -74,7 +74,7 @@ def _actions(row: HarnessRow) -> tuple[list[Action], list[str], list[str]]:
             # the answer, or whatever the harness recorded in its forced final round
             text = row.predicted if row.predicted.strip() else r.props.get("answer", "")
             action = Action.answer(text, row.confidence)
-            if r.name != "answer":
+            if r.name != "answer" or "answer" not in r.props:  # a final-round non-answer (agent.py:137-146)
                 action.raw = r.action_text
         elif r.name == "search":
             action = Action.search(r.props["query"])

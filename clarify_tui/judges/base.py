@@ -16,6 +16,7 @@ class Verdict(BaseModel):
     correct: bool
     reason: str = ""
     usage: Usage | None = None
+    fault: str | None = None  # `--compat reference`: the failed grader call scored wrong
 
 
 class CheckpointJudgement(BaseModel):

@@ -98,16 +98,21 @@ class LLMJudge:
         ok, usage = await self._judge(text, purpose, read_grade)
         return Verdict(correct=ok, reason=f"{self.spec} graded {'yes' if ok else 'no'}", usage=usage)
 
-    async def grade_reference(self, question: str, answer: str, gold_text: str) -> Verdict:
-        """`--compat reference` (InteractComp core/benchmark.py:132-152): the gold text
-        alone, one call, correct when "yes" occurs anywhere in the reply, a failed call
-        is wrong."""
+    async def grade_reference(
+        self, question: str, answer: str, gold_text: str, failure_is_wrong: bool = False
+    ) -> Verdict:
+        """The reference's grading (InteractComp core/benchmark.py:132-152), the default
+        `--compat paper`: the gold text alone, one call, correct when "yes" occurs anywhere
+        in the reply. A failed call (after the client's retries) raises, so the session
+        errors; with `failure_is_wrong` (`--compat reference`, :150-152) it is wrong."""
         text = render_verbatim("interactcomp_grader", question=question, predicted_answer=answer,
                                correct_answer=gold_text)
         try:
             done = await self.client.complete([{"role": "user", "content": text}], "grader")
         except BackendError as exc:
-            return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}")
+            if not failure_is_wrong:
+                raise
+            return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}", fault=str(exc))
         ok = grader_reading(done.text)
         return Verdict(correct=ok, reason=f"{self.spec} reply {done.text[:80]!r} read as the reference does",
                        usage=done.usage)

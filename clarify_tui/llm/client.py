@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import logging
 import random
+import re
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import openai
 
 from clarify_tui.config import Config, EndpointConfig, RoleConfig
 from clarify_tui.errors import BackendError
+from clarify_tui.llm.pricing import call_cost
 from clarify_tui.models import Usage
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,17 @@ PAPER_SAMPLING: dict[str, tuple[float | None, float | None]] = {
     "cts.judge": (0.0, None),  # CTS 4.4.1
     "discobench.judge": (0.0, None),  # our choice: judges are deterministic
 }
+
+
+_O_SERIES = re.compile(r"o\d")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o-series and gpt-5 models take no `top_p` and want `max_completion_tokens`: the
+    InteractComp reference omits one and sends the other for them (core/engine/async_llm.py:
+    212-221, names containing "o3" or "gpt-5"); we also cover o1, o4-mini, ... by name."""
+    name = model.lower()
+    return "o3" in name or "gpt-5" in name or bool(_O_SERIES.match(name.rsplit("/", 1)[-1]))
 
 
 @dataclass
@@ -126,17 +139,24 @@ class ChatClient:
         paper_t, paper_p = PAPER_SAMPLING.get(purpose, (None, None))
         s = self.settings
         params: dict[str, Any] = {}
+        reasoning = is_reasoning_model(self.model)
         temperature = s.temperature if s.temperature is not None else paper_t
         top_p = s.top_p if s.top_p is not None else paper_p
         if temperature is not None:
             params["temperature"] = temperature
-        if top_p is not None:
+        if top_p is not None and not reasoning:
             params["top_p"] = top_p
         if s.max_tokens is not None:
-            params[s.max_tokens_param] = s.max_tokens
+            params["max_completion_tokens" if reasoning else s.max_tokens_param] = s.max_tokens
         if s.reasoning_effort is not None:
             params["reasoning_effort"] = s.reasoning_effort
+        if s.seed is not None:
+            params["seed"] = s.seed
         return params
+
+    def request_params(self, purpose: str) -> dict[str, Any]:
+        """The sampling parameters a call for `purpose` sends (a run's provenance records them)."""
+        return self._params(purpose)
 
     async def complete(self, messages: list[dict[str, str]], purpose: str) -> Completion:
         """One chat completion, retried on transient faults; BackendError when they run out.
@@ -172,7 +192,7 @@ class ChatClient:
         usage = Usage(
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost_usd=self._config.cost(self.model, tokens_in, tokens_out),
+            cost_usd=call_cost(self._config, self.model, tokens_in, tokens_out),
             latency_ms=latency_ms,
             model=self.model,
             retries=len(causes),

@@ -68,7 +68,8 @@ def _executed(kind: ActionKind, params: dict[str, Any], raw: str) -> Action:
     value = params.get(_TEXT[name], "")
     if kind == ActionKind.answer:
         text = value.strip() if isinstance(value, str) else str(value)  # action.py:164
-        action = Action.answer(text, parse_confidence(params.get("confidence")))
+        given = params.get("confidence")  # run_benchmark.py:95: str(confidence or 0)
+        action = Action.answer(text, parse_confidence(given) if given else 0.0)
     else:
         action = Action(kind=kind, text=value if isinstance(value, str) else str(value))
     action.raw, action.call_error = raw, error
@@ -85,7 +86,8 @@ def reference_action(text: str | None, allowed: list[ActionKind]) -> Action:
         if name == "answer":
             return _executed(ActionKind.answer, params, raw)
         content = params.get("answer") or ""
-        action = Action.answer(content if isinstance(content, str) else str(content))
+        # a string, not the answer action's dict: its confidence stays 0 (run_benchmark.py:90, :99-100)
+        action = Action.answer(content if isinstance(content, str) else str(content), 0.0)
         if not content:
             action.text = NO_ANSWER
         action.raw = raw

@@ -3,8 +3,9 @@
 Source: github:FoundationAgents/InteractComp at commit 737d0e7 ("Add ask_only mode");
 each rule cites its file and line there. The protocol wordings (question prefixes,
 feedback, action order) are always used; the two readings (`responder_reading`,
-`grader_reading`) only under `--compat reference`, because ours read replies better:
-the harness reads "I don't know." as *no* and any reply containing "yes" as correct.
+`grader_reading`) by default (`--compat paper`, and `reference`), so that the numbers are
+the paper's, though the harness reads "I don't know." as *no* and any reply containing
+"yes" as correct; `--compat strict` reads replies our way (`llm/yesno.py`). See compat.py.
 """
 
 from __future__ import annotations

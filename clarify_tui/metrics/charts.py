@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from clarify_tui.metrics.cts import session_score
-from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin
+from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin, harness_confidence
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import group_sessions, score_sessions
@@ -40,8 +40,9 @@ def reliability_points(members: Iterable[ScoredSession]) -> list[tuple[float, fl
     bins: dict[int, list[tuple[float, bool]]] = {}
     for s in members:
         r = s.result
-        if s.scorable and isinstance(r, InteractCompResult) and r.correct is not None and r.confidence is not None:
-            conf = float(r.confidence)
+        conf_or_none = harness_confidence(r) if isinstance(r, InteractCompResult) else None
+        if s.scorable and r.correct is not None and conf_or_none is not None:
+            conf = conf_or_none
             bins.setdefault(calibration_bin(conf, CALIBRATION_BINS), []).append((conf / 100.0, bool(r.correct)))
     return [
         (sum(c for c, _ in pts) / len(pts), sum(1 for _, ok in pts if ok) / len(pts), len(pts))
@@ -60,7 +61,11 @@ def restore_histogram(members: Iterable[ScoredSession], bins: int = HIST_BINS) -
 
 
 def compute_scores(sessions: Sequence[ScoredSession], by: str) -> ScoresData:
-    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe)."""
+    """The report of `score --by BY` plus the series the charts draw (pure; thread-safe),
+    over the same sessions as the report (one task counted once: metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
     report = score_sessions(sessions, by=by)
     data = ScoresData(by=by, report=report)
     groups = group_sessions(sessions, by)

@@ -59,28 +59,40 @@ def exclusion_counts(sessions: Sequence[ScoredSession]) -> dict[str, int]:
     }
 
 
+def _dollars(value: float, unpriced: set[str]) -> float | None:
+    return None if unpriced else round(value, 8)
+
+
 def usage_totals(scored: Sequence[ScoredSession], everything: Sequence[ScoredSession] = ()) -> dict:
     """tokens_in, tokens_out, cost_usd summed over every role of the scored sessions (with
     the judgments their verdicts came from), `tokens_by_role`, and the `*_total`s: what
-    every session of `everything` (any status) spent, re-judging included."""
+    every session of `everything` (any status) spent, re-judging included.
+
+    Cost as the papers count it: `agent_cost_usd` is the model under test's alone (the
+    papers price only it, e.g. InteractComp Table 2's Cost($)); `cost_usd` is every role's.
+    A cost with an unpriced model in it is null (never $0), and `unpriced_models` lists them."""
     by_role = {role: RoleUsage() for role in ROLES}
     for s in scored:
         for role, u in s.usage.items():
-            by_role.setdefault(role, RoleUsage()).add(u.tokens_in, u.tokens_out, u.cost_usd)
+            by_role.setdefault(role, RoleUsage()).merge(u)
     roles = {
-        role: {"tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "cost_usd": round(u.cost_usd, 8)}
+        role: {"tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "cost_usd": _dollars(u.cost_usd, u.unpriced)}
         for role, u in by_role.items()
-        if role != "environment" or u.tokens_in or u.tokens_out or u.cost_usd
+        if role != "environment" or u.tokens_in or u.tokens_out or u.cost_usd or u.unpriced
     }
     everything = everything or scored
+    unpriced = set().union(*(u.unpriced for u in by_role.values()))
+    unpriced_total = set().union(unpriced, *(s.spent.unpriced for s in everything))
     return {
         "tokens_in": sum(u.tokens_in for u in by_role.values()),
         "tokens_out": sum(u.tokens_out for u in by_role.values()),
-        "cost_usd": round(math.fsum(u.cost_usd for u in by_role.values()), 8),
+        "cost_usd": _dollars(math.fsum(u.cost_usd for u in by_role.values()), unpriced),
+        "agent_cost_usd": _dollars(by_role["agent"].cost_usd, by_role["agent"].unpriced),
+        "unpriced_models": sorted(unpriced_total),
         "tokens_by_role": roles,
         "tokens_in_total": sum(s.spent.tokens_in for s in everything),
         "tokens_out_total": sum(s.spent.tokens_out for s in everything),
-        "cost_usd_total": round(math.fsum(s.spent.cost_usd for s in everything), 8),
+        "cost_usd_total": _dollars(math.fsum(s.spent.cost_usd for s in everything), unpriced_total),
     }
 
 

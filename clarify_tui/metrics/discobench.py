@@ -17,9 +17,9 @@ Detection, ce_a/ce_b, profiles and the ambiguity-type breakdown leave out sessio
 `original_question` ablation (§5.5): the original question has no ambiguity to detect,
 so a group of only such sessions has null detection metrics (`detection_excluded` counts
 the sessions left out). Profiles use K from `profiles.choose_k` (`profile_k`,
-`profile_k_source`).
+`profile_k_source`: paper, data or override), resolved once for all groups by the caller.
 
-`checkpoint_modes` counts the sessions of each checkpoint protocol (answer / trajectory,
+`checkpoint_modes` counts the sessions of each checkpoint protocol (answer / strict / trajectory,
 docs/paper-readings.md D1, D7): mixing them in one group mixes two definitions of a pass.
 
 Breakdowns: `by_ambiguity_type` (§5.3, Fig. 5): per type, the reached ambiguous
@@ -30,7 +30,7 @@ rate (only when the task snapshots carry a difficulty).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.profiles import ADVANCED, choose_k, profile_metrics
@@ -109,13 +109,27 @@ def checkpoint_modes(scored: Sequence[ScoredSession]) -> dict[str, int]:
     return modes
 
 
-def discobench_metrics(sessions: Sequence[ScoredSession], k: float | None = None) -> dict:
+def profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[CheckpointResult]:
+    """The checkpoint rows detection and profiles count: scored sessions, no original_question."""
+    return [
+        cp for s in sessions
+        if s.scorable and s.result.correct is not None and result_of(s).ablation != "original_question"
+        for cp in result_of(s).checkpoints
+    ]
+
+
+def discobench_metrics(
+    sessions: Sequence[ScoredSession], k: float | None = None, k_source: str | None = None
+) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
-    `k`: the profile threshold; None = data-driven (profiles.choose_k)."""
+    `k`: the profile threshold, resolved once for all groups by the caller (profiles.choose_k;
+    `k_source` says where it came from); None = the paper's K = 3."""
     scored = [s for s in sessions if s.scorable and s.result.correct is not None]
     detectable = [s for s in scored if result_of(s).ablation != "original_question"]
-    checkpoints = [cp for s in detectable for cp in result_of(s).checkpoints]
-    k, k_source = choose_k(checkpoints, k)
+    checkpoints = profile_checkpoints(detectable)
+    if k is None:
+        k, k_source = choose_k(checkpoints)
+    k_source = k_source or "override"
     pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])

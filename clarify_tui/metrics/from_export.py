@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.metrics.comparability import settings_deviations
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
 from clarify_tui.results import RESULT_MODELS, parse_result
 
@@ -33,9 +34,15 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule",
         difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
+        created_at=row.get("created_at"),
     )
+    config = row.get("config")
+    s.deviations = settings_deviations(
+        s.protocol, s.agent, s.user, row.get("search") or "", s.judge,
+        config if isinstance(config, str) or config is None else json.dumps(config), task or None)
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
-        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"))
+        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"),
+                       step.get("model"))
     judgments = [
         Judgment(int(j["id"]), j["judge"], j["kind"], j["verdict"], j.get("created_at"))
         for j in record.get("judgments") or []
@@ -82,6 +89,7 @@ def load_export(
     chosen = [
         r for r in records
         if (not wanted or r["session"].get("run") in wanted)
+        and not r["session"].get("counterfactual")  # `whatif` forks: never in a baseline score
         and (benchmark is None or r["session"]["protocol"] == benchmark)
     ]
     chosen.sort(key=lambda r: (r["session"].get("created_at") or "", r["session"]["id"]))

@@ -17,8 +17,12 @@
   spans two or more runs (the paper's "std in parentheses" over repeated runs), else null.
 - calibration_error: sum over 5 equal-width confidence bins on [0, 1] of
   (n_b / N) * |acc_b - conf_b| (confidence 0-100 scaled to 0-1; 1.0 falls in the last
-  bin). Sessions without a confidence are left out of it and counted in
-  `calibration_missing`. A fraction in [0, 1]; the paper prints it as a percentage.
+  bin), over the sessions `accuracy` counts. As the reference harness writes them
+  (run_benchmark.py:90-100, benchmark.py:126-130), a task skipped after invalid outputs,
+  a final-round reply that is no answer ("No Answer") and a call the harness could not
+  make have confidence 0, so they are in it. Answers whose confidence is unreadable are
+  left out and counted in `calibration_missing`. A fraction in [0, 1]; the paper prints
+  it as a percentage.
 - tokens_in, tokens_out, cost_usd over agent, user simulator and judge, and per role.
 """
 
@@ -61,6 +65,19 @@ def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATI
     return error
 
 
+# Outcomes the reference harness writes with confidence 0: a skip (run_benchmark.py:90-92),
+# a final-round non-answer (agent.py:136-148 returns a string, :99-100 keep 0) and a call
+# it could not make (its `Error` row, benchmark.py:126-130).
+ZERO_CONFIDENCE_OUTCOMES = ("invalid_skip", "no_answer", "call_error")
+
+
+def harness_confidence(result: InteractCompResult) -> float | None:
+    """The confidence the reference harness would have written for this session."""
+    if result.outcome in ZERO_CONFIDENCE_OUTCOMES:
+        return 0.0
+    return None if result.confidence is None else float(result.confidence)
+
+
 def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
     """Sample standard deviation of per-run accuracy; None with fewer than two runs."""
     by_run: dict[str, list[bool]] = {}
@@ -78,7 +95,8 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     correct = [bool(r.correct) for r in results]
     rounds = [r.rounds for r in results]
     asks = sum(r.asks for r in results)
-    pairs = [(float(r.confidence), bool(r.correct)) for r in results if r.confidence is not None]
+    confidences = [harness_confidence(r) for r in results]
+    pairs = [(c, bool(r.correct)) for c, r in zip(confidences, results) if c is not None]
     errored = sum(1 for s in sessions if s.status == "errored")
     metrics = {
         "accuracy": mean(correct),

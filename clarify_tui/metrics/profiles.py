@@ -5,10 +5,12 @@
 - direct_ask: an ask before any search in that checkpoint
 - search_then_ask: at least one search before the first ask
 
-K is data-driven (paper line 421: "the median search count among successful no-ask
-trajectories"): the median search count of the advanced, no-ask, reached ambiguous
-checkpoints of the group being scored (`data_driven_k`); the paper's own K = 3 only when
-the group has no such checkpoint; `score --profile-k` overrides. Each profile reports
+K is the paper's K = 3 for every group by default (appendix E, line 421: one K for all
+models). `score --profile-k data` asks for a data-driven K as the paper derived its own
+("the median search count among successful no-ask trajectories"): one value, the median
+search count of the advanced, no-ask, reached ambiguous checkpoints of *all* groups scored
+together (`data_driven_k`), never one K per group (groups would not be comparable);
+`--profile-k N` sets it. Each profile reports
 its `share` of the reached ambiguous checkpoints, its count `n` and its `pass_rate`
 (share of them advanced: outcome correct_answer or missed_ambiguity_correct); null when
 the denominator is zero.
@@ -40,12 +42,18 @@ def data_driven_k(checkpoints: Iterable[CheckpointResult]) -> float | None:
     return int(k) if float(k).is_integer() else k
 
 
-def choose_k(checkpoints: Iterable[CheckpointResult], override: float | None = None) -> tuple[float, str]:
-    """(K, where it came from): "override", "data" or "paper_default"."""
-    if override is not None:
-        return override, "override"
-    k = data_driven_k(checkpoints)
-    return (DEFAULT_K, "paper_default") if k is None else (k, "data")
+KSetting = float | str | None  # None: the paper's 3; "data": data-driven; a number: given
+
+
+def choose_k(checkpoints: Iterable[CheckpointResult], setting: KSetting = None) -> tuple[float, str]:
+    """(K, where it came from): "paper" (3), "override" (a number) or "data" (the median over
+    `checkpoints`: pass every group's, so all groups share one K; "paper" when there is none)."""
+    if setting is None:
+        return DEFAULT_K, "paper"
+    if setting == "data":
+        k = data_driven_k(checkpoints)
+        return (DEFAULT_K, "paper") if k is None else (k, "data")
+    return float(setting) if not float(setting).is_integer() else int(float(setting)), "override"
 
 
 def profile_of(checkpoint: CheckpointResult, k: float = DEFAULT_K) -> str:

@@ -13,7 +13,7 @@ one from the pydantic models, for scripts that already hold them, and
 
 Judgments (`clarify-tui judge`) are stored beside the engine's verdicts. `judge=None`
 lays the latest judgment of each kind over the result; `judge="SPEC"` uses the latest
-judgment by that spec, or the engine's own verdict when the session was run with that
+judgment by that spec (latest: by created_at, then id), or the engine's own verdict when the session was run with that
 judge; a session with neither is *unjudged* and left out of the metrics. The judge role's
 usage adds what the chosen judgments cost (the ones whose verdicts are scored);
 `spent` is everything the session cost: every step of any actor plus every re-judging
@@ -43,14 +43,32 @@ _OVERLAY_FIELDS = {
 
 @dataclass(slots=True)
 class RoleUsage:
+    """Tokens and dollars of one role; `unpriced` names the models whose calls had no price
+    (their cost is unknown, so the role's is too: never counted as $0)."""
+
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    unpriced: set[str] = field(default_factory=set)
 
-    def add(self, tokens_in: int, tokens_out: int, cost_usd: float) -> None:
+    def add(self, tokens_in: int, tokens_out: int, cost_usd: float | None, model: str | None = None) -> None:
         self.tokens_in += int(tokens_in or 0)
         self.tokens_out += int(tokens_out or 0)
-        self.cost_usd += float(cost_usd or 0.0)
+        if cost_usd is None:
+            self.unpriced.add(model or "(unknown model)")
+        else:
+            self.cost_usd += float(cost_usd)
+
+    def merge(self, other: RoleUsage) -> None:
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.cost_usd += other.cost_usd
+        self.unpriced |= other.unpriced
+
+    @property
+    def priced_cost(self) -> float | None:
+        """The dollars, or None when any call was unpriced."""
+        return None if self.unpriced else self.cost_usd
 
 
 @dataclass(slots=True)
@@ -83,6 +101,8 @@ class ScoredSession:
     spent: RoleUsage = field(default_factory=RoleUsage)  # every step and every judgment, chosen or not
     inputs: dict[str, Any] = field(default_factory=dict)  # judgment kind -> where its verdict came from
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived values
+    deviations: tuple[str, ...] = ()  # how its run departs from the paper (metrics/comparability.py)
+    created_at: str | None = None  # when the session started (metrics/once.py keeps the earliest)
 
     @property
     def scorable(self) -> bool:
@@ -104,9 +124,11 @@ def result_as(s: ScoredSession, model: type[ResultT]) -> ResultT:
 
 
 def choose_judgments(judgments: Sequence[Judgment], judge: str | None) -> dict[str, Judgment]:
-    """The judgment each kind uses: the latest (highest id) one, by `judge` if given."""
+    """The judgment each kind uses: the latest one, by `judge` if given. Latest is by
+    created_at, then by id: ids are local to a file, so a merged file's ids depend on
+    the order of its inputs, and time does not (docs/scoring.md)."""
     chosen: dict[str, Judgment] = {}
-    for j in sorted(judgments, key=lambda j: j.id):
+    for j in sorted(judgments, key=lambda j: (j.created_at or "", j.id)):
         if judge is None or j.judge == judge:
             chosen[j.kind] = j  # later rows win: the latest judgment
     return chosen
@@ -135,8 +157,10 @@ def apply_judgments(
     return overlaid, judge if judge is not None else "+".join(sorted(specs)), chosen
 
 
-def _where(runs: Sequence[str], benchmark: str | None) -> tuple[str, list]:
+def _where(runs: Sequence[str], benchmark: str | None, baseline_only: bool = False) -> tuple[str, list]:
     clauses, params = [], []
+    if baseline_only:  # `whatif` forks are counterfactuals: never part of a baseline score
+        clauses.append("counterfactual IS NULL")
     if runs:
         clauses.append(f"run IN ({', '.join('?' for _ in runs)})")
         params += list(runs)
@@ -151,50 +175,58 @@ def load_sessions(
     runs: Iterable[str] | None = None,
     benchmark: str | None = None,
     judge: str | None = None,
+    counterfactuals: bool = False,
 ) -> list[ScoredSession]:
     """Every session of the selection, with judgments applied and usage per role.
 
-    `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`).
+    `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`). The forks
+    `whatif` made are left out unless `counterfactuals` (docs/whatif.md).
     """
     conn = getattr(store_or_db, "conn", store_or_db)  # both have one; Store.db would import sqlite-utils
     runs = list(runs or [])
-    where, params = _where(runs, benchmark)
+    columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
+    where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
     rows = conn.execute(
-        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result "
+        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, created_at "
         f"FROM sessions{where} ORDER BY created_at, id",
         params,
     ).fetchall()
     sessions: dict[str, ScoredSession] = {}
-    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result in rows:
+    for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created in rows:
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
             result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
+            created_at=created,
         )
     if not sessions:
         return []
     sub = f"SELECT id FROM sessions{where}"
     # Step by step in index order (not SUM()): the same float additions as an export's steps.
     usage_rows = conn.execute(
-        "SELECT session_id, actor, tokens_in, tokens_out, cost_usd FROM steps "
+        "SELECT session_id, actor, tokens_in, tokens_out, cost_usd, model FROM steps "
         f"WHERE session_id IN ({sub}) ORDER BY session_id, idx",
         params,
     )
     current, by_actor, spent = None, {}, RoleUsage()  # set by the first row
-    for sid, actor, tin, tout, cost in usage_rows:  # inlined add_step_usage: 100,000s of rows
+    for sid, actor, tin, tout, cost, model in usage_rows:  # inlined add_step_usage: 100,000s of rows
         if sid != current:
             s = sessions.get(sid)
             current, by_actor, spent = sid, (s.usage if s else {}), (s.spent if s else RoleUsage())
         u = by_actor.get(actor)
         if u is None:
             u = by_actor[actor] = RoleUsage()
-        tin, tout, cost = int(tin or 0), int(tout or 0), float(cost or 0.0)
+        tin, tout = int(tin or 0), int(tout or 0)
         u.tokens_in += tin
         u.tokens_out += tout
-        u.cost_usd += cost
         spent.tokens_in += tin
         spent.tokens_out += tout
-        spent.cost_usd += cost
+        if cost is None:  # an unpriced model's call (llm/pricing.py)
+            u.unpriced.add(model or "(unknown model)")
+            spent.unpriced.add(model or "(unknown model)")
+        else:
+            u.cost_usd += cost
+            spent.cost_usd += cost
     if any(s.protocol == "discobench" for s in sessions.values()):
         for sid, difficulty in conn.execute(
             "SELECT s.id, json_extract(t.data, '$.discobench.difficulty') FROM sessions s "
@@ -212,19 +244,25 @@ def load_sessions(
         judgments.setdefault(sid, []).append(Judgment(jid, spec, kind, json.loads(verdict), created))
     for s in sessions.values():
         _finish(s, judgments.get(s.id, ()), judge)
+    from clarify_tui.metrics.comparability import load_deviations
+
+    load_deviations(conn, sessions, where, params)
     return list(sessions.values())
 
 
-def add_step_usage(s: ScoredSession, actor: str, tokens_in: Any, tokens_out: Any, cost: Any) -> None:
-    s.usage.setdefault(actor, RoleUsage()).add(tokens_in, tokens_out, cost)
-    s.spent.add(tokens_in, tokens_out, cost)
+def add_step_usage(
+    s: ScoredSession, actor: str, tokens_in: Any, tokens_out: Any, cost: Any, model: str | None = None
+) -> None:
+    s.usage.setdefault(actor, RoleUsage()).add(tokens_in, tokens_out, cost, model)
+    s.spent.add(tokens_in, tokens_out, cost, model)
 
 
-def verdict_usage(verdict: Any) -> tuple[int, int, float]:
+def verdict_usage(verdict: Any) -> tuple[int, int, float | None, str | None]:
+    """(tokens in, tokens out, dollars or None when unpriced, model) of a stored verdict."""
     usage = verdict.get("usage") if isinstance(verdict, dict) else None
     if not usage:
-        return 0, 0, 0.0
-    return usage.get("tokens_in", 0), usage.get("tokens_out", 0), usage.get("cost_usd", 0.0)
+        return 0, 0, 0.0, None
+    return usage.get("tokens_in", 0), usage.get("tokens_out", 0), usage.get("cost_usd", 0.0), usage.get("model")
 
 
 def _finish(s: ScoredSession, judgments: Sequence[Judgment], judge: str | None) -> None:
@@ -253,9 +291,14 @@ def from_session(
         agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
         result=session.result.model_copy(), user=session.user, judge=session.judge,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
+        created_at=session.created_at,
     )
+    from clarify_tui.metrics.comparability import settings_deviations
+
+    s.deviations = settings_deviations(
+        s.protocol, s.agent, s.user, getattr(session, "search", ""), s.judge, session.config.model_dump_json(), task)
     for step in steps:
-        add_step_usage(s, step.actor, step.tokens_in, step.tokens_out, step.cost_usd)
+        add_step_usage(s, step.actor, step.tokens_in, step.tokens_out, step.cost_usd, step.model)
     rows = [Judgment(j.get("id") or i, j["judge"], j["kind"], j["verdict"], j.get("created_at"))
             for i, j in enumerate(judgments, 1)]
     _finish(s, rows, judge)

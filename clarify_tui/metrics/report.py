@@ -13,9 +13,11 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
+from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
-from clarify_tui.metrics.discobench import discobench_metrics
+from clarify_tui.metrics.discobench import discobench_metrics, profile_checkpoints
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
+from clarify_tui.metrics.profiles import KSetting, choose_k
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
 
 BENCHMARKS = ("interactcomp", "discobench", "cts")
@@ -72,19 +74,26 @@ def is_counted(s: ScoredSession) -> bool:
 def score_sessions(
     sessions: Sequence[ScoredSession],
     by: str = "run",
-    profile_k: float | None = None,
+    profile_k: KSetting = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
 ) -> dict:
-    """The score object for already loaded sessions (`executor`: see cts_metrics)."""
+    """The score object for already loaded sessions (`executor`: see cts_metrics).
+    `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
+    group scored here together; a number (profiles.choose_k). A task completed twice by one
+    player of one run counts once (metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
+    k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
     out = []
     for (benchmark, value), members in group_sessions(sessions, by).items():
         if benchmark == "interactcomp":
             metrics = interactcomp_metrics(members)
         elif benchmark == "discobench":
-            metrics = discobench_metrics(members, k=profile_k)
+            metrics = discobench_metrics(members, k=k, k_source=k_source)
         elif benchmark == "cts":
             metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed, executor=executor)
         else:
@@ -100,6 +109,7 @@ def score_sessions(
             "key": {by: value},
             "benchmark": benchmark,
             "n_sessions": sum(1 for s in members if is_counted(s)),
+            **comparability(members),
             "metrics": metrics,
         })
     order = {b: i for i, b in enumerate(BENCHMARKS)}
@@ -113,7 +123,7 @@ def score(
     benchmark: str | None = None,
     by: str = "run",
     judge: str | None = None,
-    profile_k: float | None = None,
+    profile_k: KSetting = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
@@ -133,6 +143,8 @@ def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
         elif isinstance(value, list):
             if name == "ci95" and len(value) == 2:
                 flat[key + ".lo"], flat[key + ".hi"] = value
+            elif all(isinstance(item, str) for item in value):  # unpriced_models
+                flat[key] = ";".join(value)
             else:
                 for item in value:
                     if isinstance(item, dict) and "turn" in item:
@@ -156,7 +168,7 @@ def format_metric(value: Any, kind: str, *, with_n: bool = True) -> str:
     if kind == "hist":
         return " / ".join("-" if v is None else f"{v:.2f}" for v in (value or {}).values()) or "-"
     if value is None:
-        return "-"
+        return "unpriced" if kind == "money" else "-"  # a null cost: a model without a price, never $0
     if kind == "rate":
         return f"{value:.3f}"
     if kind == "score":

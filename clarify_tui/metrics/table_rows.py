@@ -52,7 +52,8 @@ CI_ROWS = {  # shown when the groups carry them (score --by annotator)
 COMMON_ROWS = [
     ("tokens_in", "tokens in", "int"),
     ("tokens_out", "tokens out", "int"),
-    ("cost_usd", "cost (USD)", "money"),
+    ("agent_cost_usd", "agent cost (USD, as the papers)", "money"),
+    ("cost_usd", "cost (USD), all roles", "money"),
     ("cost_usd_total", "  incl. excluded + re-judging", "money"),
     ("errored", "errored (excluded)", "int"),
     ("abandoned", "abandoned (excluded)", "int"),

@@ -274,6 +274,12 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_task(message.task, message.role)
 
+    def saved_where(self) -> str:
+        """Where sessions are saved, as a toast says it (the campaign app hides the path)."""
+        from clarify_tui.paths import default_db_path
+
+        return str(self._store.path if self._store is not None else (self.db or default_db_path()))
+
     def open_task(self, task: Task, role: Role = "observer", *, run: str = "tui",
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
@@ -313,9 +319,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
                    for s in self.screen_stack)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("sessions", "scores"):
-            return None if self._playing_blind() else True
-        return True
+        return True  # F2 / F3 while a person plays blind: the action says why they stay shut
 
     def action_sessions(self) -> None:
         from clarify_tui.tui.screens.sessions import SessionsScreen

@@ -27,7 +27,12 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     TITLE = "clarify-tui"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="browse-quit", show=False)]
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="browse-help", tooltip="all keys (this help)"),
+        Binding("f2", "sessions", "Sessions", id="browse-sessions", tooltip="every stored session"),
+        Binding("f3", "scores", "Scores", id="browse-scores", tooltip="scores and charts of this database"),
+        Binding("ctrl+q", "quit", "Quit", id="browse-quit", show=False),
+    ]
 
     def __init__(
         self,
@@ -69,6 +74,24 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         if session_id is None:
             raise ValueError(f"{self.start} needs a session id")
         return session_id
+
+    def action_help(self) -> None:
+        from clarify_tui.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_sessions(self) -> None:
+        from clarify_tui.tui.screens.sessions import SessionsScreen
+
+        if not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen(self.store))
+
+    def action_scores(self) -> None:
+        from clarify_tui.tui.screens.scores import ScoresScreen
+
+        if not isinstance(self.screen, ScoresScreen):
+            self.push_screen(ScoresScreen(self.store, by=self.by))
 
     def on_mount(self) -> None:
         from clarify_tui.tui.screens.sessions import SessionsScreen

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from clarify_tui.campaign.claims import ClaimBook, NoTask, OpenElsewhere
 from clarify_tui.models import Task
 from clarify_tui.tui import app as tui_app
+from clarify_tui.tui import glyphs
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play_queue import QueueSpec, progress
 from clarify_tui.tui.speed.crash import ShortCrash
@@ -45,6 +46,7 @@ class CampaignApp(ShortCrash, ClarifyApp):
         ordered = [by_id[i] for i in book.campaign.task_ids]
         super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
                          **kwargs)
+        glyphs.use_text_icons()  # a browser without an emoji font draws colour emoji blank
         self.book = book
         self.visitor = annotator
         self.error_log = Path(f"{book.path}.campaign-errors.log")
@@ -82,16 +84,32 @@ class CampaignApp(ShortCrash, ClarifyApp):
             counts = progress(self.store, spec, tasks)
             screen.show_finished(counts, len(tasks))
             return
-        position = [t.id for t in tasks].index(claim.task_id) + 1
-        task = tasks[position - 1]
+        task = next(t for t in tasks if t.id == claim.task_id)
+        mine = self.own_progress()
         try:
-            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)),
-                           resume_id=claim.resume_id, strict=True)
+            self.open_task(task, "agent", run=spec.run, queue=mine, resume_id=claim.resume_id, strict=True)
         except ForkError as exc:  # the left session cannot go on: start the task afresh
             self.notify(str(exc), title="cannot resume", severity="warning")
-            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)))
+            self.open_task(task, "agent", run=spec.run, queue=mine)
         if claim.resume_id:
             self.notify(f"Resuming task {task.id} at its last step.")
+
+    def own_progress(self) -> tuple[int, int]:
+        """(this task's number for this annotator, the tasks they have or may still get):
+        the campaign's order says nothing to a person who gets every other task."""
+        from clarify_tui.campaign.status import campaign_status
+
+        c = self.book.campaign
+        report = campaign_status(Path(self.book.path), c.run, c.task_ids, c.per_task, self.book.timeout)
+        me = next((a for a in report["annotators"] if a["annotator"] == self.annotator), None)
+        if me is None:
+            return 1, 1
+        finished = me["done"] + me["skipped"]
+        return finished + 1, max(finished + 1, finished + me["in_progress"] + me["remaining"])
+
+    def saved_where(self) -> str:
+        """Toasts never show annotators the server's file paths."""
+        return "the campaign's database"
 
     # ---- other sessions stay shut ----------------------------------------------------------
 

@@ -20,12 +20,14 @@ class PlayCommands(Provider):
     def _actions(self):
         from clarify_tui.tui.screens.play import PlayScreen
 
-        screen = self.screen
+        from textual.command import CommandPalette
+
+        # The palette is a screen on top; the screen beneath it is the one it was opened
+        # on. Only a play screen there has these actions: on F3 or Compare above a play
+        # screen they would do nothing.
+        beneath = [s for s in self.app.screen_stack if not isinstance(s, CommandPalette)]
+        screen = beneath[-1] if beneath else None
         if not isinstance(screen, PlayScreen):
-            # The palette is a screen on top; look beneath it.
-            stack = self.app.screen_stack
-            screen = next((s for s in reversed(stack) if isinstance(s, PlayScreen)), None)
-        if screen is None:
             return None, []
         return screen, screen.palette_actions()
 

@@ -15,6 +15,11 @@ class UserReply(BaseModel):
     text: str
     usage: Usage | None = None
     raw: str | None = None  # a model simulator's own words, before they were read
+    fault: str | None = None  # `--compat reference`: the failed call this reply stands in for
+    # DiscoBench: whether this reply gave the agent the checkpoint's clue. None: the engine
+    # takes it from the judge (the ask targeted the ambiguity, so the simulator released
+    # it); a person says it by what they send (users/human.py).
+    released_clue: bool | None = None
 
 
 class UserSimulator(TypingProtocol):

@@ -12,7 +12,8 @@ Limits: surface cues, not meaning. A place is recognised by a small gazetteer or
 "in/at/near" + a capitalised name; a phrase with no time, place or criterion cue is an entity when it has
 a capitalised name, scope when it opens with for/with/about/..., else unused. The answer
 is the short value (a year, a place, a name, the phrase). Questions of aspect "other"
-get `unknown`.
+get `unknown`. A time phrase that holds a name ("2014 FIFA World Cup") also answers an
+entity question, whole.
 """
 
 from __future__ import annotations
@@ -179,6 +180,16 @@ def answer_from_fused(aspects: list[str], blurred: str, fused: str) -> str:
     found = []
     for phrase in added_phrases(blurred, fused):
         aspect = phrase_aspect(phrase)
-        if aspect in aspects and (value := _value(phrase, aspect, _is_zh(fused))) and value not in found:
+        if aspect == "time" and "entity" in aspects and not _is_zh(fused) and any(
+            w.casefold() not in _MONTHS for name in _names(phrase) for w in name.split()
+        ):
+            aspect = "entity-with-year"  # "2014 FIFA World Cup": a named event, its year part of the name
+        if aspect == "entity-with-year":
+            value = _strip(phrase)
+        elif aspect in aspects:
+            value = _value(phrase, aspect, _is_zh(fused))
+        else:
+            continue
+        if value and value not in found:
             found.append(value)
     return ", ".join(found) if found else UNKNOWN

@@ -14,6 +14,7 @@ from typing import Callable
 from pydantic import BaseModel
 
 from clarify_tui.models import Checkpoint, Task, Usage
+from clarify_tui.text import mentions
 from clarify_tui.users.base import IDK, NO, YES, UserReply
 
 INTERACTCOMP_REPLIES = (YES, NO, IDK)
@@ -55,9 +56,13 @@ class HumanUser:
         return await self._wait(ReplyRequest(kind="interactcomp", question=question, choices=list(INTERACTCOMP_REPLIES)))
 
     async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
-        return await self._wait(
+        """The clue counts as released when the reply carries it (the release key sends it
+        verbatim), whatever the judge said: the record says what the agent received."""
+        reply = await self._wait(
             ReplyRequest(kind="discobench", question=question, clue=checkpoint.clue, asked_right=asked_right)
         )
+        reply.released_clue = bool(checkpoint.clue) and mentions(reply.text, checkpoint.clue or "")
+        return reply
 
     async def answer_clarification(self, task: Task, question: str) -> UserReply:
         return await self._wait(ReplyRequest(kind="clarification", question=question, choices=["unknown"]))

@@ -22,6 +22,7 @@ from textual.widgets import Header, Static
 from clarify_tui.models import Session, Task
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.messages import StepsChanged
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.screens.compare import verdict_text
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
@@ -39,7 +40,7 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
     BINDINGS = [
         Binding("c", "compare", "Compare", id="avg-compare", tooltip="the two sessions aligned step by step"),
         Binding("r", "restart", "Again", id="avg-restart", tooltip="play both again (two new sessions)"),
-        Binding("q", "back", "Back", id="avg-back"),
+        *back_bindings("avg"),
     ]
 
     class RaceFinished(Message):
@@ -140,6 +141,8 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
         self.notify("Both sessions saved. c compares them step by step; r plays again.")
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if (allowed := back_enabled(self, action)) is not None:
+            return allowed
         if action in ("compare", "restart"):
             return True if self.finished else None
         return True
@@ -155,7 +158,7 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "ask-vs-guess")
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.action_back()

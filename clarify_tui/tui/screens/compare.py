@@ -22,6 +22,7 @@ from textual.widgets import Header, Static
 from clarify_tui.models import ActionKind, Protocol, Session, Step
 from clarify_tui.results import CTSResult
 from clarify_tui.trajectory import action_groups
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.step_card import render_step
 from clarify_tui.tui.widgets.footer import Footer
 
@@ -105,13 +106,18 @@ class CompareScreen(Screen):
 
     BINDINGS = [
         Binding("x", "swap", "Swap", id="compare-swap", tooltip="swap the two columns"),
-        Binding("q", "back", "Back", id="compare-back"),
+        *back_bindings("compare"),
     ]
 
-    def __init__(self, store, session_a: str, session_b: str) -> None:
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        allowed = back_enabled(self, action)
+        return True if allowed is None else allowed
+
+    def __init__(self, store, session_a: str, session_b: str, *, at_divider: bool = False) -> None:
         super().__init__()
         self.store = store
         self.ids = [store.session(session_a).id, store.session(session_b).id]
+        self.at_divider = at_divider  # open scrolled to where the trajectories part (what-if forks)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -154,13 +160,16 @@ class CompareScreen(Screen):
         if not rows:
             widgets.append(Static("Neither session has steps.", classes="hint"))
         container.mount_all(widgets)
+        divider = next((w for w in widgets if w.has_class("compare-divider")), None)
+        if self.at_divider and divider is not None:
+            self.call_after_refresh(container.scroll_to_widget, divider, animate=False, top=True)
 
     def action_swap(self) -> None:
         self.ids.reverse()
         self.show()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.app.exit()

@@ -51,8 +51,25 @@ def sections(app_bindings: Iterable[Binding] = ()) -> list[tuple[str, list[Bindi
     for controls in (WatchControls, StepControls, HumanUserControls, HumanAgentControls, TaskClockControls,
                      QueueControls):
         out.setdefault(controls.TITLE, []).extend(controls.help_bindings())
+    out.update(browsing_sections())
     out["Everywhere"] = [PANELS_BINDING, *COMMON_BINDINGS, *QUESTION_BINDINGS, *app_bindings, PALETTE]
     return list(out.items())
+
+
+def browsing_sections() -> dict[str, list[Binding]]:
+    """The sessions list, replay, compare, what-if, scores and ask-vs-guess screens (F2,
+    `clarify-tui replay`, `demo`): their keys were nowhere in `?`."""
+    from clarify_tui.tui.screens.ask_vs_guess import AskVsGuessScreen
+    from clarify_tui.tui.screens.compare import CompareScreen
+    from clarify_tui.tui.screens.replay import ReplayScreen
+    from clarify_tui.tui.screens.scores import ScoresScreen
+    from clarify_tui.tui.screens.sessions import SessionsScreen
+    from clarify_tui.tui.screens.whatif import WhatIfScreen
+
+    screens = (("Sessions (F2)", SessionsScreen), ("Replay and fork", ReplayScreen), ("Compare", CompareScreen),
+               ("What-if forks (replay i)", WhatIfScreen), ("Scores (F3)", ScoresScreen),
+               ("Ask vs guess (demo)", AskVsGuessScreen))
+    return {title: [b for b in screen.BINDINGS if isinstance(b, Binding)] for title, screen in screens}
 
 
 def help_table(app_bindings: Iterable[Binding] = ()) -> Group:

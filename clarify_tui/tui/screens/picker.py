@@ -97,6 +97,7 @@ class PickerScreen(LaidOutScreen):
             yield Select([(ROLE_LABEL[r], r) for r in ROLES], value=self.role, allow_blank=False, id="f-role")
             yield Input(placeholder="search tasks (/)", id="f-text")
         yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+        yield Static(id="picker-question")  # the highlighted task's whole question (the column cuts it)
         yield Static(id="picker-status")
         yield Footer()
 
@@ -158,6 +159,7 @@ class PickerScreen(LaidOutScreen):
             question = Text(" ".join(t.question.split()))
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
             table.add_row(t.protocol, t.id, t.domain, t.language, question, key=t.key)
+        self.show_question(table.cursor_row)
         status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
         self.query_one("#picker-status", Static).update(status)
 
@@ -169,6 +171,13 @@ class PickerScreen(LaidOutScreen):
                   ("domain", [t.domain for t in self.shown]), ("lang", [t.language for t in self.shown])]
         used = sum(max(len(head), *(cell_len(v or "") for v in values), 0) + 2 for head, values in others)
         return max(24, min(90, self.size.width - used - 4))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_question(event.cursor_row)
+
+    def show_question(self, row: int) -> None:
+        whole = Text(" ".join(self.shown[row].question.split())) if 0 <= row < len(self.shown) else Text("")
+        self.query_one("#picker-question", Static).update(whole)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "f-role":

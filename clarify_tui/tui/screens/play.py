@@ -78,6 +78,16 @@ OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.
 """Which controller each controller action belongs to."""
 
 
+def fit_parts(parts: list[str], width: int, sep: str = " · ") -> str:
+    """The leading parts that fit `width` on one line, joined; at least the first."""
+    out = parts[:1]
+    for part in parts[1:]:
+        if len(sep.join(out + [part])) > width:
+            break
+        out.append(part)
+    return sep.join(out)
+
+
 class PlayScreen(KeysThatSayWhy, RegionsScreen):
     """One live session of one task."""
 
@@ -200,12 +210,22 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             mode += " (finished)"
         elif self.role != "agent" and self.run_mode == "watch":
             mode += f" ({'running' if self.auto else 'paused'}, {PACES[self.pace]:g} s/step)"
-        text = (f"session {s.id} · as {self.role} · {mode} · recorded as {s.mode} · "
-                f"{len(self.driver.steps)} steps · {s.status}")
+        parts = []  # most needed first: what does not fit the line is left out, never cut mid-word
         if self.setup.queue:
             position, total = self.setup.queue
-            text = f"queue {s.run} · task {position}/{total} · {s.annotator} · " + text
-        self.query_one("#status", Static).update(text, layout=False)  # one line, 1fr wide: its size never changes
+            parts += [f"task {position}/{total}", s.annotator or ""]
+        parts += [f"{len(self.driver.steps)} steps", s.status]
+        if self.role != "agent":
+            parts.append(f"agent {s.agent}")
+        if self.role != "user":
+            parts.append(f"user {s.user}")
+        parts += [mode, f"as {self.role}", f"recorded as {s.mode}"]
+        if self.setup.queue:
+            parts.append(f"queue {s.run}")
+        parts.append(f"session {s.id}")
+        status = self.query_one("#status", Static)
+        text = fit_parts([p for p in parts if p], status.size.width or self.app.size.width)
+        status.update(text, layout=False)  # one line, 1fr wide: its size never changes
         pending = self.query_one(PendingBar)
         pending.busy = self.busy
         pending.action = self.driver.pending if self.role != "agent" else None
@@ -272,7 +292,8 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         self.query_one(Regions).show_score(verdict)
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()
-        self.notify(f"Session {s.status}: saved to {getattr(self.driver.store, 'path', 'the database')}")
+        where = self.app.saved_where()  # type: ignore[attr-defined]  # the workbench app (tui/app.py) pushes play
+        self.notify(f"Session {s.status}: saved to {where}")
 
     def on_agent_turn_started(self, message: AgentTurnStarted) -> None:
         self.controls_of(HumanAgentControls).turn_started(message.view)

@@ -41,20 +41,32 @@ from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Dialog, Header
 
 
+NEVER_OFFERED = {Protocol.interactcomp: (ActionKind.clarify, ActionKind.visit),
+                 Protocol.discobench: (ActionKind.clarify, ActionKind.visit)}
+INFORMED_WARNING = ("If you play the agent yourself (human), the fork is marked informed and left out of "
+                    "baselines (score --include-informed keeps it): you have seen this session's hidden "
+                    "information or its end.")
+
+
 class ForkDialog(Dialog[str | None]):
     """Which agent continues the fork: the same spec by default, or another one."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, default_spec: str, step: int) -> None:
+    def __init__(self, default_spec: str, step: int, *, chosen: int | None = None, informed: bool = False) -> None:
         super().__init__()
         self.default_spec = default_spec
-        self.step = step
+        self.step = step  # the fork keeps steps 0..step (an action's replies stay with it)
+        self.chosen = step if chosen is None else chosen  # the step the cursor was on
+        self.informed = informed  # this person has seen the session's hidden information
 
     def compose(self) -> ComposeResult:
         with Vertical(id="fork-dialog"):
-            yield Label(f"Fork after step {self.step}: who continues as the agent?")
+            keeps = "" if self.chosen == self.step else f" (step {self.chosen}'s action keeps its replies)"
+            yield Label(f"Fork after step {self.step}{keeps}: who continues as the agent?")
             yield Input(self.default_spec, id="fork-spec")
+            if self.informed:
+                yield Static(INFORMED_WARNING, classes="warning", id="fork-informed")
             yield Static("scripted:direct-guess · scripted:search-heavy-guess · scripted:ask-first · "
                          "scripted:search-then-ask · openai:MODEL · human\nenter fork · escape cancel",
                          classes="hint")
@@ -76,6 +88,8 @@ class ReplayScreen(RegionsScreen):
         Binding("end", "jump('end')", "Last", id="replay-last", priority=True),
         Binding("f", "fork", "Fork", id="replay-fork", tooltip="fork after this step and continue live"),
         Binding("c", "compare_parent", "Compare parent", id="replay-compare", tooltip="compare a fork with its parent"),
+        Binding("i", "whatif", "What-if", id="replay-whatif", show=False,
+                tooltip="this session's what-if forks (clarify-tui whatif); listed under ?"),
         PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
         Binding("s", "compose('search')", "Search", id="fork-search"),
@@ -155,6 +169,10 @@ class ReplayScreen(RegionsScreen):
         head = f"session {s.id} · run {s.run} · agent {s.agent} · user {s.user} · {s.mode} · {s.status}"
         if s.parent_id:
             head += f" · fork of {s.parent_id} after step {s.fork_step}"
+        if s.result.informed:
+            head += " · informed: left out of baselines (its player had seen hidden information)"
+        if s.note:
+            head += f"\nnote: {' '.join(s.note.split())}"
         if self.live is not None:
             head += " · LIVE"
         if not steps:
@@ -204,8 +222,10 @@ class ReplayScreen(RegionsScreen):
             if not (live and self.agent_is_human):
                 return False
             kind = ActionKind(parameters[0])
+            if kind in NEVER_OFFERED.get(self.session.protocol, ()):
+                return False  # InteractComp and DiscoBench have no clarify or visit
             return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
-        if action in ("move", "jump", "fork", "compare_parent"):
+        if action in ("move", "jump", "fork", "compare_parent", "whatif"):
             return not live
         if action == "stop_fork":
             return live
@@ -219,13 +239,20 @@ class ReplayScreen(RegionsScreen):
         if not self.steps:
             self.notify("Nothing to fork: the session has no steps.", severity="warning")
             return
+        from clarify_tui.sessions_ops import ForkError, action_group_end
+
         step = self.cursor
+        try:
+            end = action_group_end(self.steps, step)
+        except ForkError as exc:
+            self.notify(str(exc), title="cannot fork here", severity="error")
+            return
 
         def chosen(spec: str | None) -> None:
             if spec:
                 self.start_fork(step, spec)
 
-        self.app.push_screen(ForkDialog(self.session.agent, step), chosen)
+        self.app.push_screen(ForkDialog(self.session.agent, end, chosen=step, informed=self.seen_hidden), chosen)
 
     def start_fork(self, step: int, spec: str) -> None:
         """Fork after `step` with agent `spec` and run it live (also called by tests)."""
@@ -328,6 +355,11 @@ class ReplayScreen(RegionsScreen):
             self.notify("Only a fork has a parent to compare with.", severity="warning")
             return
         self.app.push_screen(CompareScreen(self.store, self.session.parent_id, self.session.id))
+
+    def action_whatif(self) -> None:
+        from clarify_tui.tui.screens.whatif import WhatIfScreen
+
+        self.app.push_screen(WhatIfScreen(self.store, self.session.id))
 
     def action_back(self) -> None:
         if self.live is not None:

@@ -33,10 +33,12 @@ from textual.widgets import (
 from clarify_tui.metrics import load_sessions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
+from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.tui.freshness import data_mark
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
 
@@ -55,8 +57,8 @@ class ScoresScreen(LaidOutScreen):
     BINDINGS = [
         Binding("t", "switch_tab", "Numbers/Charts", id="scores-tab", tooltip="switch between numbers and charts"),
         Binding("r", "reload", "Reload", id="scores-reload"),
-        Binding("q", "back", "Back", id="scores-back"),
-        Binding("escape", "back", "Back", id="scores-escape", show=False, tooltip="back (as q does)"),
+        *back_bindings("scores"),
+        Binding("escape", "leave", "Back", id="scores-escape", show=False, tooltip="back, or quit on the first screen (as q does)"),
     ]
 
     class ScoresComputed(Message):
@@ -153,7 +155,8 @@ class ScoresScreen(LaidOutScreen):
         """A benchmark's title and table of numbers."""
         table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
         self._fill(table, benchmark, groups)
-        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table]
+        notes = [Static(line, classes="hint", markup=False) for line in footnotes(groups, group_label)]
+        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table, *notes]
 
     def _fill(self, table: DataTable, benchmark: str, groups: list[dict]) -> None:
         table.add_column("metric")
@@ -207,7 +210,14 @@ class ScoresScreen(LaidOutScreen):
         self.reload()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.app.exit()
+
+    def action_leave(self) -> None:
+        go_back(self)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        allowed = back_enabled(self, action)
+        return True if allowed is None else allowed

@@ -27,6 +27,7 @@ from clarify_tui.tui.widgets.session_table import (
     option_values,
     session_rows,
 )
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
 
@@ -48,8 +49,8 @@ class SessionsScreen(LaidOutScreen):
         Binding("S", "reverse", "Reverse", id="sessions-reverse", tooltip="reverse the sort"),
         Binding("g", "scores", "Scores", id="sessions-scores", tooltip="scores and charts of this database"),
         Binding("r", "reload", "Reload", id="sessions-reload"),
-        Binding("q", "back", "Back", id="sessions-back"),
-        Binding("escape", "back", "Back", id="sessions-escape", show=False, tooltip="back (as q does)"),
+        *back_bindings("sessions"),
+        Binding("escape", "leave", "Back", id="sessions-escape", show=False, tooltip="back, or quit on the first screen (as q does)"),
     ]
 
     def __init__(self, store, select: str | None = None, **kwargs) -> None:
@@ -195,7 +196,14 @@ class SessionsScreen(LaidOutScreen):
         self.reload()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        go_back(self)
+
+    def action_back_quits(self) -> None:
+        self.app.exit()
+
+    def action_leave(self) -> None:
+        go_back(self)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        allowed = back_enabled(self, action)
+        return True if allowed is None else allowed

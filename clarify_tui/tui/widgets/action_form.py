@@ -35,6 +35,22 @@ def resolve_visit(action: Action, steps) -> Action:
     return action.model_copy(update={"text": hits[n - 1].url})
 
 
+def parse_confidence(typed: str) -> float | None:
+    """A person's confidence: empty is none; else a number from 0 to 100 (ValueError, with
+    a message for the person, for anything else: "abc", "150", "nan")."""
+    text = typed.strip().rstrip("%").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 100:  # nan fails too
+        raise ValueError(f"Confidence must be a number from 0 to 100, not '{typed.strip()}'; "
+                         "type it again (or leave it empty for none).")
+    return value
+
+
 class ActionForm(Vertical):
     """Fields for one action of `kind`; enter on the last field submits, escape cancels."""
 
@@ -70,8 +86,9 @@ class ActionForm(Vertical):
                     select_on_focus=pre is None)
         if self.confidence:
             conf = pre.confidence if pre and pre.confidence is not None else None
+            # a text field, checked on enter: a number field drops what it rejects without a word
             yield Input("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
-                        type="number", classes="field confidence", select_on_focus=conf is None)
+                        classes="field confidence", select_on_focus=conf is None)
 
     def on_mount(self) -> None:
         narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal
@@ -86,7 +103,15 @@ class ActionForm(Vertical):
         if i < len(fields) - 1:
             fields[i + 1].focus()
             return
-        action = self.build()
+        try:
+            action = self.build()
+        except ValueError as exc:  # asked again: the form stays, the bad field selected
+            self.app.bell()
+            self.notify(str(exc), severity="warning")
+            bad = self.query_one(".confidence", Input)
+            bad.focus()
+            bad.select_all()
+            return
         if action is None:
             self.app.bell()
             self.notify("Type something first.", severity="warning")
@@ -100,9 +125,7 @@ class ActionForm(Vertical):
         if not values[0]:
             return None
         if self.kind == ActionKind.answer:
-            confidence = None
-            if self.confidence and len(values) > 1 and values[1]:
-                confidence = float(values[1])
+            confidence = parse_confidence(values[1]) if self.confidence and len(values) > 1 else None
             return Action.answer(values[0], confidence)
         return Action(kind=self.kind, text=values[0])
 

@@ -27,6 +27,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 
+ALWAYS = ("q", "question_mark")  # never dropped for lack of room: quit / back, and help lists the rest
+LATE = ("f2", "f3", "ctrl+o", "escape")  # dropped only after every other key
+
+
 @dataclass(frozen=True)
 class FooterEntry:
     """One clickable key of the footer (or a group's label: `key` empty)."""
@@ -159,6 +163,8 @@ class Footer(Widget, can_focus=False):
         entries, palette = self._entries
         base = self.rich_style
         width = self.size.width
+        palette_width = 0 if palette is None else 2 + self._entry_text(palette, base, True).cell_len
+        entries = self._fitting(entries, max(0, width - palette_width), base)
         gap = Text(" ", style=base)
         left = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, FooterEntry]] = []
@@ -190,6 +196,27 @@ class Footer(Widget, can_focus=False):
         line.append_text(shown)
         line.append_text(right)
         return line
+
+    def _fitting(self, entries: list[FooterEntry], room: int, base: Style) -> list[FooterEntry]:
+        """The entries that fit `room`, in their order. When not all fit (an 80-column
+        terminal) the least needed go first: disabled keys, then others from the right,
+        and last the keys a person must always find (quit, help, F2/F3, skip); `?` lists
+        every key. Grouped keys stay together."""
+        def width(entry: FooterEntry) -> int:
+            gap = 1 if (entry.grouped or self.compact or not entry.key) else 0
+            return self._entry_text(entry, base, self.compact).cell_len + gap + (1 if entry.grouped else 0)
+
+        if sum(width(e) for e in entries) <= room or any(e.grouped or not e.key for e in entries):
+            return entries
+        kept = list(entries)
+        order = ([e for e in reversed(entries) if not e.enabled and e.key not in ALWAYS]
+                 + [e for e in reversed(entries) if e.enabled and e.key not in ALWAYS and e.key not in LATE]
+                 + [e for e in reversed(entries) if e.enabled and e.key in LATE])
+        for entry in order:
+            if sum(width(e) for e in kept) <= room:
+                break
+            kept.remove(entry)
+        return kept
 
     # ---- the mouse -------------------------------------------------------------------------
 

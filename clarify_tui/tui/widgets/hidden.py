@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from clarify_tui.models import Task
+from clarify_tui.tui import glyphs
 
 
 def render_hidden(task: Task) -> Group:
@@ -55,7 +56,7 @@ class HiddenPanel(Static):
         self._shown_as = (task.id, locked, shown)
         self.set_class(locked, "locked")
         if locked:
-            self.border_title = "Hidden 🔒"
+            self.border_title = f"Hidden {glyphs.icon('locked')}"
             self.update(Text("Locked until the session ends.", style="dim italic"))
         elif not shown:
             self.border_title = "Hidden (spoiler)"

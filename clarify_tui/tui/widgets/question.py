@@ -67,6 +67,20 @@ class QuestionPanel(Static):
     def compact(self) -> bool:
         return self.is_mounted and self.screen.has_class("-narrow")
 
+    def scroll_text(self, lines: int) -> None:
+        """Scroll the question's text. Textual scrolls only widgets with children or a
+        layout, so ctrl+↓ and the wheel did nothing on this Static though the border said
+        "more ↓": `force` scrolls it within its text's height."""
+        self.scroll_relative(y=lines, animate=False, force=True, immediate=True)
+
+    def on_mouse_scroll_down(self, event) -> None:
+        self.scroll_text(1)
+        event.stop()
+
+    def on_mouse_scroll_up(self, event) -> None:
+        self.scroll_text(-1)
+        event.stop()
+
     def show(self, task: Task, view: AgentView) -> None:
         self._shown = (task, view)
         self._compact = self.compact

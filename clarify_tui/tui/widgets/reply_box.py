@@ -106,7 +106,11 @@ class ReplyBox(Vertical, can_focus=True):
 
     def _show_more_hint(self, *_changed) -> None:
         """In a small terminal the question and what the user knows may not fit (the box
-        has a maximum height): the border says how to read the rest."""
+        has a maximum height): the border says how to read the rest. Read once the layout
+        has settled: mid-layout the text looked cut at 200×50 and the hint stayed."""
+        self.call_after_refresh(self._update_more_hint)
+
+    def _update_more_hint(self) -> None:
         question = self.query_one("#reply-scroll")
         if question.max_scroll_y <= 0:
             self.border_subtitle = ""

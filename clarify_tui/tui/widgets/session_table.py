@@ -18,11 +18,13 @@ from clarify_tui.models import Session
 from clarify_tui.summary import active, duration, failed, outcome, seconds
 from clarify_tui.tui.speed import FastTable
 
+# What a reviewer needs first: an 80-column screen shows the leading ones (key, label)
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("id", "id"), ("run", "run"), ("task", "task"), ("protocol", "protocol"), ("agent", "agent"),
-    ("user", "user"), ("mode", "mode"), ("annotator", "annotator"), ("outcome", "outcome"),
-    ("steps", "steps"), ("duration", "duration"), ("active", "active"), ("parent", "fork of"),
+    ("id", "id"), ("task", "task"), ("outcome", "outcome"), ("annotator", "annotator"), ("run", "run"),
+    ("agent", "agent"), ("mode", "mode"), ("steps", "steps"), ("active", "active"), ("duration", "duration"),
+    ("protocol", "protocol"), ("user", "user"), ("parent", "fork of"), ("note", "note"),
 )
+NOTE_CELL = 60  # a note's first characters; replay shows it whole
 SORT_KEYS = ("created", "run", "task", "protocol", "agent", "outcome", "steps", "duration")
 OUTCOME_STYLE = {"correct": "green", "wrong": "red", "errored": "bold red", "abandoned": "yellow",
                  "running": "cyan"}
@@ -173,11 +175,15 @@ class SessionTable(FastTable):
         word = row.outcome
         style = OUTCOME_STYLE.get(word, "green" if word.replace(".", "").isdigit() and float(word) >= 100 else "")
         parent = f"{s.parent_id[:8]} @{s.fork_step}" if s.parent_id else ""
-        return [
-            Text(mark + indent + s.id, style="bold" if mark else ""), s.run, s.task_id, s.protocol.value,
-            s.agent, s.user, s.mode, s.annotator or "", Text(word, style=style), str(row.steps),
-            duration(s), active(s), Text(parent, style="dim"),
-        ]
+        note = " ".join((s.note or "").split())
+        cells = {
+            "id": Text(mark + indent + s.id, style="bold" if mark else ""), "run": s.run, "task": s.task_id,
+            "protocol": s.protocol.value, "agent": s.agent, "user": s.user, "mode": s.mode,
+            "annotator": s.annotator or "", "outcome": Text(word, style=style), "steps": str(row.steps),
+            "duration": duration(s), "active": active(s), "parent": Text(parent, style="dim"),
+            "note": note if len(note) <= NOTE_CELL else note[: NOTE_CELL - 1] + "…",
+        }
+        return [cells[key] for key, _label in COLUMNS]
 
     @property
     def current_id(self) -> str | None:

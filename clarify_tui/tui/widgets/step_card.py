@@ -2,9 +2,7 @@
 
 Rendering is a pure function of the Step (plus the spoiler and unfold flags), so the same
 card shows a live step and a stored one (replay reads Step rows from the Store). The
-trajectory widget renders these cards line by line (`widgets/trajectory.py`);
-`estimate_lines` guesses a card's height without rendering it, so a long session need
-not render every card to lay out its scrollbar.
+trajectory widget renders these cards line by line (`widgets/trajectory.py`).
 """
 
 from __future__ import annotations
@@ -18,13 +16,10 @@ from rich.text import Text
 from textual.color import Color
 from textual.strip import Strip
 from clarify_tui.engine.cts import user_reply
+from clarify_tui.tui import glyphs
 from clarify_tui.models import Action, ActionKind, Step
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
-KIND_ICON = {
-    "search": "🔎", "ask": "❓", "answer": "✅", "clarify": "💬", "visit": "🌐",
-    "reply": "↩", "rewrite": "✎", "judge": "⚖", "invalid": "⚠",
-}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
 FOLD_LINES = 3
 FOLD_HITS = 3
@@ -46,7 +41,7 @@ def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -
 def action_line(action: Action) -> Text:
     """The action's kind and content on one line (also used for the pending action)."""
     line = Text()
-    line.append(f"{KIND_ICON.get(action.kind.value, '·')} {action.kind.value} ", style="bold")
+    line.append(f"{glyphs.icon(action.kind.value)} {action.kind.value} ", style="bold")
     if action.kind == ActionKind.clarify:
         if not action.items:
             line.append("(no questions: orig baseline)", style="dim")
@@ -88,6 +83,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
         body.append(Text("   ⚠ " + fold(step.error, expanded), style="red"))
     elif step.action.kind == ActionKind.search:
         body.append(Text(f"   {obs.text}", style="dim"))
+        if obs.data.get("search_failed"):  # --compat reference: why the agent saw "Search failed"
+            body.append(Text("   ⚠ " + fold(str(obs.data["search_failed"]), expanded, 1), style="red"))
         hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
         for number, hit in enumerate(hits, 1):  # numbered: `v 2` visits the second
             card = Text(f"   ▸ {number}. ")
@@ -114,6 +111,8 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
             body.append(Text(f"   to: {fold(question, expanded, 1)}", style="dim"))
         if reveal and obs.data.get("released_clue"):
             body.append(Text("   (clue released)", style="magenta"))
+        if obs.data.get("fault"):  # --compat reference: a failed call read as "i don't know"
+            body.append(Text("   ⚠ " + fold(obs.text, expanded, 1), style="red"))
     elif obs.text:
         body.append(Text("   ↩ " + fold(obs.text, expanded), style="italic"))
     return Group(*body)
