@@ -348,3 +348,15 @@ async def test_a_step_arriving_draws_only_its_own_card(monkeypatch):
         for key in ("home", "pagedown", "down", "end"):
             await pilot.press(key)
         assert drawn_steps == []
+
+
+async def test_the_scrollbar_thumb_is_where_the_view_is_once_the_cards_overflow():
+    """Following the newest step scrolls to the end before the layout that shows the
+    scrollbar: the thumb is at the end too (it stayed at the top)."""
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.sync(make_steps(12), reveal=True)
+        await pilot.pause()
+        assert trajectory.show_vertical_scrollbar and trajectory.scroll_y == trajectory.max_scroll_y > 0
+        assert trajectory.vertical_scrollbar.position == trajectory.scroll_y

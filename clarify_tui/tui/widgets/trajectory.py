@@ -187,6 +187,13 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = self._pinned and new_value >= self.max_scroll_y
         super().watch_scroll_y(old_value, new_value)
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """The scrollbar appears (the cards overflow): its thumb where the view already is.
+        Textual moves the thumb only while the bar shows, and following the newest step
+        scrolls before the layout that shows it (the thumb stayed at the top)."""
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
     # ---- layout ------------------------------------------------------------------------
 
     def _key(self, step: Step, width: int) -> tuple:
