@@ -129,7 +129,8 @@ async def test_a_screen_built_ahead_shows_what_one_built_at_the_key_shows(tmp_pa
         assert app.screen is ahead
         assert screen_text(app) == expected
         if kind != "scores":  # F3 shows its numbers once computed: new tables, laid out and drawn then
-            assert layouts == [] and drawn == []
+            # the footer's one line is drawn again: its keys depend on the screen below (q Back, screens/back.py)
+            assert layouts == [] and [w for w in drawn if type(w).__name__ != "Footer"] == []
 
 
 async def test_keys_pressed_while_screens_are_built_are_handled(tmp_path):
