@@ -293,3 +293,21 @@ async def test_textuals_compound_widgets_are_composed_at_once(tmp_path):
         await pilot.press("f3")
         await pilot.pause()
         assert app.screen.query_one(Tabs).active  # a tab is active, its underline drawn
+
+
+async def test_what_was_built_ahead_is_frozen_out_of_the_collectors_scans(tmp_path):
+    """The screens built ahead live until taken: the warm-up ends with gc.freeze, so a full
+    collection does not walk them (one landed in play and replay openings: ~120 ms of CPU,
+    benchmarks/bench_tui.py)."""
+    import gc
+
+    gc.unfreeze()
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = gc.get_freeze_count()
+        await built(app, pilot)
+        assert gc.get_freeze_count() > before
+        sessions = app.ahead.built["sessions"]
+        assert not any(sessions is o for o in gc.get_objects())  # frozen objects are out of the collector's lists
+    gc.unfreeze()

@@ -42,9 +42,9 @@ def freeze_startup_heap() -> None:
     pydantic, the models, the picker) lives as long as the process: `gc.freeze` moves it
     out of the collector's view. Otherwise each full collection walks all of it, ~60-120
     ms of CPU on this machine, and one lands in a play or replay opening or a page key
-    now and then (benchmarks/bench_tui.py, issue 24: play 210 -> 97 ms CPU, replay 214 ->
-    88, the worst of 30 page keys 85 -> 21 ms). The standard library's own remedy for a
-    long-lived heap, not a patch of anything."""
+    now and then (benchmarks/bench_tui.py, issue 24: the worst of 30 page keys 85 -> 21
+    ms of CPU; with the freeze after the warm-up, speed/ahead.py, play 190 -> 49 ms and
+    replay 174 -> 39). The standard library's remedy for a long-lived heap, no patch."""
     gc.freeze()
 
 

@@ -22,6 +22,7 @@ Each kind is built once per app; once taken, later openings build as before.
 from __future__ import annotations
 
 import contextlib
+import gc
 import functools
 import asyncio
 import importlib
@@ -165,6 +166,7 @@ class ScreensAhead:
             self.error = exc
             self.app.log.error(f"building screens ahead: {exc!r}")
         finally:
+            gc.freeze()  # what was built lives on until taken: out of the collector's scans (app.freeze_startup_heap)
             self.finished.set()
 
     async def _quiet(self, kind: str | None = None, building: Screen | None = None) -> None:
