@@ -360,3 +360,34 @@ async def test_the_scrollbar_thumb_is_where_the_view_is_once_the_cards_overflow(
         await pilot.pause()
         assert trajectory.show_vertical_scrollbar and trajectory.scroll_y == trajectory.max_scroll_y > 0
         assert trajectory.vertical_scrollbar.position == trajectory.scroll_y
+
+
+async def test_unfold_all_draws_again_only_the_cards_it_changes(monkeypatch):
+    """Searches with more hits than shown unfold; a short ask, reply or verdict looks the
+    same either way and is not drawn again (unfold all on a long session stays quick)."""
+    from clarify_tui.tui.widgets import trajectory as module
+    from clarify_tui.tui.widgets.step_card import folds
+
+    drawn_steps: list[int] = []
+    draw = module.draw_card
+    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        steps = make_steps(40)
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        drawn_steps.clear()
+        trajectory.set_expanded(True)
+        await pilot.pause()
+        assert sorted(drawn_steps) == [s.index for s in steps if s.index % 4 == 0]  # the searches
+        assert [s.index for s in steps if folds(s, reveal=True)] == sorted(drawn_steps)
+        assert "Result 36.4" in trajectory.card_text(36) and "verdict 39" in trajectory.card_text(39)
+        long_reply = Step(index=40, actor="agent", action=Action.ask("Which one?"),
+                          observation=Observation(text="\n".join(f"line {i}" for i in range(8))))
+        trajectory.sync(steps + [long_reply], reveal=True)
+        await pilot.pause()
+        assert "line 7" in trajectory.card_text(40)  # unfolded: every line
+        trajectory.set_expanded(False)
+        await pilot.pause()
+        assert "line 7" not in trajectory.card_text(40) and "more lines" in trajectory.card_text(40)

@@ -118,6 +118,16 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     return Group(*body)
 
 
+def folds(step: Step, *, reveal: bool) -> bool:
+    """Whether unfolding changes the card (long text, more hits): only such cards are drawn
+    again on unfold all. Compares what `render_step` says both ways (cheap: no rendering)."""
+    def plain(expanded: bool) -> list[str]:
+        return [t.plain for t in render_step(step, reveal=reveal, expanded=expanded).renderables
+                if isinstance(t, Text)]
+
+    return plain(True) != plain(False)
+
+
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"

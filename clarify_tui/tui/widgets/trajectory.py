@@ -26,7 +26,7 @@ from textual.strip import Strip
 from clarify_tui.models import Step
 from clarify_tui.tui.speed import set_virtual_size
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
-from clarify_tui.tui.widgets.step_card import draw_card
+from clarify_tui.tui.widgets.step_card import draw_card, folds
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -71,6 +71,7 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = False  # keep the last line in view as cards grow
         self._wanted: int | None = None  # a step to bring into view once laid out
         self._style_cache: dict[str, Style] = {}
+        self._folds: dict[tuple[int, bool], tuple[Step, bool]] = {}  # (id, reveal): (step, unfolding changes it)
 
     # ---- the public API --------------------------------------------------------------
 
@@ -85,6 +86,7 @@ class Trajectory(ScrollView, can_focus=True):
         if shown and len(wanted) >= shown and wanted[shown - 1].index == self._steps[-1].index:
             self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it (even in place)
             self._drawn.pop(self._steps[-1].index, None)
+            self._folds.pop((id(self._steps[-1]), self.reveal), None)
             new = wanted[shown:]
         else:
             new = [s for s in wanted if s.index not in self._position]
@@ -198,11 +200,19 @@ class Trajectory(ScrollView, can_focus=True):
 
     def _key(self, step: Step, width: int) -> tuple:
         marks = self.marks(step.index)
-        return (id(step), width, self._expanded(step.index), self.reveal,
+        return (id(step), width, self._expanded(step), self.reveal,
                 "current" in marks, "guess" in marks, "future" in marks)
 
-    def _expanded(self, index: int) -> bool:
-        return self.expanded != (index in self._toggled)
+    def _expanded(self, step: Step) -> bool:
+        """Whether the card is drawn unfolded (False for a card that unfolding leaves as it
+        is: unfold all draws only the cards it changes)."""
+        if self.expanded == (step.index in self._toggled):
+            return False
+        key = (id(step), self.reveal)
+        cached = self._folds.get(key)
+        if cached is None or cached[0] is not step:
+            cached = self._folds[key] = (step, folds(step, reveal=self.reveal))
+        return cached[1]
 
     def _card(self, step: Step, width: int) -> list[Strip]:
         """The card of `step` as strips `width` wide, from the cache or drawn now."""
@@ -211,7 +221,7 @@ class Trajectory(ScrollView, can_focus=True):
         if cached is not None and cached[0] == key:
             return cached[1]
         strips = draw_card(step, self.marks(step.index), self._style, self.app.console, width,
-                           reveal=self.reveal, expanded=self._expanded(step.index), gap=self.GAP)
+                           reveal=self.reveal, expanded=self._expanded(step), gap=self.GAP)
         self._drawn[step.index] = (key, strips)
         return strips
 
@@ -246,6 +256,8 @@ class Trajectory(ScrollView, can_focus=True):
             index, self._wanted = self._wanted, None
             self.scroll_to_step(index)
         self._drawn = {s.index: self._drawn[s.index] for s in self._steps if s.index in self._drawn}
+        if len(self._folds) > 2 * len(self._steps) + 64:  # steps gone (re-recorded, rebuilt)
+            self._folds.clear()
         self.refresh()
 
     def _keep_top_card(self, change) -> None:
