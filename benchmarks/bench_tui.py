@@ -2,15 +2,17 @@
 long session's keys.
 
     python benchmarks/bench_tui.py                 # headless, prints each number beside its target
-    python benchmarks/bench_tui.py --steps 5000    # the long session's length (default 5000)
+    python benchmarks/bench_tui.py --steps 200     # the long session's length (default 200)
     python benchmarks/bench_tui.py --session-only  # only the long session's numbers
     python benchmarks/bench_tui.py --json
 
 Targets (issue 14): first paint under 0.5 s; every screen and dialog opens in under
 100 ms (F2 sessions, F3 scores, replay, help, the step-mode editor, the skip
 confirmation), measured from the key to the first paint of the new screen, first
-opening in a fresh app; every key repaints in under 30 ms; a 5,000-step session
-scrolls without lag (same 30 ms per key).
+opening in a fresh app; every key repaints in under 30 ms; a 200-step session
+scrolls without lag (same 30 ms per key; issue 24: protocols cap a session at a few dozen
+steps, so 200 and no longer 5,000). Since issue 24 the tasks are the bundled demo's, not
+tests/conftest.py's (a benchmark imports nothing from tests/).
 
 - first paint: a fresh interpreter imports the app, starts it headless on the bundled
   demo and stops at the first refresh after the picker's table holds the tasks (the
@@ -33,7 +35,7 @@ scrolls without lag (same 30 ms per key).
   first refresh of the new screen: what that frame already shows is the screen's own
   business (F3's numbers, for one, are computed in a worker and fill in after it).
   Since 2026-11-23 the workbench builds F2, F3 and ? while it is idle after the first
-  paint and the tasks' validation (tui/ahead.py), so two numbers are printed for them:
+  paint and the tasks' validation (tui/speed/ahead.py), so two numbers are printed for them:
   settled (the key pressed once that warm-up is done: the number the target applies to)
   and cold (the key pressed at the picker's first paint, before anything is built: the
   screen is built at the key, as before). Every opening is now timed in a settled app
@@ -50,7 +52,7 @@ scrolls without lag (same 30 ms per key).
   meanwhile (92 keys). The first paint is unchanged by it (A/B of 10 interleaved runs).
 - Beside each wall time the process's CPU time over the same span: on a loaded machine
   (the load is printed) the wall time also counts waiting for a core.
-- long session: a play screen whose episode holds 5,000 synthetic steps (search hits, asks,
+- long session: a play screen whose episode holds 200 synthetic steps (5,000 until issue 24) (search hits, asks,
   replies, judge verdicts) is shown once (time until the first paint that shows the last
   step, as a screen opening is timed; also until the app is idle, which Pilot detects in
   20 ms windows; and how many widgets that took), then each of down / up / pagedown / end / home is timed from the key to the
@@ -61,9 +63,11 @@ scrolls without lag (same 30 ms per key).
   (added 2026-11-23, when refresh_all began skipping panels that did not change: the
   first case alone no longer stands for a typical step; both print wall and CPU).
   Each key is posted as soon as the previous one is painted, faster than a key repeats,
-  so a cheap key's frame can wait for the 60 frames/s cap (tui/frames.py): its wall time
-  is then ~17 ms whatever its CPU. Until 2026-11-23 Textual's update timer made that wait
-  17-33 ms after a frame longer than 1/60 s (`down` after `home`: 33 ms wall, 9 ms CPU).
+  so a cheap key's frame can wait for the 60 frames/s cap: its wall time is then ~17-33
+  ms whatever its CPU (Textual's update timer keeps its phase; the override that started
+  a due frame at once, tui/frames.py, was removed with issue 24).
+- CLARIFY_TUI_STOCK_TEXTUAL=1 in the environment times the workbench on stock Textual
+  (tui/speed/ off): what the wall buys.
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ async def main(cold_enter):
             await asyncio.sleep(0.001)
             stall = max(stall, time.perf_counter() - t - 0.001)
         validated = (time.perf_counter() - t0 - paint) * 1000
-        ahead_stall = ahead_cpu = 0.0  # the same while F2, F3 and ? are built ahead (tui/ahead.py), and
+        ahead_stall = ahead_cpu = 0.0  # the same while F2, F3 and ? are built ahead (tui/speed/ahead.py), and
         while not app.ahead.finished.is_set():  # the event loop's own CPU time over the same gap
             t, c = time.perf_counter(), time.thread_time()
             await asyncio.sleep(0.001)
@@ -273,6 +277,25 @@ async def key_to_paint_ms(app, key: str, observe) -> float:
     return (time.perf_counter() - t) * 1000
 
 
+def demo_tasks() -> list:
+    """The bundled demo's first InteractComp, DiscoBench and CTS tasks, in that order (the
+    picker opens the first on enter); searched in the demo's corpus (the app's default).
+    Not tests/conftest.py's tiny world: a benchmark runs from an installed package too."""
+    from clarify_tui.tasks.collection import load_all
+
+    tasks, _ = load_all("demo", None)
+    return [next(t for t in tasks if t.protocol.value == p) for p in ("interactcomp", "discobench", "cts")]
+
+
+def demo_search():
+    """The demo corpus's search index, built before the timed spans (as the tests pass a
+    built one). The workbench builds it at the first play opening of a process (~170 ms of
+    CPU on this machine for the demo corpus), not counted in the openings here."""
+    from clarify_tui.backends import make_search
+
+    return make_search("local")
+
+
 def synthetic_steps(n: int):
     from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
 
@@ -300,14 +323,12 @@ async def long_session(n: int = 5000) -> dict:
     """A play screen whose episode holds `n` synthetic steps: the time to show them all,
     then each key's repaint while scrolling (also through cards not drawn yet), unfolding
     every card, and one more step arriving (the engine recording the next step)."""
-    from clarify_tui.search.local import LocalSearch
     from clarify_tui.store import Store
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play import PlayScreen
     from clarify_tui.tui.widgets.trajectory import Trajectory
-    from clarify_tui.testing.world import DOCS, IC  # a tiny task and corpus; no bundled data needed
-
-    app = ClarifyApp(tasks=[IC], store=Store(":memory:"), search=LocalSearch(DOCS), task_id="i1", run_mode="step")
+    ic = demo_tasks()[0]
+    app = ClarifyApp(tasks=[ic], store=Store(":memory:"), search=demo_search(), task_id=ic.id, run_mode="step")
     app.animation_level = "none"  # time the repaint, not a smooth-scroll animation
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
@@ -461,18 +482,17 @@ def _demo_db(path: Path) -> Path:
 async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
     """Each screen and dialog, the first time it opens in a fresh app (the slow case: the
     screen's module is imported then too): (wall ms, CPU ms) from key to painted."""
-    from clarify_tui.search.local import LocalSearch
     from clarify_tui.store import Store
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play_queue import QueueSpec
-    from clarify_tui.testing.world import CTS, DISCO, DOCS, IC
+    tasks, search = demo_tasks(), demo_search()
 
     async def fresh(setup, key, name, cold=False, **kwargs) -> tuple[float, float]:
         # The apps before this one in this process left their widgets behind as cyclic
         # garbage, which a user's process (one app) never has; collect it now, or a full
         # collection of it lands inside whichever opening comes next (~+90 ms of CPU).
         gc.collect()
-        app = ClarifyApp(store=Store(db), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), **kwargs)
+        app = ClarifyApp(store=Store(db), tasks=tasks, search=search, **kwargs)
         app.animation_level = "none"
         async with app.run_test(size=(160, 45)) as pilot:
             if cold:  # the key at the picker's first paint: nothing built ahead yet
@@ -481,7 +501,7 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
                 painted = asyncio.Event()
                 app.screen.call_after_refresh(painted.set)
                 await painted.wait()
-            else:  # settled: the screens built ahead while idle (tui/ahead.py; not in the queue)
+            else:  # settled: the screens built ahead while idle (tui/speed/ahead.py; not in the queue)
                 await pilot.pause()
                 if app.queue is None:
                     await app.ahead.finished.wait()
@@ -500,8 +520,8 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
         "? help": await fresh([], "question_mark", "HelpScreen"),
         "replay (enter on a session)": await fresh(["f2"], "enter", "ReplayScreen"),
         "play (enter on a task)": await fresh([], "enter", "PlayScreen"),
-        "e edit dialog": await fresh(["space"], "e", "ComposeScreen", task_id="i1", run_mode="step"),
-        "r replace dialog": await fresh([], "r", "ComposeScreen", task_id="i1", run_mode="step"),
+        "e edit dialog": await fresh(["space"], "e", "ComposeScreen", task_id=tasks[0].id, run_mode="step"),
+        "r replace dialog": await fresh([], "r", "ComposeScreen", task_id=tasks[0].id, run_mode="step"),
         "ctrl+o skip confirmation": await fresh([], "ctrl+o", "ConfirmScreen",
                                                 queue=QueueSpec(run="bench-queue", annotator="bench")),
         COLD + "F2 sessions": await fresh([], "f2", "SessionsScreen", cold=True),
@@ -545,7 +565,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=5000, help="length of the long session")
+    parser.add_argument("--steps", type=int, default=200, help="length of the long session")
     parser.add_argument("--session-only", action="store_true", help="only the long session's numbers")
     parser.add_argument("--openings-of", type=Path, help=argparse.SUPPRESS)  # one child run of openings_median
     args = parser.parse_args()
@@ -586,7 +606,7 @@ def print_openings(fp: dict, openings: dict, openings_cpu: dict) -> None:
     print(f"  the command `clarify-tui` to the same paint: {fp['command_s_median']:.3f} s "
           f"(CPU {fp['command_cpu_s_median']:.3f} s)")
     if fp.get("screens_ahead_done_ms_median") is not None:
-        print(f"  then F2, F3 and ? built ahead (tui/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
+        print(f"  then F2, F3 and ? built ahead (tui/speed/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
               f"the first paint; the event loop stalled at most {fp['screens_ahead_longest_stall_ms_max']:.0f} ms wall, "
               f"{fp['screens_ahead_longest_stall_cpu_ms_max']:.0f} ms of its CPU (empty database) / "
               f"{fp['screens_ahead_stall_with_demo_db_ms_max']:.0f} ms wall, "

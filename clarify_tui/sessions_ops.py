@@ -157,7 +157,7 @@ def queue_progress(store: Store, run: str, annotator: str, tasks: list[Task]) ->
     return Counter(last.values())
 
 
-def left_running(store: Store, task: Task, mode: SessionMode, annotator: str, run: str = "tui") -> list[Session]:
+def left_running(store: Store, task: Task, mode: SessionMode, annotator: str | None, run: str = "tui") -> list[Session]:
     """This person's sessions of `task` in `mode` left `running` (ctrl+q, a closed
     terminal), oldest first; forks are not among them."""
     return [s for s in store.sessions(runs=[run], status="running")

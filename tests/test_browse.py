@@ -198,7 +198,7 @@ async def test_sessions_filters_failed_only(store):
 async def test_sessions_filter_picked_with_the_keyboard(store):
     """A filter is a drop-down: enter opens its choices (the arrow turns), down + enter
     picks the first run, and the table and the filter's own line show it."""
-    from clarify_tui.tui.widgets.light_select import LightSelect, LightSelectCurrent
+    from clarify_tui.tui.speed.light_select import LightSelect, LightSelectCurrent
 
     app = BrowseApp(store, start="sessions")
     async with app.run_test(size=SIZE) as pilot:

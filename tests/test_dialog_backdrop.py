@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from clarify_tui.tui.screens.dialog import Dialog
+from clarify_tui.tui.speed import Dialog
 
 CSS = """
 Ask { align: center middle; }

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
-from clarify_tui.tui.widgets.fast_table import FastTable
+from clarify_tui.tui.speed.fast_table import FastTable
 
 ROWS = [
     ["s-1", Text("correct", style="green"), "a [b]markup[/b] cell", "", Text("● └ fork", style="bold")],

@@ -1,4 +1,4 @@
-"""A screen's first frame draws everything (tui/first_frame.py): opening play or replay lays
+"""A screen's first frame draws everything (tui/speed/first_frame.py): opening play or replay lays
 the screen out once, not again for the requests its widgets sent while mounting, and what
 changes after that first frame is still drawn."""
 
@@ -15,8 +15,7 @@ from textual.widgets import Static
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
 from clarify_tui.tui.app import ClarifyApp
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
-from clarify_tui.tui.layout import LaidOutOnOpen
+from clarify_tui.tui.speed.first_frame import FirstFrameDrawsAll, LaidOutOnOpen
 from clarify_tui.tui.screens.play import PlayScreen
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from tests.conftest import CTS, DISCO, DOCS, IC

@@ -1,4 +1,4 @@
-"""F2, F3 and ? built while the workbench is idle (tui/ahead.py): what opens is what a
+"""F2, F3 and ? built while the workbench is idle (tui/speed/ahead.py): what opens is what a
 screen built at the key shows, with data current at the opening, and keys pressed while
 they are built are handled."""
 
@@ -16,7 +16,7 @@ from textual.widgets import Static
 from clarify_tui.models import Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
-from clarify_tui.tui.ahead import QUIET_S
+from clarify_tui.tui.speed.ahead import QUIET_S
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.help import HelpScreen, HelpText, help_table
 from clarify_tui.tui.screens.sessions import SessionsScreen
@@ -105,9 +105,9 @@ async def test_a_screen_built_ahead_shows_what_one_built_at_the_key_shows(tmp_pa
     for run in ("a", "b", "c"):
         add_session(store, run, status="completed")
     fresh = make_app(None, store=store)
+    fresh.ahead.builders.clear()  # nothing built ahead: the key builds the screen
     async with fresh.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        fresh.ahead.stop()
         await pilot.press(key)
         await fresh.workers.wait_for_complete()
         await pilot.pause()
@@ -129,7 +129,8 @@ async def test_a_screen_built_ahead_shows_what_one_built_at_the_key_shows(tmp_pa
         assert app.screen is ahead
         assert screen_text(app) == expected
         if kind != "scores":  # F3 shows its numbers once computed: new tables, laid out and drawn then
-            assert layouts == [] and drawn == []
+            # the footer's one line is drawn again: its keys depend on the screen below (q Back, screens/back.py)
+            assert layouts == [] and [w for w in drawn if type(w).__name__ != "Footer"] == []
 
 
 async def test_keys_pressed_while_screens_are_built_are_handled(tmp_path):
@@ -181,9 +182,9 @@ async def test_building_ahead_creates_no_database(tmp_path):
 
 async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
     app = make_app(tmp_path / "t.db")
+    app.ahead.builders.clear()  # (stopping the warm-up midway cancelled a screen's mounting)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.ahead.stop()
         screen = Screen()
         await app.push_screen(screen)
         static, text = Static(help_table(app.BINDINGS)), HelpText(help_table(app.BINDINGS))
@@ -195,7 +196,7 @@ async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
 
 
 def test_a_screens_imports_come_one_module_at_a_time_deepest_first():
-    code = ("from clarify_tui.tui.ahead import import_order\n"
+    code = ("from clarify_tui.tui.speed.ahead import import_order\n"
             "print(list(import_order('clarify_tui.tui.screens.scores')))")
     names = eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert names[-1] == "clarify_tui.tui.screens.scores" and len(names) == len(set(names))
@@ -250,3 +251,63 @@ async def test_quitting_while_a_screen_is_built_ahead_is_clean(tmp_path, wait_fo
             await pilot.pause(0.001)
         app.exit()
     assert app.return_code == 0  # run_test re-raises any error the app met while closing
+
+
+@pytest.mark.parametrize("kind, key", [("scores", "f3"), ("sessions", "f2")])
+async def test_a_click_on_the_footer_takes_a_half_built_screen_without_waiting_for_the_warm_up(tmp_path, kind, key):
+    """A step of the warm-up waiting for a quiet moment while its screen is taken gives up
+    at once: the screen on top is then that screen, which cannot paint while the step holds
+    up its mounting (test_footer's click on F3 once hung 300 s so)."""
+    from clarify_tui.tui.widgets.footer import Footer
+
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1", status="completed")
+    async with app.run_test(size=SIZE) as pilot:
+        while kind not in app.ahead.built:  # registered, its widgets mounting a step at a time
+            assert not app.ahead.finished.is_set(), app.ahead.error
+            await pilot.pause(0.001)
+        half_built = app.ahead.built[kind]
+        line = app.screen.query_one(Footer).render().plain
+        await asyncio.wait_for(pilot.click(Footer, offset=(line.index(key), 0)), 30)
+        await asyncio.wait_for(pilot.pause(), 30)
+        assert app.screen is half_built
+        assert all(node.is_mounted for node in half_built.walk_children())
+        await asyncio.wait_for(finished(app), 30)
+        assert app.ahead.error is None
+
+
+async def test_textuals_compound_widgets_are_composed_at_once(tmp_path):
+    """Only our widgets and Textual's plain containers are mounted a child at a time; F3's
+    tabs (whose Underline Tabs reads as soon as a tab is active) are composed as Textual
+    composes them (test_tui's orig_baseline test once crashed with NoMatches 'Underline')."""
+    from textual.widgets import Tabs, TabbedContent
+
+    app = make_app(tmp_path / "t.db")
+    add_session(app.store, "r1", status="completed")
+    async with app.run_test(size=SIZE) as pilot:
+        await built(app, pilot)
+        stepped = {type(w).__name__ for w in app.ahead.stepped}
+        assert {"ScoresScreen", "SessionsScreen", "HelpScreen"} <= stepped
+        assert not any(isinstance(w, (Tabs, TabbedContent)) for w in app.ahead.stepped)
+        assert all(type(w).__module__.startswith(("clarify_tui.", "textual.containers")) for w in app.ahead.stepped)
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.query_one(Tabs).active  # a tab is active, its underline drawn
+
+
+async def test_what_was_built_ahead_is_frozen_out_of_the_collectors_scans(tmp_path):
+    """The screens built ahead live until taken: the warm-up ends with gc.freeze, so a full
+    collection does not walk them (one landed in play and replay openings: ~120 ms of CPU,
+    benchmarks/bench_tui.py)."""
+    import gc
+
+    gc.unfreeze()
+    app = make_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = gc.get_freeze_count()
+        await built(app, pilot)
+        assert gc.get_freeze_count() > before
+        sessions = app.ahead.built["sessions"]
+        assert not any(sessions is o for o in gc.get_objects())  # frozen objects are out of the collector's lists
+    gc.unfreeze()

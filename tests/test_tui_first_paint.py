@@ -132,3 +132,22 @@ def test_the_commands_that_open_the_tui_import_no_pydantic_before_it(tmp_path):
     out = subprocess.run([sys.executable, "-c", CLI_PATH], capture_output=True, text=True, check=True, env=env,
                          cwd=tmp_path).stdout
     assert out.split() == ["False", "False"]
+
+
+async def test_the_startup_heap_is_frozen_once_the_tasks_are_loaded(tmp_path):
+    """Full collections then skip the startup heap (app.freeze_startup_heap: a full
+    collection of it landed in play and replay openings and in page keys, ~60-120 ms)."""
+    import gc
+
+    from clarify_tui.store import Store
+    from clarify_tui.tui.app import ClarifyApp
+
+    gc.unfreeze()
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), dataset="demo")
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(1000):  # the tasks load in a thread: until they are shown, at most ~10 s
+            if gc.get_freeze_count():
+                break
+            await pilot.pause(0.01)
+        assert gc.get_freeze_count() > 0 and app.picker.tasks
+    gc.unfreeze()

@@ -48,7 +48,7 @@ async def test_a_screen_opened_then_resized_is_laid_out_at_the_new_size(tmp_path
 
 
 async def test_the_header_follows_a_title_change_and_skips_the_same_title(tmp_path):
-    from clarify_tui.tui.widgets.header import Header, QuietHeaderTitle
+    from clarify_tui.tui.speed.header import Header, QuietHeaderTitle
 
     app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
     async with app.run_test(size=(160, 45)) as pilot:

@@ -17,28 +17,35 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarify_tui.tui.startup import freeze_startup_heap, paused_gc
+from textual import work
+from textual import events
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
 
-with paused_gc():  # Textual's import allocates ~10^5 objects that all live on: no collection can free any
-    from textual import work
-    from textual import events
-    from textual.app import App, SystemCommand
-    from textual.binding import Binding
-    from textual.message import Message
-    from textual.screen import Screen
+from clarify_tui.tui.commands import PlayCommands
+from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
+from clarify_tui.tui.roles import DEFAULT_AGENT, Role
+from clarify_tui.tui.screens.picker import PickerScreen
+from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
+from clarify_tui.tui.speed import screens_ahead
+from clarify_tui.tui.workers import NotifiesWorkerErrors
 
-    from clarify_tui.tui import lean_strips
-    from clarify_tui.tui.ahead import ScreensAhead
-    from clarify_tui.tui.commands import PlayCommands
-    from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
-    from clarify_tui.tui.roles import DEFAULT_AGENT
-    from clarify_tui.tui.screens.picker import PickerScreen
-    from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
-    from clarify_tui.tui.workers import NotifiesWorkerErrors
-
-lean_strips.install()  # a Strip makes its caches when first used: fewer objects to collect (lean_strips.py)
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
+    from clarify_tui.tui.screens.play import RunMode
+
+
+def freeze_startup_heap() -> None:
+    """Once the tasks are loaded, everything imported and built so far (Textual, Rich,
+    pydantic, the models, the picker) lives as long as the process: `gc.freeze` moves it
+    out of the collector's view. Otherwise each full collection walks all of it, ~60-120
+    ms of CPU on this machine, and one lands in a play or replay opening or a page key
+    now and then (benchmarks/bench_tui.py, issue 24: the worst of 30 page keys 85 -> 21
+    ms of CPU; with the freeze after the warm-up, speed/ahead.py, play 190 -> 49 ms and
+    replay 174 -> 39). The standard library's remedy for a long-lived heap, no patch."""
+    gc.freeze()
 
 
 class TasksLoaded(Message):
@@ -69,7 +76,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self,
         db: Path | None = None,
         task_id: str | None = None,
-        as_: str = "observer",
+        as_: Role = "observer",
         agent_spec: str = DEFAULT_AGENT,
         user_spec: str = "rule",
         search_spec: str = "local",
@@ -81,13 +88,11 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         store=None,
         search=None,
         config: EpisodeConfig | None = None,
-        run_mode: str = "watch",
+        run_mode: RunMode = "watch",
         auto: bool = True,
         annotator: str | None = None,
         queue: QueueSpec | None = None,
     ) -> None:
-        self._gc_after_paint = gc.isenabled()
-        gc.disable()  # until the first paint (_first_paint_done): see tui/startup.py
         super().__init__()
         self.db = db
         self.task_id = task_id
@@ -105,7 +110,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         self.queue_tasks: list[Task] | None = None
         self.picker = PickerScreen(tasks, role=as_)
         self.queue_screen = QueueScreen(queue) if queue else None
-        self.ahead = ScreensAhead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
+        self.ahead = screens_ahead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
             "sessions": ("clarify_tui.tui.screens.sessions",
                          lambda module: module.SessionsScreen(self.store) if self._has_store() else None),
             "scores": ("clarify_tui.tui.screens.scores",
@@ -131,7 +136,6 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 
     def on_mount(self) -> None:
         self.push_screen(self.queue_screen or self.picker)
-        self.call_after_refresh(self._first_paint_done)
         if self.queue is None:
             self.call_after_refresh(self.ahead.clear_to_start, "first paint")
         if self.preloaded is not None:
@@ -147,15 +151,8 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         else:
             self.picker.preview(rows)  # the picker says when they are painted: then load_tasks
 
-    def _first_paint_done(self) -> None:
-        if self._gc_after_paint:
-            self._gc_after_paint = False
-            gc.enable()
-        freeze_startup_heap()
-
     def on_unmount(self) -> None:
         self.ahead.stop()
-        self._first_paint_done()  # an app that never painted leaves the collector as it found it
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
@@ -177,7 +174,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.picker.set_tasks(message.tasks, message.problems)
         elif message.problems:
             self.notify("\n".join(message.problems[:5]), title="some datasets did not load", severity="warning")
-        self.call_after_refresh(freeze_startup_heap, "tasks")
+        self.call_after_refresh(freeze_startup_heap)
         self._tasks_ready(message.tasks)
 
     def _tasks_ready(self, tasks: list[Task]) -> None:
@@ -185,24 +182,32 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.ahead.clear_to_start("tasks")
             self._maybe_open_task(tasks)
             return
-        self.queue_tasks = self.queue.tasks(tasks)
+        spec, screen = self.served
+        self.queue_tasks = spec.tasks(tasks)
         if not self.queue_tasks:
-            self.queue_screen.show_problem(f"No tasks in {self.dataset}: the queue is empty.")
+            screen.show_problem(f"No tasks in {self.dataset}: the queue is empty.")
             return
         self.serve_next()
 
     # ---- the human-baseline queue ---------------------------------------------------------
+
+    @property
+    def served(self) -> tuple[QueueSpec, QueueScreen]:
+        """The queue this app serves and its screen (made with a QueueSpec)."""
+        if self.queue is None or self.queue_screen is None:
+            raise RuntimeError("this app serves no queue")
+        return self.queue, self.queue_screen
 
     def serve_next(self) -> None:
         """Open the annotator's next unfinished task (resuming it if it was interrupted),
         or say that the queue is finished."""
         from clarify_tui.sessions_ops import ForkError, next_in_queue, queue_order
 
-        spec, tasks = self.queue, self.queue_tasks or []
+        (spec, screen), tasks = self.served, self.queue_tasks or []
         found = next_in_queue(self.store, spec.run, spec.annotator, tasks, spec.seed)
         if found is None:
             counts = progress(self.store, spec, tasks)
-            self.queue_screen.show_finished(counts, len(tasks))
+            screen.show_finished(counts, len(tasks))
             self.notify(f"Queue finished: {sum(counts.values())} of {len(tasks)} tasks done.")
             return
         task, interrupted = found
@@ -235,7 +240,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self.open_or_resume(task, self.role)
         self.task_id = None
 
-    def open_or_resume(self, task: Task, role: str) -> None:
+    def open_or_resume(self, task: Task, role: Role) -> None:
         """`play --task` as agent or user: a session of this person on this task left
         `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
         abandoned (never scored) before a new one starts."""
@@ -275,7 +280,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 
         return str(self._store.path if self._store is not None else (self.db or default_db_path()))
 
-    def open_task(self, task: Task, role: str = "observer", *, run: str = "tui",
+    def open_task(self, task: Task, role: Role = "observer", *, run: str = "tui",
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
         from clarify_tui.sessions_ops import ForkError
@@ -285,7 +290,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         from clarify_tui.models import EpisodeConfig
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
-        setup = PlaySetup(task=task, role=role, config=config, run=run,  # type: ignore[arg-type]
+        setup = PlaySetup(task=task, role=role, config=config, run=run,
                           annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
         try:
             screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto)
@@ -349,7 +354,7 @@ class ClarifyApp(NotifiesWorkerErrors, PresetBreakpoints, App):
 def run_app(
     db: Path | None = None,
     task_id: str | None = None,
-    as_: str = "observer",
+    as_: Role = "observer",
     agent_spec: str = DEFAULT_AGENT,
     user_spec: str = "rule",
     search_spec: str = "local",

@@ -13,11 +13,8 @@ from typing import Literal
 from textual.app import App
 from textual.binding import Binding
 
-from clarify_tui.tui import lean_strips
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.workers import NotifiesWorkerErrors
-
-lean_strips.install()  # as the workbench's app does (tui/app.py)
 
 Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 
@@ -72,6 +69,12 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
             self._store = Store(self.db or default_db_path())
         return self._store
 
+    def _needed(self, session_id: str | None) -> str:
+        """The session id `start` needs (the command that made this app checked it)."""
+        if session_id is None:
+            raise ValueError(f"{self.start} needs a session id")
+        return session_id
+
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen
 
@@ -98,12 +101,13 @@ class BrowseApp(NotifiesWorkerErrors, PresetBreakpoints, App):
         elif self.start == "replay":
             from clarify_tui.tui.screens.replay import ReplayScreen
 
-            self.push_screen(SessionsScreen(self.store, select=self.store.session(self.session_id).id))
-            self.push_screen(ReplayScreen(self.store, self.session_id, pace=self.pace, config=self.config))
+            session_id = self._needed(self.session_id)
+            self.push_screen(SessionsScreen(self.store, select=self.store.session(session_id).id))
+            self.push_screen(ReplayScreen(self.store, session_id, pace=self.pace, config=self.config))
         elif self.start == "compare":
             from clarify_tui.tui.screens.compare import CompareScreen
 
-            self.push_screen(CompareScreen(self.store, self.session_id, self.other_id))
+            self.push_screen(CompareScreen(self.store, self._needed(self.session_id), self._needed(self.other_id)))
         elif self.start == "scores":
             from clarify_tui.tui.screens.scores import ScoresScreen
 

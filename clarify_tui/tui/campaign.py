@@ -26,12 +26,13 @@ from clarify_tui.tui import app as tui_app
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play_queue import QueueSpec, progress
+from clarify_tui.tui.speed.crash import ShortCrash
 
 SHUT = ("sessions", "scores")
 RETRY_S = 15.0
 
 
-class CampaignApp(ClarifyApp):
+class CampaignApp(ShortCrash, ClarifyApp):
     """One annotator's visit. `tasks` must be the campaign's tasks (any order)."""
 
     CSS_PATH = [Path(tui_app.__file__).parent / name for name in ClarifyApp.CSS_PATH]
@@ -46,6 +47,7 @@ class CampaignApp(ClarifyApp):
         super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
                          **kwargs)
         self.book = book
+        self.visitor = annotator
         self.error_log = Path(f"{book.path}.campaign-errors.log")
         self.heartbeat_s = heartbeat_s or min(30.0, book.timeout / 3)
         self.retry_s = retry_s
@@ -59,16 +61,16 @@ class CampaignApp(ClarifyApp):
         glyphs.use_text_icons(False)  # the setting is the process's: another app after this one draws emoji again
 
     def _beat(self) -> None:
-        self.book.heartbeat(self.annotator)
+        self.book.heartbeat(self.visitor)
 
     def serve_next(self) -> None:
         """Claim the next task (or the one this annotator holds) and open it."""
         from clarify_tui.sessions_ops import ForkError
 
-        tasks = self.queue_tasks or []
-        claim = self.book.claim_next(self.annotator)
+        (spec, screen), tasks = self.served, self.queue_tasks or []
+        claim = self.book.claim_next(self.visitor)
         if isinstance(claim, OpenElsewhere):
-            self.queue_screen.show_problem(
+            screen.show_problem(
                 f"You have task {claim.task_id} open in another tab or window. Go on there, or close it "
                 f"and this page takes the task over (it checks again every {self.retry_s:.0f} s)."
             )
@@ -76,22 +78,22 @@ class CampaignApp(ClarifyApp):
             return
         if isinstance(claim, NoTask):
             if claim.waiting:
-                self.queue_screen.show_problem(
+                screen.show_problem(
                     f"{claim.waiting} task(s) left are being played by other annotators right now. "
                     f"This page checks again every {self.retry_s:.0f} s (a task comes back if they leave)."
                 )
                 self.set_timer(self.retry_s, self.serve_next)
                 return
-            counts = progress(self.store, self.queue, tasks)
-            self.queue_screen.show_finished(counts, len(tasks))
+            counts = progress(self.store, spec, tasks)
+            screen.show_finished(counts, len(tasks))
             return
         task = next(t for t in tasks if t.id == claim.task_id)
         mine = self.own_progress()
         try:
-            self.open_task(task, "agent", run=self.queue.run, queue=mine, resume_id=claim.resume_id, strict=True)
+            self.open_task(task, "agent", run=spec.run, queue=mine, resume_id=claim.resume_id, strict=True)
         except ForkError as exc:  # the left session cannot go on: start the task afresh
             self.notify(str(exc), title="cannot resume", severity="warning")
-            self.open_task(task, "agent", run=self.queue.run, queue=mine)
+            self.open_task(task, "agent", run=spec.run, queue=mine)
         if claim.resume_id:
             self.notify(f"Resuming task {task.id} at its last step.")
 
@@ -132,13 +134,12 @@ class CampaignApp(ClarifyApp):
 
     # ---- a crash shows no data --------------------------------------------------------------
 
-    def _fatal_error(self) -> None:
-        """Textual shows a crash's traceback with its local variables, which may hold the
-        task's hidden fields: the visitor sees a short message, the server's log the rest."""
+    def crashed(self) -> Text:
+        """What the visitor sees when the app stops on an error (speed/crash.py): a short
+        message; the traceback goes to the server's log, since its local variables may
+        hold the task's hidden fields."""
         with self.error_log.open("a", encoding="utf-8") as log:
             log.write(f"--- {self.annotator}\n{traceback.format_exc()}\n")
-        self.bell()
-        self._exit_renderables.append(Text(
+        return Text(
             f"The workbench stopped on an error (written to {self.error_log.name} on the server). "
-            "Reload the page: your task resumes where you were.", style="bold red"))
-        self._close_messages_no_wait()
+            "Reload the page: your task resumes where you were.", style="bold red")

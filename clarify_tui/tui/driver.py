@@ -271,11 +271,21 @@ class EpisodeDriver:
 
     def submit_action(self, action: Action) -> None:
         """The human agent's action (play-the-agent mode)."""
-        self.episode.agent.submit(action)
+        from clarify_tui.agents.human import HumanAgent
+
+        agent = self.episode.agent
+        if not isinstance(agent, HumanAgent):
+            raise RuntimeError("no person plays the agent in this session")
+        agent.submit(action)
 
     def submit_reply(self, text: str) -> None:
         """The human user's reply; the HumanUser rejects what the protocol forbids."""
-        self.episode.user.submit(text)
+        from clarify_tui.users.human import HumanUser
+
+        user = self.episode.user
+        if not isinstance(user, HumanUser):
+            raise RuntimeError("no person plays the user in this session")
+        user.submit(text)
 
     def add_note(self, text: str) -> None:
         """Append the annotator's note to Session.note and save it."""

@@ -10,13 +10,10 @@ away (`w`), side by side in place of the trajectory.
 
 from __future__ import annotations
 
-import sys
-
 from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
 
-AWAIT_MOUNT_FILE = ("textual/widget.py", "textual\\widget.py")  # where AwaitMount's refresh comes from
 HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
@@ -47,56 +44,10 @@ class PresetBreakpoints:
     the screen a second time (a good share of opening a screen, benchmarks/bench_tui.py)."""
 
     def push_screen(self, screen, *args, **kwargs):
-        width, height = self.size  # type: ignore[attr-defined]
+        width, height = self.size
         if isinstance(screen, Screen) and not screen.is_attached and width and height:
             screen.update_classes(breakpoint_classes(width, height), update=False)
-        return super().push_screen(screen, *args, **kwargs)  # type: ignore[misc]
-
-
-class StyledAtMount:
-    """For a Screen (a Dialog too): the first time it is shown, every widget has just been
-    styled as it mounted (with the breakpoint classes already set, PresetBreakpoints), or
-    while it was built ahead (tui/ahead.py); Screen's ScreenResume handler need not restyle
-    them all again (and lay the screen out again for it). Later resumes restyle."""
-
-    def _on_screen_resume(self, event) -> None:
-        """Overrides nothing: runs before Screen._on_screen_resume (Textual calls each
-        class's handler), whose restyle it turns off once (tests/test_screens_ahead.py)."""
-        if not getattr(self, "_styled_once", False):
-            self._styled_once = True
-            event.refresh_styles = False
-
-
-class LaidOutOnOpen(StyledAtMount):
-    """For a Screen: opened, it is laid out and drawn once. Textual follows a screen's first
-    layout with up to three more at the same size (benchmarks/bench_tui.py): the Resize
-    event it sends the screen (its size went from nothing to the terminal's), the layout
-    its own new size asks for, and push_screen's after the mount. A resize to the size of the current layout is skipped; a real one
-    (the terminal changed) lays out as before, and anything else that changed is laid out
-    by the widgets' own refreshes."""
-
-    def _screen_resized(self, size) -> None:
-        if self._compositor.size == size:  # type: ignore[attr-defined]
-            return
-        super()._screen_resized(size)  # type: ignore[misc]
-
-    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
-        """The screen's own size, set by the compositor while it lays the screen out: that
-        layout is the one under way, so it asks for no other (Textual's default sets it as
-        a reactive that asks for a layout: one more full layout and frame per opening)."""
-        return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
-
-    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
-        """push_screen also awaits the screen's mounting, then asks it for one more layout
-        and full repaint, which often lands after the screen's first frame (laid out with
-        every widget mounted: ScreenResume comes after the mount). That one request is
-        dropped once the screen is laid out at the terminal's size."""
-        caller = sys._getframe(1).f_code
-        if (layout and not regions and not recompose and caller.co_name == "await_mount"
-                and caller.co_filename.endswith(AWAIT_MOUNT_FILE)
-                and self._compositor.size == self.app.size):  # type: ignore[attr-defined]
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)  # type: ignore[misc]
+        return super().push_screen(screen, *args, **kwargs)
 
 
 class PanelsMixin:

@@ -8,3 +8,11 @@ from typing import Literal
 Role = Literal["observer", "user", "agent"]
 ROLES: tuple[Role, ...] = ("observer", "user", "agent")
 DEFAULT_AGENT = "scripted:search-then-ask"
+
+
+def as_role(value: object) -> Role:
+    """`value` (a select's or a flag's) as a Role; ValueError for anything else."""
+    for role in ROLES:
+        if value == role:
+            return role
+    raise ValueError(f"no role {value!r} (one of {', '.join(ROLES)})")

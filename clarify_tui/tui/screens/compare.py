@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Header, Static
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
@@ -144,7 +145,7 @@ class CompareScreen(Screen):
         self.rows = rows
         container = self.query_one("#compare-rows", VerticalScroll)
         container.remove_children()
-        widgets = []
+        widgets: list[Widget] = []
         diverged = False
         for n, (left, right, same) in enumerate(rows, 1):
             classes = "compare-row " + ("same" if same else "differs")

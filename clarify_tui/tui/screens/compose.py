@@ -8,14 +8,12 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from clarify_tui.models import Action, ActionKind
-from clarify_tui.tui.screens.dialog import Dialog
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
-from clarify_tui.tui.layout import LaidOutOnOpen
+from clarify_tui.tui.speed import OpenedDialog
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import ActionForm
 
 
-class ComposeScreen(LaidOutOnOpen, FirstFrameDrawsAll, Dialog[Action | None]):
+class ComposeScreen(OpenedDialog[Action | None]):
     """Pick a kind the engine allows (s / k / v / c / enter), type it; dismisses with the Action."""
 
     BINDINGS = [

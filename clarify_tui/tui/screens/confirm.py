@@ -7,12 +7,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
-from clarify_tui.tui.layout import LaidOutOnOpen
-from clarify_tui.tui.screens.dialog import Dialog
+from clarify_tui.tui.speed import OpenedDialog
 
 
-class ConfirmScreen(LaidOutOnOpen, FirstFrameDrawsAll, Dialog[bool]):
+class ConfirmScreen(OpenedDialog[bool]):
     """Dismisses with True on y / enter, False on n / escape (one press each)."""
 
     BINDINGS = [

@@ -25,7 +25,7 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from clarify_tui.tui.screens.dialog import Dialog
+from clarify_tui.tui.speed import Dialog
 
 KEY_NAMES = {"question_mark": "?", "plus": "+", "minus": "-", "slash": "/", "ctrl+up": "ctrl+↑",
              "ctrl+down": "ctrl+↓", "f2": "F2", "f3": "F3"}
@@ -89,7 +89,7 @@ def help_table(app_bindings: Iterable[Binding] = ()) -> Group:
 class HelpText(Widget):
     """A Rich Group drawn as a Static draws it, into lines once per width and style, a part
     at a time: measuring its height and drawing it use the same lines (the line API), and
-    built ahead (tui/ahead.py) its parts are drawn in separate steps (`draw_ahead`)."""
+    built ahead (tui/speed/ahead.py) its parts are drawn in separate steps (`draw_ahead`)."""
 
     DEFAULT_CSS = "HelpText { height: auto; }"
 

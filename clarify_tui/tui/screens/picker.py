@@ -16,12 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Select, Static
 
 from clarify_tui.task_rows import TaskRow, row_of
-from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
-from clarify_tui.tui.roles import ROLES
+from clarify_tui.tui.layout import compact_when_narrow
+from clarify_tui.tui.speed import LaidOutScreen
+from clarify_tui.tui.roles import ROLES, Role, as_role
 from clarify_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _options(values: list[str], noun: str = "") -> list[tuple[str, str]]:
     return [(f"all {noun}".strip(), ALL)] + [(v or "(none)", v) for v in sorted(set(values))]
 
 
-class PickerScreen(LaidOutOnOpen, Screen):
+class PickerScreen(LaidOutScreen):
     """Tasks in a table; enter opens the highlighted one with the chosen role."""
 
     BINDINGS = [
@@ -56,7 +56,7 @@ class PickerScreen(LaidOutOnOpen, Screen):
     ]
 
     class TaskChosen(Message):
-        def __init__(self, task: Task, role: str) -> None:
+        def __init__(self, task: Task, role: Role) -> None:
             super().__init__()
             self.task = task
             self.role = role
@@ -64,7 +64,7 @@ class PickerScreen(LaidOutOnOpen, Screen):
     class RowsPainted(Message):
         """The preview's rows are on screen: time to load the tasks themselves."""
 
-    def __init__(self, tasks: list[Task] | None = None, role: str = "observer") -> None:
+    def __init__(self, tasks: list[Task] | None = None, role: Role = "observer") -> None:
         super().__init__()
         self.tasks: list[TaskRow] = []
         self.loaded: dict[str, Task] | None = None  # validated tasks by row key; None until they arrive
@@ -181,7 +181,7 @@ class PickerScreen(LaidOutOnOpen, Screen):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "f-role":
-            self.role = str(event.value)
+            self.role = as_role(event.value)
         self.refilter()
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -24,13 +24,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Static
 
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
-from clarify_tui.tui.frames import PromptFrames
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -53,8 +50,8 @@ from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
-from clarify_tui.tui.workers import ForwardsWorkerErrors
+from clarify_tui.tui.speed import Header
+from clarify_tui.tui.screens.base import RegionsScreen
 
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)
@@ -91,8 +88,7 @@ def fit_parts(parts: list[str], width: int, sep: str = " · ") -> str:
     return sep.join(out)
 
 
-class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, PromptFrames,
-                 Screen):
+class PlayScreen(KeysThatSayWhy, RegionsScreen):
     """One live session of one task."""
 
     BINDINGS = [  # the controllers' keys and the screen's own, in the footer's order
@@ -209,7 +205,7 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
 
     def update_status(self) -> None:
         s = self.driver.session
-        mode = self.run_mode if self.role != "agent" else "play"
+        mode: str = self.run_mode if self.role != "agent" else "play"
         if self.driver.done:
             mode += " (finished)"
         elif self.role != "agent" and self.run_mode == "watch":
@@ -296,7 +292,8 @@ class PlayScreen(ForwardsWorkerErrors, KeysThatSayWhy, PanelsMixin, LaidOutOnOpe
         self.query_one(Regions).show_score(verdict)
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()
-        self.notify(f"Session {s.status}: saved to {self.app.saved_where()}")
+        where = self.app.saved_where()  # type: ignore[attr-defined]  # the workbench app (tui/app.py) pushes play
+        self.notify(f"Session {s.status}: saved to {where}")
 
     def on_agent_turn_started(self, message: AgentTurnStarted) -> None:
         self.controls_of(HumanAgentControls).turn_started(message.view)

@@ -21,17 +21,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
-from clarify_tui.tui.screens.dialog import Dialog
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS, LaidOutOnOpen, PanelsMixin
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
-from clarify_tui.tui.first_frame import FirstFrameDrawsAll
+from clarify_tui.tui.screens.base import RegionsScreen
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -40,8 +38,7 @@ from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
-from clarify_tui.tui.workers import ForwardsWorkerErrors
+from clarify_tui.tui.speed import Dialog, Header
 
 
 NEVER_OFFERED = {Protocol.interactcomp: (ActionKind.clarify, ActionKind.visit),
@@ -81,7 +78,7 @@ class ForkDialog(Dialog[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(ForwardsWorkerErrors, PanelsMixin, LaidOutOnOpen, FirstFrameDrawsAll, Screen):
+class ReplayScreen(RegionsScreen):
     """One stored session, one step at a time."""
 
     BINDINGS = [

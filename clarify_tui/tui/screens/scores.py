@@ -9,7 +9,7 @@ The sessions are read on the event loop (the store's connection belongs to it); 
 metrics, which may bootstrap confidence intervals, are computed in a thread worker that
 posts a `ScoresComputed` message. Every number comes from `clarify_tui.metrics`. When the
 screen opens or comes back and the database changed since it read the sessions (a screen
-built ahead, tui/ahead.py), it reads and computes them again.
+built ahead, tui/speed/ahead.py), it reads and computes them again.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     DataTable,
     Label,
@@ -32,18 +31,16 @@ from textual.widgets import (
 )
 
 from clarify_tui.metrics import load_sessions
+from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, ScoreGroup, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
-from clarify_tui.tui.ahead import data_mark
-from clarify_tui.tui.layout import LaidOutOnOpen
-from clarify_tui.tui.widgets.fast_table import FastTable
+from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
-from clarify_tui.tui.widgets.light_select import LightSelect
+from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
 
 
 def chart_widgets() -> list:
@@ -54,7 +51,7 @@ def chart_widgets() -> list:
             GroupedBars(id="chart-restore")]
 
 
-class ScoresScreen(LaidOutOnOpen, Screen):
+class ScoresScreen(LaidOutScreen):
     """Scores of every session in the store."""
 
     BINDINGS = [
@@ -75,7 +72,7 @@ class ScoresScreen(LaidOutOnOpen, Screen):
         self.by = by
         self.initial_tab = tab
         self.data: ScoresData | None = None
-        self.sessions = []
+        self.sessions: list[ScoredSession] = []
         self._read_at: tuple[int, int] | None = None  # data_mark when the sessions were read
 
     def compose(self) -> ComposeResult:
@@ -141,7 +138,7 @@ class ScoresScreen(LaidOutOnOpen, Screen):
                   if (mine := [g for g in groups if g["benchmark"] == benchmark])]
         if self.is_current:
             container.mount_all([w for benchmark, mine in pieces for w in self._table(benchmark, mine)])
-        else:  # built ahead, unseen (tui/ahead.py): a table per turn of the event loop, no long stall
+        else:  # built ahead, unseen (tui/speed/ahead.py): a table per turn of the event loop, no long stall
             self.call_next(self._mount_in_turns, container, self.data, pieces)
 
     async def _mount_in_turns(self, container, data, pieces) -> None:

@@ -5,7 +5,7 @@ enter opens the highlighted session in replay; space marks up to two sessions an
 compares them (or the marked one with the highlighted one); `s` / `S` cycle the sort
 column and direction (a click on a column header sorts by it too); `g` opens the scores.
 The list reloads whenever the screen comes back (a fork made in replay shows up at once),
-and when it opens if the database changed since it was read (a screen built ahead, tui/ahead.py).
+and when it opens if the database changed since it was read (a screen built ahead, tui/speed/ahead.py).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Select, Static
 
-from clarify_tui.tui.ahead import data_mark
-from clarify_tui.tui.layout import LaidOutOnOpen, compact_when_narrow
+from clarify_tui.tui.freshness import data_mark
+from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
     Filters,
+    SessionRow,
     SessionTable,
     family_order,
     filter_rows,
@@ -29,8 +29,7 @@ from clarify_tui.tui.widgets.session_table import (
 )
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.header import Header
-from clarify_tui.tui.widgets.light_select import LightSelect
+from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))
@@ -38,7 +37,7 @@ HEADER_SORT = {"id": "created", "run": "run", "task": "task", "protocol": "proto
                "outcome": "outcome", "steps": "steps", "duration": "duration"}
 
 
-class SessionsScreen(LaidOutOnOpen, Screen):
+class SessionsScreen(LaidOutScreen):
     """All sessions of one database."""
 
     AUTO_FOCUS = "#session-table"  # focused once, not the first filter and then the table
@@ -61,7 +60,7 @@ class SessionsScreen(LaidOutOnOpen, Screen):
         self.filters = Filters()
         self.sort = "created"
         self.reverse = True  # newest first
-        self.rows = []
+        self.rows: list[SessionRow] = []
         self._left = False  # another screen was opened on top since the last load
         self._read_at: tuple[int, int] | None = None  # data_mark of the last load
 

@@ -9,6 +9,8 @@ computed by `clarify_tui.metrics` and draws them; none of them computes a metric
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from textual_plotext import PlotextPlot
 
 LABEL_WIDTH = 28
@@ -40,7 +42,7 @@ class BarChart(_Chart):
             return
         self._reset(title)
         plt = self.plt
-        plt.bar([p[0] for p in pairs], [p[1] for p in pairs], orientation="h", width=0.6, color="cyan")
+        plt.bar([p[0] for p in pairs], [p[1] for p in pairs], orientation="horizontal", width=0.6, color="cyan")
         plt.xlim(0, top)
         self.refresh()
 
@@ -48,7 +50,7 @@ class BarChart(_Chart):
 class GroupedBars(_Chart):
     """Categories on the x axis, one bar colour per series (a legend names the series)."""
 
-    def show(self, title: str, categories: list[str], series: dict[str, list[float]], *,
+    def show(self, title: str, categories: list[str], series: Mapping[str, Sequence[float | None]], *,
              top: float | None = None, ylabel: str = "") -> None:
         if not categories or not series:
             self._empty(title)
@@ -60,7 +62,9 @@ class GroupedBars(_Chart):
         if len(names) == 1:
             plt.bar(categories, values[0], color=COLORS[0], label=short(names[0]))
         else:
-            plt.multiple_bar(categories, values, labels=[short(n) for n in names], color=list(COLORS[: len(names)]))
+            # plotext's stubs say `label` and one colour; its multiple_bar takes a list of each
+            plt.multiple_bar(categories, values, labels=[short(n) for n in names],  # type: ignore[call-arg]
+                             color=list(COLORS[: len(names)]))  # type: ignore[arg-type]
         if top is not None:
             plt.ylim(0, top)
         if ylabel:

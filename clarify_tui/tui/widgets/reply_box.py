@@ -128,7 +128,7 @@ class ReplyBox(Vertical, can_focus=True):
         self.query_one("#reply-input", Input).focus()
 
     def _bound_keys(self) -> set[str]:
-        kind = self.request.kind if self.request else None
+        kind = self.request.kind if self.request else ""
         return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
 
     def on_key(self, event) -> None:

@@ -16,7 +16,7 @@ from textual.binding import Binding
 
 from clarify_tui.models import Session
 from clarify_tui.summary import active, duration, failed, outcome, seconds
-from clarify_tui.tui.widgets.fast_table import FastTable
+from clarify_tui.tui.speed import FastTable
 
 # What a reviewer needs first: an 80-column screen shows the leading ones (key, label)
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -2,9 +2,7 @@
 
 Rendering is a pure function of the Step (plus the spoiler and unfold flags), so the same
 card shows a live step and a stored one (replay reads Step rows from the Store). The
-trajectory widget renders these cards line by line (`widgets/trajectory.py`);
-`estimate_lines` guesses a card's height without rendering it, so a long session need
-not render every card to lay out its scrollbar.
+trajectory widget renders these cards line by line (`widgets/trajectory.py`).
 """
 
 from __future__ import annotations
@@ -120,45 +118,19 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     return Group(*body)
 
 
+def folds(step: Step, *, reveal: bool) -> bool:
+    """Whether unfolding changes the card (long text, more hits): only such cards are drawn
+    again on unfold all. Compares what `render_step` says both ways (cheap: no rendering)."""
+    def plain(expanded: bool) -> list[str]:
+        return [t.plain for t in render_step(step, reveal=reveal, expanded=expanded).renderables
+                if isinstance(t, Text)]
+
+    return plain(True) != plain(False)
+
+
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def estimate_lines(step: Step, *, reveal: bool, expanded: bool, width: int) -> int:
-    """Roughly how many lines `render_step` gives at `width` (without the gap below the
-    card). Cheap (no Rich rendering, a few microseconds): the trajectory uses it for cards
-    it has not drawn yet and replaces it with the real height once the card is drawn."""
-    width = max(width, 10)
-
-    def rows(text: str) -> int:
-        if len(text) < width and "\n" not in text:
-            return 1
-        return sum(1 + len(part) // width for part in (text.splitlines() or [""]))
-
-    action, obs = step.action, step.observation
-    kind = action.kind
-    n = 1 + (len(step.actor) + len(action.text) + 40) // width  # index, actor, icon, usage
-    if kind == ActionKind.clarify:
-        n += len(action.items)
-    if step.error:
-        return n + rows(fold(step.error, expanded))
-    if kind == ActionKind.search:
-        hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
-        if expanded:
-            snippets = sum(rows(h.content) for h in hits)
-        else:
-            snippets = len(hits) * (1 + (SNIPPET + 5) // width)
-        return n + 1 + len(hits) + snippets + (len(obs.hits) > len(hits)) + bool(obs.data.get("search_failed"))
-    if kind == ActionKind.clarify and obs.items:
-        return n + len(obs.items)
-    if step.actor == "judge":
-        return n + rows(obs.text)
-    if kind == ActionKind.answer:
-        return n + int(reveal and "correct" in obs.data)
-    if step.actor == "user" and kind == ActionKind.reply:
-        return n + 1 + int(reveal and bool(obs.data.get("released_clue"))) + bool(obs.data.get("fault"))
-    return n + (rows(fold(obs.text, expanded)) if obs.text else 0)
 
 
 FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this

@@ -22,6 +22,7 @@ Each kind is built once per app; once taken, later openings build as before.
 from __future__ import annotations
 
 import contextlib
+import gc
 import functools
 import asyncio
 import importlib
@@ -33,25 +34,17 @@ from typing import TYPE_CHECKING
 
 from textual.app import ScreenStackError
 from textual.geometry import Region
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 
 from clarify_tui.tui.layout import breakpoint_classes
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
-    from textual.widget import Widget
 
 QUIET_S = 0.05  # no key or mouse event for this long before a step
 SLICE_S = 0.006  # drawing ahead stops for a break after this long
 SETTLE_ROUNDS = 200  # at most this many quiet waits for a screen's widgets to finish mounting
-
-
-def data_mark(store) -> tuple[int, int]:
-    """Changes whenever the store's database does: rows this connection changed
-    (`total_changes`) and commits by any other connection or process (`data_version`)."""
-    conn = store.conn
-    return conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
 
 
 def import_order(module: str, seen: set[str] | None = None) -> Iterator[str]:
@@ -99,6 +92,15 @@ def _load(name: str) -> None:
         importlib.import_module(name)
 
 
+STEPPED_MODULES = ("clarify_tui.", "textual.containers")
+
+
+def steps_inside(widget: Widget) -> bool:
+    """Whether `widget`'s own children may be mounted a step at a time: our widgets and
+    Textual's plain containers, not Textual's compound widgets."""
+    return type(widget).__module__.startswith(STEPPED_MODULES)
+
+
 class ScreensAhead:
     """Builds one screen of each kind in `builders` (kind: (module, factory called with the
     imported module, None: not now)) while the app is idle; `take(kind)` hands it over."""
@@ -110,6 +112,7 @@ class ScreensAhead:
         self.ready: dict[str, tuple[object, int]] = {}  # finished: the size and CSS generation it was laid out for
         self.finished = asyncio.Event()  # every kind built (or given up)
         self.error: BaseException | None = None
+        self.stepped: list[Widget] = []  # widgets whose children were mounted a step at a time
         self.steps: list[tuple[float, str]] = []  # (ms, what) of each step (the bench prints the longest)
         self._last_input = 0.0
         self._top: Screen | None = None  # the screen on top at the last quiet moment
@@ -129,7 +132,11 @@ class ScreensAhead:
             self._task = asyncio.create_task(self._run(), name="screens ahead")
 
     def stop(self) -> None:
+        """The app is closing: the widgets still mounting a step at a time are dropped, and
+        no screen left half-built is handed out any more."""
         self._closing = True
+        self.built.clear()
+        self.ready.clear()
         if self._task is not None:
             self._task.cancel()
 
@@ -159,14 +166,20 @@ class ScreensAhead:
             self.error = exc
             self.app.log.error(f"building screens ahead: {exc!r}")
         finally:
+            gc.freeze()  # what was built lives on until taken: out of the collector's scans (app.freeze_startup_heap)
             self.finished.set()
 
-    async def _quiet(self) -> None:
+    async def _quiet(self, kind: str | None = None, building: Screen | None = None) -> None:
         """Until the screen on top has painted what it had pending and neither input nor a
         new screen on top came for QUIET_S (a key's effect can come later than the key: enter
-        pressed while the tasks load opens the task once they are loaded)."""
+        pressed while the tasks load opens the task once they are loaded). Given the `kind`
+        and the screen `building`: also as soon as it is taken (opened), since the screen
+        on top may then be that screen, which cannot paint while the step waiting here
+        holds up its mounting (a click on F3 in the footer once hung a test 300 s so)."""
         while True:
             if self._closing or self.app._exit:
+                return
+            if kind is not None and self.built.get(kind) is not building:
                 return
             try:
                 screen = self.app.screen
@@ -208,10 +221,10 @@ class ScreensAhead:
             screen.update_classes(breakpoint_classes(*app.size), update=False)  # as PresetBreakpoints at a push
             app._load_screen_css(screen)
         self.built[kind] = screen
-        await self._quiet()
+        await self._quiet(kind, screen)
         if self.built.get(kind) is not screen:
             return
-        screen.mount_composed_widgets = functools.partial(self._mount_in_steps, screen, screen, kind)
+        setattr(screen, "mount_composed_widgets", functools.partial(self._mount_in_steps, screen, screen, kind))  # per instance
         with self._step(f"{kind}: register"):
             widgets = app._register(app, screen)  # what push_screen does (App._get_screen)
         await AwaitMount(screen, widgets)
@@ -221,14 +234,14 @@ class ScreensAhead:
         for widget in [w for w in screen.walk_children() if hasattr(w, "draw_ahead")]:  # help's text
             steps = iter(widget.draw_ahead())
             while True:
-                await self._quiet()
+                await self._quiet(kind, screen)
                 if self.built.get(kind) is not screen:
                     return
                 with self._step(f"{kind}: {type(widget).__name__} ahead"):
                     if next(steps, StopIteration) is StopIteration:
                         break
         for _ in range(4):  # a layout's Resize events may ask for another (F3: its tabs)
-            await self._quiet()
+            await self._quiet(kind, screen)
             if self.built.get(kind) is not screen:
                 return
             with self._step(f"{kind}: layout"):
@@ -251,18 +264,24 @@ class ScreensAhead:
         mounting, as textual.lazy.Lazy uses it): the composed widgets one at a time, each
         composing its own the same way. Textual mounts siblings together: all styled in one
         call, then all composed in one turn of the event loop (F2's filter bar: 20-40 ms
-        without a break). Once the screen is taken, the rest at once, as Textual does."""
+        without a break). Once the screen is taken, the rest at once, as Textual does.
+        Only our own widgets and Textual's plain containers are opened up this way: a
+        Textual widget with parts (TabbedContent, Tabs, Select, DataTable) composes them at
+        once, as it expects (Tabs reads its Underline as soon as a tab is active: mounted a
+        step apart, F3 built ahead crashed with NoMatches 'Underline' under load)."""
+        self.stepped.append(parent)
         for i, widget in enumerate(widgets):
             if self.built.get(kind) is screen:
-                await self._quiet()
+                await self._quiet(kind, screen)
             if self._closing or self.app._exit:  # as Textual cancels a widget's task at exit
                 raise asyncio.CancelledError()
             if self.built.get(kind) is not screen:
                 await parent.mount_all(widgets[i:])
                 return
-            widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
+            if steps_inside(widget):
+                setattr(widget, "mount_composed_widgets", functools.partial(self._mount_in_steps, widget, screen, kind))
             await parent.mount(widget)
-            del widget.mount_composed_widgets
+            widget.__dict__.pop("mount_composed_widgets", None)
 
     @contextlib.contextmanager
     def _step(self, what: str) -> Iterator[None]:
@@ -276,12 +295,12 @@ class ScreensAhead:
         """Until the screen's widgets are mounted, their messages handled and its workers
         done (F3 computes its numbers in a thread); False if the screen was taken meanwhile."""
         for _ in range(SETTLE_ROUNDS):
-            await self._quiet()
+            await self._quiet(kind, screen)
             if self.built.get(kind) is not screen:
                 return False
             workers = [w for w in self.app.workers if w.node is screen and not w.is_finished]
             nodes = list(screen.walk_children(with_self=True))
-            if not workers and all(n.is_mounted and not n.message_queue_size for n in nodes):
+            if not workers and all(n.is_mounted and not n.message_queue_size for n in nodes if isinstance(n, Widget)):
                 return True
         return True
 
@@ -296,7 +315,7 @@ class ScreensAhead:
             crop = region.intersection(clip).translate((-region.x, -region.y))
             y = crop.y
             while y < crop.bottom:
-                await self._quiet()
+                await self._quiet(kind, screen)
                 if self.built.get(kind) is not screen:
                     return False
                 if not widget.is_attached or screen._compositor is not compositor:

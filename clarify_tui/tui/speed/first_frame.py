@@ -21,6 +21,8 @@ import sys
 from textual import _time
 from textual.messages import Layout, Update
 
+AWAIT_MOUNT_FILE = ("textual/widget.py", "textual\\widget.py")  # where AwaitMount's refresh comes from
+
 
 def _caller() -> str:
     """The function that asked for a refresh, past other mixins' `refresh` overrides."""
@@ -74,3 +76,49 @@ class FirstFrameDrawsAll:
 
     async def _on_layout(self, message: Layout) -> None:
         self._drawn(message)
+
+
+class StyledAtMount:
+    """For a Screen (a Dialog too): the first time it is shown, every widget has just been
+    styled as it mounted (with the breakpoint classes already set, PresetBreakpoints), or
+    while it was built ahead (speed/ahead.py); Screen's ScreenResume handler need not restyle
+    them all again (and lay the screen out again for it). Later resumes restyle."""
+
+    def _on_screen_resume(self, event) -> None:
+        """Overrides nothing: runs before Screen._on_screen_resume (Textual calls each
+        class's handler), whose restyle it turns off once (tests/test_screens_ahead.py)."""
+        if not getattr(self, "_styled_once", False):
+            self._styled_once = True
+            event.refresh_styles = False
+
+
+class LaidOutOnOpen(StyledAtMount):
+    """For a Screen: opened, it is laid out and drawn once. Textual follows a screen's first
+    layout with up to three more at the same size (benchmarks/bench_tui.py): the Resize
+    event it sends the screen (its size went from nothing to the terminal's), the layout
+    its own new size asks for, and push_screen's after the mount. A resize to the size of the current layout is skipped; a real one
+    (the terminal changed) lays out as before, and anything else that changed is laid out
+    by the widgets' own refreshes."""
+
+    def _screen_resized(self, size) -> None:
+        if self._compositor.size == size:  # type: ignore[attr-defined]
+            return
+        super()._screen_resized(size)  # type: ignore[misc]
+
+    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
+        """The screen's own size, set by the compositor while it lays the screen out: that
+        layout is the one under way, so it asks for no other (Textual's default sets it as
+        a reactive that asks for a layout: one more full layout and frame per opening)."""
+        return super()._size_updated(size, virtual_size, container_size, layout=False)  # type: ignore[misc]
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        """push_screen also awaits the screen's mounting, then asks it for one more layout
+        and full repaint, which often lands after the screen's first frame (laid out with
+        every widget mounted: ScreenResume comes after the mount). That one request is
+        dropped once the screen is laid out at the terminal's size."""
+        caller = sys._getframe(1).f_code
+        if (layout and not regions and not recompose and caller.co_name == "await_mount"
+                and caller.co_filename.endswith(AWAIT_MOUNT_FILE)
+                and self._compositor.size == self.app.size):  # type: ignore[attr-defined]
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)  # type: ignore[misc]

@@ -38,12 +38,14 @@ class FastTable(DataTable):
             return None
         row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:  # not a cell of this table (DataTable's path says so)
+            return None
         cache_key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
                      self._pseudo_class_state)
         cached = self._cell_render_cache.get(cache_key)
         if cached is not None:
             return cached
-        height = self.header_height if header else self.rows[row_key].height  # type: ignore[index]
+        height = self.header_height if header else self.rows[row_key].height
         if height != 1:
             return None
         cell = self._get_row_renderables(row_index).cells[column_index]
@@ -66,7 +68,7 @@ class FastTable(DataTable):
         text.truncate(inner, overflow=cell.overflow or "fold")
         padding = Segment(" " * pad, Style()) if pad else None
         segments = list(text.render(self.app.console))
-        segments = Segment.adjust_line_length(segments, inner, style=None, pad=True)  # type: ignore[arg-type]
+        segments = Segment.adjust_line_length(segments, inner, style=None, pad=True)
         if padding is not None:
             segments = [padding, *segments, padding]
         line = list(Segment.apply_style(segments, style=pre_style, post_style=post_style))

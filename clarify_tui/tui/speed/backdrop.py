@@ -1,4 +1,4 @@
-"""The workbench's modal dialogs' base: the dimmed screen underneath is drawn once, not per frame.
+"""A modal dialog's dimmed backdrop (the screen underneath) drawn once, not per frame.
 
 Textual draws a translucent screen's background by rendering the whole screen below it
 again and tinting every segment (`BackgroundScreen`), each time the dialog's own screen
@@ -25,7 +25,6 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
 from textual.strip import Strip
 
-from clarify_tui.tui.layout import StyledAtMount
 
 ResultType = TypeVar("ResultType")
 
@@ -50,9 +49,8 @@ class _TintOncePerStyle(BackgroundScreen):
             yield Segment(text, tinted[style], control)
 
 
-class Dialog(StyledAtMount, ModalScreen[ResultType]):
-    """A ModalScreen whose backdrop (the screen below, tinted) is cached between frames;
-    not restyled whole when first shown (StyledAtMount)."""
+class CachedBackdrop(ModalScreen[ResultType]):
+    """A ModalScreen whose backdrop (the screen below, tinted) is cached between frames."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

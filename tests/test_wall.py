@@ -1,0 +1,223 @@
+"""The wall around Textual's internals (clarify_tui/tui/speed/, docs/textual-internals.md).
+
+- No module outside tui/speed/ imports a private Textual module or name, or reads a
+  private attribute it does not define itself (the campaign server's textual-serve
+  subclass keeps its own short list), or looks at the call stack.
+- The speed-ups run only on the tested Textual versions (the range pyproject pins);
+  outside it, or with CLARIFY_TUI_STOCK_TEXTUAL=1, the workbench runs on stock Textual
+  classes and still opens every screen.
+- A campaign visitor's crash shows a short message, never the traceback's locals.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from clarify_tui.tui.speed import version
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "clarify_tui"
+WALL = PACKAGE / "tui" / "speed"
+SERVER = PACKAGE / "campaign" / "server.py"
+SERVER_INTERNALS = {"_process_messages"}  # textual_serve.server.Server's websocket loop (docs/textual-internals.md)
+
+
+def defined_here(tree: ast.AST) -> set[str]:
+    """Underscore names the module defines itself: attributes it assigns, functions,
+    methods and classes it defines."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:  # `self._x = ...` defines _x; `self._compositor.y = ...` does not
+            for sub in target.elts if isinstance(target, ast.Tuple) else [target]:
+                if isinstance(sub, ast.Attribute):
+                    names.add(sub.attr)
+                elif isinstance(sub, ast.Name):
+                    names.add(sub.id)
+    return {n for n in names if n.startswith("_")}
+
+
+def private_uses(path: Path) -> list[str]:
+    """Each private Textual import and each read of a private attribute the module does not
+    define, as 'file:line: what'."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = defined_here(tree)
+    found = []
+    where = path.relative_to(ROOT) if ROOT in path.parents else path.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("textual", "textual_serve"):
+            names = [a.name for a in node.names]
+            if any(p.startswith("_") for p in node.module.split(".")) or any(n.startswith("_") for n in names):
+                found.append(f"{where}:{node.lineno}: from {node.module} import {', '.join(names)}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "textual" and any(p.startswith("_") for p in alias.name.split(".")):
+                    found.append(f"{where}:{node.lineno}: import {alias.name}")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if node.attr not in own:
+                found.append(f"{where}:{node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr"):
+            if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("_"):
+                if node.args[1].value not in own:
+                    found.append(f"{where}:{node.lineno}: {node.func.id}(..., {node.args[1].value!r})")
+    return found
+
+
+def test_no_private_textual_name_outside_the_wall():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if WALL in path.parents or path == SERVER:
+            continue
+        found += private_uses(path)
+    assert found == [], "private Textual names belong in clarify_tui/tui/speed/:\n" + "\n".join(found)
+
+
+def test_the_campaign_server_touches_only_its_listed_textual_serve_internals():
+    used = {line.rsplit(".", 1)[-1] for line in private_uses(SERVER) if ": ." in line}
+    imports = [line for line in private_uses(SERVER) if ": ." not in line]
+    assert imports == [] and used <= SERVER_INTERNALS, (imports, used - SERVER_INTERNALS)
+
+
+def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
+    """The check above is not vacuous: each kind of reach into Textual is caught."""
+    sample = tmp_path / "sample.py"
+    sample.write_text(textwrap.dedent("""
+        import sys
+        from textual import _time
+        from textual.widgets._header import HeaderTitle
+        import textual._context
+        from textual.screen import Screen
+
+        class Mine(Screen):
+            def __init__(self):
+                super().__init__()
+                self._mine = 1
+
+            def go(self):
+                self._mine += 1
+                self._compositor.size
+                self._styles_cache.x = 1
+                sys._getframe(1)
+                getattr(self, "_layout_required")
+    """), encoding="utf-8")
+    found = [line.split(": ", 1)[1] for line in private_uses(sample)]
+    assert sorted(found) == sorted(["from textual import _time", "from textual.widgets._header import HeaderTitle",
+                                    "import textual._context", "._compositor", "._getframe", "._styles_cache",
+                                    "getattr(..., '_layout_required')"])
+
+
+# ---- the tested range ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, tested", [
+    ("8.2.4", False), ("8.2.5", True), ("8.2.8", True), ("8.2.10", True), ("8.3.0", False), ("8.3.0rc1", False),
+    ("9.0.0", False), ("0.86.3", False), ("8.2.6.dev0", True),
+])
+def test_the_speed_ups_run_only_on_tested_versions(text, tested):
+    assert version.in_tested_range(text) is tested
+
+
+def test_an_untested_textual_or_the_variable_turns_them_off(monkeypatch):
+    monkeypatch.delenv(version.OFF_VARIABLE, raising=False)
+    monkeypatch.setattr(version, "version", lambda name: "8.2.8")
+    assert version.speed_on()
+    monkeypatch.setattr(version, "version", lambda name: "8.4.0")
+    assert not version.speed_on()
+    monkeypatch.setattr(version, "version", lambda name: "8.2.8")
+    monkeypatch.setenv(version.OFF_VARIABLE, "1")
+    assert not version.speed_on()
+
+
+def test_pyproject_pins_textual_to_the_tested_range():
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    textual = next(d for d in deps if re.match(r"textual\s*[<>=]", d))
+    low, high = version.TESTED
+    assert textual.replace(" ", "") == f"textual>={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
+
+
+STOCK_RUN = """
+import asyncio, sys
+from clarify_tui.search.local import LocalSearch
+from clarify_tui.store import Store
+from clarify_tui.tui import speed
+from clarify_tui.tui.app import ClarifyApp
+from tests.conftest import CTS, DISCO, DOCS, IC
+
+assert not speed.ACTIVE
+
+async def main():
+    app = ClarifyApp(store=Store(sys.argv[1]), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), auto=False)
+    seen = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        for key, name in (("f2", "SessionsScreen"), ("f3", "ScoresScreen"), ("question_mark", "HelpScreen")):
+            await pilot.press(key)
+            await pilot.pause()
+            seen.append(type(app.screen).__name__)
+            assert type(app.screen).__name__ == name, (key, app.screen)
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("enter")  # the first task opens in play
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if type(app.screen).__name__ == "PlayScreen":
+                break
+        seen.append(type(app.screen).__name__)
+        text = app.export_screenshot()
+        assert IC.id in text or "Steps" in text or "step" in text.lower(), text[:500]
+    walled = sorted(m for m in sys.modules if m.startswith("clarify_tui.tui.speed.") and m != "clarify_tui.tui.speed.version")
+    print(" ".join(seen), "|", " ".join(walled) or "nothing")
+
+asyncio.run(main())
+"""
+
+
+def test_outside_the_tested_range_the_workbench_runs_on_stock_textual(tmp_path):
+    """With the speed-ups off, F2, F3, help and play open as before, and no module of the
+    wall that touches Textual's internals is even imported."""
+    env = {**os.environ, version.OFF_VARIABLE: "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", STOCK_RUN, str(tmp_path / "t.db")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "SessionsScreen ScoresScreen HelpScreen PlayScreen | nothing"
+
+
+CRASH_RUN = """
+import asyncio, sys
+from rich.text import Text
+from textual.app import App
+from clarify_tui.tui.speed.crash import ShortCrash
+
+class Crashes(ShortCrash, App):
+    def crashed(self):
+        return Text("short message only")
+
+    def on_mount(self):
+        gold_answer = "SECRET-GOLD-ANSWER"
+        raise RuntimeError("boom " + str(len(gold_answer)))
+
+asyncio.run(Crashes().run_async(headless=True, size=(80, 24)))
+"""
+
+
+def test_a_crash_shows_the_apps_short_message_and_no_local_variable(tmp_path):
+    done = subprocess.run([sys.executable, "-c", CRASH_RUN], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    out = done.stdout + done.stderr
+    assert "short message only" in out
+    assert "SECRET-GOLD-ANSWER" not in out and "gold_answer" not in out
