@@ -64,6 +64,11 @@ def log_path_for(db: Path | None) -> Path | None:
 
 def setup(verbose: bool, log_path: Path | None) -> None:
     root = logging.getLogger()
+    # A library's logging.config.dictConfig (disable_existing_loggers, its default) turns off
+    # every logger that existed then, ours included: an agent's warning would vanish.
+    for name, logger in logging.Logger.manager.loggerDict.items():
+        if name.startswith("clarify_tui") and isinstance(logger, logging.Logger):
+            logger.disabled = False
     for handler in list(root.handlers):
         root.removeHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
