@@ -50,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
         n = import_cache(store.db, args.file, rows)
         console.print(f"imported {n} cached response(s) into {store.path}")
     else:
-        rows = store.db.execute("SELECT backend, COUNT(*) FROM search_cache GROUP BY backend").fetchall()
-        for backend, count in rows or [("(empty)", 0)]:  # type: ignore[list-item]  # rows of (backend, count)
+        counts = store.db.execute("SELECT backend, COUNT(*) FROM search_cache GROUP BY backend").fetchall()
+        for backend, count in counts or [("(empty)", 0)]:
             console.print(f"{backend}: {count}")
     return 0
