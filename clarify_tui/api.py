@@ -210,6 +210,11 @@ def score(
             raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
         # existing: read-only use; a file that is not ours (another application's, 0 bytes) is refused
         store = Store(path, readonly=path.is_file() and not writable(path), existing=True)
+        known = store.run_names()
+        missing = [r for r in runs or [] if r not in known]
+        if missing:  # a typo must not look like a run with no sessions (exit 0, "no sessions match")
+            raise ValueError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
+                             f"{', '.join(known) or 'none'}")
         sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     if not include_informed:
         informed = [s for s in sessions if s.result.informed]

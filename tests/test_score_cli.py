@@ -132,3 +132,15 @@ def test_many_groups_print_one_row_per_group(db, capsys):
     out = capsys.readouterr().out
     assert f"({WIDE_GROUPS + 1} groups;" in out
     assert out.count("0.500") == WIDE_GROUPS + 1  # accuracy of each row
+
+
+def test_score_of_a_run_that_is_not_there_says_so_and_lists_the_runs(tmp_path):
+    """`score --run TYPO` printed "no sessions match" and exited 0, as if the run were empty."""
+    from clitools import run_cli
+
+    db = tmp_path / "s.db"
+    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
+                           "--db", str(db), "--run", "real", "--limit", "1")
+    assert code == 0, err
+    code, out, err = run_cli("score", "--db", str(db), "--run", "raal")
+    assert code == 2 and "no run 'raal'" in err and "runs there: real" in err and "Traceback" not in err
