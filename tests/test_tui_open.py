@@ -65,3 +65,23 @@ async def test_the_header_follows_a_title_change_and_skips_the_same_title(tmp_pa
         assert not title._layout_required
         title.update("something else")
         assert title._layout_required
+
+
+async def test_a_header_taken_down_with_a_title_change_pending_does_not_crash_the_app(tmp_path):
+    """A widget taken down removes its children first, then runs its queued callbacks: a
+    title change queued then found no title line and crashed the app at exit (NoMatches
+    'HeaderTitle' on Header(), CI under load). Removing the title line first is that moment."""
+    from textual.widgets._header import HeaderTitle
+
+    from clarify_tui.tui.speed import Header
+
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        header = app.screen.query_one(Header)
+        await header.query_one(HeaderTitle).remove()
+        app.screen.title = "renamed"
+        await pilot.pause()
+        assert app.screen.query_one(Header).is_mounted
+    assert app.return_code in (0, None)
