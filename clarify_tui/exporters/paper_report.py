@@ -87,10 +87,16 @@ def latex(tables: Sequence[PaperTable]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _dollars(value: float | None) -> str:
+    """A csv cost column: empty when unpriced (docs/scoring.md: null in JSON, empty in csv),
+    never 0; the paper's own Cost($) cell says "unpriced"."""
+    return "" if value is None else f"{value:.2f}"
+
+
 def csv_text(tables: Sequence[PaperTable]) -> str:
     """One block per table (a header row, then its rows), blocks apart by an empty line.
     The header is `table`, the paper's columns (a group's name in front of its columns),
-    then scored, errored, excluded, agent_cost_usd, cost_usd, comparable, deviations."""
+    then scored, errored, excluded, agent_cost_usd, cost_usd (empty when unpriced), comparable, deviations."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for i, t in enumerate(tables):
@@ -100,6 +106,7 @@ def csv_text(tables: Sequence[PaperTable]) -> str:
         writer.writerow(["table", *header, "scored", "errored", "excluded", "agent_cost_usd", "cost_usd",
                          "comparable", "deviations"])
         for r in t.rows:
-            writer.writerow([t.key, *r.cells, r.scored, r.errored, r.excluded, r.agent_cost, r.total_cost,
+            writer.writerow([t.key, *r.cells, r.scored, r.errored, r.excluded, _dollars(r.agent_cost_usd),
+                             _dollars(r.cost_usd),
                              str(r.comparable and not r.deviations).lower(), "; ".join(r.deviations)])
     return out.getvalue()
