@@ -51,6 +51,7 @@ class Row:
     comparable: bool = True
     deviations: list[str] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)
+    key: dict[str, Any] = field(default_factory=dict)  # the score group's key ({"run": name} with --by run)
 
 
 @dataclass
@@ -65,6 +66,7 @@ class PaperTable:
     spans: list[tuple[str, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     label_at: int = 0  # the column holding the row label (1 when a `k` column comes first)
+    prefixed: set[str] = field(default_factory=set)  # spans whose name always goes in front of their titles
 
 
 def pct(value: float | None, digits: int = 2) -> str:
@@ -97,7 +99,7 @@ def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
         excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
         agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
         comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
-        unpriced=list(m.get("unpriced_models") or []),
+        unpriced=list(m.get("unpriced_models") or []), key=dict(group["key"]),
     )
 
 
