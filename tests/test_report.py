@@ -126,6 +126,7 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
 
 WHATIFS = [  # the demo's guessing agents asked to ask; the asking agent made to answer instead
     ["--run", "ic-guess"],
+    ["--run", "ic-guess", "--intervention", "answer"],  # one run, both interventions: two column groups
     ["--run", "ic-ask", "--sessions", "all", "--intervention", "answer"],
     ["--run", "disco-guided"],
     ["--run", "cts-k1"],
@@ -200,7 +201,13 @@ def test_a_run_without_forks_prints_the_empty_cell_never_zero_and_interventions_
     assert [ic["ic-guess-2"][c] for c in groups["ask"] + groups["answer"]] == ["–"] * 10
     # ic-ask has answer forks only, ic-guess ask forks only: neither group borrows the other's
     assert [ic["ic-ask"][c] for c in groups["ask"]] == ["–"] * 5 and ic["ic-ask"][groups["answer"][0]] == "22"
-    assert ic["ic-guess"][groups["ask"][0]] == "22" and [ic["ic-guess"][c] for c in groups["answer"]] == ["–"] * 5
+    # ic-guess has both: each group is its own intervention's `whatif`, never the two pooled
+    for intervention, columns in groups.items():
+        made = whatif_json(capsys, forked, "--run", "ic-guess", "--intervention", intervention)
+        assert made["intervention"] == intervention and made["forks_reused"] == made["forks"]
+        assert ic["ic-guess"][columns[0]] == str(made["forks"])
+        assert ic["ic-guess"][columns[3]] == f"{100 * made['value_of_asking']['delta']:+.2f}"
+    assert ic["ic-guess"][groups["ask"][0]] == "22" and ic["ic-guess"][groups["answer"][0]] == "11"
     # DiscoBench and CTS have no answer forks: only the ask group, the unforked runs empty
     assert "What-if answer" not in out.split("(paper 000, Table 2)")[1]
     assert md_rows(out, "(paper 000, Table 2)")["disco-sta"]["What-if ask: forks"] == "–"
