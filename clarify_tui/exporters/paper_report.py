@@ -18,13 +18,14 @@ from clarify_tui.metrics.paper_tables import PaperTable
 
 def unique_headers(t: PaperTable, sep: str) -> list[str]:
     """The column titles for a one-row header: where a title repeats (DiscoBench's Neutral
-    and Guided halves), its group's name goes in front ("Neutral: Acc.")."""
+    and Guided halves), its group's name goes in front ("Neutral: Acc."), as it always
+    does for the groups in `t.prefixed` (the what-if columns: "What-if ask: forks")."""
     header = list(t.columns)
-    if len(set(header)) == len(header):
-        return header
+    repeated = {h for h in header if header.count(h) > 1}
     at = len(header) - sum(width for _, width in t.spans)
     for title, width in t.spans:
-        header[at:at + width] = [f"{title}{sep}{h}" for h in header[at:at + width]]
+        if title in t.prefixed or repeated & set(header[at:at + width]):
+            header[at:at + width] = [f"{title}{sep}{h}" for h in header[at:at + width]]
         at += width
     return header
 
@@ -51,7 +52,7 @@ def _md(text: str) -> str:
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "±": r"$\pm$", "Δ": r"$\Delta$", "†": r"$^\dagger$", "×": r"$\times$", "–": "--"}
+          "±": r"$\pm$", "Δ": r"$\Delta$", "→": r"$\rightarrow$", "†": r"$^\dagger$", "×": r"$\times$", "–": "--"}
 
 
 def _tex(text: str) -> str:

@@ -53,6 +53,7 @@ class Row:
     comparable: bool = True
     deviations: list[str] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)
+    key: dict[str, Any] = field(default_factory=dict)  # the score group's key ({"run": name} with --by run)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class PaperTable:
     spans: list[tuple[str, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     label_at: int = 0  # the column holding the row label (1 when a `k` column comes first)
+    prefixed: set[str] = field(default_factory=set)  # spans whose name always goes in front of their titles
 
 
 def pct(value: float | None, digits: int = 2) -> str:
@@ -101,7 +103,7 @@ def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
         agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
         agent_cost_usd=agent_cost(m), cost_usd=m.get("cost_usd"),
         comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
-        unpriced=list(m.get("unpriced_models") or []),
+        unpriced=list(m.get("unpriced_models") or []), key=dict(group["key"]),
     )
 
 
