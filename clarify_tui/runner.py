@@ -7,7 +7,8 @@ session only; the run goes on. With `retry_errored=True` errored tasks are playe
 the old session is kept and, once the new one has ended, marked `superseded` (no metric
 counts it); until then it stays counted, so a crash mid-retry loses no task. When a model,
 Tavily or Serper endpoint fails `stop_after_failures` calls in a row (breaker.py), the run
-stops (RunStopped) instead of paying timeout x retries for every task left.
+stops (RunStopped) instead of paying timeout x retries for every task left; the episodes
+it cuts short are errored, as the infrastructure failure they are.
 
 Within a run a task is played up to `task_attempts` times while its session ends errored
 or, for InteractComp, with a call the harness could not make (`call_error`): the
@@ -380,7 +381,11 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                     sink=sink, deep_search=deep_search,
                 )
                 episode.session.run, episode.session.epoch = spec.name, epoch
-                session = await episode.run()
+                try:
+                    session = await episode.run()
+                except asyncio.CancelledError:
+                    cut_short(episode.session)
+                    raise
                 if attempt >= spec.attempts or not plays_again(session) or down():
                     break  # (the endpoint is down: this attempt stays the task's session, errored)
                 why = session.error or "the harness could not call the action (call_error)"
@@ -396,6 +401,15 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             if on_session_done:
                 on_session_done(session)
             stop_if_down()
+
+    def cut_short(session: Session) -> None:
+        """An episode in flight when an endpoint went down (the run stopping cancels it) is
+        errored, as the infrastructure failure it is: counted apart, never scored, played
+        again by --resume --retry-errored. Ctrl-C with every endpoint up still abandons it."""
+        stop = down()
+        if stop and session.status == "abandoned":
+            session.status, session.error = "errored", f"not finished: the run stopped, {stop}"
+            sink.update_session(session)
 
     def stop_if_down() -> None:
         stop = down()
