@@ -111,7 +111,7 @@ def make_agent(spec: str, config: Config | None = None) -> Agent:
     if kind == "scripted":
         if arg not in POLICIES:
             raise SpecError(f"unknown scripted agent '{arg}'; choose one of: {', '.join(POLICIES)}")
-        return ScriptedAgent(arg)
+        return ScriptedAgent(arg, seed=config.seed if config is not None else None)
     if kind == "openai":
         if not arg:
             raise SpecError("openai agent needs a model: openai:MODEL")
