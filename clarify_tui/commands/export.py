@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarify_tui.atomic_write import atomic_output, check_target
-from clarify_tui.commands.common import add_db, db_path, open_store, run_name
+from clarify_tui.atomic_write import OutputError, atomic_output, check_target
+from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -37,6 +37,7 @@ def main(args: argparse.Namespace) -> int:
     if args.out:  # refused before the database is opened: --out may name it
         check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
+    require_runs(store, args.runs)
     if not args.out:
         exporter(store, args.runs, sys.stdout, include_hidden=args.include_hidden)
         return 0
@@ -53,8 +54,16 @@ def export_inspect(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise ValueError("export --format inspect writes one .eval log per run: give --out FOLDER")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; export --format inspect writes one .eval log per run into a "
+                          "folder: name a folder")
     store = open_store(args, must_exist=True)
-    written = write(store, args.runs, Path(args.out), include_hidden=args.include_hidden)
+    require_runs(store, args.runs)
+    try:
+        written = write(store, args.runs, out, include_hidden=args.include_hidden)
+    except OSError as exc:
+        raise OutputError(f"cannot write into {out}: {exc.strerror or exc}") from exc
     for path in written:
         print(path, file=sys.stderr)
     if not written:

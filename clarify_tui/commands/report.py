@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, at_least, open_store, run_name
+from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -34,6 +34,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
 
     store = open_store(args, must_exist=True)
+    require_runs(store, args.runs)
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
     sessions = [s for s in loaded if not s.result.informed]
     if len(sessions) < len(loaded):

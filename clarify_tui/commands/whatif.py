@@ -9,7 +9,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, open_store, run_name
 from clarify_tui.commands.common import at_least
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("whatif", help="what if the agent had asked? counterfactual forks of a whole run")
-    p.add_argument("--run", required=True, help="the run whose sessions are forked")
+    p.add_argument("--run", required=True, type=run_name, help="the run whose sessions are forked")
     add_db(p)
     p.add_argument("--sessions", dest="which", default="failed", choices=("failed", "all"),
                    help="fork the run's failed sessions (default) or all completed ones")

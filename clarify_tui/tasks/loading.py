@@ -71,6 +71,10 @@ def _load_path(
     if not path.exists():
         problems.add(path, None, None, "no such file or folder")
         return []
+    if path.is_dir() and protocol not in (None, Protocol.cts):  # an empty or wrong folder is no CTS release
+        problems.add(path, None, None, f"is a folder; a {protocol.value} dataset is a JSONL or JSON file "
+                     "(only a Clarify-Then-Search release is a folder)")
+        return []
     if path.is_dir() or path.suffix.lower() == ".csv":
         return _load_cts(path, protocol, problems)
     records = read_records(path, problems)

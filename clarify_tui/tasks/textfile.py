@@ -141,6 +141,11 @@ def _array_records(path: Path, text: str, problems: Problems) -> list[Record]:
             line = text.count("\n", 0, i) + 1
             problems.add(path, line, None, "not JSON: expected ',' or ']' between array elements")
             break
+    else:
+        rest = _skip_ws(text, i + 1)
+        if rest < len(text):  # `[...] }`: what follows the array used to be dropped unread
+            line, column = text.count("\n", 0, rest) + 1, rest - text.rfind("\n", 0, rest)
+            problems.add(path, line, None, f"not JSON: extra data after the array (column {column})")
     return _objects(path, pairs, problems)
 
 
