@@ -7,6 +7,7 @@ silent / unnamed)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import sqlite3
@@ -128,6 +129,29 @@ def _cand(tmp: Path, text: str | bytes) -> list[str]:
             str(_write(tmp / "sys__cand.jsonl", text))]
 
 
+def _export(tmp: Path) -> Path:
+    """An `export --format jsonl` file of the played database (sessions, not tasks)."""
+    out = tmp / "export.jsonl"
+    assert main(["export", "--db", str(_played(tmp)), "--out", str(out)]) == 0
+    (tmp / "ok.db").unlink()
+    return out
+
+
+def _no_searches(tmp: Path) -> Path:
+    """The played database with its recorded searches deleted."""
+    db = _played(tmp)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM search_cache")
+    return db
+
+
+def _loop(tmp: Path) -> Path:
+    link = tmp / "loop.jsonl"
+    link.symlink_to(link)
+    return link
+
+
+CACHE_ROW = '{"kind": "search", "backend": "local", "query": "q", "params": {}, "response": []}\n'
 HEADER = "question,correct_answer,predicted_answer,confidence,history,score,cost,action_counts\n"
 Q1 = _ic()["question"]
 ROW1 = f'"{Q1}",Deep Impact,Deep Impact,50,"[]",1,0.1,"{{}}"\n'  # its history "[]" is a problem of its own
@@ -474,13 +498,112 @@ EXPORTS = [
                                                             "--out", str(_write(t / "f.eval", "x"))], "f.eval"),
 ]
 
+MIXUPS = [
+    Case("run --agent openai:MODEL without OPENAI_API_KEY", lambda t: [*RUN[:-1], "openai:gpt-4o", "--db", str(t / "d.db")],
+         "--agent openai:gpt-4o needs an API key: set OPENAI_API_KEY"),
+    Case("run --judge openai:MODEL without a key", lambda t: [*RUN, "--judge", "openai:gpt-4o", "--db", str(t / "d.db")],
+         "--judge openai:gpt-4o needs an API key: set OPENAI_API_KEY"),
+    Case("run --search tavily without TAVILY_API_KEY", lambda t: [*RUN, "--search", "tavily", "--db", str(t / "d.db")],
+         "--search tavily needs an API key: set TAVILY_API_KEY"),
+    Case("run --search serper without SERPER_API_KEY", lambda t: [*RUN, "--search", "serper", "--db", str(t / "d.db")],
+         "--search serper needs an API key: set SERPER_API_KEY"),
+    Case("OPENAI_BASE_URL not a URL", lambda t: [*RUN[:-1], "openai:m", "--db", str(t / "d.db")],
+         "OPENAI_BASE_URL: openai.base_url: 'notaurl' is not an http:// or https:// URL", env={"OPENAI_BASE_URL": "notaurl", "OPENAI_API_KEY": "sk-test"}),
+    Case("clarify.toml holding an API key", lambda t: _config(t, '[openai]\napi_key = "sk-secret"\n'),
+         "{tmp}/clarify.toml: openai.api_key: Extra inputs are not permitted"),
+    Case("--config ''", lambda t: [*RUN, "--config", "", "--db", str(t / "d.db")],
+         "argument --config: a path cannot be empty"),
+    Case("--set openai.timeout=0", lambda t: [*RUN, "--set", "openai.timeout=0", "--db", str(t / "d.db")],
+         "--set: openai.timeout: Input should be greater than 0"),
+    Case("run --resume without --run", lambda t: [*RUN, "--resume", "--db", str(_played(t))],
+         "--resume continues a run: give its --run NAME"),
+    Case("run --search-cache replay on a new database",
+         lambda t: [*RUN, "--search-cache", "replay", "--db", str(t / "d.db"), "--limit", "1"],
+         "--search-cache replay: {tmp}/d.db does not exist, so it holds no recorded searches"),
+    Case("run --search-cache replay with nothing recorded",
+         lambda t: [*RUN, "--search-cache", "replay", "--search-cache", "replay", "--db", str(_no_searches(t)),
+                    "--run", "b", "--limit", "1"],
+         "--search-cache replay: {tmp}/ok.db holds no recorded local searches", names="replay"),
+    Case("--dataset is a SQLite database", lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_played(t))],
+         "{tmp}/ok.db: is a SQLite database, not a dataset (a database goes to --db)", lines=3),
+    Case("--dataset is an export", lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_export(t))],
+         "{tmp}/export.jsonl:1: is an export of sessions (`export --format jsonl`), not a dataset", lines=3),
+    Case("--dataset is gzip-compressed",
+         lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset",
+                    str(_write(t / "tasks.jsonl", gzip.compress(_jsonl(_ic()).encode())))],
+         "{tmp}/tasks.jsonl: is gzip-compressed (gunzip it); unpack it first", lines=3),
+    Case("--dataset is an image", lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset",
+                                             str(_write(t / "tasks.jsonl", b"\x89PNG\r\n\x1a\n" + bytes(64)))],
+         "{tmp}/tasks.jsonl: is a binary file, not JSON text", lines=3),
+    Case("--dataset /dev/null", lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", "/dev/null"],
+         "/dev/null: file is empty", lines=3),
+    Case("--dataset a symlink loop", lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_loop(t))],
+         "{tmp}/loop.jsonl: no such file or folder", lines=3),
+    Case("dataset: a null line", lambda t: _data(t, _jsonl(_ic()) + "null\n"),
+         "tasks.jsonl:2: expected a JSON object, got null", lines=3),
+    Case("dataset: an empty answer", lambda t: _data(t, _jsonl(_ic(answer={"text": "", "aliases": []}))),
+         "tasks.jsonl:1: field 'answer.text': must not be empty", lines=3),
+    Case("dataset: checkpoint type 'maybe'",
+         lambda t: _data(t, _jsonl(_disco(discobench={**_disco()["discobench"], "checkpoints": [
+             {**_disco()["discobench"]["checkpoints"][0], "type": "maybe"}]})), benchmark="discobench"),
+         "tasks.jsonl:1: field 'discobench.checkpoints[0].type': Input should be 'ambi' or 'unambi'", lines=3),
+    Case("dataset: cts without nuggets",
+         lambda t: _data(t, _jsonl(_cts(cts={**_cts()["cts"], "nuggets": []})), benchmark="cts"),
+         "tasks.jsonl:1: field 'cts.nuggets'", lines=3),
+    Case("dataset: release record without a context",
+         lambda t: _data(t, _jsonl({"id": "x", "question": "q?", "answer": "a", "canary": "c"})),
+         "tasks.jsonl:1: field 'context': missing (required)", lines=3),
+    Case("score --from-export a database", lambda t: ["score", "--from-export", str(_played(t))],
+         "{tmp}/ok.db line 1: not UTF-8"),
+    Case("import a SQLite database as the CSV",
+         lambda t: ["import", "--db", str(t / "d.db"), *HARNESS, str(_played(t))], "{tmp}/ok.db:1: not UTF-8", lines=3),
+    Case("cache import a harness CSV",
+         lambda t: ["cache", "import", "--db", str(t / "d.db"), str(_write(t / "results.csv", HEADER + ROW1))],
+         "{tmp}/results.csv:1: not a search cache entry"),
+    Case("cache import into a newer schema",
+         lambda t: ["cache", "import", "--db", str(_future(t)), str(_write(t / "c.jsonl", CACHE_ROW))],
+         "schema version 99"),
+    Case("merge a 0-byte input", lambda t: ["merge", str(_write(t / "zero.db", b"")), "--out", str(t / "all.db")],
+         "{tmp}/zero.db is not a clarify-tui database"),
+    Case("merge --out a text file", lambda t: ["merge", str(_played(t)), "--out", str(_write(t / "all.db", "notes\n" * 50))],
+         "{tmp}/all.db is not a SQLite database"),
+    Case("report on a 0-byte file", lambda t: ["report", "--db", str(_write(t / "zero.db", b""))],
+         "zero.db holds no clarify-tui data"),
+    Case("whatif on a 0-byte file", lambda t: ["whatif", "--run", "a", "--db", str(_write(t / "zero.db", b""))],
+         "zero.db holds no clarify-tui data"),
+    Case("judge --judge openai: without a model", lambda t: ["judge", "--run", "a", "--judge", "openai:",
+                                                             "--db", str(_played(t))],
+         "openai judge needs a model: openai:MODEL"),
+    Case("play --task of another benchmark", lambda t: ["play", "--benchmark", "cts", "--task", "ic-01",
+                                                        "--db", str(t / "d.db")],
+         "--task ic-01: no such task in demo (it has 10: cts-01"),
+    Case("play --task not in a JSONL dataset",
+         lambda t: ["play", "--dataset", str(_write(t / "tasks.jsonl", _jsonl(_ic()))), "--task", "ic-02",
+                    "--db", str(t / "d.db")], "--task ic-02: no such task in {tmp}/tasks.jsonl (it has 1: ic-01)"),
+    Case("demo on another application's database", lambda t: ["demo", "ask-vs-guess", "--db", str(_foreign(t))],
+         "{tmp}/other-app.db is another application's SQLite database"),
+    Case("queue status --dataset missing", lambda t: ["queue", "status", "q", "--dataset", str(t / "gone.jsonl"),
+                                                      "--db", str(_played(t))],
+         "{tmp}/gone.jsonl: no such file or folder"),
+    Case("cache export --out in a missing folder", lambda t: ["cache", "export", "--db", str(_played(t)), "--out",
+                                                              str(t / "no" / "c.jsonl")],
+         "cannot write {tmp}/no/c.jsonl: folder {tmp}/no does not exist"),
+    Case("serve --dataset with a bad line", lambda t: ["serve", "--queue", "q", "--db", str(t / "d.db"), "--dataset",
+                                                       str(_write(t / "tasks.jsonl", _jsonl(_ic()) + "{\n"))],
+         "{tmp}/tasks.jsonl:2: not JSON"),
+    Case("score --by unknown", lambda t: ["score", "--by", "model", "--db", str(_played(t))], "argument --by: invalid choice: 'model'"),
+    Case("sessions --status unknown", lambda t: ["sessions", "--status", "done", "--db", str(_played(t))],
+         "argument --status: invalid choice: 'done'"),
+    Case("run --k 5", lambda t: ["run", "--benchmark", "cts", "--agent", "scripted:ask-first", "--k", "5"], "argument --k: invalid choice: 5"),
+]
+
 
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-CASES = [*DATASETS, *CONFIGS, *SPECS, *FLAGS, *SERVE, *IMPORTS, *DATABASES, *EXPORTS]
+CASES = [*DATASETS, *CONFIGS, *SPECS, *FLAGS, *SERVE, *IMPORTS, *DATABASES, *EXPORTS, *MIXUPS]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

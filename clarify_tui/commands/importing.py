@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import add_db, at_least, db_path, open_store, run_name, spec
+from clarify_tui.commands.common import add_db, at_least, db_path, file_path, open_store, run_name, spec
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -41,7 +41,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--canary", default=None, help="decrypt an InteractComp release whose canary column was stripped")
     p.add_argument("--user", default="rule", type=spec, help="cts-candidates: simulator for replies or rewrites not in the file")
     p.add_argument("--judge", default="rule", type=spec, help="cts-candidates: nugget judge when the file stores no coverage")
-    p.add_argument("--config", default=None, help="clarify.toml (for openai: user or judge)")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml (for openai: user or judge)")
     p.set_defaults(func=main)
 
 

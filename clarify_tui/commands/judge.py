@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, open_store, require_runs, run_name, spec
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, file_path, open_store, require_runs, run_name, spec
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -28,7 +28,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--judge", required=True, type=spec, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--concurrency", type=at_least(1), default=4)
-    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.set_defaults(func=main)
 
 

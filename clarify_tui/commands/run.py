@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, file_path, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
@@ -93,7 +93,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
-    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="ROLE.FIELD=VALUE",
         help="override a config field, e.g. --set agent.temperature=0.2 --set judge.model=gpt-4o (wins over clarify.toml)",
@@ -211,6 +211,8 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
     """Flags that mean nothing without another (refused, as they would be ignored unsaid)."""
     if args.retry_errored and not args.resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+    if args.resume and not args.run_name:  # the default name holds the time: it never names a run to continue
+        raise ValueError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
     if args.agent_args and not args.agent.startswith("py:"):
         raise ValueError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
 
