@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from clarify_tui.cli import main
+from clarify_tui.cli import build_parser, main
 from tests.bad_input_cases import Case, attempt
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
@@ -458,8 +458,9 @@ DATABASES = [
          "other-app.db"),
     Case("judge on another application's database", lambda t: ["judge", "--run", "a", "--judge", "rule",
                                                                "--db", str(_foreign(t))], "other-app.db"),
-    Case("queue status on another application's database", lambda t: ["queue", "status", "a", "--dataset", "demo",
-                                                                      "--db", str(_foreign(t))], "other-app.db"),
+    Case("queue status on another application's database",
+         lambda t: ["queue", "status", "a", "--dataset", "demo", "--db", str(_foreign(t))],
+         "{tmp}/other-app.db is another application's SQLite database (tables: invoices)", names="other-app.db"),
     Case("import into another application's database",
          lambda t: ["import", "--db", str(_foreign(t)), "--format", "interactcomp-harness", "--dataset", "demo",
                     str(_write(t / "results.csv", HEADER + ROW1))],
@@ -622,6 +623,56 @@ def test_bad_input_is_one_clean_line_and_changes_nothing(case, tmp_path):
 
 def test_the_cases_are_distinct():
     assert len({c.name for c in CASES}) == len(CASES)
+
+
+def test_an_unreadable_dotenv_names_the_file(tmp_path, capsys, monkeypatch):
+    """EACCES (tests run as root, so chmod 000 would not stop us: injected)."""
+    dotenv = _write(tmp_path / ".env", "OPENAI_API_KEY=sk-x\n")
+    real = Path.read_bytes
+
+    def denied(self):
+        if self == dotenv:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {dotenv}: Permission denied" in err and "Traceback" not in err
+
+
+def test_a_folder_named_dotenv_is_a_virtualenv_not_bad_input(tmp_path, capsys, monkeypatch):
+    (tmp_path / ".env" / "bin").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets"]) == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--benchmark", "cts", "--agent", "scripted:ask-first", "--k", "2", "--deep-search", "scripted:direct-guess"],
+    ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--mode", "answer_only",
+     "--actions", "lenient"],
+    ["run", "--benchmark", "discobench", "--agent", "scripted:ask-first", "--prompting", "guided",
+     "--ablation", "no_search", "--checkpoints", "strict"],
+])
+def test_a_benchmarks_own_flags_get_no_warning(argv, tmp_path, capsys):
+    assert main([*argv, "--db", str(tmp_path / "w.db"), "--limit", "1"]) == 0
+    assert "warning:" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [
+    ["--task", "ic-01", "--agent", "scripted:direct-guess", "--user", "rule", "--judge", "rule", "--search", "local"],
+    ["--task", "interactcomp:ic-01", "--as", "agent"],
+    ["--dataset", str(DEMO / "interactcomp.jsonl"), "--task", "ic-02", "--agent", "openai:gpt-4o"],
+])
+def test_play_with_good_arguments_still_opens_the_screen(extra, tmp_path, monkeypatch):
+    """The checks before the screen refuse only what is wrong."""
+    from clarify_tui.commands import play
+
+    opened = {}
+    monkeypatch.setattr("clarify_tui.tui.app.run_app", lambda **kwargs: opened.update(kwargs) or 0)
+    assert play.main(build_parser(("play",)).parse_args(["play", *extra, "--db", str(tmp_path / "p.db")])) == 0
+    assert opened["task_id"] == extra[extra.index("--task") + 1]
 
 
 def teardown_module() -> None:

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.status import CampaignStatus
@@ -43,6 +43,7 @@ def status(args: argparse.Namespace) -> int:
     path = db_path(args)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path} (pass --db)")
+    refuse_unusable_db(path)  # another application's file: the one line every command gives
     campaign = load_campaign(path, args.run)
     if args.dataset is not None or campaign is None:
         from clarify_tui.campaign.visitor import campaign_tasks

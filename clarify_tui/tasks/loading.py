@@ -72,7 +72,7 @@ def _load_path(
         problems.add(path, None, None, "no such file or folder")
         return []
     if path.is_dir() and protocol not in (None, Protocol.cts):  # an empty or wrong folder is no CTS release
-        problems.add(path, None, None, f"is a folder; a {protocol.value} dataset is a JSONL or JSON file "
+        problems.add(path, None, None, f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
                      "(only a Clarify-Then-Search release is a folder)")
         return []
     if path.is_dir() or path.suffix.lower() == ".csv":
