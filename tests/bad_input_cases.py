@@ -3,13 +3,14 @@
 
     PYTHONPATH=$PWD python -m tests.bad_input_cases [-v] [-k SUBSTRING]
 
-prints `tried / clean / traceback / silent / unnamed` over every row of both tables, each
+prints `tried / clean / traceback / silent / unclear` over every row of both tables, each
 run in-process in a fresh folder: clean = exit code 2 (or the row's), one line (argparse:
 its usage block, then one line; dataset and import problems: a header, then one line per
 problem) naming the file, line or flag, no traceback, no file changed or created; a row
 marked `warns` exits 0 after one `warning:` line naming the flag. traceback = an exception
-escaped or was printed; silent = exit 0, nothing said, or a file changed or created;
-unnamed = an error that does not name the file, line or flag. -v lists what is not clean.
+escaped or was printed; silent = exit 0, nothing said, a file changed or created, or a
+screen or server started on it; unclear = an error, but not one line naming the file, line
+or flag (several lines, no name, another exit code). -v lists what is not clean.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class Outcome:
     seconds: float = 0.0
 
     def verdict(self, case: Case, tmp: Path) -> str:
-        """clean | traceback | silent | unnamed (an error that names no file or flag)."""
+        """clean | traceback | silent | unclear (an error, but not the one line naming the file,
+        line or flag: it names neither, takes more lines, or exits with another code)."""
         if self.crashed and "ScreenStarted" in self.crashed:
             return "silent"  # not refused: the screen or server started (it would show the problem inside)
         if self.crashed or "Traceback" in self.err:
@@ -71,12 +73,12 @@ class Outcome:
             warnings = [line for line in self.lines if line.startswith("warning:")]
             if self.code != 0 or len(warnings) != 1:
                 return "silent"
-            return "clean" if (case.names or case.says).format(tmp=tmp) in warnings[0] else "unnamed"
+            return "clean" if (case.names or case.says).format(tmp=tmp) in warnings[0] else "unclear"
         if self.code in (0, None) or not self.lines or self.changed:
             return "silent"
         wanted = (getattr(case, "names", "") or case.says).format(tmp=tmp)
-        if wanted not in self.err or self.code != getattr(case, "code", 2):
-            return "unnamed"
+        if wanted not in self.err or self.code != getattr(case, "code", 2) or len(self.lines) != case.lines:
+            return "unclear"
         return "clean"
 
 
@@ -197,7 +199,7 @@ def census() -> int:
             for line in shown[-3:]:
                 print(f"      {line[:200]}")
     print(f"tried {len(cases)} / clean {verdicts['clean']} / traceback {verdicts['traceback']} / "
-          f"silent {verdicts['silent']} / unnamed {verdicts['unnamed']}")
+          f"silent {verdicts['silent']} / unclear {verdicts['unclear']}")
     return 0
 
 

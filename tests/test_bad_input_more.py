@@ -3,7 +3,7 @@ and input file, each ending in one clean line naming the file, line or flag, exi
 (docs/runs.md), no traceback, and no file changed or left behind. The rows add to
 tests/test_bad_input.py, tests/test_cli_errors.py and tests/test_db_errors.py without
 repeating them; `python -m tests.bad_input_cases` counts them (tried / clean / traceback /
-silent / unnamed)."""
+silent / unclear)."""
 
 from __future__ import annotations
 
@@ -591,7 +591,7 @@ MIXUPS = [
     Case("--set openai.timeout=0", lambda t: [*RUN, "--set", "openai.timeout=0", "--db", str(t / "d.db")],
          "--set: openai.timeout: Input should be greater than 0"),
     Case("run --resume without --run", lambda t: [*RUN, "--resume", "--db", str(_played(t))],
-         "--resume continues a run: give its --run NAME"),
+         "--resume continues a run: give its --run NAME", names="--resume"),
     Case("run --search-cache replay on a new database",
          lambda t: [*RUN, "--search-cache", "replay", "--db", str(t / "d.db"), "--limit", "1"],
          "--search-cache replay: {tmp}/d.db does not exist, so it holds no recorded searches"),
