@@ -142,6 +142,10 @@ class TavilyConfig(_Strict):
     """Longest backoff wait in seconds."""
     max_concurrency: int = Field(default=8, ge=1)
     """Tavily requests in flight at once."""
+    stop_after_failures: int = Field(default=5, ge=0)
+    """A batch run stops when this many tavily calls in a row ran out of retries (timeouts,
+    refused connections, 5xx; not a 4xx): as `[openai] stop_after_failures`, the same
+    default. 0: never stop (docs/runs.md "Dead endpoints")."""
     cost_per_search: float = Field(default=0.0, ge=0)
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
@@ -163,6 +167,10 @@ class SerperConfig(_Strict):
     """Longest backoff wait in seconds."""
     max_concurrency: int = Field(default=8, ge=1)
     """Serper requests in flight at once."""
+    stop_after_failures: int = Field(default=5, ge=0)
+    """A batch run stops when this many serper calls in a row ran out of retries (timeouts,
+    refused connections, 5xx; not a 4xx): as `[openai] stop_after_failures`, the same
+    default. 0: never stop (docs/runs.md "Dead endpoints")."""
     cost_per_search: float = Field(default=0.0, ge=0)
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
