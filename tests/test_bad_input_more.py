@@ -137,6 +137,14 @@ def _export(tmp: Path) -> Path:
     return out
 
 
+def _with_cts(tmp: Path) -> Path:
+    """The played database with a CTS run 'c' added."""
+    db = _played(tmp)
+    assert main(["run", "--benchmark", "cts", "--agent", "scripted:ask-first", "--db", str(db), "--run", "c",
+                 "--limit", "1"]) == 0
+    return db
+
+
 def _no_searches(tmp: Path) -> Path:
     """The played database with its recorded searches deleted."""
     db = _played(tmp)
@@ -567,6 +575,12 @@ EXPORTS = [
     Case("export --format csv to a full disk",
          lambda t: ["export", "--format", "csv", "--db", str(_played(t)), "--out", "/dev/full"],
          "cannot write /dev/full: disk full; /dev/full was left as it was", names="/dev/full"),
+    Case("export --format cts-candidates of a database without CTS sessions",
+         lambda t: ["export", "--format", "cts-candidates", "--db", str(_played(t)), "--out", str(t / "c.jsonl")],
+         "nothing to export: --format cts-candidates writes cts sessions and {tmp}/ok.db holds none"),
+    Case("export --format interactcomp-csv of runs without InteractComp sessions",
+         lambda t: ["export", "--format", "interactcomp-csv", "--db", str(_with_cts(t)), "--run", "c"],
+         "nothing to export: --format interactcomp-csv writes interactcomp sessions and run(s) c of {tmp}/ok.db"),
     Case("export --format inspect --out a file", lambda t: ["export", "--format", "inspect", "--db", str(_played(t)),
                                                             "--out", str(_write(t / "f.eval", "x"))],
          "--out {tmp}/f.eval is a file; export --format inspect writes one .eval", names="f.eval"),
