@@ -144,7 +144,7 @@ def load_dotenv(path: Path | None = None) -> list[str]:
         return []
     try:
         data = path.read_bytes()
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # Notepad's BOM would otherwise start the first key's name
     except OSError as exc:
         raise DotenvError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:  # a key read with a replacement character fails later, far from here

@@ -734,6 +734,18 @@ def test_an_unreadable_dotenv_names_the_file(tmp_path, capsys, monkeypatch):
     assert f"cannot read {dotenv}: Permission denied" in err and "Traceback" not in err
 
 
+def test_a_dotenv_saved_with_a_bom_sets_its_first_key(tmp_path, monkeypatch):
+    """Notepad's UTF-8 BOM used to become part of the first key's name ('\\ufeffOPENAI_API_KEY'),
+    so the key was silently not set."""
+    from clarify_tui.cli import load_dotenv
+
+    monkeypatch.delenv("R2B_BOM_KEY", raising=False)
+    dotenv = _write(tmp_path / ".env", "\ufeffR2B_BOM_KEY=sk-x\r\nOTHER_R2B=1\r\n".encode("utf-8"))
+    monkeypatch.setattr("os.environ", {**__import__("os").environ})  # load_dotenv writes here; undone after
+    assert sorted(load_dotenv(dotenv)) == ["OTHER_R2B", "R2B_BOM_KEY"]
+    assert __import__("os").environ["R2B_BOM_KEY"] == "sk-x"
+
+
 def test_a_folder_named_dotenv_is_a_virtualenv_not_bad_input(tmp_path, capsys, monkeypatch):
     (tmp_path / ".env" / "bin").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
