@@ -71,6 +71,9 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.models import EpisodeConfig  # only then: the first paint builds no models
 
         config = EpisodeConfig(k=args.k)
+    if args.agent_args and (args.as_ == "agent" or not args.agent.startswith("py:")):
+        who = "you play the agent" if args.as_ == "agent" else f"--agent {args.agent} takes none"
+        args.parser.error(f"--agent-arg goes to a py: agent's class or factory; {who}")
     refuse_unusable_db(db_path(args))
     if args.agent_args:
         import json
