@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from clarify_tui.cli import build_parser, main
+from clarify_tui.store import Store
 from tests.bad_input_cases import Case, attempt
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
@@ -799,6 +800,23 @@ def test_play_with_good_arguments_still_opens_the_screen(extra, tmp_path, monkey
     monkeypatch.setattr("clarify_tui.tui.app.run_app", lambda **kwargs: opened.update(kwargs) or 0)
     assert play.main(build_parser(("play",)).parse_args(["play", *extra, "--db", str(tmp_path / "p.db")])) == 0
     assert opened["task_id"] == extra[extra.index("--task") + 1]
+
+
+@pytest.mark.parametrize("command", [[], ["play", "--task", "ic-01"], ["replay", "SESSION"], ["demo", "ask-vs-guess"]])
+def test_a_screen_without_a_terminal_is_one_line_not_a_hang(command, tmp_path):
+    """stdin and stderr not a terminal (a pipe, CI): Textual drew into the pipe and waited
+    for keys for ever; now one line and exit 2, at once."""
+    import subprocess
+
+    from tests.clitools import cli, finish
+
+    db = _played(tmp_path)
+    session = Store(db, readonly=True).sessions()[0].id
+    argv = [session if part == "SESSION" else part for part in command]
+    code, _out, err = finish(cli("--db", str(db), *argv, stdin=subprocess.DEVNULL), timeout=60)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and "needs a terminal" in lines[0], err
+    assert "\x1b[" not in err  # no screen was drawn
 
 
 def teardown_module() -> None:
