@@ -273,8 +273,27 @@ def load_config(
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        where = file if file.is_file() else "configuration"
+        where = _source(tuple(exc.errors()[0]["loc"]), overrides or {}, env) or (
+            file if file.is_file() else "configuration")
         raise ConfigError(f"{where}: {_one_line(exc)}") from exc
+
+
+_ENV_FIELDS = {("openai", "base_url"): "OPENAI_BASE_URL", ("tavily", "base_url"): "TAVILY_BASE_URL",
+               ("serper", "base_url"): "SERPER_BASE_URL", ("agent", "args"): AGENT_ARGS_ENV}
+
+
+def _source(loc: tuple, overrides: dict[str, Any], env: Any) -> str | None:
+    """Which input set the field at `loc` when not clarify.toml: `--set` (the highest) or an
+    environment variable; None: the file. So a bad `--set` value is not blamed on the file."""
+    node: Any = overrides
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            break
+        node = node[part]
+    else:
+        return "--set"
+    name = _ENV_FIELDS.get(tuple(loc[:2]))
+    return name if name and env.get(name) else None
 
 
 def _one_line(exc: ValidationError) -> str:

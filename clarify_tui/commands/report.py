@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, at_least, open_store, run_name
+from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -41,6 +41,7 @@ def main(args: argparse.Namespace) -> int:
     if args.whatif and args.by != "run":
         raise ValueError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
     store = open_store(args, must_exist=True)
+    require_runs(store, args.runs)
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
     sessions = [s for s in loaded if not s.result.informed]
     if len(sessions) < len(loaded):
