@@ -48,7 +48,7 @@ class Header(TextualHeader):
         event.prevent_default()  # in place of Textual's Header._on_mount, not beside it
         Widget._on_mount(self, event)
 
-        async def set_title() -> None:
+        def set_title() -> None:  # at once, not queued: a queued one may never run (the header taken down first)
             try:
                 self.query_one(HeaderTitle).update(self.format_title())
             except (NoScreen, NoMatches):  # being taken down: no screen, or no title line any more
