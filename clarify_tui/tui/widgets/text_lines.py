@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from operator import itemgetter
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType
@@ -39,10 +38,11 @@ def render_lines(renderables: Sequence[RenderableType], console: Console, width:
     if not base or not all(isinstance(r, Text) and r.end == "\n" for r in renderables):
         return console.render_lines(Group(*renderables), options, style=base)
     lines: list[list[Segment]] = []
+    styles = _Styles(console, base)
     for text in renderables:
         assert isinstance(text, Text)
         if _plain_enough(text, options):
-            lines.extend(_text_lines(text, console, width, base))
+            lines.extend(_text_lines(text, styles, width))
         else:  # each Text ends its last line: stacking them is rendering them one by one
             lines.extend(console.render_lines(text, options, style=base))
     return lines
@@ -57,12 +57,13 @@ def _plain_enough(text: Text, options: ConsoleOptions) -> bool:
             and not (options.no_wrap if text.no_wrap is None else text.no_wrap))
 
 
-def _text_lines(text: Text, console: Console, width: int, base: Style) -> list[list[Segment]]:
+def _text_lines(text: Text, styles: _Styles, width: int) -> list[list[Segment]]:
     """`text`'s lines: split at newlines (as `Text.split(allow_blank=True)`), each
-    wrapped (as `Text.wrap`), padded to `width` on `base`."""
-    runs = _runs(text, console, base)
+    wrapped (as `Text.wrap`), padded to `width`."""
+    runs = _runs(text, styles)
+    base, console = styles.base, styles.console
     if runs is None:
-        return [_pad(_segments_overlapping(line, console, base), width, base) for line in _rich_wrap(text, console, width)]
+        return [_pad(_segments_overlapping(line, styles), width, base) for line in _rich_wrap(text, console, width)]
     plain = text.plain
     out = []
     a = 0
@@ -70,9 +71,13 @@ def _text_lines(text: Text, console: Console, width: int, base: Style) -> list[l
         b = a + len(part)
         ranges = _wrap(part, a, width)
         if ranges is None:  # Rich wraps it (the runs of the part are its own spans' segments)
-            out += [_pad(_segments(line, console, base), width, base) for line in _rich_wrap(text[a:b], console, width)]
+            out += [_pad(_segments(line, styles), width, base) for line in _rich_wrap(text[a:b], console, width)]
         else:
-            out += [_pad(_cut(plain, runs, s, e), width, base) for s, e in ranges]
+            for s, e, cells in ranges:
+                line = _cut(plain, runs, s, e)
+                if cells < width:
+                    line.append(Segment(" " * (width - cells), base))
+                out.append(line)
         a = b + 1
     return out
 
@@ -82,13 +87,16 @@ def _rich_wrap(text: Text, console: Console, width: int) -> list[Text]:
     return list(text.wrap(console, width, justify="default", overflow="fold", tab_size=8, no_wrap=False))
 
 
-def _wrap(part: str, a: int, width: int) -> list[tuple[int, int]] | None:
+def _wrap(part: str, a: int, width: int) -> list[tuple[int, int, int]] | None:
     """Where the line `part` (at `a` in its Text) is cut into lines `width` wide, as
     `Text.wrap` cuts it: at the start of each word that would end past the width (Rich's
-    `divide_line`), each line's trailing spaces past the width cropped (`rstrip_end`).
-    None where Rich has to do it: a character not one cell wide, a word wider than a line."""
-    if len(part) <= width and cell_len(part) <= width:
-        return [(a, a + len(part))]
+    `divide_line`), each line's trailing spaces past the width cropped (`rstrip_end`);
+    with each line's width in cells. None where Rich has to do it: a character not one
+    cell wide, a word wider than a line."""
+    if len(part) <= width:
+        cells = cell_len(part)
+        if cells <= width:
+            return [(a, a + len(part), cells)]
     if not ONE_CELL.fullmatch(part):
         return None
     breaks = [0]
@@ -108,30 +116,53 @@ def _wrap(part: str, a: int, width: int) -> list[tuple[int, int]] | None:
     for s, e in zip(breaks, breaks[1:]):
         if e - s > width:  # spaces past the width: cropped
             e = s + max(width, len(part[s:e].rstrip(" ")))
-        ranges.append((a + s, a + e))
+        ranges.append((a + s, a + e, e - s))
     return ranges
 
 
-def _runs(text: Text, console: Console, base: Style) -> list[tuple[int, int, Style]] | None:
-    """Where each style of `text` starts and ends, on `base`, as Rich's `Text.render`
-    styles a line: the text's style, then the span's, combined on a null style. None for
-    spans over one another (not as `Text.append` makes them)."""
+class _Styles:
+    """The styles of one call's segments, as Rich's `Text.render` styles a line (the
+    text's style, then a span's, combined on a null style), on `base`; each worked out
+    once."""
+
+    def __init__(self, console: Console, base: Style) -> None:
+        self.console, self.base = console, base
+        self._known: dict[tuple, Style] = {}
+
+    def of(self, text_style: str | Style, span_style: str | Style | None = None) -> Style:
+        key = (text_style, span_style)
+        style = self._known.get(key)
+        if style is None:
+            get_style = self.console.get_style
+            inner = _NULL + get_style(text_style, default=_NULL) if text_style else _NULL
+            if span_style is not None:
+                inner = inner + get_style(span_style, default=_NULL)
+            style = self._known[key] = self.base + inner
+        return style
+
+    def combined(self, styles: list[str | Style]) -> Style:
+        """Spans over one another: their styles combined in order."""
+        get_style = self.console.get_style
+        return self.base + Style.combine([_NULL, *(get_style(s, default=_NULL) for s in styles)])
+
+
+def _runs(text: Text, styles: _Styles) -> list[tuple[int, int, Style]] | None:
+    """Where each style of `text` starts and ends. None for spans over one another (not
+    as `Text.append` makes them)."""
     plain = text.plain
     end = 0
     for span in text.spans:
         if span.start < end or span.end > len(plain):
             return None
         end = max(end, span.end)
-    get_style = console.get_style
-    inner = _NULL + get_style(text.style, default=_NULL) if text.style else _NULL
-    gap = base + inner
+    gap = styles.of(text.style)
     runs = []
     at = 0
     for start, end, style in text.spans:
         if start > at:
             runs.append((at, start, gap))
         if end > start:
-            runs.append((start, end, base + (inner + get_style(style, default=_NULL))))
+            runs.append((start, end, styles.of(text.style, style)))
             at = end
     if at < len(plain):
         runs.append((at, len(plain), gap))
@@ -156,32 +187,23 @@ def _pad(segments: list[Segment], width: int, base: Style) -> list[Segment]:
     return Segment.adjust_line_length(segments, width, style=base, pad=True)
 
 
-def _segments(line: Text, console: Console, base: Style) -> list[Segment]:
+def _segments(line: Text, styles: _Styles) -> list[Segment]:
     """One line's segments (a line Rich wrapped)."""
-    runs = _runs(line, console, base)
+    runs = _runs(line, styles)
     if runs is None:
-        return _segments_overlapping(line, console, base)
+        return _segments_overlapping(line, styles)
     return _cut(line.plain, runs, 0, len(line.plain))
 
 
-def _segments_overlapping(line: Text, console: Console, base: Style) -> list[Segment]:
+def _segments_overlapping(line: Text, styles: _Styles) -> list[Segment]:
     """One line's segments, for spans over one another: Rich's own walk through their
-    starts and ends (`Text.render`), each segment's style the active ones combined."""
+    starts and ends (`Text.render`), each segment's style the active ones combined in
+    order."""
     plain = line.plain
     spans = [Span(0, len(plain), line.style), *line.spans] if line.style else line.spans
-    style_map = {0: _NULL}
-    for number, span in enumerate(spans, 1):
-        style_map[number] = console.get_style(span.style, default=_NULL)
-    events = [(0, False, 0), *((span.start, False, n) for n, span in enumerate(spans, 1)),
-              *((span.end, True, n) for n, span in enumerate(spans, 1)), (len(plain), True, 0)]
-    events.sort(key=itemgetter(0, 1))
-    stack: list[int] = []
+    cuts = sorted({0, len(plain), *(span.start for span in spans), *(span.end for span in spans)})
     out = []
-    for (offset, leaving, number), (next_offset, _, _) in zip(events, events[1:]):
-        if leaving:
-            stack.remove(number)
-        else:
-            stack.append(number)
-        if next_offset > offset:
-            out.append(Segment(plain[offset:next_offset], base + Style.combine(style_map[n] for n in sorted(stack))))
+    for start, end in zip(cuts, cuts[1:]):
+        active = [span.style for span in spans if span.start <= start and span.end >= end]
+        out.append(Segment(plain[start:end], styles.combined(active)))
     return out
