@@ -10,7 +10,7 @@ tests/test_text_lines.py compares both for every card kind and for random texts.
 this path does not cover is left to Rich: a line to wrap with characters other than
 single-cell ones (Rich's `Text.wrap` wraps it), spans over one another, a tab, an empty
 Text, a justify, overflow or end other than Rich's defaults, a renderable that is not a
-Text, no base style.
+Text, no base style, no width.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def render_lines(renderables: Sequence[RenderableType], console: Console, width:
     """`renderables` one below the other, `width` cells wide on `base`: what
     `console.render_lines(Group(*renderables), options at width, style=base)` returns."""
     options = console.options.update_width(width)
-    if not base or not all(isinstance(r, Text) and r.end == "\n" for r in renderables):
+    if not base or width < 1 or not all(isinstance(r, Text) and r.end == "\n" for r in renderables):
         return console.render_lines(Group(*renderables), options, style=base)
     lines: list[list[Segment]] = []
     styles = _Styles(console, base)

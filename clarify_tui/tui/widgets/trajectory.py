@@ -2,7 +2,8 @@
 
 A plain line-based scroll view (a `ScrollView` with `render_line`, as Toolong's log view
 and Textual's Log): every card is drawn once into strips, cached by what it depends on
-(the step, width, unfold, spoilers, replay mark), and the widget hands out those lines.
+(the step, width, spoilers, replay mark) and kept folded and unfolded (a fold toggle is a
+swap of lines already drawn), and the widget hands out those lines.
 Protocols cap a session at a few dozen steps (10 rounds, 20 for DiscoBench), so every
 card is drawn and the scrollbar is always exact; a 200-step session is ~2,000 lines
 (benchmarks/bench_tui.py times its keys). `sync` is idempotent and cheap: it appends new
