@@ -60,6 +60,9 @@ class AgentView(BaseModel):
     """discobench: the current checkpoint, 1-based (never its content)."""
     checkpoints: int | None = None
     """discobench: how many checkpoints the question has (never their content)."""
+    epoch: int = 0
+    """Which play of this task in the run (`run --epochs N`: 0 to N-1): a stochastic agent
+    seeds on it, with `run --seed`, so that epochs differ and a rerun repeats them."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

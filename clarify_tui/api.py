@@ -74,6 +74,24 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: int | None) -> 
     return tasks[:limit] if limit is not None else tasks
 
 
+def check_replayable(path: Path, search: str) -> None:
+    """`--search-cache replay` answers searches from the database only: with nothing recorded
+    for the backend, every search would miss and every session error (3 attempts each)."""
+    from clarify_tui.search.cache import recorded
+    from clarify_tui.store import Store
+
+    how = "record them first (--search-cache record) or bring them with `clarify-tui cache import`"
+    if not path.exists():
+        raise ValueError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
+    store = Store(path, readonly=True, existing=True)
+    try:
+        found = recorded(store.conn, search)
+    finally:
+        store.close()
+    if not found:
+        raise ValueError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
+
+
 def run(
     benchmark: str,
     agent: str | Any,
@@ -150,6 +168,8 @@ def run(
     if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
         on_banner(line)
     path = Path(db) if db is not None else default_db_path()
+    if search_cache == "replay":
+        check_replayable(path, search)
     store = Store(path)
     if resume:
         check_resumable(store, name)  # before any progress: one line saying there is nothing to resume

@@ -50,6 +50,8 @@ def check_target(path: Path, protect: Iterable[Path] = ()) -> Path:
                 )
     if real.is_file() and _is_sqlite(real):
         raise OutputError(f"refusing to write {path}: it is a SQLite database; nothing was written, name another file")
+    if real.parent.exists() and not real.parent.is_dir():
+        raise OutputError(f"cannot write {path}: {real.parent} is a file, not a folder")
     if not real.parent.is_dir():
         raise OutputError(f"cannot write {path}: folder {real.parent} does not exist")
     return real

@@ -103,6 +103,37 @@ def check_spec(role: str, spec: str, config: Config | None = None) -> None:
         raise SpecError(str(exc)) from None
 
 
+_MAKERS_KINDS = {"agent": ("scripted", "openai", "human"), "user": ("rule", "openai", "human"),
+                 "judge": ("rule", "openai"), "deep_search": ("scripted", "openai")}
+
+
+def check_known(role: str, spec: str) -> None:
+    """SpecError if `spec` names nothing we have for `role`, found without making anything
+    (no model client, no corpus): `play` checks its specs before the screen opens, which
+    makes them later. A bad spec is handed to its maker, which raises the usual error."""
+    spec = normalize(spec)
+    kind, _, arg = spec.partition(":")
+    if kind in ("http", "https"):
+        from clarify_tui.plugins import PluginSpecError, check_url
+
+        try:
+            check_url(spec)
+        except PluginSpecError as exc:
+            raise SpecError(str(exc)) from None
+        return
+    if kind == "py":
+        return  # found and checked by check_spec, with the role's arguments
+    if role == "search":
+        if spec.removeprefix("cache(").removesuffix(")") not in ("local", "tavily", "serper"):
+            make_search(spec)
+        return
+    fine = kind in _MAKERS_KINDS[role] and (kind != "openai" or bool(arg)) and (kind != "scripted" or arg in POLICIES)
+    if not fine:
+        maker = {"agent": make_agent, "user": make_user, "judge": make_judge, "deep_search": make_deep_search}[role]
+        maker(spec)
+        raise SpecError(f"unknown {role} spec '{spec}'")  # not reached: the maker refused it
+
+
 def make_agent(spec: str, config: Config | None = None) -> Agent:
     spec = normalize(spec)
     kind, _, arg = spec.partition(":")
@@ -111,7 +142,7 @@ def make_agent(spec: str, config: Config | None = None) -> Agent:
     if kind == "scripted":
         if arg not in POLICIES:
             raise SpecError(f"unknown scripted agent '{arg}'; choose one of: {', '.join(POLICIES)}")
-        return ScriptedAgent(arg)
+        return ScriptedAgent(arg, seed=config.seed if config is not None else None)
     if kind == "openai":
         if not arg:
             raise SpecError("openai agent needs a model: openai:MODEL")

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from clarify_tui import __version__
+from clarify_tui.argtypes import file_path
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
@@ -32,7 +33,7 @@ def build_parser(only: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
     )
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
     parser.add_argument("--version", action="version", version=f"clarify-tui {__version__}")
-    parser.add_argument("--db", dest="top_db", metavar="DB", type=Path,
+    parser.add_argument("--db", dest="top_db", metavar="DB", type=file_path,
                         help="SQLite file for the TUI (or the command after it); default: $CLARIFY_DB or "
                         "sessions/clarify.db under the current directory")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -77,7 +78,12 @@ def _raised(module: str, name: str) -> type[BaseException]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    load_dotenv()
+    try:
+        load_dotenv()
+    except DotenvError as exc:
+        err.print("[red]error:[/red] ", end="")
+        err.print(str(exc), markup=False, highlight=False)
+        return 2
     parser = build_parser(_commands_for(argv))
     args = parser.parse_args(argv)
     args.argv = list(argv)  # the command line as typed (a run's provenance records it)
@@ -124,16 +130,28 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+class DotenvError(ValueError):
+    """`.env` cannot be read as text: one line naming it, before any command runs."""
+
+
 def load_dotenv(path: Path | None = None) -> list[str]:
     """Read `KEY=VALUE` lines of `.env` in the working directory into the environment,
     never overriding a variable already set (as Inspect and tau2 do). Returns the keys set."""
     import os
 
     path = path or Path.cwd() / ".env"
-    if not path.is_file():
+    if not path.is_file():  # none, or a folder (a virtualenv named .env)
         return []
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8-sig")  # Notepad's BOM would otherwise start the first key's name
+    except OSError as exc:
+        raise DotenvError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # a key read with a replacement character fails later, far from here
+        number = data[: exc.start].count(b"\n") + 1
+        raise DotenvError(f"{path}:{number}: not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8") from None
     added = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue

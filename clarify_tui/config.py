@@ -142,6 +142,10 @@ class TavilyConfig(_Strict):
     """Longest backoff wait in seconds."""
     max_concurrency: int = Field(default=8, ge=1)
     """Tavily requests in flight at once."""
+    stop_after_failures: int = Field(default=5, ge=0)
+    """A batch run stops when this many tavily calls in a row ran out of retries (timeouts,
+    refused connections, 5xx; not a 4xx): as `[openai] stop_after_failures`, the same
+    default. 0: never stop (docs/runs.md "Dead endpoints")."""
     cost_per_search: float = Field(default=0.0, ge=0)
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
@@ -163,6 +167,10 @@ class SerperConfig(_Strict):
     """Longest backoff wait in seconds."""
     max_concurrency: int = Field(default=8, ge=1)
     """Serper requests in flight at once."""
+    stop_after_failures: int = Field(default=5, ge=0)
+    """A batch run stops when this many serper calls in a row ran out of retries (timeouts,
+    refused connections, 5xx; not a 4xx): as `[openai] stop_after_failures`, the same
+    default. 0: never stop (docs/runs.md "Dead endpoints")."""
     cost_per_search: float = Field(default=0.0, ge=0)
     """Dollars charged per search (recorded as the search's cost; 0 = not tracked)."""
 
@@ -265,8 +273,27 @@ def load_config(
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        where = file if file.is_file() else "configuration"
+        where = _source(tuple(exc.errors()[0]["loc"]), overrides or {}, env) or (
+            file if file.is_file() else "configuration")
         raise ConfigError(f"{where}: {_one_line(exc)}") from exc
+
+
+_ENV_FIELDS = {("openai", "base_url"): "OPENAI_BASE_URL", ("tavily", "base_url"): "TAVILY_BASE_URL",
+               ("serper", "base_url"): "SERPER_BASE_URL", ("agent", "args"): AGENT_ARGS_ENV}
+
+
+def _source(loc: tuple, overrides: dict[str, Any], env: Any) -> str | None:
+    """Which input set the field at `loc` when not clarify.toml: `--set` (the highest) or an
+    environment variable; None: the file. So a bad `--set` value is not blamed on the file."""
+    node: Any = overrides
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            break
+        node = node[part]
+    else:
+        return "--set"
+    name = _ENV_FIELDS.get(tuple(loc[:2]))
+    return name if name and env.get(name) else None
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -30,6 +30,8 @@ def preflight(path: Path, readonly: bool) -> None:
         if readonly:
             raise StoreError(f"no database at {path} (run something first, or pass --db)")
         parent = _existing_parent(path)
+        if not parent.is_dir():
+            raise StoreError(f"cannot create {path}: {parent} is a file, not a folder")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise StoreError(f"cannot create {path}: {parent} is not writable")
         return

@@ -8,6 +8,12 @@ class BackendError(RuntimeError):
     """
 
 
+class EndpointDown(BackendError):
+    """A call not made: its endpoint's circuit breaker tripped (breaker.py) and the run is
+    stopping. Always errors the session, also under `--compat reference`: the outage is
+    the run's, not a failed call the harness would have read as an answer."""
+
+
 class StoreError(RuntimeError):
     """The database cannot be used as asked (read-only, not SQLite, locked, full, newer
     schema, held by another writer). One line for the user; the CLI exits 2 and nothing

@@ -266,12 +266,27 @@ def parse_args(items: list[str], flag: str = "--agent-arg") -> dict[str, Any]:
 # ---- http ------------------------------------------------------------------------------
 
 
+def check_url(url: str) -> None:
+    """Refuse an `http://` spec no request can reach (no host, a port that is no number)
+    before the run: each call used to fail and be retried with backoff, every session errored."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or out of range
+    except ValueError as exc:
+        raise PluginSpecError(f"'{url}': not a usable URL ({exc})") from None
+    if not parts.hostname:
+        raise PluginSpecError(f"'{url}': no host (give http://HOST:PORT/PATH)")
+
+
 class HttpJson:
     """POST JSON, read JSON: one client per event loop, the LLM calls' timeout and retry
     rules (408/409/429/5xx, connection errors and timeouts are retried with backoff; when
     they run out the call raises BackendError, an infrastructure failure)."""
 
     def __init__(self, url: str, *, timeout: float = 120.0, max_retries: int = 4) -> None:
+        check_url(url)
         self.url = url
         self.timeout = timeout
         self.max_retries = max_retries

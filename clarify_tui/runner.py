@@ -5,9 +5,10 @@ tasks whose session in this run completed, marks sessions left `running` by a cr
 Ctrl-C as abandoned and plays those tasks again. An exception in one episode errors that
 session only; the run goes on. With `retry_errored=True` errored tasks are played again:
 the old session is kept and, once the new one has ended, marked `superseded` (no metric
-counts it); until then it stays counted, so a crash mid-retry loses no task. When a model
-endpoint fails `stop_after_failures` calls in a row (llm/client.py), the run stops
-(RunStopped) instead of paying timeout x retries for every task left.
+counts it); until then it stays counted, so a crash mid-retry loses no task. When a model,
+Tavily or Serper endpoint fails `stop_after_failures` calls in a row (breaker.py), the run
+stops (RunStopped) instead of paying timeout x retries for every task left; the episodes
+it cuts short are errored, as the infrastructure failure they are.
 
 Within a run a task is played up to `task_attempts` times while its session ends errored
 or, for InteractComp, with a call the harness could not make (`call_error`): the
@@ -30,6 +31,7 @@ from typing import Callable
 
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
@@ -44,7 +46,7 @@ class RunExistsError(RuntimeError):
 
 
 class RunStopped(RuntimeError):
-    """The run stopped early: a model endpoint failed `stop_after_failures` calls in a row."""
+    """The run stopped early: an endpoint (model or search) failed `stop_after_failures` calls in a row."""
 
 
 class NothingToResume(ValueError):
@@ -363,7 +365,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     search = make_search(spec.search, config_obj, db=store.conn if cached else None, cache_mode=spec.search_cache,
                          write_db=cache_writes)
     summary = RunSummary(skipped=skipped, notes=[note] if note else [])
-    down = _breaker(config_obj)
+    down = _breaker()
     gate = asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
@@ -379,7 +381,11 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                     sink=sink, deep_search=deep_search,
                 )
                 episode.session.run, episode.session.epoch = spec.name, epoch
-                session = await episode.run()
+                try:
+                    session = await episode.run()
+                except asyncio.CancelledError:
+                    cut_short(episode.session)
+                    raise
                 if attempt >= spec.attempts or not plays_again(session) or down():
                     break  # (the endpoint is down: this attempt stays the task's session, errored)
                 why = session.error or "the harness could not call the action (call_error)"
@@ -395,6 +401,15 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             if on_session_done:
                 on_session_done(session)
             stop_if_down()
+
+    def cut_short(session: Session) -> None:
+        """An episode in flight when an endpoint went down (the run stopping cancels it) is
+        errored, as the infrastructure failure it is: counted apart, never scored, played
+        again by --resume --retry-errored. Ctrl-C with every endpoint up still abandons it."""
+        stop = down()
+        if stop and session.status == "abandoned":
+            session.status, session.error = "errored", f"not finished: the run stopped, {stop}"
+            sink.update_session(session)
 
     def stop_if_down() -> None:
         stop = down()
@@ -417,15 +432,11 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     return summary
 
 
-def _breaker(config_obj) -> Callable[[], str | None]:
-    """Why the run must stop (a model endpoint's circuit breaker tripped), asked after
-    each session. Runs with model backends only (`config_obj`): importing the client costs."""
-    if config_obj is None:
-        return lambda: None
-    from clarify_tui.llm.client import endpoint_down, reset_breakers
-
-    reset_breakers()
-    return endpoint_down
+def _breaker() -> Callable[[], str | None]:
+    """Why the run must stop (an endpoint's circuit breaker tripped: a model server, Tavily
+    or Serper; breaker.py), asked before and after each session. Every breaker starts afresh."""
+    reset_all()
+    return tripped
 
 
 def _attempts_made(store: Store, run: str) -> dict[tuple[str, int], int]:

@@ -387,6 +387,39 @@ async def whatif(
         store.release_run(held)
 
 
+def interventions(store: Store, run: str) -> list[str]:
+    """The interventions `run` has forks for, `ask` first (what `report --whatif` labels)."""
+    found = {str((s.counterfactual or {}).get("intervention")) for s in store.sessions(runs=[run + RUN_SUFFIX])
+             if s.counterfactual and s.parent_id}
+    return sorted(found, key=lambda i: (i != "ask", i))
+
+
+def stored(store: Store, run: str, intervention: str) -> WhatIfResult:
+    """The forks `whatif` already made for `run` with `intervention`, read back without
+    playing any, in the order `whatif` lists them (parents in database order, then step,
+    so `summarize` draws the same bootstrap). Why: `report --whatif` prints the numbers of
+    `whatif --format json` for the stored forks, whichever `--sessions` / `--at` made them.
+    A completed or errored fork counts (errored ones as `forks_errored`, as `whatif` counts
+    the ones it just played); superseded and unfinished ones do not."""
+    parents = [s for s in store.sessions(runs=[run]) if not s.counterfactual]
+    by_id = {p.id: p for p in parents}
+    latest: dict[tuple[str, int], Session] = {}
+    for s in store.sessions(runs=[run + RUN_SUFFIX]):
+        cf = s.counterfactual or {}
+        if s.parent_id in by_id and cf.get("intervention") == intervention and s.status in ("completed", "errored"):
+            latest[(s.parent_id, int(cf.get("step", -1)))] = s
+    protocols = {p.protocol.value for p in parents}
+    result = WhatIfResult(run=run, protocol=next(iter(protocols)) if len(protocols) == 1 else None,
+                          intervention=intervention, sessions=len({pid for pid, _ in latest}))
+    order = {p.id: i for i, p in enumerate(parents)}
+    for (pid, step), fork in sorted(latest.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        parent = by_id[pid]
+        point = DecisionPoint(pid, parent.task_id, step, str((fork.counterfactual or {}).get("kind")))
+        result.points.append(point)
+        result.forks.append(_fork(store, parent, point, fork, True))
+    return result
+
+
 # ---- the summary ------------------------------------------------------------------------
 
 

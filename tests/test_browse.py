@@ -193,6 +193,16 @@ async def test_sessions_filters_failed_only(store):
         screen.query_one("#filter-errored", Checkbox).value = True
         await pilot.pause()
         assert screen.query_one(SessionTable).rows_shown == []
+        status = str(screen.query_one("#sessions-status", Static).render())
+        assert f"None of the {total} sessions match the filters" in status
+
+
+async def test_sessions_of_an_empty_database_say_what_fills_them(tmp_path):
+    app = BrowseApp(Store(tmp_path / "empty.db"), start="sessions")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        status = str(app.screen.query_one("#sessions-status", Static).render())
+        assert "No sessions in this database yet" in status and "clarify-tui run" in status
 
 
 async def test_sessions_filter_picked_with_the_keyboard(store):

@@ -120,3 +120,119 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
     assert "r1 3 scored, 1 errored, 2 excluded" in md
     assert r"r1 $^\dagger$" in latex([table])
     assert csv_text([table]).splitlines()[1].endswith(",false,\"user simulator: rule, the paper used GPT-4o at T=1.0\"")
+
+
+# ---- report --whatif: the what-if columns (issue 27) ---------------------------------------
+
+WHATIFS = [  # the demo's guessing agents asked to ask; the asking agent made to answer instead
+    ["--run", "ic-guess"],
+    ["--run", "ic-guess", "--intervention", "answer"],  # one run, both interventions: two column groups
+    ["--run", "ic-ask", "--sessions", "all", "--intervention", "answer"],
+    ["--run", "disco-guided"],
+    ["--run", "cts-k1"],
+]
+
+
+@pytest.fixture(scope="module")
+def forked(db, tmp_path_factory):
+    """A copy of the demo database with `whatif` forks of four runs (cts-k2, cts-orig,
+    ic-guess-2 and disco-sta have none)."""
+    import sqlite3
+
+    path = tmp_path_factory.mktemp("report-whatif") / "forked.db"
+    with sqlite3.connect(db) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    for argv in WHATIFS:
+        assert main(["whatif", *argv, "--db", str(path), "--format", "json", "--bootstrap", "1000"]) == 0
+    return path
+
+
+def whatif_json(capsys, db, *argv: str) -> dict:
+    import json
+
+    capsys.readouterr()
+    assert main(["whatif", *argv, "--db", str(db), "--format", "json", "--bootstrap", "1000"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def md_rows(out: str, title: str, label: str | None = None) -> dict[str, dict[str, str]]:
+    """The rows of the markdown table whose caption contains `title`, by their `label`
+    column (default the first), each a dict of cell by header."""
+    block = out.split(title, 1)[1].split("\n\n")[1].splitlines()
+    header = [c.strip() for c in block[0].strip("|").split(" | ")]
+    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in block[2:]]
+    at = header.index(label) if label else 0
+    return {r[at]: dict(zip(header, r)) for r in rows}
+
+
+@pytest.mark.parametrize("fmt,suffix", [("markdown", "md"), ("latex", "tex"), ("csv", "csv")])
+def test_whatif_columns_match_the_golden_file_and_the_forks_leave_the_report_unchanged(forked, capsys, fmt, suffix):
+    golden(f"demo_whatif.{suffix}", report(capsys, forked, "--format", fmt, "--whatif"))
+    # without the flag, a database with forks prints today's report byte for byte: no fork leaks in
+    golden(f"demo_by_run.{suffix}", report(capsys, forked, "--format", fmt))
+
+
+def test_whatif_cells_are_the_numbers_whatif_prints(forked, capsys):
+    out = report(capsys, forked, "--whatif")
+    ic = md_rows(out, "(paper 003, Table 2)")
+    guess = whatif_json(capsys, forked, "--run", "ic-guess")  # a second whatif reuses every fork
+    assert guess["forks_reused"] == guess["forks"] == 22
+    lo, hi = guess["value_of_asking"]["ci95"]
+    assert [ic["ic-guess"][f"What-if ask: {c}"] for c in ("forks", "W→R", "R→W", "Δ", "95% CI")] == [
+        "22", str(guess["flips"]["wrong_to_right"]), str(guess["flips"]["right_to_wrong"]),
+        f"{100 * guess['value_of_asking']['delta']:+.2f}", f"[{100 * lo:.2f}, {100 * hi:.2f}]"]
+    answer = whatif_json(capsys, forked, "--run", "ic-ask", "--sessions", "all", "--intervention", "answer")
+    assert answer["flips"]["right_to_wrong"] == 22  # the asking agent, made to answer at each search, loses
+    assert ic["ic-ask"]["What-if answer: R→W"] == "22" and ic["ic-ask"]["What-if answer: Δ"] == "-100.00"
+    cts = whatif_json(capsys, forked, "--run", "cts-k1")
+    lo, hi = cts["value_of_asking"]["ci95"]
+    row = md_rows(out, "(paper 001, Table 2)")["cts-k1"]  # CTS: the change in restore score, not flips
+    assert [row[f"What-if ask: {c}"] for c in ("forks", "improved", "worsened", "Δ", "95% CI")] == [
+        str(cts["forks"]), str(cts["flips"]["improved"]), str(cts["flips"]["worsened"]),
+        f"{cts['value_of_asking']['delta']:+.3f}", f"[{lo:.3f}, {hi:.3f}]"]
+    assert cts["flips"]["improved"] > 0
+
+
+def test_a_run_without_forks_prints_the_empty_cell_never_zero_and_interventions_stay_apart(forked, capsys):
+    out = report(capsys, forked, "--whatif")
+    ic = md_rows(out, "(paper 003, Table 2)")
+    groups = {"ask": [f"What-if ask: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")],
+              "answer": [f"What-if answer: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")]}
+    assert [ic["ic-guess-2"][c] for c in groups["ask"] + groups["answer"]] == ["–"] * 10
+    # ic-ask has answer forks only, ic-guess ask forks only: neither group borrows the other's
+    assert [ic["ic-ask"][c] for c in groups["ask"]] == ["–"] * 5 and ic["ic-ask"][groups["answer"][0]] == "22"
+    # ic-guess has both: each group is its own intervention's `whatif`, never the two pooled
+    for intervention, columns in groups.items():
+        made = whatif_json(capsys, forked, "--run", "ic-guess", "--intervention", intervention)
+        assert made["intervention"] == intervention and made["forks_reused"] == made["forks"]
+        assert ic["ic-guess"][columns[0]] == str(made["forks"])
+        assert ic["ic-guess"][columns[3]] == f"{100 * made['value_of_asking']['delta']:+.2f}"
+    assert ic["ic-guess"][groups["ask"][0]] == "22" and ic["ic-guess"][groups["answer"][0]] == "11"
+    # DiscoBench and CTS have no answer forks: only the ask group, the unforked runs empty
+    assert "What-if answer" not in out.split("(paper 000, Table 2)")[1]
+    assert md_rows(out, "(paper 000, Table 2)")["disco-sta"]["What-if ask: forks"] == "–"
+    assert md_rows(out, "(paper 001, Table 6)", "System")["cts-k2"]["What-if ask: Δ"] == "–"
+    # the baseline columns are the report's without the flag, and the forks are counted nowhere else
+    plain = md_rows(report(capsys, forked), "(paper 003, Table 2)")
+    for label, cells in plain.items():
+        assert {k: v for k, v in ic[label].items() if not k.startswith("What-if")} == cells
+    assert "ic-guess 11 scored, 0 errored, 0 excluded" in out
+
+
+def test_whatif_by_agent_is_one_clean_line(forked, capsys):
+    assert main(["report", "--db", str(forked), "--whatif", "--by", "agent"]) == 2
+    err = capsys.readouterr().err
+    assert "--whatif" in err and "--by run" in err and "Traceback" not in err
+
+
+def test_errored_forks_are_counted_and_named_and_all_errored_prints_no_delta():
+    from clarify_tui.metrics.paper_tables import PaperTable, Row
+    from clarify_tui.metrics.whatif_columns import add_whatif
+
+    summary = {"forks": 3, "forks_errored": 3, "flips": {"wrong_to_right": 0, "right_to_wrong": 0, "unchanged": 0},
+               "value_of_asking": {"delta": None, "ci95": None}}
+    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."],
+                       rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})])
+    add_whatif([table], {"r1": {"ask": summary}}, 100, 0)
+    assert table.rows[0].cells == ["r1", "0.00", "3", "–", "–", "–", "–"]
+    assert any("r1 3 fork(s) errored (infrastructure failures)" in n for n in table.notes)

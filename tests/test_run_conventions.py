@@ -162,3 +162,28 @@ def test_the_example_of_docs_api_md_runs_as_printed(tmp_path, monkeypatch, capsy
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("nb sessions/nb.db 33 0")  # 11 demo tasks x 3 epochs, none errored
     assert "'n_epochs': 3" in out[1]
+
+
+def test_seed_reaches_the_scripted_coin_flip_agent_its_epochs_differ_and_a_rerun_repeats_them(tmp_path, capsys):
+    """--seed reaches the scripted agents (issue 25): coin-flip's coin is seeded by it, the
+    task, the epoch and the move. Same seed: the same trajectories; another seed or another
+    epoch: other ones."""
+
+    def moves(seed: int, name: str) -> dict[tuple[str, int], list[str]]:
+        db = tmp_path / f"{name}.db"
+        assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:coin-flip", "--db", str(db),
+                     "--run", "c", "--epochs", "2", "--seed", str(seed)]) == 0
+        store = Store(db)
+        return {(s.task_id, s.epoch): [step.action.kind.value for step in store.steps(s.id)]
+                for s in store.sessions(runs=["c"])}
+
+    first, again, other = moves(7, "a"), moves(7, "b"), moves(8, "c")
+    capsys.readouterr()
+    assert first == again
+    assert first != other
+    tasks = {task for task, _ in first}
+    assert any(first[(t, 0)] != first[(t, 1)] for t in tasks)  # the epochs are not copies
+    kinds = [kind for steps in first.values() for kind in steps]
+    assert "ask" in kinds and "answer" in kinds  # both sides of the coin came up
+    openers = {steps[0] for steps in first.values()}
+    assert openers == {"ask", "search"}  # ask-first asks first, direct-guess searches first

@@ -62,6 +62,14 @@ async def test_a_fork_made_after_the_gold_was_shown_is_informed_and_left_out(dem
     assert "human_agent" not in modes and "automated" in modes
     modes = [g["key"]["mode"] for g in score_json(demo_db, capsys, "--include-informed")["groups"]]
     assert "human_agent" in modes
+    app = BrowseApp(store, start="scores")  # F3 leaves it out too, and says so
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.05)
+            summary = str(app.screen.query_one("#scores-summary").render())
+            if "groups by" in summary:
+                break
+        assert "1 informed session left out" in summary
 
 
 def app_on(db, **kwargs) -> ClarifyApp:

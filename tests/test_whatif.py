@@ -230,3 +230,28 @@ async def test_the_what_if_view_lists_a_sessions_forks_and_enter_compares_at_the
         assert isinstance(app.screen, CompareScreen)
         assert app.screen.ids == [parent.id, screen.forks[1].id]
     store.close()
+
+
+def test_stored_reads_the_forks_back_as_whatif_summarizes_them_without_playing_any(tmp_path):
+    """`report --whatif` reads forks with `stored`: the same summary as the `whatif` that made
+    them; a superseded fork (a crash's leftover) is not counted, an errored one is, as errored."""
+    from clarify_tui.whatif import interventions, stored
+
+    db = tmp_path / "s.db"
+    play_run(db, "interactcomp", "scripted:direct-guess", "g")
+    store = Store(db)
+    made = summarize(asyncio.run(whatif(store, "g", which="all", limit=5)), resamples=300, seed=3)
+    n_sessions = len(store.sessions())
+    back = summarize(stored(store, "g", "ask"), resamples=300, seed=3)
+    assert len(store.sessions()) == n_sessions  # nothing played
+    assert {k: back[k] for k in ("forks", "flips", "value_of_asking", "tasks")} == \
+           {k: made[k] for k in ("forks", "flips", "value_of_asking", "tasks")}
+    assert interventions(store, "g") == ["ask"] and stored(store, "g", "answer").forks == []
+    first, second = (f for f in forks_of(store, "g")[:2])
+    first.status = "superseded"
+    store.update_session(first)
+    second.status = "errored"
+    store.update_session(second)
+    after = summarize(stored(store, "g", "ask"), resamples=300, seed=3)
+    assert after["forks"] == made["forks"] - 1 and after["forks_errored"] == 1
+    store.close()

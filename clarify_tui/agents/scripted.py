@@ -1,4 +1,5 @@
-"""Scripted agents: four fixed policies that show guessing and asking, offline.
+"""Scripted agents: four fixed policies that show guessing and asking, offline, and a
+seeded random one.
 
 They read only the AgentView (question, their own actions and what came back), treat a
 search hit's title as a candidate answer, and differ only in when they ask:
@@ -8,6 +9,10 @@ search hit's title as a candidate answer, and differ only in when they ask:
 - ask-first: asks before its first search, then behaves like search-then-ask.
 - search-then-ask: searches; when the top hits compete, asks which one is meant, then
   searches again with what it learned.
+- coin-flip: at each move flips a coin between ask-first's move and direct-guess's: a
+  random ask-or-guess baseline. The coin is seeded by `run --seed` (0 without it), the
+  task, the epoch and the move, so epochs differ and a rerun or `--resume` repeats them.
+  The other four are deterministic: the seed reaches them and changes nothing.
 
 In CTS the two guessing policies skip clarification (the `orig` baseline) and the two
 asking policies ask k questions, one per aspect. Limits: candidates are titles, so a
@@ -15,6 +20,8 @@ question whose answer is not the title of some document cannot be solved by them
 """
 
 from __future__ import annotations
+
+import random
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action, ActionKind, Protocol, SearchHit
@@ -25,7 +32,8 @@ INFORMATIVE_NEW_WORDS = 3
 MAX_HOPS = 4
 HEAVY_SEARCHES_PER_HOP = 4
 
-POLICIES = ("direct-guess", "search-heavy-guess", "ask-first", "search-then-ask")
+POLICIES = ("direct-guess", "search-heavy-guess", "ask-first", "search-then-ask", "coin-flip")
+COIN_SIDES = ("ask-first", "direct-guess")  # heads, tails
 
 CTS_TEMPLATES = {
     "en": {
@@ -76,17 +84,25 @@ def competing(hits: list[SearchHit]) -> bool:
 class ScriptedAgent:
     """One of the four policies; stateless between calls (everything is in the view)."""
 
-    def __init__(self, policy: str) -> None:
+    def __init__(self, policy: str, seed: int | None = None) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown scripted policy '{policy}'; choose one of {', '.join(POLICIES)}")
         self.policy = policy
+        self.seed = seed
         self.spec = f"scripted:{policy}"
 
     @property
     def asks(self) -> bool:
-        return self.policy in ("ask-first", "search-then-ask")
+        return self.policy in ("ask-first", "search-then-ask", "coin-flip")
+
+    def coin(self, view: AgentView) -> str:
+        """coin-flip's side for this move: the same view under the same seed, the same side."""
+        move = (self.seed or 0, view.task_id, view.epoch, view.phase, view.checkpoint, len(view.history))
+        return COIN_SIDES[random.Random(repr(move)).random() >= 0.5]
 
     async def act(self, view: AgentView) -> Action:
+        if self.policy == "coin-flip":
+            return await ScriptedAgent(self.coin(view)).act(view)
         if ActionKind.answer in view.allowed and len(view.allowed) == 1 and view.protocol != Protocol.cts:
             return self._final_answer(view)
         if view.protocol == Protocol.cts:

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from clarify_tui import db_errors
 from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
+from clarify_tui.errors import StoreError
+from clarify_tui.store import SCHEMA_VERSION
 
 # table -> primary key columns (None: matched by every column but the local integer id)
 KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
@@ -65,6 +67,11 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise ValueError(f"{path} is not a clarify-tui database ({exc})") from None
+    version = db_errors.schema_version(conn)
+    if version is not None and version > SCHEMA_VERSION:  # its columns may mean what we cannot tell: merged blind
+        conn.close()
+        raise StoreError(f"{path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
+                         "Upgrade clarify-tui (nothing was merged).")
     return conn
 
 

@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from clarify_tui.argtypes import at_least, seconds, spec
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
 from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import PROTOCOLS, Task
@@ -45,13 +46,13 @@ def add_campaign_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path (default: demo)")
     p.add_argument("--benchmark", default=None, choices=PROTOCOLS,
                    help="only this benchmark's tasks of --dataset")
-    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=at_least(1), default=None, help="only the first N tasks")
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="serve the tasks in a seeded order")
-    p.add_argument("--per-task", type=int, default=1, metavar="K",
+    p.add_argument("--per-task", type=at_least(1), default=1, metavar="K",
                    help="annotators per task (default 1: no two annotators get the same task)")
-    p.add_argument("--claim-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--claim-timeout", type=seconds(0, inclusive=False), default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"release a task claimed by an annotator who left after this long (default {DEFAULT_TIMEOUT:g})")
-    p.add_argument("--search", default="local", help="search backend spec (default: local)")
+    p.add_argument("--search", default="local", type=spec, help="search backend spec (default: local)")
 
 
 WATCH_EVERY_S = 0.5

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, get_args
 
+# the argparse types live below the commands (campaign.visitor's options use them too)
+from clarify_tui.argtypes import at_least, file_path, id_list, port, run_name, seconds, spec  # noqa: F401
 from clarify_tui.paths import default_db_path
 from clarify_tui.task_rows import PROTOCOL_NAMES
 
@@ -26,32 +27,9 @@ def config_choices(field: str) -> tuple[str, ...]:
     return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= low (argparse names the flag in its error)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
-def run_name(text: str) -> str:
-    """An argparse type: a run name, which cannot be empty or only spaces."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("a run name cannot be empty")
-    return text
-
-
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", type=Path, default=None,
+        "--db", type=file_path, default=None,
         help="SQLite file (default: $CLARIFY_DB or sessions/clarify.db under the current directory)",
     )
 
@@ -71,6 +49,16 @@ def open_store(args: argparse.Namespace, must_exist: bool = False) -> Store:
         raise FileNotFoundError(f"no database at {path} (run something first, or pass --db)")
     readonly = must_exist and path.is_file() and not writable(path)
     return Store(path, readonly=readonly, existing=must_exist)
+
+
+def require_runs(store: Store, runs: list[str] | None) -> None:
+    """A `--run` naming no run of the database is refused naming the runs there: a typo must
+    not look like a run with no sessions (an empty listing or export, exit 0); as `score`."""
+    known = store.run_names()
+    missing = [r for r in runs or [] if r not in known]
+    if missing:
+        raise ValueError(f"no run {', '.join(repr(r) for r in missing)} in {store.path}; runs there: "
+                         f"{', '.join(known) or 'none'}")
 
 
 def refuse_unusable_db(path: Path) -> None:

@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarify_tui.atomic_write import atomic_output, check_target
-from clarify_tui.commands.common import add_db, db_path, open_store, run_name
+from clarify_tui.atomic_write import OutputError, atomic_output, check_target
+from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
+    from clarify_tui.store import Store
 
 
 def register(sub: Subparsers) -> None:
@@ -37,12 +38,29 @@ def main(args: argparse.Namespace) -> int:
     if args.out:  # refused before the database is opened: --out may name it
         check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
+    require_runs(store, args.runs)
+    check_holds_protocol(store, args.format, args.runs)
     if not args.out:
         exporter(store, args.runs, sys.stdout, include_hidden=args.include_hidden)
         return 0
     with atomic_output(Path(args.out), protect=[store.path], newline="") as out:
         exporter(store, args.runs, out, include_hidden=args.include_hidden)
     return 0
+
+
+# formats of one benchmark's harness: on a database without its sessions they wrote an empty file, exit 0
+_ONE_PROTOCOL = {"interactcomp-csv": "interactcomp", "cts-candidates": "cts"}
+
+
+def check_holds_protocol(store: Store, format_: str, runs: list[str] | None) -> None:
+    """Refuse a one-benchmark format (`interactcomp-csv`, `cts-candidates`) when the selected
+    sessions hold none of that benchmark, rather than write an empty file and exit 0."""
+    protocol = _ONE_PROTOCOL.get(format_)
+    if protocol is None or store.sessions(runs=runs, protocol=protocol):
+        return
+    where = f"run(s) {', '.join(runs)} of {store.path}" if runs else str(store.path)
+    raise ValueError(f"nothing to export: --format {format_} writes {protocol} sessions and {where} holds none; "
+                     "nothing was written")
 
 
 def export_inspect(args: argparse.Namespace) -> int:
@@ -53,8 +71,16 @@ def export_inspect(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise ValueError("export --format inspect writes one .eval log per run: give --out FOLDER")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; export --format inspect writes one .eval log per run into a "
+                          "folder: name a folder")
     store = open_store(args, must_exist=True)
-    written = write(store, args.runs, Path(args.out), include_hidden=args.include_hidden)
+    require_runs(store, args.runs)
+    try:
+        written = write(store, args.runs, out, include_hidden=args.include_hidden)
+    except OSError as exc:
+        raise OutputError(f"cannot write into {out}: {exc.strerror or exc}") from exc
     for path in written:
         print(path, file=sys.stderr)
     if not written:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import add_db, db_path, open_store, run_name
+from clarify_tui.commands.common import add_db, at_least, db_path, file_path, open_store, run_name, spec
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -36,12 +36,12 @@ def register(sub: Subparsers) -> None:
                    help="the tasks the file refers to (InteractComp release or Task JSONL; CTS release folder or file)")
     p.add_argument("file", help="the results file to import")
     p.add_argument("--run", type=run_name, default=None, help="run name (default: from the file name)")
-    p.add_argument("--max-rounds", type=int, default=None,
+    p.add_argument("--max-rounds", type=at_least(1), default=None,
                    help="interactcomp-harness: the harness's round limit (default: the protocol's 10)")
     p.add_argument("--canary", default=None, help="decrypt an InteractComp release whose canary column was stripped")
-    p.add_argument("--user", default="rule", help="cts-candidates: simulator for replies or rewrites not in the file")
-    p.add_argument("--judge", default="rule", help="cts-candidates: nugget judge when the file stores no coverage")
-    p.add_argument("--config", default=None, help="clarify.toml (for openai: user or judge)")
+    p.add_argument("--user", default="rule", type=spec, help="cts-candidates: simulator for replies or rewrites not in the file")
+    p.add_argument("--judge", default="rule", type=spec, help="cts-candidates: nugget judge when the file stores no coverage")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml (for openai: user or judge)")
     p.set_defaults(func=main)
 
 

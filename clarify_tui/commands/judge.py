@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, open_store, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, file_path, open_store, require_runs, run_name, spec
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -25,10 +25,10 @@ def register(sub: Subparsers) -> None:
     add_db(p)
     p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, required=True, metavar="NAME",
                    help="runs to re-judge (--run a b, or repeat --run)")
-    p.add_argument("--judge", required=True, help="rule | openai:MODEL")
+    p.add_argument("--judge", required=True, type=spec, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument("--concurrency", type=at_least(1), default=4)
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.set_defaults(func=main)
 
 
@@ -43,10 +43,7 @@ def main(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     judge = make_judge(args.judge, config)
     store = open_store(args, must_exist=True)
-    known = set(store.run_names())
-    missing = [r for r in args.runs if r not in known]
-    if missing:
-        raise KeyError(f"no run named {', '.join(missing)} in {store.path}")
+    require_runs(store, args.runs)
     summary = asyncio.run(rejudge(store, judge, runs=args.runs, benchmark=args.benchmark,
                                   concurrency=args.concurrency))
     console.print(

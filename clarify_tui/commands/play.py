@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, refuse_unusable_db, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, spec
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -25,13 +25,13 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--task", default=None, help="task id (or protocol:id) to open directly")
     p.add_argument("--as", dest="as_", default="observer", choices=("agent", "user", "observer"),
                    help="agent: you act (human baseline); user: you answer the agent; observer: watch or step")
-    p.add_argument("--agent", default="scripted:search-then-ask",
+    p.add_argument("--agent", default="scripted:search-then-ask", type=spec,
                    help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])")
-    p.add_argument("--user", default="rule", help="user spec when you are not the user")
-    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
-    p.add_argument("--judge", default="rule", help="rule | openai:MODEL")
+    p.add_argument("--user", default="rule", type=spec, help="user spec when you are not the user")
+    p.add_argument("--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)")
+    p.add_argument("--judge", default="rule", type=spec, help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")
     p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
@@ -41,7 +41,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--queue", type=run_name, default=None, metavar="RUN",
                    help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
                         "(needs --as agent; relaunch to resume)")
-    p.add_argument("--limit", type=int, default=None, help="--queue: only the first N tasks")
+    p.add_argument("--limit", type=at_least(1), default=None, help="--queue: only the first N tasks")
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="--queue: serve the tasks in a seeded order")
     p.set_defaults(func=main, parser=p)
 
@@ -59,8 +59,6 @@ def main(args: argparse.Namespace) -> int:
             problem = "--queue collects a human baseline: add --as agent"
         elif args.task:
             problem = "--queue serves every task of the dataset; drop --task (or use --limit)"
-        elif args.limit is not None and args.limit < 1:
-            problem = "--limit must be at least 1"
         annotator = args.annotator or default_annotator()
         if problem or not annotator:
             parser: argparse.ArgumentParser = args.parser
@@ -73,6 +71,9 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.models import EpisodeConfig  # only then: the first paint builds no models
 
         config = EpisodeConfig(k=args.k)
+    if args.agent_args and (args.as_ == "agent" or not args.agent.startswith("py:")):
+        who = "you play the agent" if args.as_ == "agent" else f"--agent {args.agent} takes none"
+        args.parser.error(f"--agent-arg goes to a py: agent's class or factory; {who}")
     refuse_unusable_db(db_path(args))
     if args.agent_args:
         import json
@@ -84,6 +85,7 @@ def main(args: argparse.Namespace) -> int:
         current = json.loads(os.environ.get(AGENT_ARGS_ENV) or "{}")
         os.environ[AGENT_ARGS_ENV] = json.dumps({**current, **parse_args(args.agent_args)})
     check_own_specs(args)
+    check_before_screen(args)
     return run_app(
         config=config,
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
@@ -106,3 +108,27 @@ def check_own_specs(args: argparse.Namespace) -> None:
     for role, spec in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
         if is_custom(spec):
             check_spec(role, spec)  # found and checked, not made: the screen makes it once
+
+
+def check_before_screen(args: argparse.Namespace) -> None:
+    """What the screen would only notify (a missing dataset, a task id it does not have,
+    a spec naming nothing) is one line here, before the screen takes the terminal. Cheap
+    checks only: the default specs and the bundled demo cost the first paint nothing."""
+    from pathlib import Path
+
+    from clarify_tui.task_rows import DEMO, quick_rows
+
+    if str(args.dataset) != DEMO and not Path(args.dataset).exists():
+        raise FileNotFoundError(f"--dataset {args.dataset}: no such file or folder")
+    defaults = {"agent": "scripted:search-then-ask", "user": "rule", "judge": "rule", "search": "local"}
+    given = {role: getattr(args, role) for role in defaults if getattr(args, role) != defaults[role]}
+    if given:
+        from clarify_tui.backends import check_known
+
+        for role, spec in given.items():
+            check_known(role, spec)
+    if args.task:
+        rows = quick_rows(args.dataset, args.benchmark)  # None when they cannot be told cheaply: the screen says
+        if rows is not None and not any(args.task in (row.id, row.key) for row in rows):  # as find_task
+            shown = ", ".join(row.id for row in rows[:10]) + (", ..." if len(rows) > 10 else "")
+            raise ValueError(f"--task {args.task}: no such task in {args.dataset} (it has {len(rows)}: {shown})")

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, db_path, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.status import CampaignStatus
@@ -25,11 +25,11 @@ def register(sub: Subparsers) -> None:
     s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")
     s.add_argument("run", type=run_name, metavar="RUN")
     add_db(s)
-    s.add_argument("--per-task", type=int, default=None, metavar="K",
+    s.add_argument("--per-task", type=at_least(1), default=None, metavar="K",
                    help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement")
     s.add_argument("--dataset", default=None, help="the queue's dataset when the run was not served by `serve`")
     s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
-    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--limit", type=at_least(1), default=None)
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
     s.add_argument("--format", default="table", choices=("table", "json"),
                    help="table (plain columns when piped) or json")
@@ -43,6 +43,7 @@ def status(args: argparse.Namespace) -> int:
     path = db_path(args)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path} (pass --db)")
+    refuse_unusable_db(path)  # another application's file: the one line every command gives
     campaign = load_campaign(path, args.run)
     if args.dataset is not None or campaign is None:
         from clarify_tui.campaign.visitor import campaign_tasks

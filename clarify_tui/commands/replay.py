@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, open_store, seconds
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -19,7 +19,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="step through a stored session (and fork it)")
     p.add_argument("session_id", help="session id or a unique prefix of it")
     add_db(p)
-    p.add_argument("--pace", type=float, default=0.3, help="seconds between the steps of a live fork")
+    p.add_argument("--pace", type=seconds(0), default=0.3, help="seconds between the steps of a live fork")
     p.set_defaults(func=main)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, file_path, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
@@ -26,15 +26,15 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    p.add_argument("--agent", required=True,
+    p.add_argument("--agent", required=True, type=spec,
                    help="scripted:POLICY | openai:MODEL | py:FILE.py:NAME | py:package.module:NAME | "
                         "http://HOST:PORT/PATH (docs/agents.md)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
-    p.add_argument("--user", default="rule", help="rule | openai:MODEL | py:... | http://...")
-    p.add_argument("--search", default="local", help="local | tavily | serper (Google, as the InteractComp reference)")
-    p.add_argument("--judge", default="rule", help="rule | openai:MODEL | py:... | http://...")
-    p.add_argument("--task-ids", default=None, metavar="A,B,C", help="only these tasks, in this order")
+    p.add_argument("--user", default="rule", type=spec, help="rule | openai:MODEL | py:... | http://...")
+    p.add_argument("--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)")
+    p.add_argument("--judge", default="rule", type=spec, help="rule | openai:MODEL | py:... | http://...")
+    p.add_argument("--task-ids", type=id_list, default=None, metavar="A,B,C", help="only these tasks, in this order")
     p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
                    help="play each task N times (score reports the mean, std over epochs and pass^k)")
     p.add_argument("--seed", type=int, default=None,
@@ -44,7 +44,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--run", dest="run_name", type=run_name, default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
                    help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
-    p.add_argument("--limit", type=at_least(0), default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=at_least(1), default=None, help="only the first N tasks")
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
     p.add_argument("--take-over", action="store_true",
                    help="break another process's lease on the run (when its holder is gone but looks alive, "
@@ -55,35 +55,37 @@ def register(sub: Subparsers) -> None:
                    help="play a task up to N times while it errors or (InteractComp) its action cannot be called; "
                         "earlier attempts are kept as superseded (default: 3 for InteractComp, as its reference "
                         "harness re-runs such a task; 1 otherwise)")
-    p.add_argument("--k", type=int, default=1, choices=(0, 1, 2, 3),
-                   help="CTS clarification budget; 0 = orig (deep search on the blurred query, no clarification)")
-    p.add_argument("--deep-search", default=None, metavar="SPEC",
+    p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
+                   help="CTS clarification budget (default 1); 0 = orig (deep search on the blurred query, no "
+                        "clarification)")
+    p.add_argument("--deep-search", default=None, metavar="SPEC", type=spec,
                    help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
                         "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
                         "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
                         "without it search themselves")
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
-        "--mode", default="full",
+        "--mode", default=None,
         choices=config_choices("interactcomp_mode"),
-        help="InteractComp action space",
+        help="InteractComp action space (default full)",
     )
-    p.add_argument("--forced-asks", type=int, default=None, metavar="N",
+    p.add_argument("--forced-asks", type=at_least(0), default=None, metavar="N",
                    help="InteractComp forced_ask: asks required before answering (default 5, as the reference)")
-    p.add_argument("--actions", default="reference", choices=config_choices("actions"),
-                   help="InteractComp action parsing: the reference harness's exact rules, or ours "
+    p.add_argument("--actions", default=None, choices=config_choices("actions"),
+                   help="InteractComp action parsing: the reference harness's exact rules (default), or ours "
                         "(aliases, flat params, <answer> tags)")
     p.add_argument("--compat", default=None, choices=config_choices("compat"),
                    help="InteractComp responder/grader readings: paper (default: the reference harness's, "
                         "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
                         "harness's readings and its turning failed calls into answers)")
-    p.add_argument("--prompting", default="neutral", choices=config_choices("prompting"), help="DiscoBench prompting")
+    p.add_argument("--prompting", default=None, choices=config_choices("prompting"),
+                   help="DiscoBench prompting (default neutral)")
     p.add_argument(
-        "--ablation", default="none", choices=config_choices("ablation"),
-        help="DiscoBench ablation",
+        "--ablation", default=None, choices=config_choices("ablation"),
+        help="DiscoBench ablation (default none)",
     )
     p.add_argument(
-        "--checkpoints", default="answer", choices=config_choices("checkpoints"),
+        "--checkpoints", default=None, choices=config_choices("checkpoints"),
         help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
              "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
              "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
@@ -91,7 +93,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
-    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="ROLE.FIELD=VALUE",
         help="override a config field, e.g. --set agent.temperature=0.2 --set judge.model=gpt-4o (wins over clarify.toml)",
@@ -105,20 +107,22 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui import api
     from clarify_tui.plugins import parse_args
 
-    if args.retry_errored and not args.resume:
-        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
-    mode = "forced_ask" if args.forced_asks and args.mode == "full" else args.mode
+    check_flag_pairs(args)
+    mode = "forced_ask" if args.forced_asks and args.mode in (None, "full") else args.mode or "full"
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
-        prompting=args.prompting, ablation=args.ablation, k=args.k, checkpoints=args.checkpoints,
-        deep_search=args.deep_search,
-        actions=args.actions, compat=args.compat or DEFAULT_COMPAT,
+        prompting=args.prompting or "neutral", ablation=args.ablation or "none", k=1 if args.k is None else args.k,
+        checkpoints=args.checkpoints or "answer", deep_search=args.deep_search,
+        actions=args.actions or "reference", compat=args.compat or DEFAULT_COMPAT,
     )
     check_interactcomp_flags(args.benchmark, config)
     if args.compat is not None and (idle := compat_changes_nothing(args)):
         console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
-    task_ids = [t.strip() for t in args.task_ids.split(",") if t.strip()] if args.task_ids else None
+    for flag, owner in other_benchmarks_flags(args):
+        console.print(f"warning: {flag} changes nothing: it applies to {owner} only, not {args.benchmark}",
+                      markup=False, highlight=False)
+    task_ids = args.task_ids
     progress = run_progress(args.run_name or args.benchmark)
     with progress:
         result = api.run(
@@ -188,6 +192,29 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
     return len(errored)
+
+
+# flags that only one benchmark reads: given for another, they would be dropped unsaid
+_BENCHMARK_FLAGS = {"interactcomp": ("mode", "forced_asks", "actions"),
+                    "discobench": ("prompting", "ablation", "checkpoints"), "cts": ("k", "deep_search")}
+_OWNERS = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts": "CTS"}
+
+
+def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(flag, benchmark name) for each flag given that another benchmark than --benchmark reads.
+    A warning, not a refusal, as for --compat: one command line looped over benchmarks stays valid."""
+    return [(f"--{dest.replace('_', '-')}", _OWNERS[owner]) for owner, dests in _BENCHMARK_FLAGS.items()
+            if owner != args.benchmark for dest in dests if getattr(args, dest) is not None]
+
+
+def check_flag_pairs(args: argparse.Namespace) -> None:
+    """Flags that mean nothing without another (refused, as they would be ignored unsaid)."""
+    if args.retry_errored and not args.resume:
+        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+    if args.resume and not args.run_name:  # the default name holds the time: it never names a run to continue
+        raise ValueError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
+    if args.agent_args and not args.agent.startswith("py:"):
+        raise ValueError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:

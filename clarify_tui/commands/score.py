@@ -90,6 +90,8 @@ def profile_k(text: str) -> float | str:
         raise argparse.ArgumentTypeError(f"expected a number or 'data', got '{text}'") from None
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be at least 0, got {text}")
+    if value == float("inf"):  # every guess would be "few searches", and --format json would print Infinity
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     return int(value) if value.is_integer() else value
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import db_path, run_name
+from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -25,11 +25,11 @@ def register(sub: Subparsers) -> None:
 
     p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")
     p.add_argument("--queue", type=run_name, required=True, metavar="RUN", help="the campaign's run name")
-    p.add_argument("--db", type=Path, default=None,
+    p.add_argument("--db", type=file_path, default=None,
                    help="the shared SQLite file (default: $CLARIFY_DB or sessions/clarify.db)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for a lab network)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=port_number, default=8000)
     p.add_argument("--token", default=None, help="the secret every link needs (default: a new random one)")
     p.add_argument("--title", default=None, help="the page title (default: the run name)")
     add_campaign_options(p)
@@ -41,11 +41,10 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.server import CampaignServer, visitor_command
     from clarify_tui.campaign.visitor import campaign_tasks
 
-    if args.limit is not None and args.limit < 1:
-        raise ValueError("--limit must be at least 1")
     if args.token is not None and len(args.token) < 8:
         raise ValueError("--token must be at least 8 characters")
     db = db_path(args).resolve()
+    _check_port(args.host, args.port)  # before the database is made: a bad address leaves no file behind
     campaign, _tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
                                       args.per_task)
     from clarify_tui.store import Store
@@ -71,7 +70,6 @@ def main(args: argparse.Namespace) -> int:
     where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
              ("127.0.0.1", "localhost", "::1") else f"address {args.host}: anyone who can reach it on the network "
              "and has the token can annotate")
-    _check_port(args.host, args.port)
     print(f"Campaign '{args.queue}': {len(campaign.task_ids)} tasks, {args.per_task} annotator(s) per task, "
           f"database {db}", flush=True)
     print(f"Listening on {args.host}:{args.port} — {where}.", flush=True)
@@ -87,9 +85,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _check_port(host: str, port: int) -> None:
-    """Say so in one line when the address is taken (aiohttp would print a traceback)."""
+    """Say so in one line when the address is taken or the host unknown (aiohttp would print a traceback)."""
     import socket
 
+    try:
+        socket.getaddrinfo(host, port)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}; check --host") from None
     try:
         with socket.create_server((host, port), reuse_port=False):
             pass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, open_store, run_name
+from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
 from clarify_tui.commands.listing import add_format, emit
 from clarify_tui.models import PROTOCOLS, SESSION_STATUSES
 from clarify_tui.summary import active, duration, failed, outcome
@@ -26,13 +26,14 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--status", default=None, choices=SESSION_STATUSES)
     p.add_argument("--failed", action="store_true",
                    help="only completed sessions with a wrong answer (CTS: a restore score below 100)")
-    p.add_argument("--limit", type=int, default=200, help="the newest N sessions (default 200)")
+    p.add_argument("--limit", type=at_least(1), default=200, help="the newest N sessions (default 200)")
     add_format(p)
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=True)
+    require_runs(store, args.runs)
     sessions = store.sessions(runs=args.runs, protocol=args.protocol, status=args.status)
     if args.failed:
         sessions = [s for s in sessions if failed(s)]

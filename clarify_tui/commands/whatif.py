@@ -9,7 +9,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, open_store
+from clarify_tui.commands.common import add_db, file_path, open_store, run_name
 from clarify_tui.commands.common import at_least
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("whatif", help="what if the agent had asked? counterfactual forks of a whole run")
-    p.add_argument("--run", required=True, help="the run whose sessions are forked")
+    p.add_argument("--run", required=True, type=run_name, help="the run whose sessions are forked")
     add_db(p)
     p.add_argument("--sessions", dest="which", default="failed", choices=("failed", "all"),
                    help="fork the run's failed sessions (default) or all completed ones")
@@ -32,7 +32,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--format", default="table", choices=("table", "json"))
     p.add_argument("--bootstrap", type=at_least(1), default=10_000, help="paired bootstrap resamples (over tasks)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--config", default=None, help="clarify.toml with endpoints and model settings")
+    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.set_defaults(func=main)
 
 

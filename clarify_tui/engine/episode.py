@@ -123,6 +123,7 @@ class Episode:
             prompting=self.config.prompting,
             notice=self.rules.notice(),
             actions=self.config.actions,
+            epoch=self.session.epoch or 0,
             **self.rules.view_extra(),
         )
 

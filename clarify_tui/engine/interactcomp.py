@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from clarify_tui.compat import failures_as_reference, reads_as_reference
 from clarify_tui.engine.episode import Rules, merge_usage
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, EndpointDown
 from clarify_tui.llm import ic_reference as ref
 from clarify_tui.models import Action, ActionKind, Observation
 from clarify_tui.results import InteractCompResult, InteractCompState
@@ -158,7 +158,7 @@ class InteractCompRules(Rules):
         try:
             result = await self.ep.search.search(action.text, self.ep.config.search_results)
         except BackendError as exc:
-            if not self.reference_failures:
+            if not self.reference_failures or isinstance(exc, EndpointDown):  # not called: the run stops
                 raise
             # core/action.py:134-136: a failed search is the observation "Search failed"
             obs = Observation(text="Search failed", data={"search_failed": str(exc)})
@@ -172,7 +172,7 @@ class InteractCompRules(Rules):
         try:
             reply = await self.ep.user.reply_interactcomp(self.ep.task, question)
         except BackendError as exc:
-            if not self.reference_failures:
+            if not self.reference_failures or isinstance(exc, EndpointDown):  # not called: the run stops
                 raise
             # core/responder.py:100-102, core/action.py:92-94: a failed responder is "i don't know"
             return UserReply(text="i don't know", fault=str(exc))

@@ -10,7 +10,7 @@ abandoned sessions are left out; other protocols are skipped), in session order:
 | confidence | result.confidence as the harness prints it (`85`); "" when the answer had none, `0` when there was no answer or the session errored |
 | history | the agent's search / ask / answer steps in the harness's `[Round N]` / `User:` / `    Action: name (key: value)` / `Observation:` text (invalid steps are not rounds there); a search observation is the recorded text, or the hits as `i. title — content (src: url)` lines, or `No results`; an answer's observation is the harness's dict, and a final-round reply that was no answer is `answer (its own params)` / `No Answer` (or its answer param) as the harness keeps it (agent.py:137-146); for errored sessions `Error: ` and the session's error (just `Error` for a row imported from a harness file), so an infrastructure failure is never passed off as a wrong answer; the export says on stderr how many |
 | score | 1.0 when result.correct, else 0.0 (0.0 for errored, as the harness writes) |
-| cost | the running total of the sessions' cost_usd in row order, as the harness writes its shared LLM's total; 0.0 for errored |
+| cost | the running total, in row order, of the agent's cost_usd (the model under test's: the harness's column is its test model's LLM alone, run_benchmark.py:103-105; the responder and grader have LLMs of their own, :42, :185), as the harness writes it; 0.0 for errored (benchmark.py:130). Empty in every row when any session's agent called a model without a price (llm/pricing.py): the harness reads the column's max as the run's total (benchmark.py:61), pandas reads an empty cell as NaN, so the total reads as unknown rather than as a sum that counted the unpriced calls as $0; the export names the unpriced models on stderr |
 | action_counts | the harness's dict literal: count per action of the mode's action space, then `invalid` (result.invalid); `{'valid': True}` for a task skipped after repeated invalid outputs (run_benchmark.py:129-130); `{}` for errored |
 
 The question and gold answer columns are plain text, as the harness writes them: for
@@ -21,6 +21,7 @@ unless `include_hidden` (`export --include-hidden`).
 from __future__ import annotations
 
 import csv
+import math
 import re
 import sys
 from collections.abc import Iterable
@@ -122,8 +123,17 @@ def action_counts(session: Session, steps: list[Step]) -> str:
     return repr(counts)
 
 
-def session_cost(steps: list[Step]) -> float:
-    return sum(s.cost_usd or 0.0 for s in steps)  # the harness's CSV has no "unpriced"
+def session_cost(steps: list[Step]) -> float | None:
+    """The model under test's dollars in one session; None when one of its calls had no
+    price (never counted as $0)."""
+    costs = [s.cost_usd for s in steps if s.actor == "agent"]
+    return None if any(c is None for c in costs) else math.fsum(c for c in costs if c is not None)
+
+
+def unpriced_agents(sessions: list[Session], all_steps: dict[str, list[Step]]) -> list[str]:
+    """The models (or "(unknown model)") whose calls made an exported session's agent cost unknown."""
+    return sorted({s.model or "(unknown model)" for session in sessions for s in all_steps.get(session.id, [])
+                   if s.actor == "agent" and s.cost_usd is None})
 
 
 def export_interactcomp_csv(
@@ -144,6 +154,8 @@ def export_interactcomp_csv(
     writer.writeheader()
     total = 0.0
     errored = 0
+    unpriced = unpriced_agents(sessions, all_steps)
+    blank = "" if unpriced else None  # the cost column when the total is unknown
     for session in sessions:
         task = tasks[session.id]
         steps = all_steps.get(session.id, [])
@@ -153,10 +165,11 @@ def export_interactcomp_csv(
             errored += session.status == "errored"
             writer.writerow({
                 "question": task.question, "correct_answer": gold, "predicted_answer": "Error",
-                "confidence": 0, "history": failure, "score": 0.0, "cost": 0.0, "action_counts": "{}",
+                "confidence": 0, "history": failure, "score": 0.0, "cost": 0.0 if blank is None else blank,
+                "action_counts": "{}",
             })
             continue
-        total = round(total + session_cost(steps), 10)
+        total = round(total + (session_cost(steps) or 0.0), 10)  # written only when nothing is unpriced
         result = session.result
         answered = any(s.actor == "agent" and s.action.kind == ActionKind.answer and not s.error for s in steps)
         confidence = result.confidence if isinstance(result, InteractCompResult) else None
@@ -169,9 +182,15 @@ def export_interactcomp_csv(
                 harness_question(session, task), history_rounds(steps, session.config.actions == "reference")
             ),
             "score": 1.0 if result.correct else 0.0,
-            "cost": total,
+            "cost": total if blank is None else blank,
             "action_counts": action_counts(session, steps),
         })
+    if unpriced:
+        print(
+            f"interactcomp-csv: the cost column is empty (unknown, not $0): no price for {', '.join(unpriced)} "
+            "(set one in [prices] of clarify.toml)",
+            file=sys.stderr,
+        )
     if errored:
         print(
             f"interactcomp-csv: {errored} errored session(s) (infrastructure failures) are rows with "

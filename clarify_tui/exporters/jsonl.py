@@ -67,10 +67,17 @@ def judgment_record(row: dict) -> dict:
         "verdict": row["verdict"],
         "tokens_in": int(usage.get("tokens_in") or 0),
         "tokens_out": int(usage.get("tokens_out") or 0),
-        "cost_usd": float(usage.get("cost_usd") or 0.0),
+        "cost_usd": _judgment_cost(usage),
         "latency_ms": usage.get("latency_ms"),  # null for verdicts stored before it was recorded
         "created_at": row.get("created_at"),
     }
+
+
+def _judgment_cost(usage: dict) -> float | None:
+    """A verdict's dollars: 0 when it made no model call (a rule judge), null when its
+    model had no price (llm/pricing.py), never 0 for that."""
+    cost = usage.get("cost_usd", 0.0)
+    return None if cost is None else float(cost)
 
 
 def _selection(session, steps, judgments: list[dict], judge: str | None, duplicate_of: str | None = None

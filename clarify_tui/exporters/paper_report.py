@@ -18,13 +18,14 @@ from clarify_tui.metrics.paper_tables import PaperTable
 
 def unique_headers(t: PaperTable, sep: str) -> list[str]:
     """The column titles for a one-row header: where a title repeats (DiscoBench's Neutral
-    and Guided halves), its group's name goes in front ("Neutral: Acc.")."""
+    and Guided halves), its group's name goes in front ("Neutral: Acc."), as it always
+    does for the groups in `t.prefixed` (the what-if columns: "What-if ask: forks")."""
     header = list(t.columns)
-    if len(set(header)) == len(header):
-        return header
+    repeated = {h for h in header if header.count(h) > 1}
     at = len(header) - sum(width for _, width in t.spans)
     for title, width in t.spans:
-        header[at:at + width] = [f"{title}{sep}{h}" for h in header[at:at + width]]
+        if title in t.prefixed or repeated & set(header[at:at + width]):
+            header[at:at + width] = [f"{title}{sep}{h}" for h in header[at:at + width]]
         at += width
     return header
 
@@ -51,7 +52,7 @@ def _md(text: str) -> str:
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "±": r"$\pm$", "Δ": r"$\Delta$", "†": r"$^\dagger$", "×": r"$\times$", "–": "--"}
+          "±": r"$\pm$", "Δ": r"$\Delta$", "→": r"$\rightarrow$", "†": r"$^\dagger$", "×": r"$\times$", "–": "--"}
 
 
 def _tex(text: str) -> str:
@@ -87,10 +88,16 @@ def latex(tables: Sequence[PaperTable]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _dollars(value: float | None) -> str:
+    """A csv cost column: empty when unpriced (docs/scoring.md: null in JSON, empty in csv),
+    never 0; the paper's own Cost($) cell says "unpriced"."""
+    return "" if value is None else f"{value:.2f}"
+
+
 def csv_text(tables: Sequence[PaperTable]) -> str:
     """One block per table (a header row, then its rows), blocks apart by an empty line.
     The header is `table`, the paper's columns (a group's name in front of its columns),
-    then scored, errored, excluded, agent_cost_usd, cost_usd, comparable, deviations."""
+    then scored, errored, excluded, agent_cost_usd, cost_usd (empty when unpriced), comparable, deviations."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for i, t in enumerate(tables):
@@ -100,6 +107,7 @@ def csv_text(tables: Sequence[PaperTable]) -> str:
         writer.writerow(["table", *header, "scored", "errored", "excluded", "agent_cost_usd", "cost_usd",
                          "comparable", "deviations"])
         for r in t.rows:
-            writer.writerow([t.key, *r.cells, r.scored, r.errored, r.excluded, r.agent_cost, r.total_cost,
+            writer.writerow([t.key, *r.cells, r.scored, r.errored, r.excluded, _dollars(r.agent_cost_usd),
+                             _dollars(r.cost_usd),
                              str(r.comparable and not r.deviations).lower(), "; ".join(r.deviations)])
     return out.getvalue()

@@ -21,7 +21,9 @@ What is read, and how (`importers/harness.py` turns the rows into sessions):
 * `cost` is the harness's running total over all tasks (its shared LLM's usage), not the
   task's own. Rows are ordered by that total and each task gets the difference from the
   previous total (`apportion_costs`). Tasks run concurrently in the harness, so this
-  apportioning is approximate per task and exact in sum.
+  apportioning is approximate per task and exact in sum. An empty cell (pandas' NaN; our
+  `export --format interactcomp-csv` writes one when a model had no price) is an unknown
+  total: then every task's cost is unknown, stored unpriced (NULL), never $0.
 * `action_counts` is a Python dict literal (read with ast.literal_eval): counts per
   action name plus `invalid`; `{'valid': True}` marks a task the harness skipped after
   repeated invalid actions.
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,9 +65,9 @@ class HarnessRow:
     predicted: str = ""
     confidence: float | None = None
     score: float = 0.0
-    cost_total: float = 0.0
+    cost_total: float | None = 0.0  # None: the cell was empty (unknown, e.g. an unpriced model)
     action_counts: dict[str, Any] = field(default_factory=dict)
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: unknown, stored as an unpriced cost (never $0)
 
 
 def _norm(text: str) -> str:
@@ -201,8 +204,8 @@ def _read_row(
     if score is None:
         bad("score", f"not a number: {short(record.get('score'))}")
         ok = False
-    cost_total = parse_number(record.get("cost") or "0")
-    if cost_total is None or cost_total < 0:
+    cost_total, cost_ok = read_cost(record.get("cost"))
+    if not cost_ok:
         bad("cost", f"not a non-negative number: {short(record.get('cost'))}")
         ok = False
     if predicted.strip() == ERROR_TEXT and history.strip() == ERROR_TEXT:
@@ -251,7 +254,7 @@ def _read_row(
     if skipped and any(r.name == "answer" for r in acted):
         bad("action_counts", "{'valid': True} marks a skipped task, but the history has an answer")
         ok = False
-    if not ok or score is None or cost_total is None:
+    if not ok or score is None:
         return None
     return HarnessRow(
         number, line, task, "skipped" if skipped else "answered", rounds=acted, predicted=predicted,
@@ -266,10 +269,30 @@ def _confidence(text: Any) -> float | None:
     return value
 
 
+def read_cost(cell: Any) -> tuple[float | None, bool]:
+    """(the running total, whether the cell is valid). An empty cell (pandas' NaN, how our
+    export writes a total with an unpriced model in it) is an unknown total: None."""
+    text = str(cell or "").strip()
+    if not text or text.lower() == "nan":
+        return None, True
+    value = parse_number(text)
+    if value is None or math.isnan(value) or value < 0:
+        return None, False
+    return value, True
+
+
 def apportion_costs(rows: list[HarnessRow]) -> None:
-    """Per-task cost = running total minus the previous running total (ordered by total)."""
-    ordered = sorted((r for r in rows if r.kind != "errored"), key=lambda r: r.cost_total)
+    """Per-task cost = running total minus the previous running total (ordered by total).
+    One unknown total makes every task's cost unknown (None): the differences would charge
+    its calls to the next task, or to none."""
+    answered = [r for r in rows if r.kind != "errored"]
+    if any(r.cost_total is None for r in answered):
+        for r in answered:
+            r.cost = None
+        return
+    ordered = sorted(answered, key=lambda r: r.cost_total or 0.0)
     previous = 0.0
     for r in ordered:
-        r.cost = round(max(0.0, r.cost_total - previous), COST_DECIMALS)
-        previous = r.cost_total
+        total = r.cost_total or 0.0
+        r.cost = round(max(0.0, total - previous), COST_DECIMALS)
+        previous = total

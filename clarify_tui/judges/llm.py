@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, EndpointDown
 from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJudgement, Verdict
 from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.contract import OffContract, complete_within_contract
@@ -110,7 +110,7 @@ class LLMJudge:
         try:
             done = await self.client.complete([{"role": "user", "content": text}], "grader")
         except BackendError as exc:
-            if not failure_is_wrong:
+            if not failure_is_wrong or isinstance(exc, EndpointDown):  # not called: the run stops, errored
                 raise
             return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}", fault=str(exc))
         ok = grader_reading(done.text)

@@ -24,6 +24,7 @@ from typing import Any
 
 import openai
 
+from clarify_tui.breaker import Breaker
 from clarify_tui.config import Config, EndpointConfig, RoleConfig
 from clarify_tui.errors import BackendError
 from clarify_tui.llm.pricing import call_cost
@@ -63,24 +64,20 @@ class Completion:
 
 @dataclass
 class Endpoint:
-    """An OpenAI-compatible server; the roles that use it share its concurrency limit."""
+    """An OpenAI-compatible server; the roles that use it share its concurrency limit and
+    its circuit breaker (breaker.py: a batch run stops when it is down, docs/runs.md)."""
 
     base_url: str | None
     limits: list[int] = field(default_factory=list)
     _semaphores: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
-    stop_after: int = 0  # consecutive calls failed for good before the endpoint counts as down; 0: never
-    failures: int = 0  # calls failed for good in a row (an answer resets it)
-    down: str | None = None  # why it is down: a batch run stops (runner.py), see docs/runs.md
+    breaker: Breaker = field(init=False)
 
-    def failed(self, why: str) -> None:
-        """A call ran out of retries on an infrastructure fault (not a 4xx: that is ours)."""
-        self.failures += 1
-        if self.stop_after and self.failures >= self.stop_after and self.down is None:
-            where = self.base_url or "the OpenAI API"
-            self.down = f"{self.failures} model calls in a row failed at {where} (the last: {why})"
+    def __post_init__(self) -> None:
+        self.breaker = Breaker("model call", self.base_url or "the OpenAI API")
 
-    def answered(self) -> None:
-        self.failures = 0
+    @property
+    def down(self) -> str | None:
+        return self.breaker.down
 
     def semaphore(self) -> asyncio.Semaphore:
         """This loop's limiter, sized by the smallest limit any sharing role configured."""
@@ -99,19 +96,8 @@ def endpoint_for(base_url: str | None, api_key: str, limit: int, stop_after: int
     digest = hashlib.sha256(api_key.encode()).hexdigest()[:16]
     endpoint = _ENDPOINTS.setdefault((base_url, digest), Endpoint(base_url))
     endpoint.limits.append(limit)
-    endpoint.stop_after = stop_after
+    endpoint.breaker.stop_after = stop_after
     return endpoint
-
-
-def endpoint_down() -> str | None:
-    """Why a model endpoint is down (its circuit breaker tripped), or None."""
-    return next((e.down for e in _ENDPOINTS.values() if e.down), None)
-
-
-def reset_breakers() -> None:
-    """A new run starts every endpoint afresh (one process may run several batches)."""
-    for endpoint in _ENDPOINTS.values():
-        endpoint.failures, endpoint.down = 0, None
 
 
 class ChatClient:
@@ -197,8 +183,7 @@ class ChatClient:
         a chat completion (invalid JSON from a proxy) is retried like a 502. Backoff as
         the SDK's: 0.5 s doubling to 8 s with jitter, or the server's retry-after.
         """
-        if self.endpoint.down:  # the run is stopping (runner.RunStopped): no more calls into a dead server
-            raise BackendError(self._describe(f"not called: {self.endpoint.down}"))
+        self.endpoint.breaker.check(self._describe(""))  # down: the run is stopping (runner.RunStopped)
         client = self._client()
         body = {"model": self.model, "messages": messages, **self._params(purpose)}
         started = time.perf_counter()
@@ -212,12 +197,12 @@ class ChatClient:
             except _Transient as fault:
                 causes.append(fault.cause)
                 if len(causes) > self.max_retries:
-                    self.endpoint.failed(fault.cause)
+                    self.endpoint.breaker.failed(fault.cause)
                     raise BackendError(self._describe(fault.cause, len(causes) - 1)) from fault.__cause__
                 await asyncio.sleep(fault.wait if fault.wait is not None else _backoff(len(causes)))
             except openai.APIStatusError as exc:  # 4xx other than 408/409/429: retrying will not help
                 raise BackendError(self._describe(f"HTTP {exc.status_code}: {exc.message}", len(causes))) from exc
-        self.endpoint.answered()
+        self.endpoint.breaker.answered()
         latency_ms = (time.perf_counter() - started) * 1000
         usage = Usage(
             tokens_in=tokens_in,

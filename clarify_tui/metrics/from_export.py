@@ -94,10 +94,21 @@ def load_export(
 ) -> list[ScoredSession]:
     """The sessions of an export file, selected and ordered as `load_sessions` would."""
     path = Path(path)
+    if path.is_dir():
+        raise ExportError(f"--from-export {path} is a directory; give the file `export --format jsonl` wrote")
     if not path.is_file():
         raise FileNotFoundError(f"no export file {path}")
-    records = read_export(_utf8_lines(path), str(path))
+    try:
+        records = read_export(_utf8_lines(path), str(path))
+    except OSError as exc:
+        raise ExportError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not records:  # an empty file must not score as a run with no sessions (exit 0, nothing said)
+        raise ExportError(f"{path} holds no sessions (an empty file); nothing to score")
     wanted = set(runs or [])
+    missing = sorted(wanted - {r["session"].get("run") for r in records})
+    if missing:  # as `score --run` on a database: a typo is not an empty run
+        present = sorted({str(r["session"].get("run")) for r in records})
+        raise ExportError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: {', '.join(present)}")
     chosen = [
         r for r in records
         if (not wanted or r["session"].get("run") in wanted)

@@ -48,9 +48,12 @@ class Row:
     excluded: int = 0  # abandoned, interrupted (running) and unjudged sessions
     agent_cost: str = NA
     total_cost: str = NA
+    agent_cost_usd: float | None = None  # the dollars behind agent_cost (None: unpriced), for csv
+    cost_usd: float | None = None
     comparable: bool = True
     deviations: list[str] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)
+    key: dict[str, Any] = field(default_factory=dict)  # the score group's key ({"run": name} with --by run)
 
 
 @dataclass
@@ -65,6 +68,7 @@ class PaperTable:
     spans: list[tuple[str, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     label_at: int = 0  # the column holding the row label (1 when a `k` column comes first)
+    prefixed: set[str] = field(default_factory=set)  # spans whose name always goes in front of their titles
 
 
 def pct(value: float | None, digits: int = 2) -> str:
@@ -87,7 +91,8 @@ def agent_cost(metrics: dict) -> float | None:
     if "agent_cost_usd" in metrics:
         return metrics["agent_cost_usd"]
     role = (metrics.get("tokens_by_role") or {}).get("agent") or {}
-    return float(role.get("cost_usd") or 0.0)
+    cost = role.get("cost_usd", 0.0)  # null: unpriced, never $0
+    return None if cost is None else float(cost)
 
 
 def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
@@ -96,8 +101,9 @@ def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
         label=label, cells=[label, *cells], scored=group["n_sessions"], errored=int(m.get("errored") or 0),
         excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
         agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
+        agent_cost_usd=agent_cost(m), cost_usd=m.get("cost_usd"),
         comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
-        unpriced=list(m.get("unpriced_models") or []),
+        unpriced=list(m.get("unpriced_models") or []), key=dict(group["key"]),
     )
 
 

@@ -71,6 +71,14 @@ def _conn(db: Db) -> sqlite3.Connection:
     return db if isinstance(db, sqlite3.Connection) else db.conn
 
 
+def recorded(db: Db, backend: str) -> int:
+    """How many responses of `backend` the database holds (0 when it has no cache table)."""
+    try:
+        return _conn(db).execute(f"SELECT COUNT(*) FROM [{TABLE}] WHERE backend = ?", [backend]).fetchone()[0]
+    except sqlite3.OperationalError:  # no such table: nothing was ever recorded
+        return 0
+
+
 def ensure_table(db: Db) -> None:
     with _conn(db) as conn:
         conn.execute(_CREATE)

@@ -8,8 +8,10 @@ default, its `max_results_per_query`). `SERPER_BASE_URL` points it at a compatib
 endpoint. Unlike the reference (which turns a failed request into a one-hit "Search
 error" result, :57-59), a failure is retried (429, 5xx, connection errors, timeouts) and
 then raised as BackendError: the session is errored, or under `--compat reference` the
-agent is shown "Search failed". The key lives only in this object, never in a Config or
-the database. Serper fetches no pages: `visit` returns None.
+agent is shown "Search failed". After `stop_after_failures` such failures in a row the
+endpoint is down (breaker.py) and a batch run stops (docs/runs.md "Dead endpoints"). The
+key lives only in this object, never in a Config or the database. Serper fetches no
+pages: `visit` returns None.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
+from clarify_tui.breaker import Breaker
 from clarify_tui.config import SerperConfig
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage
@@ -49,6 +52,7 @@ class SerperSearch:
         self._api_key = api_key
         self._per_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.cache_params: dict[str, Any] = {}  # the request is the query alone
+        self.breaker = Breaker("serper call", self.base_url, settings.stop_after_failures)
 
     def __repr__(self) -> str:  # never show the key
         return f"SerperSearch(base_url={self.base_url!r})"
@@ -97,17 +101,21 @@ class SerperSearch:
         )
         where = f"serper search {query!r} at {self.base_url}"
         async with semaphore:
+            self.breaker.check(f"{where}: ")  # down: the run is stopping (runner.RunStopped)
             started = time.perf_counter()
             try:
                 async for attempt in retrying:
                     with attempt:
                         data = await self._post(client, query)
-            except BackendError as exc:
+            except BackendError as exc:  # a 4xx: ours, not counted by the breaker
                 raise BackendError(f"{where} failed: {exc}") from exc
             except (_Retry, httpx.HTTPError) as exc:
                 attempts = retrying.statistics.get("attempt_number", 1)
-                cause = str(exc) if isinstance(exc, _Retry) else f"{type(exc).__name__}: {exc}"
+                cause = (str(exc) if isinstance(exc, _Retry) else f"timed out after {s.timeout:g}s"
+                         if isinstance(exc, httpx.TimeoutException) else f"{type(exc).__name__}: {exc}")
+                self.breaker.failed(cause)
                 raise BackendError(f"{where} failed after {attempts} attempt(s): {cause}") from exc
+            self.breaker.answered()
             latency_ms = (time.perf_counter() - started) * 1000
         organic = data.get("organic") or []
         hits = [  # search.py:64-70

@@ -2,7 +2,9 @@
 
 Retries use tenacity (exponential backoff with jitter) on what can pass: 429, 5xx,
 connection errors and timeouts. Bad keys and bad requests fail at once. When retries run
-out the caller gets BackendError, and the engine marks the session errored.
+out the caller gets BackendError, and the engine marks the session errored; after
+`stop_after_failures` such calls in a row the endpoint is down (breaker.py) and a batch
+run stops (docs/runs.md "Dead endpoints").
 Page visits go through Tavily's /extract. The key lives only inside the SDK client.
 """
 
@@ -20,6 +22,7 @@ from tavily.errors import BadRequestError, ForbiddenError, InvalidAPIKeyError, U
 from tavily.errors import TimeoutError as TavilyTimeout
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
+from clarify_tui.breaker import Breaker
 from clarify_tui.config import TavilyConfig
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage
@@ -57,6 +60,7 @@ class TavilySearch:
         self._per_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # what else shapes the results, for the search cache's key
         self.cache_params = {"search_depth": settings.search_depth, "topic": settings.topic}
+        self.breaker = Breaker("tavily call", base_url or "https://api.tavily.com", settings.stop_after_failures)
 
     def __repr__(self) -> str:  # never show the key
         return f"TavilySearch(base_url={self.base_url!r})"
@@ -86,7 +90,9 @@ class TavilySearch:
             retry=retry_if_exception(is_transient),
             reraise=True,
         )
+        where = f"tavily {what} at {self.base_url or 'https://api.tavily.com'}"
         async with semaphore:
+            self.breaker.check(f"{where}: ")  # down: the run is stopping (runner.RunStopped)
             started = time.perf_counter()
             try:
                 async for attempt in retrying:
@@ -95,10 +101,10 @@ class TavilySearch:
             except (UsageLimitExceededError, InvalidAPIKeyError, ForbiddenError, BadRequestError,
                     TavilyTimeout, httpx.HTTPError, json.JSONDecodeError) as exc:
                 attempts = retrying.statistics.get("attempt_number", 1)
-                raise BackendError(
-                    f"tavily {what} at {self.base_url or 'https://api.tavily.com'} failed after "
-                    f"{attempts} attempt(s): {_describe(exc)}"
-                ) from exc
+                if is_transient(exc) or isinstance(exc, json.JSONDecodeError):
+                    self.breaker.failed(_describe(exc))
+                raise BackendError(f"{where} failed after {attempts} attempt(s): {_describe(exc)}") from exc
+            self.breaker.answered()
             return response, (time.perf_counter() - started) * 1000
 
     async def search(self, query: str, max_results: int = 5) -> SearchResult:

@@ -71,9 +71,17 @@ def _load_path(
     if not path.exists():
         problems.add(path, None, None, "no such file or folder")
         return []
+    if path.is_dir() and protocol not in (None, Protocol.cts):  # an empty or wrong folder is no CTS release
+        problems.add(path, None, None, f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
+                     "(only a Clarify-Then-Search release is a folder)")
+        return []
     if path.is_dir() or path.suffix.lower() == ".csv":
         return _load_cts(path, protocol, problems)
     records = read_records(path, problems)
+    if records and _is_export(records[0][1]):  # sessions, not tasks: one problem, not one per missing field
+        problems.add(path, records[0][0], None, "is an export of sessions (`export --format jsonl`), not a dataset "
+                     "of tasks; score it with `clarify-tui score --from-export`")
+        return []
     kind = _kind(records)
     if kind is None and protocol is not None:
         # the caller named the benchmark: hold the records to its most likely format
@@ -97,6 +105,10 @@ def _load_cts(path: Path, protocol: Protocol | None, problems: Problems) -> list
         return []
     located = cts.locate_release(path, problems)
     return cts.load_release(*located, problems) if located else []
+
+
+def _is_export(record: dict) -> bool:
+    return isinstance(record.get("session"), dict) and "steps" in record and "protocol" not in record
 
 
 def _kind(records: list[Record]) -> Literal["task"] | Protocol | None:

@@ -52,6 +52,16 @@ def read_lines(path: Path, problems: Problems) -> list[Line] | None:
             problems.add(path, None, None, f"file is {name}-encoded; save it as UTF-8")
             return None
     data = data.removeprefix(codecs.BOM_UTF8)
+    if data.startswith(SQLITE_HEADER):  # `--dataset` given the database: one problem, not one per "line"
+        problems.add(path, None, None, "is a SQLite database, not a dataset (a database goes to --db)")
+        return None
+    for magic, what in _PACKED.items():
+        if data.startswith(magic):
+            problems.add(path, None, None, f"is {what}; unpack it first")
+            return None
+    if data[:8192].count(b"\x00") > 8:  # JSON text holds no NUL bytes: an image, a binary (a stray one is a line's problem)
+        problems.add(path, None, None, "is a binary file, not JSON text")
+        return None
     if not data.strip():
         problems.add(path, None, None, "file is empty")
         return None
@@ -72,6 +82,9 @@ def read_lines(path: Path, problems: Problems) -> list[Line] | None:
     return lines
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+_PACKED = {b"\x1f\x8b": "gzip-compressed (gunzip it)", b"PK\x03\x04": "a zip archive", b"BZh": "bzip2-compressed",
+           b"\xfd7zXZ\x00": "xz-compressed"}
 MAX_DEPTH_NOTE = "nested too deeply to read (a record is a few levels deep)"
 
 
@@ -141,6 +154,11 @@ def _array_records(path: Path, text: str, problems: Problems) -> list[Record]:
             line = text.count("\n", 0, i) + 1
             problems.add(path, line, None, "not JSON: expected ',' or ']' between array elements")
             break
+    else:
+        rest = _skip_ws(text, i + 1)
+        if rest < len(text):  # `[...] }`: what follows the array used to be dropped unread
+            line, column = text.count("\n", 0, rest) + 1, rest - text.rfind("\n", 0, rest)
+            problems.add(path, line, None, f"not JSON: extra data after the array (column {column})")
     return _objects(path, pairs, problems)
 
 

@@ -73,6 +73,7 @@ class ScoresScreen(LaidOutScreen):
         self.initial_tab = tab
         self.data: ScoresData | None = None
         self.sessions: list[ScoredSession] = []
+        self.informed = 0  # informed sessions left out of the last load
         self._read_at: tuple[int, int] | None = None  # data_mark when the sessions were read
 
     def compose(self) -> ComposeResult:
@@ -101,9 +102,17 @@ class ScoresScreen(LaidOutScreen):
     def reload(self) -> None:
         self._read_at = data_mark(self.store)
         # a player who had seen hidden information is no baseline (as `score` without --include-informed)
-        self.sessions = [s for s in load_sessions(self.store) if not s.result.informed]
+        loaded = load_sessions(self.store)
+        self.sessions = [s for s in loaded if not s.result.informed]
+        self.informed = len(loaded) - len(self.sessions)
         self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")
         self.compute(self.sessions, self.by)
+
+    def left_out(self) -> str:
+        """Said, not silent: informed sessions are no baseline (as `score` leaves them out)."""
+        if not self.informed:
+            return ""
+        return f" · {self.informed} informed session{'s' if self.informed != 1 else ''} left out (as `score`)"
 
     @work(thread=True, exclusive=True, group="scores", exit_on_error=False)
     def compute(self, sessions, by: str) -> None:
@@ -120,7 +129,7 @@ class ScoresScreen(LaidOutScreen):
         self.data = message.data
         groups = self.data.report["groups"]
         self.query_one("#scores-summary", Static).update(
-            f"  {len(self.sessions)} sessions · {len(groups)} groups by {self.by}"
+            f"  {len(self.sessions)} sessions · {len(groups)} groups by {self.by}{self.left_out()}"
         )
         self.show_tables()
         self.show_charts()

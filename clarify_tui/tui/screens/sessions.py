@@ -120,8 +120,16 @@ class SessionsScreen(LaidOutScreen):
         table.show(shown)
         arrow = "↓" if self.reverse else "↑"
         marked = f" · marked {', '.join(table.marked)}" if table.marked else ""
-        self.query_one("#sessions-status", Static).update(
-            f"{len(shown)} of {len(self.rows)} sessions · sorted by {self.sort} {arrow}{marked} · "
+        self.query_one("#sessions-status", Static).update(self.status_line(len(shown), arrow, marked))
+
+    def status_line(self, shown: int, arrow: str, marked: str) -> str:
+        """What the table holds; when it is empty, why, and what fills it."""
+        if not self.rows:
+            return "No sessions in this database yet: play a task or start a batch with `clarify-tui run`."
+        if not shown:
+            return f"None of the {len(self.rows)} sessions match the filters above."
+        return (
+            f"{shown} of {len(self.rows)} sessions · sorted by {self.sort} {arrow}{marked} · "
             "enter replay · space mark · c compare · s sort · g scores"
         )
 

@@ -1,0 +1,81 @@
+"""Argparse types for the command line: a bad value is refused at parse time, with argparse's
+one line naming the flag (`argument --limit: must be at least 1, got 0`), before any file
+is opened or created. Here, in the lowest layer, so `campaign.visitor`'s options (which
+`serve` shares) use the same types as the commands."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= low (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def seconds(low: float, *, inclusive: bool = True) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds >= low (> low unless `inclusive`)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"must be {'at least' if inclusive else 'more than'} {low:g} seconds, "
+                                             f"got {text}")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port, 0-65535 (0: any free port)."""
+    value = at_least(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
+    return value
+
+
+def spec(text: str) -> str:
+    """An argparse type: a backend spec, which cannot be empty (`--agent ''` read as no agent)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a spec cannot be empty (see `clarify-tui backends`)")
+    return text
+
+
+def id_list(text: str) -> list[str]:
+    """An argparse type: comma-separated ids; an empty list would silently mean every task."""
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError(f"expected ids separated by commas, got '{text}'")
+    return ids
+
+
+def file_path(text: str) -> Path:
+    """An argparse type: a path, which cannot be empty (`--db ''` used to mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a path cannot be empty")
+    return Path(text)
+
+
+def run_name(text: str) -> str:
+    """An argparse type: a run name, which cannot be empty or only spaces."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a run name cannot be empty")
+    return text

@@ -1,0 +1,87 @@
+"""The what-if columns of `clarify-tui report --whatif` (docs/whatif.md).
+
+Why a module of its own: the paper tables print the papers' numbers; the what-if columns
+are ours (no paper has them), so they are added after the table is built, from the very
+objects `whatif --format json` prints (`whatif.summarize`), only rescaled and formatted
+here: nothing is recomputed. One group of columns per intervention (`ask`, `answer`),
+never mixed; a run without forks shows the table's empty cell, never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from clarify_tui.metrics.paper_tables import NA, PaperTable, Row
+
+# The main tables, whose rows are runs; CTS Table 3 (Δ vs orig) repeats Table 2's runs.
+TABLES = ("interactcomp", "discobench", "cts-k1", "cts-k23")
+DIGITS = {"interactcomp": 2, "discobench": 1, "cts-k1": 3, "cts-k23": 3}  # as the table's own numbers
+BINARY = ["forks", "W→R", "R→W", "Δ", "95% CI"]
+CTS = ["forks", "improved", "worsened", "Δ", "95% CI"]
+
+Summaries = Mapping[str, Mapping[str, Mapping[str, Any]]]  # run -> intervention -> whatif summary
+
+
+def span(intervention: str) -> str:
+    return f"What-if {intervention}"
+
+
+def cells(summary: Mapping[str, Any] | None, digits: int, cts: bool) -> list[str]:
+    """forks, the two flip counts, Δ and its CI; all empty when the run has no forks.
+    Binary protocols print Δ in accuracy points (the tables' percent), CTS in restore score."""
+    if not summary or not summary["forks"]:
+        return [NA] * len(BINARY)
+    flips = summary["flips"]
+    up, down = (flips["improved"], flips["worsened"]) if cts else (flips["wrong_to_right"], flips["right_to_wrong"])
+    voa = summary["value_of_asking"]
+    scale = 1 if cts else 100
+    if voa["delta"] is None:  # every fork errored: nothing scored
+        return [str(summary["forks"]), NA, NA, NA, NA]
+    ci = voa["ci95"]
+    ci_text = NA if not ci else f"[{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
+    return [str(summary["forks"]), str(up), str(down), f"{scale * voa['delta']:+.{digits}f}", ci_text]
+
+
+def _note(intervention: str, cts: bool, bootstrap: int, seed: int) -> str:
+    verb = "asked" if intervention == "ask" else "answered"
+    head = (f"{span(intervention)}: what if it had {verb} (clarify-tui whatif, intervention {intervention}): "
+            f"forks = the run's forks stored in RUN-whatif, which no other column counts; ")
+    if cts:
+        body = ("improved / worsened = forks whose restore_score_100 rose / fell against their parent; "
+                "Δ = the mean over tasks of each task's mean (fork - parent) restore score")
+    else:
+        body = ("W→R / R→W = forks whose outcome turned from wrong to right / right to wrong against their parent; "
+                f"Δ = value of {'asking' if intervention == 'ask' else 'answering'} in accuracy points, the mean "
+                "over tasks of each task's mean (fork - parent)")
+    return (f"{head}{body}; 95% CI = paired bootstrap over tasks ({bootstrap} resamples, seed {seed}); "
+            f"{NA} = no forks.")
+
+
+def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: int, seed: int) -> None:
+    """Append the what-if columns to each main table with runs as rows, one group per
+    intervention the table's runs have forks for (`ask` always), with a footnote saying
+    what they count and one naming each run's errored forks."""
+    for t in tables:
+        if t.key not in TABLES:
+            continue
+        cts = t.key.startswith("cts")
+        runs = [str(r.key.get("run")) for r in t.rows]
+        found = {i for run in runs for i in summaries.get(run, {})}
+        for intervention in sorted(found | {"ask"}, key=lambda i: (i != "ask", i)):
+            t.columns += CTS if cts else BINARY
+            t.spans.append((span(intervention), len(BINARY)))
+            t.prefixed.add(span(intervention))
+            t.notes.append(_note(intervention, cts, bootstrap, seed))
+            for row in t.rows:
+                summary = summaries.get(str(row.key.get("run")), {}).get(intervention)
+                row.cells += cells(summary, DIGITS[t.key], cts)
+                _errored_note(t, row, intervention, summary)
+
+
+def _errored_note(t: PaperTable, row: Row, intervention: str, summary: Mapping[str, Any] | None) -> None:
+    n = int((summary or {}).get("forks_errored") or 0)
+    note = (f"{span(intervention)}: {row.key.get('run')} {n} fork(s) errored (infrastructure failures), "
+            "counted in forks and in no other number.")
+    if n and note not in t.notes:
+        t.notes.append(note)
