@@ -152,3 +152,36 @@ def test_what_is_left_to_rich_is_rich_s_render():
         for width in (5, 33):
             assert render_lines(renderables, con, width, BASE) == rich_lines(renderables, con, width, BASE)
             assert render_lines(renderables, con, width, Style()) == rich_lines(renderables, con, width, Style())
+
+
+async def test_in_the_app_cards_draw_as_rich_renders_them():
+    """With the app's own console and the trajectory's own colours, as the workbench draws."""
+    from textual.app import App, ComposeResult
+
+    from clarify_tui.tui.widgets.trajectory import Trajectory
+
+    class One(App):
+        def compose(self) -> ComposeResult:
+            yield Trajectory()
+
+    app = One()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        base = app.query_one(Trajectory).rich_style
+        assert base
+        for step in every_kind_of_step():
+            for expanded in (False, True):
+                card = step_card.render_step(step, reveal=True, expanded=expanded)
+                for width in (37, 97):
+                    assert render_lines(card.renderables, app.console, width, base) \
+                        == rich_lines(card.renderables, app.console, width, base), (step.index, expanded, width)
+        # the quick path is the one taken: Rich renders none of a plain card's Texts itself
+        rendered: list[object] = []
+        render = app.console.render_lines
+        app.console.render_lines = lambda r, *a, **k: (rendered.append(r), render(r, *a, **k))[1]
+        for step in every_kind_of_step():
+            for expanded in (False, True):
+                card = step_card.render_step(step, reveal=True, expanded=expanded)
+                if not any("\t" in text.plain for text in card.renderables):  # a tab is Rich's
+                    render_lines(card.renderables, app.console, 97, base)
+        assert rendered == []
