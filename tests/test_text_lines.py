@@ -112,7 +112,7 @@ def test_a_card_says_whether_unfolding_changes_it():
 def test_the_characters_wrapped_here_are_one_cell_and_only_the_space_is_white():
     """The characters this module wraps itself (`ONE_CELL`) are each one cell wide, and
     none but the space is white space to Rich's word splitter (`\\s`)."""
-    chars = [chr(c) for c in range(0x110000) if ONE_CELL.fullmatch(chr(c))]
+    chars = [chr(c) for c in range(0x3000) if ONE_CELL.fullmatch(chr(c))]  # the class ends at U+205E
     assert len(chars) > 700
     assert all(cell_len(c) == 1 for c in chars)
     assert [c for c in chars if re.match(r"\s", c)] == [" "]
