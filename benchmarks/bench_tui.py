@@ -62,6 +62,14 @@ tests/conftest.py's (a benchmark imports nothing from tests/).
   agent's round counter, so the question panel is drawn and the screen laid out again
   (added 2026-11-23, when refresh_all began skipping panels that did not change: the
   first case alone no longer stands for a typical step; both print wall and CPU).
+  2026-11-26 (branch r2c): unfold all and show all got cheaper with exact heights kept:
+  a card's Texts become lines through widgets/text_lines.py (Rich's segments without its
+  generic render), a card keeps its folded and unfolded lines, and knows from its own
+  drawing whether unfolding changes it. Median of 5 interleaved runs of
+  `--steps N --session-only --json` (load ~2-3, 2 cores), before (35a2774) -> after,
+  wall ms (CPU): 200 steps: f 100.7 (97.4) -> 27.0 (26.1), show all 67.8 -> 31.2 (30.5);
+  60 steps: f 56.8 (49.8) -> 12.5 (12.5), show all 31.7 -> 15.9. Other keys unchanged
+  (CPU 7-13 ms; `down` ~32-36 ms wall either way: frame phase, CPU 7 ms).
   Each key is posted as soon as the previous one is painted, faster than a key repeats,
   so a cheap key's frame can wait for the 60 frames/s cap: its wall time is then ~17-33
   ms whatever its CPU (Textual's update timer keeps its phase; the override that started

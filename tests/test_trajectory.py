@@ -293,8 +293,8 @@ async def test_unfolding_every_card_keeps_the_top_card_at_the_top():
 
 
 def drawn(trajectory: Trajectory) -> list[int]:
-    """How many lines each card drawn so far has."""
-    return [len(strips) for _, strips in trajectory._drawn.values()]
+    """How many lines each card drawn so far has (its longest way, folded or unfolded)."""
+    return [max(len(card.strips) for card in cards.values()) for _, cards in trajectory._drawn.values()]
 
 
 class MarkedBeforeLayoutApp(TrajectoryApp):
@@ -391,3 +391,45 @@ async def test_unfold_all_draws_again_only_the_cards_it_changes(monkeypatch):
         trajectory.set_expanded(False)
         await pilot.pause()
         assert "line 7" not in trajectory.card_text(40) and "more lines" in trajectory.card_text(40)
+
+
+async def test_folding_back_and_unfolding_again_draws_no_card(monkeypatch):
+    """A card keeps its lines both ways: after the first unfold all (which draws the
+    cards it changes), folding all back and unfolding all again draw none; a click on a
+    card unfolded before draws none either. What shows is what a fresh drawing shows."""
+    from clarify_tui.tui.widgets import trajectory as module
+
+    drawn_steps: list[int] = []
+    draw = module.draw_card
+    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    app = TrajectoryApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        trajectory = app.query_one(Trajectory)
+        trajectory.follow = False
+        steps = make_steps(N)
+        trajectory.sync(steps, reveal=True)
+        await pilot.pause()
+        folded = {i: trajectory.card_text(i) for i in (0, 1, 196)}
+        drawn_steps.clear()
+        trajectory.set_expanded(True)
+        await pilot.pause()
+        assert sorted(drawn_steps) == [s.index for s in steps if s.index % 4 == 0]  # the searches, once
+        unfolded = {i: trajectory.card_text(i) for i in (0, 1, 196)}
+        assert "Result 196.4" in unfolded[196] and "Result 196.4" not in folded[196]
+        lines_unfolded = trajectory.lines_from
+        drawn_steps.clear()
+        trajectory.set_expanded(False)
+        await pilot.pause()
+        assert {i: trajectory.card_text(i) for i in (0, 1, 196)} == folded
+        trajectory.set_expanded(True)
+        await pilot.pause()
+        assert {i: trajectory.card_text(i) for i in (0, 1, 196)} == unfolded
+        assert trajectory.lines_from == lines_unfolded
+        await pilot.click(Trajectory, offset=(3, 1))  # folds the card at the top, unfolds it again
+        await pilot.pause()
+        await pilot.click(Trajectory, offset=(3, 1))
+        await pilot.pause()
+        assert drawn_steps == []
+        trajectory.notify_style_update()  # forget every drawn card: a fresh drawing is the same
+        assert {i: trajectory.card_text(i) for i in (0, 1, 196)} == unfolded
+        assert trajectory.lines_from == lines_unfolded

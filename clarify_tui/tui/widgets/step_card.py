@@ -8,6 +8,7 @@ trajectory widget renders these cards line by line (`widgets/trajectory.py`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from rich.console import Console, Group
 from rich.segment import Segment
@@ -17,7 +18,8 @@ from textual.color import Color
 from textual.strip import Strip
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.tui import glyphs
-from clarify_tui.models import Action, ActionKind, Step
+from clarify_tui.tui.widgets.text_lines import render_lines
+from clarify_tui.models import Action, ActionKind, SearchHit, Step
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
@@ -66,7 +68,43 @@ def usage_text(step: Step) -> Text:
     return Text(" · ".join(bits), style="dim")
 
 
-def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
+class _Folder:
+    """Folds a card's long content unless the card is unfolded, and notes whether folding
+    cut anything: only then does unfolding change the card (`folds`)."""
+
+    def __init__(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.cut = False
+
+    def text(self, text: str, lines: int = FOLD_LINES) -> str:
+        folded = fold(text, False, lines)
+        self.cut = self.cut or folded != text
+        return text if self.expanded else folded
+
+    def hits(self, hits: list[SearchHit]) -> list[SearchHit]:
+        self.cut = self.cut or len(hits) > FOLD_HITS
+        return hits if self.expanded else hits[:FOLD_HITS]
+
+    def snippet(self, content: str) -> str:
+        clipped = _clip(content, SNIPPET)
+        self.cut = self.cut or clipped != content
+        return content if self.expanded else clipped
+
+
+def render_step(step: Step, *, reveal: bool = True, expanded: bool = False) -> Group:
+    """The card of `step`: a head line (who, what, usage) and what came back."""
+    return _render(step, reveal, _Folder(expanded))
+
+
+def folds(step: Step, *, reveal: bool) -> bool:
+    """Whether unfolding changes the card (long text, more hits): only such cards are drawn
+    again on unfold all. `draw_card` says it too, at no extra cost."""
+    folder = _Folder(False)
+    _render(step, reveal, folder)
+    return folder.cut
+
+
+def _render(step: Step, reveal: bool, folder: _Folder) -> Group:
     head = Text()
     head.append(f"#{step.index:<3}" + (" " if step.index >= 100 else ""), style="dim")  # "#120 agent"
     head.append(f"{step.actor:<6} ", style=ACTOR_STYLE.get(step.actor, "bold"))
@@ -80,18 +118,18 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
     body: list = [head]
     obs = step.observation
     if step.error:
-        body.append(Text("   ⚠ " + fold(step.error, expanded), style="red"))
+        body.append(Text("   ⚠ " + folder.text(step.error), style="red"))
     elif step.action.kind == ActionKind.search:
         body.append(Text(f"   {obs.text}", style="dim"))
         if obs.data.get("search_failed"):  # --compat reference: why the agent saw "Search failed"
-            body.append(Text("   ⚠ " + fold(str(obs.data["search_failed"]), expanded, 1), style="red"))
-        hits = obs.hits if expanded else obs.hits[:FOLD_HITS]
+            body.append(Text("   ⚠ " + folder.text(str(obs.data["search_failed"]), 1), style="red"))
+        hits = folder.hits(obs.hits)
         for number, hit in enumerate(hits, 1):  # numbered: `v 2` visits the second
             card = Text(f"   ▸ {number}. ")
             card.append(hit.title, style="bold")
             card.append(f"  {hit.url}", style="dim underline")
             card.append(f"  {hit.score:.2f}", style="dim")
-            snippet = hit.content if expanded else _clip(hit.content, SNIPPET)
+            snippet = folder.snippet(hit.content)
             card.append(f"\n     {snippet}", style="italic")
             body.append(card)
         if len(obs.hits) > len(hits):
@@ -108,24 +146,14 @@ def render_step(step: Step, *, reveal: bool = True, expanded: bool = False):
             body.append(Text("   ⇒ correct" if ok else "   ⇒ wrong", style="green" if ok else "red"))
     elif replying:
         if question:
-            body.append(Text(f"   to: {fold(question, expanded, 1)}", style="dim"))
+            body.append(Text(f"   to: {folder.text(question, 1)}", style="dim"))
         if reveal and obs.data.get("released_clue"):
             body.append(Text("   (clue released)", style="magenta"))
         if obs.data.get("fault"):  # --compat reference: a failed call read as "i don't know"
-            body.append(Text("   ⚠ " + fold(obs.text, expanded, 1), style="red"))
+            body.append(Text("   ⚠ " + folder.text(obs.text, 1), style="red"))
     elif obs.text:
-        body.append(Text("   ↩ " + fold(obs.text, expanded), style="italic"))
+        body.append(Text("   ↩ " + folder.text(obs.text), style="italic"))
     return Group(*body)
-
-
-def folds(step: Step, *, reveal: bool) -> bool:
-    """Whether unfolding changes the card (long text, more hits): only such cards are drawn
-    again on unfold all. Compares what `render_step` says both ways (cheap: no rendering)."""
-    def plain(expanded: bool) -> list[str]:
-        return [t.plain for t in render_step(step, reveal=reveal, expanded=expanded).renderables
-                if isinstance(t, Text)]
-
-    return plain(True) != plain(False)
 
 
 def _clip(text: str, n: int) -> str:
@@ -136,8 +164,16 @@ def _clip(text: str, n: int) -> str:
 FUTURE_OPACITY = 0.45  # replay: steps after the cursor are faded to this
 
 
+class Card(NamedTuple):
+    """A card drawn: its lines, and whether unfolding changes it (else these lines are the
+    card either way)."""
+
+    strips: list[Strip]
+    folds: bool
+
+
 def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], console: Console, width: int, *,
-              reveal: bool, expanded: bool, gap: int) -> list[Strip]:
+              reveal: bool, expanded: bool, gap: int) -> Card:
     """`step` as strips in the colours of its actor, error and replay mark (`marks`);
     `style(name)` is the trajectory's component style ("" for its own)."""
     base = style("")
@@ -149,8 +185,10 @@ def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], consol
     if "current" in marks or "guess" in marks:
         marker = style("trajectory--" + "-".join(n for n in ("guess", "current") if n in marks))
         base += Style(bgcolor=marker.bgcolor)
-    return card_strips(render_step(step, reveal=reveal, expanded=expanded), console, width, base, marker=marker,
-                       gap=gap, fade=FUTURE_OPACITY if "future" in marks else None)
+    folder = _Folder(expanded)
+    card = _render(step, reveal, folder)
+    return Card(card_strips(card, console, width, base, marker=marker, gap=gap,
+                            fade=FUTURE_OPACITY if "future" in marks else None), folder.cut)
 
 
 def card_strips(card: Group, console: Console, width: int, base: Style, *, marker: Style | None = None,
@@ -160,7 +198,7 @@ def card_strips(card: Group, console: Console, width: int, base: Style, *, marke
     steps) moves every colour that far towards the background."""
     edge = Segment(MARKER, base + Style(color=marker.color)) if marker else None
     inner = width - (1 if edge else 0)
-    lines = console.render_lines(card, console.options.update_width(inner), style=base)
+    lines = render_lines(card.renderables, console, inner, base)  # as console.render_lines, quicker
     lines += [[Segment(" " * inner, base)]] * gap
     strips = [Strip([edge, *line] if edge else line, width) for line in lines]
     if fade is not None:

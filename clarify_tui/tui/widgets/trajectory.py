@@ -2,7 +2,8 @@
 
 A plain line-based scroll view (a `ScrollView` with `render_line`, as Toolong's log view
 and Textual's Log): every card is drawn once into strips, cached by what it depends on
-(the step, width, unfold, spoilers, replay mark), and the widget hands out those lines.
+(the step, width, spoilers, replay mark) and kept folded and unfolded (a fold toggle is a
+swap of lines already drawn), and the widget hands out those lines.
 Protocols cap a session at a few dozen steps (10 rounds, 20 for DiscoBench), so every
 card is drawn and the scrollbar is always exact; a 200-step session is ~2,000 lines
 (benchmarks/bench_tui.py times its keys). `sync` is idempotent and cheap: it appends new
@@ -26,7 +27,7 @@ from textual.strip import Strip
 from clarify_tui.models import Step
 from clarify_tui.tui.speed import set_virtual_size
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
-from clarify_tui.tui.widgets.step_card import draw_card, folds
+from clarify_tui.tui.widgets.step_card import Card, draw_card
 
 
 def visible_steps(steps: list[Step], reveal: bool) -> list[Step]:
@@ -62,7 +63,7 @@ class Trajectory(ScrollView, can_focus=True):
         self.follow = True
         self._steps: list[Step] = []  # what is shown, in order
         self._position: dict[int, int] = {}  # step index -> place in `_steps`
-        self._drawn: dict[int, tuple[tuple, list[Strip]]] = {}  # step index -> (key, strips)
+        self._drawn: dict[int, tuple[tuple, dict[bool, Card]]] = {}  # step index -> (key, {unfolded: card})
         self._lines: list[Strip] = []  # every card's lines, in order
         self._offsets: list[int] = [0]  # first line of each card; the last item is the total
         self._toggled: set[int] = set()  # cards unfolded (or folded) by a click
@@ -71,7 +72,6 @@ class Trajectory(ScrollView, can_focus=True):
         self._pinned = False  # keep the last line in view as cards grow
         self._wanted: int | None = None  # a step to bring into view once laid out
         self._style_cache: dict[str, Style] = {}
-        self._folds: dict[tuple[int, bool], tuple[Step, bool]] = {}  # (id, reveal): (step, unfolding changes it)
 
     # ---- the public API --------------------------------------------------------------
 
@@ -86,7 +86,6 @@ class Trajectory(ScrollView, can_focus=True):
         if shown and len(wanted) >= shown and wanted[shown - 1].index == self._steps[-1].index:
             self._steps[-1] = wanted[shown - 1]  # the engine may have re-recorded it (even in place)
             self._drawn.pop(self._steps[-1].index, None)
-            self._folds.pop((id(self._steps[-1]), self.reveal), None)
             new = wanted[shown:]
         else:
             new = [s for s in wanted if s.index not in self._position]
@@ -199,31 +198,28 @@ class Trajectory(ScrollView, can_focus=True):
     # ---- layout ------------------------------------------------------------------------
 
     def _key(self, step: Step, width: int) -> tuple:
+        """What a card's lines depend on, but unfolding (a card keeps both, so a fold
+        toggle draws a card once each way)."""
         marks = self.marks(step.index)
-        return (id(step), width, self._expanded(step), self.reveal,
-                "current" in marks, "guess" in marks, "future" in marks)
-
-    def _expanded(self, step: Step) -> bool:
-        """Whether the card is drawn unfolded (False for a card that unfolding leaves as it
-        is: unfold all draws only the cards it changes)."""
-        if self.expanded == (step.index in self._toggled):
-            return False
-        key = (id(step), self.reveal)
-        cached = self._folds.get(key)
-        if cached is None or cached[0] is not step:
-            cached = self._folds[key] = (step, folds(step, reveal=self.reveal))
-        return cached[1]
+        return (id(step), width, self.reveal, "current" in marks, "guess" in marks, "future" in marks)
 
     def _card(self, step: Step, width: int) -> list[Strip]:
-        """The card of `step` as strips `width` wide, from the cache or drawn now."""
+        """The card of `step` as strips `width` wide, from the cache or drawn now. A card
+        that unfolding does not change is drawn once for both (unfold all draws only the
+        cards it changes)."""
         key = self._key(step, width)
         cached = self._drawn.get(step.index)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        strips = draw_card(step, self.marks(step.index), self._style, self.app.console, width,
-                           reveal=self.reveal, expanded=self._expanded(step), gap=self.GAP)
-        self._drawn[step.index] = (key, strips)
-        return strips
+        if cached is None or cached[0] != key:
+            cached = self._drawn[step.index] = (key, {})
+        cards = cached[1]
+        unfolded = self.expanded != (step.index in self._toggled)
+        card = cards.get(unfolded)
+        if card is None:
+            card = cards[unfolded] = draw_card(step, self.marks(step.index), self._style, self.app.console, width,
+                                               reveal=self.reveal, expanded=unfolded, gap=self.GAP)
+            if not card.folds:
+                cards[not unfolded] = card
+        return card.strips
 
     def _draw_all(self, width: int) -> None:
         cards = [self._card(step, width) for step in self._steps]
@@ -256,8 +252,6 @@ class Trajectory(ScrollView, can_focus=True):
             index, self._wanted = self._wanted, None
             self.scroll_to_step(index)
         self._drawn = {s.index: self._drawn[s.index] for s in self._steps if s.index in self._drawn}
-        if len(self._folds) > 2 * len(self._steps) + 64:  # steps gone (re-recorded, rebuilt)
-            self._folds.clear()
         self.refresh()
 
     def _keep_top_card(self, change) -> None:
