@@ -64,7 +64,7 @@ class Trajectory(ScrollView, can_focus=True):
         self._steps: list[Step] = []  # what is shown, in order
         self._position: dict[int, int] = {}  # step index -> place in `_steps`
         self._drawn: dict[int, tuple[tuple, dict[bool, Card]]] = {}  # step index -> (key, {unfolded: card})
-        self._lines: list[Strip] = []  # every card's lines, in order
+        self._lines: list[list[Segment]] = []  # every card's lines, in order (Strips as they are shown)
         self._offsets: list[int] = [0]  # first line of each card; the last item is the total
         self._toggled: set[int] = set()  # cards unfolded (or folded) by a click
         self._marks = ReplayMarks()
@@ -145,8 +145,8 @@ class Trajectory(ScrollView, can_focus=True):
 
     def card_text(self, index: int) -> str:
         """Step `index`'s card as plain text, as it is drawn now."""
-        strips = self._card(self._steps[self._position[index]], max(self._width, 2))
-        return "\n".join(strip.text.rstrip() for strip in strips).strip("\n")
+        lines = self._card(self._steps[self._position[index]], max(self._width, 2))
+        return "\n".join("".join(seg.text for seg in line).rstrip() for line in lines).strip("\n")
 
     def marks(self, index: int) -> set[str]:
         """How step `index` is marked: {"current", "future", "guess"}, or empty."""
@@ -203,8 +203,8 @@ class Trajectory(ScrollView, can_focus=True):
         marks = self.marks(step.index)
         return (id(step), width, self.reveal, "current" in marks, "guess" in marks, "future" in marks)
 
-    def _card(self, step: Step, width: int) -> list[Strip]:
-        """The card of `step` as strips `width` wide, from the cache or drawn now. A card
+    def _card(self, step: Step, width: int) -> list[list[Segment]]:
+        """The card of `step` as lines `width` wide, from the cache or drawn now. A card
         that unfolding does not change is drawn once for both (unfold all draws only the
         cards it changes)."""
         key = self._key(step, width)
@@ -219,7 +219,7 @@ class Trajectory(ScrollView, can_focus=True):
                                                reveal=self.reveal, expanded=unfolded, gap=self.GAP)
             if not card.folds:
                 cards[not unfolded] = card
-        return card.strips
+        return card.lines
 
     def _draw_all(self, width: int) -> None:
         cards = [self._card(step, width) for step in self._steps]
@@ -290,7 +290,7 @@ class Trajectory(ScrollView, can_focus=True):
         line = int(self.scroll_y) + y
         if line >= len(self._lines):
             return Strip.blank(width, self._style())
-        return self._lines[line].adjust_cell_length(width, self._style())
+        return Strip(self._lines[line]).adjust_cell_length(width, self._style())
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
