@@ -70,15 +70,20 @@ tests/conftest.py's (a benchmark imports nothing from tests/).
   wall ms (CPU): 200 steps: f 100.7 (97.4) -> 27.0 (26.1), show all 67.8 -> 31.2 (30.5);
   60 steps: f 56.8 (49.8) -> 12.5 (12.5), show all 31.7 -> 15.9. Other keys unchanged
   (CPU 7-13 ms; `down` ~32-36 ms wall either way: frame phase, CPU 7 ms).
-  Each key is posted as soon as the previous one is painted, faster than a key repeats,
-  so a cheap key's frame can wait for the 60 frames/s cap: its wall time is then ~17-33
-  ms whatever its CPU (Textual's update timer keeps its phase; the override that started
-  a due frame at once, tui/frames.py, was removed with issue 24).
+  Each key is posted KEY_GAP_S (20 ms) after the previous one is painted: a held key
+  repeats ~30 times a second (33 ms apart), so a person's next key never comes sooner.
+  Posted at once after the paint instead, a cheap key's frame waits for the next slot of
+  Textual's 60 frames/s cap: ~17-40 ms whatever its CPU (Textual's update timer keeps its
+  phase; the override that started a due frame at once, tui/frames.py, was removed with
+  issue 24). Those back-to-back times are printed too (2026-11-26: `down` 7 ms at a 10-20
+  ms gap, 11 ms at 5 ms, 17-40 ms at 0; CPU 7 ms throughout).
 - CLARIFY_TUI_STOCK_TEXTUAL=1 in the environment times the workbench on stock Textual
   (tui/speed/ off): what the wall buys.
 """
 
 from __future__ import annotations
+
+KEY_GAP_S = 0.02  # a timed key is posted this long after the previous key's paint (see the docstring)
 
 import argparse
 import asyncio
@@ -375,7 +380,10 @@ async def long_session(n: int = 5000) -> dict:
         key_cpu: dict[str, list[float]] = {}
         stuck: list[str] = []  # keys after which the view did not move (reported, not timed)
 
-        async def timed(key: str) -> float:
+        burst: dict[str, list[float]] = {}  # the same keys posted at once after the previous paint
+
+        async def timed(key: str, gap: float = KEY_GAP_S) -> float:
+            await asyncio.sleep(gap)
             c = time.process_time()
             try:
                 ms = await key_to_paint_ms(app, key, offset)
@@ -388,6 +396,8 @@ async def long_session(n: int = 5000) -> dict:
 
         for key in ("home", "down", "down", "pagedown", "up", "pageup", "end", "home", "end"):
             keys.setdefault(key, []).append(await timed(key))
+        for key in ("home", "down", "down", "pagedown", "up", "pageup", "end", "home", "end"):
+            burst.setdefault(key, []).append(await timed(key, gap=0))
         await key_to_paint_ms(app, "home", offset)
         for _ in range(30):  # page through cards never drawn before
             keys["pagedown"].append(await timed("pagedown"))
@@ -426,6 +436,7 @@ async def long_session(n: int = 5000) -> dict:
         "widgets": {"empty": widgets_before, "with_steps": widgets_after},
         "keypress_repaint_ms_max": round(max(per_key.values()), 1),
         "keypress_repaint_ms": per_key,
+        "keypress_back_to_back_ms": {k: round(max(v), 1) for k, v in burst.items()},
         "keypress_cpu_ms": {k: round(max(v), 1) for k, v in key_cpu.items()},
         "unfold_all_ms": round(fold_ms, 1),
         "unfold_all_cpu_ms": round(fold_cpu_ms, 1),
@@ -641,6 +652,8 @@ def print_session(ls: dict) -> None:
     for name, ms in ls["keypress_repaint_ms"].items():
         print(f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}"
               f"  (CPU {ls['keypress_cpu_ms'].get(name, 0):.0f} ms)")
+    print(f"  keys {KEY_GAP_S * 1000:.0f} ms after the previous key's paint (above); posted at once after it, "
+          f"waiting for the next frame of Textual's 60/s cap: {ls['keypress_back_to_back_ms']}")
     print(f"  key f (unfold all) {ls['unfold_all_ms']:7.1f} ms  target < {key:.0f} ms: "
           f"{_verdict(ls['unfold_all_ms'], key)}  (CPU {ls['unfold_all_cpu_ms']:.0f} ms)")
     print(f"  one more step arriving {ls['one_more_step_ms']:.1f} ms  target < {key:.0f} ms: "
