@@ -205,3 +205,49 @@ def census() -> int:
 
 if __name__ == "__main__":
     sys.exit(census())
+
+
+# ---- files the cases of both tables build ----------------------------------------------
+
+PLAYED_RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
+_TEMPLATE: list[Path] = []
+
+
+def played(tmp: Path) -> Path:
+    """A database holding run 'a' (2 InteractComp sessions), copied from one made once."""
+    if not _TEMPLATE:
+        folder = Path(tempfile.mkdtemp(prefix="clarify-bad-input-"))
+        assert main([*PLAYED_RUN, "--db", str(folder / "t.db"), "--run", "a", "--limit", "2"]) == 0
+        _TEMPLATE.append(folder / "t.db")
+    db = tmp / "ok.db"
+    with sqlite3.connect(_TEMPLATE[0]) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)
+    sqlite3.connect(db).close()
+    return db
+
+
+def drop_template() -> None:
+    """The database `played` copies from, removed once a module's cases are done."""
+    for db in _TEMPLATE:
+        shutil.rmtree(db.parent, ignore_errors=True)
+    _TEMPLATE.clear()
+
+
+def write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def foreign_db(tmp: Path) -> Path:
+    """Another application's SQLite file."""
+    db = tmp / "other-app.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
+    return db
+
+
+def make_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+

@@ -15,6 +15,7 @@ import pytest
 
 from clarify_tui.cli import main
 from clarify_tui.store import Store
+from tests.bad_input_cases import drop_template, foreign_db as _foreign, make_dir as _mkdir, played as _played, write as _write
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -26,24 +27,6 @@ class Case:
     setup: Callable[[Path], list[str]]  # builds the files in a folder and returns the argv
     says: str  # what the one line must say ({tmp} is the folder)
     lines: int = 1  # dataset and import problems: a header, then one line per problem
-
-
-def _played(tmp: Path) -> Path:
-    db = tmp / "ok.db"
-    assert main([*RUN, "--db", str(db), "--run", "a", "--limit", "2"]) == 0
-    return db
-
-
-def _write(path: Path, data: bytes | str) -> Path:
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
-
-
-def _foreign(tmp: Path) -> Path:
-    db = tmp / "other-app.db"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
-    return db
 
 
 def _zero(tmp: Path) -> Path:
@@ -114,11 +97,6 @@ CASES = [
            "zero.db holds no clarify-tui data")
       for cmd in ("score", "sessions", "export", "replay abc")],
 ]
-
-
-def _mkdir(path: Path) -> Path:
-    path.mkdir()
-    return path
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -212,3 +190,7 @@ def test_resume_of_a_real_run_still_works_and_an_empty_database_says_so(tmp_path
     capsys.readouterr()
     assert main([*RUN, "--db", str(empty), "--run", "x", "--resume"]) == 2
     assert f"there is no run 'x' to resume ({empty} has no runs yet)" in capsys.readouterr().err
+
+
+def teardown_module() -> None:
+    drop_template()

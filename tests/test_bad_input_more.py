@@ -9,39 +9,18 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
 import sqlite3
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from clarify_tui.cli import build_parser, main
 from clarify_tui.store import Store
-from tests.bad_input_cases import Case, attempt
+from tests.bad_input_cases import Case, attempt, drop_template
+from tests.bad_input_cases import foreign_db as _foreign, make_dir as _mkdir, played as _played, write as _write
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
-_TEMPLATE: list[Path] = []
-
-
-def _played(tmp: Path) -> Path:
-    """A database holding run 'a' (2 InteractComp sessions), copied from one made once."""
-    if not _TEMPLATE:
-        folder = Path(tempfile.mkdtemp(prefix="r2b-bad-input-"))
-        assert main([*RUN, "--db", str(folder / "t.db"), "--run", "a", "--limit", "2"]) == 0
-        _TEMPLATE.append(folder / "t.db")
-    db = tmp / "ok.db"
-    with sqlite3.connect(_TEMPLATE[0]) as src, sqlite3.connect(db) as dst:
-        src.backup(dst)
-    sqlite3.connect(db).close()
-    return db
-
-
-def _write(path: Path, data: bytes | str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
 
 
 def _ic(**change) -> dict:
@@ -84,13 +63,6 @@ def _config(tmp: Path, text: str | bytes, *extra: str) -> list[str]:
 
 def _agent_file(tmp: Path, source: str, name: str = "mine.py") -> str:
     return str(_write(tmp / name, source))
-
-
-def _foreign(tmp: Path) -> Path:
-    db = tmp / "other-app.db"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
-    return db
 
 
 def _future(tmp: Path) -> Path:
@@ -717,11 +689,6 @@ MIXUPS = [
 ]
 
 
-def _mkdir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 CASES = [*DATASETS, *CONFIGS, *SPECS, *FLAGS, *SERVE, *IMPORTS, *DATABASES, *EXPORTS, *MIXUPS]
 
 
@@ -823,5 +790,4 @@ def test_a_screen_without_a_terminal_is_one_line_not_a_hang(command, tmp_path):
 
 
 def teardown_module() -> None:
-    for db in _TEMPLATE:
-        shutil.rmtree(db.parent, ignore_errors=True)
+    drop_template()
