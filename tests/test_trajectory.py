@@ -16,6 +16,16 @@ from clarify_tui.tui.widgets.trajectory import Trajectory
 N = 200  # more than any protocol allows (10 rounds, 20 for DiscoBench)
 
 
+def count_draws(monkeypatch) -> list[int]:
+    """The step index of every card the trajectory draws from now on, in order."""
+    from clarify_tui.tui.widgets import trajectory as module
+
+    drawn: list[int] = []
+    draw = module.draw_card
+    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn.append(step.index), draw(step, *a, **k))[1])
+    return drawn
+
+
 def make_steps(n: int) -> list[Step]:
     """Searches with hits, asks, replies and judge verdicts, in turn."""
     steps = []
@@ -324,11 +334,7 @@ async def test_a_step_marked_before_the_first_layout_is_scrolled_into_view_once_
 async def test_a_step_arriving_draws_only_its_own_card(monkeypatch):
     """Every card is drawn once at the view's width (less the scrollbar once the cards
     overflow); a new step draws its card and no other, a scroll draws none."""
-    from clarify_tui.tui.widgets import trajectory as module
-
-    drawn_steps: list[int] = []
-    draw = module.draw_card
-    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    drawn_steps = count_draws(monkeypatch)
     app = TrajectoryApp()
     async with app.run_test(size=(80, 24)) as pilot:
         trajectory = app.query_one(Trajectory)
@@ -365,12 +371,9 @@ async def test_the_scrollbar_thumb_is_where_the_view_is_once_the_cards_overflow(
 async def test_unfold_all_draws_again_only_the_cards_it_changes(monkeypatch):
     """Searches with more hits than shown unfold; a short ask, reply or verdict looks the
     same either way and is not drawn again (unfold all on a long session stays quick)."""
-    from clarify_tui.tui.widgets import trajectory as module
     from clarify_tui.tui.widgets.step_card import folds
 
-    drawn_steps: list[int] = []
-    draw = module.draw_card
-    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    drawn_steps = count_draws(monkeypatch)
     app = TrajectoryApp()
     async with app.run_test(size=(80, 24)) as pilot:
         trajectory = app.query_one(Trajectory)
@@ -397,11 +400,7 @@ async def test_folding_back_and_unfolding_again_draws_no_card(monkeypatch):
     """A card keeps its lines both ways: after the first unfold all (which draws the
     cards it changes), folding all back and unfolding all again draw none; a click on a
     card unfolded before draws none either. What shows is what a fresh drawing shows."""
-    from clarify_tui.tui.widgets import trajectory as module
-
-    drawn_steps: list[int] = []
-    draw = module.draw_card
-    monkeypatch.setattr(module, "draw_card", lambda step, *a, **k: (drawn_steps.append(step.index), draw(step, *a, **k))[1])
+    drawn_steps = count_draws(monkeypatch)
     app = TrajectoryApp()
     async with app.run_test(size=(80, 24)) as pilot:
         trajectory = app.query_one(Trajectory)
