@@ -71,7 +71,7 @@ def _load_path(
     if not path.exists():
         problems.add(path, None, None, "no such file or folder")
         return []
-    if path.is_dir() and protocol not in (None, Protocol.cts):  # an empty or wrong folder is no CTS release
+    if path.is_dir() and protocol is not None and protocol is not Protocol.cts:  # an empty or wrong folder is no CTS release
         problems.add(path, None, None, f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
                      "(only a Clarify-Then-Search release is a folder)")
         return []
