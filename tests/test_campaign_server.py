@@ -86,3 +86,24 @@ async def test_the_terminal_page_loads_its_static_files_from_this_server(door):
     _, client = door
     script = await client.get("/static/js/textual.js")
     assert script.status == 200 and len(await script.read()) > 1000
+
+
+async def test_a_visitors_app_process_is_reaped_when_its_page_closes(monkeypatch):
+    """textual-serve never waits for a visitor's process nor closes its stdin: each visitor
+    left a zombie and an open pipe until the collector ran. `reap` closes stdin, waits, and
+    kills an app that does not quit."""
+    from types import SimpleNamespace
+
+    from clarify_tui.campaign import server as module
+
+    async def visitor(code: str):
+        return await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdin=asyncio.subprocess.PIPE)
+
+    quits = await visitor("import sys; sys.stdin.read()")  # quits when its stdin closes
+    await module.reap(SimpleNamespace(_process=quits))
+    assert quits.returncode == 0
+
+    monkeypatch.setattr(module, "REAP_WAIT_S", 0.2)
+    stays = await visitor("import time; time.sleep(60)")
+    await module.reap(SimpleNamespace(_process=stays))
+    assert stays.returncode is not None and stays.returncode < 0  # killed, not left running

@@ -16,7 +16,8 @@ What of textual-serve this touches beyond its documented `Server(...)`, the same
 fails with 1.0.3): it overrides `_make_app`
 (the routes) and `handle_index` / `handle_websocket`; it calls `_process_messages`,
 `to_int`, and `AppService(command, write_bytes=, write_str=, close=, download_manager=,
-debug=)`; it reads `templates_path`, `statics_path`, `download_manager`, `debug` and `title`.
+debug=)`; it reads `templates_path`, `statics_path`, `download_manager`, `debug` and `title`,
+and an AppService's `_process` (`reap`).
 """
 
 from __future__ import annotations
@@ -148,8 +149,30 @@ class CampaignServer(Server):
         finally:
             if app_service is not None:
                 await app_service.stop()
+                await reap(app_service)
             access_line(f"{annotator} left (the page closed)")
         return websocket
+
+
+REAP_WAIT_S = 5.0  # a visitor's app told to quit gets this long before it is killed
+
+
+async def reap(app_service: AppService) -> None:
+    """Waits for a visitor's app process and closes its pipes. textual-serve's `stop` asks
+    the app to quit and waits for its output to end, never for the process: each visitor
+    left a zombie process and an open stdin pipe until the garbage collector found them
+    (a long campaign piles them up; the collector, run after its event loop closed, also
+    raised 'Event loop is closed' in the tests)."""
+    process = getattr(app_service, "_process", None)
+    if process is None:
+        return
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), REAP_WAIT_S)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
 
 
 def access_line(text: str) -> None:
