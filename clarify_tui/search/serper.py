@@ -22,13 +22,13 @@ import weakref
 from typing import Any
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 from clarify_tui.breaker import Breaker
 from clarify_tui.config import SerperConfig
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage
 from clarify_tui.search.base import SearchResult
+from clarify_tui.search.retrying import retrying as retry_policy
 
 DEFAULT_BASE_URL = "https://google.serper.dev"
 
@@ -93,12 +93,7 @@ class SerperSearch:
     async def search(self, query: str, max_results: int = 5) -> SearchResult:
         client, semaphore = self._state()
         s = self.settings
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(s.max_retries + 1),
-            wait=wait_exponential(multiplier=s.backoff_initial, max=s.backoff_max) + wait_random(0, s.backoff_initial),
-            retry=retry_if_exception(_is_transient),
-            reraise=True,
-        )
+        retrying = retry_policy(s, _is_transient)
         where = f"serper search {query!r} at {self.base_url}"
         async with semaphore:
             self.breaker.check(f"{where}: ")  # down: the run is stopping (runner.RunStopped)

@@ -20,13 +20,13 @@ import httpx
 from tavily import AsyncTavilyClient
 from tavily.errors import BadRequestError, ForbiddenError, InvalidAPIKeyError, UsageLimitExceededError
 from tavily.errors import TimeoutError as TavilyTimeout
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 from clarify_tui.breaker import Breaker
 from clarify_tui.config import TavilyConfig
 from clarify_tui.errors import BackendError
 from clarify_tui.models import SearchHit, Usage
 from clarify_tui.search.base import SearchResult
+from clarify_tui.search.retrying import retrying as retry_policy
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -84,12 +84,7 @@ class TavilySearch:
     async def _call(self, what: str, call) -> tuple[dict[str, Any], float]:
         client, semaphore = self._state()
         s = self.settings
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(s.max_retries + 1),
-            wait=wait_exponential(multiplier=s.backoff_initial, max=s.backoff_max) + wait_random(0, s.backoff_initial),
-            retry=retry_if_exception(is_transient),
-            reraise=True,
-        )
+        retrying = retry_policy(s, is_transient)
         where = f"tavily {what} at {self.base_url or 'https://api.tavily.com'}"
         async with semaphore:
             self.breaker.check(f"{where}: ")  # down: the run is stopping (runner.RunStopped)
