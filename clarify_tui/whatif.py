@@ -17,6 +17,7 @@ and the fork records `"fallback": true`.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -202,6 +203,22 @@ class _Backends:
     deep_search: Agent | None
 
 
+def with_run_seed(store: Store, run: str, config_obj: Any) -> Any:
+    """The config the forks play under: the run's own `--seed`, when it had one and the
+    config names none, so that a seeded agent (scripted:coin-flip, a model, a py: agent)
+    continues as the run's agent would, not under another seed."""
+    recorded = (store.run_row(run) or {}).get("config") or {}
+    if isinstance(recorded, str):
+        recorded = json.loads(recorded)
+    seed = recorded.get("seed") if isinstance(recorded, dict) else None
+    if seed is None:
+        return config_obj
+    from clarify_tui.config import load_config
+
+    config_obj = config_obj if config_obj is not None else load_config()
+    return config_obj if config_obj.seed is not None else config_obj.model_copy(update={"seed": seed})
+
+
 class Player:
     """Plays forks of one database's sessions, building each backend spec once."""
 
@@ -351,7 +368,7 @@ async def whatif(
     """Make (or reuse) the forks of `run` and return them with their outcomes.
     `on_plan(result, reused, to_play)` is called before any fork is played."""
     held = store.acquire_run(run + RUN_SUFFIX)  # one what-if writer per run
-    player = Player(store, config_obj)
+    player = Player(store, with_run_seed(store, run, config_obj))
     try:
         _retire_unfinished(store, run)
         result, todo, done = plan(store, run, which, at, intervention, player)

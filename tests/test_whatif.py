@@ -18,7 +18,7 @@ from clarify_tui.models import ActionKind, Answer, EpisodeConfig, InteractCompPa
 from clarify_tui.runner import RunSpec, run_batch
 from clarify_tui.store import Store
 from clarify_tui.tasks import load_tasks
-from clarify_tui.whatif import RUN_SUFFIX, WhatIfError, outcome, summarize, whatif
+from clarify_tui.whatif import RUN_SUFFIX, WhatIfError, outcome, summarize, whatif, with_run_seed
 
 
 def play_run(db, benchmark: str, agent: str, name: str, **config) -> None:
@@ -87,6 +87,28 @@ def test_interactcomp_forks_are_stored_sessions_and_the_baseline_score_does_not_
     code, out, err = run_cli("whatif", "--run", "guess", "--db", str(db), "--format", "json")
     again = json.loads(out)
     assert again["forks_reused"] == again["forks"] == summary["forks"]
+
+
+def test_a_seeded_coin_flip_agent_that_asks_flips_wrong_answers_to_right_offline(tmp_path):
+    """Offline and deterministic: scripted:coin-flip (seed 3) keeps flipping in its forks, under
+    the run's seed, and asking lets its ask-first side search with what the user said, so some
+    outcomes flip (docs/whatif.md). The summary agrees with the stored forks."""
+    db = tmp_path / "c.db"
+    store = Store(db)
+    spec = RunSpec(name="coin", agent="scripted:coin-flip", user="rule", search="local", judge="rule",
+                   benchmark="interactcomp", dataset="demo", config=EpisodeConfig(), concurrency=2, seed=3)
+    asyncio.run(run_batch(store, spec, load_tasks("interactcomp", "demo")))
+    store.close()
+    code, out, err = run_cli("whatif", "--run", "coin", "--db", str(db), "--seed", "3", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["flips"]["wrong_to_right"] >= 1 and summary["flips"]["right_to_wrong"] == 0
+    assert summary["value_of_asking"]["delta"] > 0
+    points = [p for t in summary["tasks"] for p in t["points"]]
+    assert not all(p["fallback"] for p in points)  # its ask-first side asks its own question
+    forks = {f.id: f for f in forks_of(Store(db), "coin")}
+    assert all(p["fork_correct"] == bool(outcome(forks[p["fork_id"]])) for p in points)
+    assert with_run_seed(Store(db), "coin", None).seed == 3  # the forks flip the run's coin, not seed 0's
 
 
 def test_cts_asks_one_more_question_and_reports_the_change_in_restore_score(tmp_path):
