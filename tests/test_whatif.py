@@ -277,3 +277,19 @@ def test_stored_reads_the_forks_back_as_whatif_summarizes_them_without_playing_a
     after = summarize(stored(store, "g", "ask"), resamples=300, seed=3)
     assert after["forks"] == made["forks"] - 1 and after["forks_errored"] == 1
     store.close()
+
+
+def test_a_fork_from_replay_continues_under_the_runs_seed(tmp_path):
+    """replay's fork (the TUI driver) gives a seeded agent its run's --seed, as whatif does."""
+    from clarify_tui.tui.driver import EpisodeDriver
+
+    db = tmp_path / "s.db"
+    store = Store(db)
+    spec = RunSpec(name="coin", agent="scripted:coin-flip", user="rule", search="local", judge="rule",
+                   benchmark="interactcomp", dataset="demo", config=EpisodeConfig(), concurrency=1, seed=5)
+    asyncio.run(run_batch(store, spec, load_tasks("interactcomp", "demo")[:1]))
+    parent = store.sessions(runs=["coin"])[0]
+    driver = EpisodeDriver.for_fork(store, parent.id, 0, lambda message: None, agent_spec="scripted:coin-flip",
+                                    user_spec="rule")
+    assert driver.episode.agent.seed == 5
+    store.close()

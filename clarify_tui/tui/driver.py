@@ -137,10 +137,12 @@ class EpisodeDriver:
         """A fork of stored session `parent_id` after `step` (sessions_ops.fork_session),
         continued by `agent_spec` ("human": a person through AgentTurnStarted)."""
         from clarify_tui.sessions_ops import fork_session
+        from clarify_tui.whatif import with_run_seed
 
         human = agent_spec == "human"
         self = cls(store, post, role="agent" if human else "observer")
         parent = store.session(parent_id)
+        config = with_run_seed(store, parent.run, config)  # a seeded agent continues under its run's seed
         self.episode = fork_session(
             store, parent_id, step, agent=self.human_agent() if human else make_agent(agent_spec, config),
             user=make_user(user_spec, config), search=make_search(parent.search, config),
