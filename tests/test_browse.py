@@ -202,7 +202,7 @@ async def test_sessions_of_an_empty_database_say_what_fills_them(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         status = str(app.screen.query_one("#sessions-status", Static).render())
-        assert "No sessions in this database yet" in status and "clarify-tui run" in status
+        assert "No sessions yet" in status and "clarify-tui run" in status
 
 
 async def test_sessions_filter_picked_with_the_keyboard(store):

@@ -94,7 +94,7 @@ async def test_f3_built_ahead_scores_a_session_stored_after_it_was_built(tmp_pat
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen is ahead
-        assert "1 sessions · 1 groups by run" in str(ahead.query_one("#scores-summary", Static).render())
+        assert "1 session · 1 group by run" in str(ahead.query_one("#scores-summary", Static).render())
 
 
 @pytest.mark.parametrize("key", ["f2", "f3", "question_mark"])

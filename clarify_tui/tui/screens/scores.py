@@ -51,6 +51,10 @@ def chart_widgets() -> list:
             GroupedBars(id="chart-restore")]
 
 
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 class ScoresScreen(LaidOutScreen):
     """Scores of every session in the store."""
 
@@ -105,14 +109,16 @@ class ScoresScreen(LaidOutScreen):
         loaded = load_sessions(self.store)
         self.sessions = [s for s in loaded if not s.result.informed]
         self.informed = len(loaded) - len(self.sessions)
-        self.query_one("#scores-summary", Static).update(f"  {len(self.sessions)} sessions · computing…")
+        self.query_one("#scores-summary", Static).update(f"  {plural(len(self.sessions), 'session')} · computing…")
         self.compute(self.sessions, self.by)
 
-    def left_out(self) -> str:
+    def left_out(self) -> list[Static]:
         """Said, not silent: informed sessions are no baseline (as `score` leaves them out)."""
         if not self.informed:
-            return ""
-        return f" · {self.informed} informed session{'s' if self.informed != 1 else ''} left out (as `score`)"
+            return []
+        n = self.informed
+        return [Static(f"{plural(n, 'informed session')} left out, as `score` leaves {'it' if n == 1 else 'them'} out",
+                       id="scores-left-out", classes="hint", markup=False)]
 
     @work(thread=True, exclusive=True, group="scores", exit_on_error=False)
     def compute(self, sessions, by: str) -> None:
@@ -129,7 +135,7 @@ class ScoresScreen(LaidOutScreen):
         self.data = message.data
         groups = self.data.report["groups"]
         self.query_one("#scores-summary", Static).update(
-            f"  {len(self.sessions)} sessions · {len(groups)} groups by {self.by}{self.left_out()}"
+            f"  {plural(len(self.sessions), 'session')} · {plural(len(groups), 'group')} by {self.by}"
         )
         self.show_tables()
         self.show_charts()
@@ -139,6 +145,7 @@ class ScoresScreen(LaidOutScreen):
     def show_tables(self) -> None:
         container = self.query_one("#scores-tables", VerticalScroll)
         container.remove_children()
+        container.mount_all(self.left_out())
         groups = self.data.report["groups"] if self.data else []
         if not groups:
             container.mount(Static("No sessions to score.", classes="hint"))

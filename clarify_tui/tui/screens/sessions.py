@@ -125,7 +125,7 @@ class SessionsScreen(LaidOutScreen):
     def status_line(self, shown: int, arrow: str, marked: str) -> str:
         """What the table holds; when it is empty, why, and what fills it."""
         if not self.rows:
-            return "No sessions in this database yet: play a task or start a batch with `clarify-tui run`."
+            return "No sessions yet: play a task, or run a batch with `clarify-tui run`."
         if not shown:
             return f"None of the {len(self.rows)} sessions match the filters above."
         return (
