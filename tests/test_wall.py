@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "clarify_tui"
 WALL = PACKAGE / "tui" / "speed"
 SERVER = PACKAGE / "campaign" / "server.py"
-SERVER_INTERNALS = {"_process_messages"}  # textual_serve.server.Server's websocket loop (docs/textual-internals.md)
+SERVER_INTERNALS = {"_process_messages",  # textual_serve.server.Server's websocket loop (docs/textual-internals.md)
+                    "_process"}  # an AppService's app process, which textual-serve never waits for (campaign/server.py reap)
 
 
 def defined_here(tree: ast.AST) -> set[str]:

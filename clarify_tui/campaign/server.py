@@ -163,7 +163,7 @@ async def reap(app_service: AppService) -> None:
     left a zombie process and an open stdin pipe until the garbage collector found them
     (a long campaign piles them up; the collector, run after its event loop closed, also
     raised 'Event loop is closed' in the tests)."""
-    process = getattr(app_service, "_process", None)
+    process = app_service._process
     if process is None:
         return
     if process.stdin is not None:
