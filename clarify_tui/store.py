@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import json
 import re
+import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -37,7 +38,8 @@ SCHEMA_VERSION = 1
 _TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
     "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT'),
+             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT',
+             '"run_id" TEXT'),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
     "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
                  '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
@@ -157,7 +159,11 @@ class Store:
             have = self._columns(table)
             for column, kind in added:
                 if column not in have:
-                    conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind}')
+                    try:
+                        conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind}')
+                    except sqlite3.OperationalError as exc:  # another process opening the file added it first
+                        if "duplicate column name" not in str(exc):
+                            raise
         # written on every writable open: a file another process holds locked fails here, at once
         self._upsert("meta", {"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk=("key",))
         lease.ensure_table(conn)

@@ -631,7 +631,7 @@ MIXUPS = [
          "{tmp}/ok.db line 1: not UTF-8"),
     Case("import a SQLite database as the CSV",
          lambda t: ["import", "--db", str(t / "d.db"), *HARNESS, str(_played(t))],
-         "{tmp}/ok.db:1: not UTF-8: byte 0xc4 (is the file saved as GBK", names="{tmp}/ok.db:1: not UTF-8", lines=3),
+         "{tmp}/ok.db:1: not UTF-8: byte 0x", names="{tmp}/ok.db:1: not UTF-8", lines=3),
     Case("cache import a harness CSV",
          lambda t: ["cache", "import", "--db", str(t / "d.db"), str(_write(t / "results.csv", HEADER + ROW1))],
          "{tmp}/results.csv:1: not a search cache entry"),
