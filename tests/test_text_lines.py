@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.style import Style
+from textual.strip import Strip
 from rich.text import Text
 
 from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
@@ -89,7 +90,7 @@ def test_every_card_kind_draws_as_rich_renders_it():
                 for marks in (set(), {"current"}, {"future"}, {"guess", "current"}):
                     drawn = step_card.draw_card(step, marks, styles.__getitem__, con, 60, reveal=reveal,
                                                 expanded=expanded, gap=1)
-                    assert [strip.cell_length for strip in drawn.strips] == [60] * len(drawn.strips)
+                    assert [Strip(line).cell_length for line in drawn.lines] == [60] * len(drawn.lines)
     assert checked == len(every_kind_of_step()) * 4 * len(WIDTHS)
 
 

@@ -304,7 +304,7 @@ async def test_unfolding_every_card_keeps_the_top_card_at_the_top():
 
 def drawn(trajectory: Trajectory) -> list[int]:
     """How many lines each card drawn so far has (its longest way, folded or unfolded)."""
-    return [max(len(card.strips) for card in cards.values()) for _, cards in trajectory._drawn.values()]
+    return [max(len(card.lines) for card in cards.values()) for _, cards in trajectory._drawn.values()]
 
 
 class MarkedBeforeLayoutApp(TrajectoryApp):

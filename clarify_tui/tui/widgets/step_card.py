@@ -15,7 +15,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
-from textual.strip import Strip
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.widgets.text_lines import render_lines
@@ -172,11 +171,6 @@ class Card(NamedTuple):
 
     lines: list[list[Segment]]
     folds: bool
-    width: int
-
-    @property
-    def strips(self) -> list[Strip]:
-        return [Strip(line, self.width) for line in self.lines]
 
 
 def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], console: Console, width: int, *,
@@ -195,7 +189,7 @@ def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], consol
     folder = _Folder(expanded)
     card = _render(step, reveal, folder)
     return Card(card_lines(card, console, width, base, marker=marker, gap=gap,
-                           fade=FUTURE_OPACITY if "future" in marks else None), folder.cut, width)
+                           fade=FUTURE_OPACITY if "future" in marks else None), folder.cut)
 
 
 def card_lines(card: Group, console: Console, width: int, base: Style, *, marker: Style | None = None,
