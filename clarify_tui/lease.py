@@ -13,7 +13,14 @@ reused pid would be refused for ever. The lease records the holder's boot id and
 time (`/proc/PID/stat` field 22, in clock ticks since boot); the holder is alive only when
 a process with that pid exists *and* has that identity. Where /proc cannot tell (not
 Linux, an older lease), the pid decides, and `take_over=True` (`run --take-over`) breaks
-any lease, saying whose it was.
+any lease, saying whose it was. A holder that is a zombie (killed, not yet reaped by its
+parent) is dead: `--resume` right after `kill -9` works.
+
+A pid means something only in its pid namespace: a run inside a container and a `--resume`
+from the host (same host name, same database) see each other's pids as other processes or
+none. The lease records the holder's pid namespace (`/proc/self/ns/pid`); a holder in the
+caller's own namespace is judged by its process, as above; one in another namespace, which
+the caller cannot see, is live while its heartbeat is fresh, as a holder on another host.
 """
 
 from __future__ import annotations
@@ -41,18 +48,22 @@ class Lease:
     took_over: str | None = None  # whose lease this one replaced (one line), if any
 
 
-_COLUMNS = "run, token, pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at"
+_COLUMNS = "run, token, pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at, pid_ns"
 
 
 def ensure_table(conn: sqlite3.Connection) -> None:
     conn.execute(
         f"CREATE TABLE IF NOT EXISTS {TABLE} (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
-        "acquired_at REAL, heartbeat_at REAL, proc_id TEXT, proc_started_at REAL)"
+        "acquired_at REAL, heartbeat_at REAL, proc_id TEXT, proc_started_at REAL, pid_ns TEXT)"
     )
     have = {row[1] for row in conn.execute(f"PRAGMA table_info({TABLE})")}
-    for column, kind in (("proc_id", "TEXT"), ("proc_started_at", "REAL")):  # leases taken before identities
+    for column, kind in (("proc_id", "TEXT"), ("proc_started_at", "REAL"), ("pid_ns", "TEXT")):  # older tables
         if column not in have:
-            conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {kind}")
+            try:
+                conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {kind}")
+            except sqlite3.OperationalError as exc:  # another process opening the file added it first
+                if "duplicate column name" not in str(exc):
+                    raise
     conn.commit()
 
 
@@ -79,8 +90,9 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
                 " (it is not running any more)" if stale else " (--take-over: its heartbeat had stopped)")
         lease = Lease(run=run, token=secrets.token_hex(16), pid=me, host=socket.gethostname(), took_over=took_over)
         conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [run, lease.token, lease.pid, lease.host, now, now, process_id(me), process_started_at(me)],
+            f"INSERT OR REPLACE INTO {TABLE} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [run, lease.token, lease.pid, lease.host, now, now, process_id(me), process_started_at(me),
+             pid_namespace()],
         )
         conn.commit()
     except BaseException:
@@ -94,7 +106,8 @@ QUIET_FOR_S = 2 * HEARTBEAT_EVERY_S + 1  # a live holder beats at least once in 
 
 def _row(conn: sqlite3.Connection, run: str) -> tuple | None:
     return conn.execute(
-        f"SELECT pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at, token FROM {TABLE} WHERE run = ?",
+        f"SELECT pid, host, acquired_at, heartbeat_at, proc_id, proc_started_at, token, pid_ns FROM {TABLE} "
+        "WHERE run = ?",
         [run],
     ).fetchone()
 
@@ -144,10 +157,14 @@ def _stale(row: tuple, now: float, stale_after: float) -> bool:
     """On this host the holder's process decides: a live process keeps its lease even when
     its heartbeat lags (a loaded machine, a writer thread waiting on a lock), so a second
     writer can never take over a run that is still being played; a process with the
-    holder's pid but another identity (start time, boot) is not the holder. Only a holder
-    on another host is judged by its heartbeat."""
+    holder's pid but another identity (start time, boot) is not the holder, and a zombie is
+    dead. A holder on another host, or in a pid namespace the caller cannot see (a
+    container), is judged by its heartbeat."""
     pid, host, _acquired, beat, proc_id = row[:5]
-    if host == socket.gethostname():
+    ns = row[7] if len(row) > 7 else None
+    if host == socket.gethostname() and (not ns or ns == pid_namespace()):
+        if is_zombie(int(pid)):
+            return True
         current = process_id(int(pid)) if proc_id else None
         if current is not None:
             return current != proc_id
@@ -176,6 +193,26 @@ def process_id(pid: int) -> str | None:
     return f"{boot}:{fields[19]}" if len(fields) > 19 else None
 
 
+def pid_namespace() -> str | None:
+    """This process's pid namespace ('pid:[4026531836]'), None where /proc cannot tell."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
+def is_zombie(pid: int) -> bool:
+    """Has process `pid` ended without being reaped by its parent (state Z or X)? It holds
+    its pid, and `kill(pid, 0)` succeeds, but it will never write again."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+    except OSError:
+        return False
+    state = stat[stat.rindex(")") + 2:].split()[:1]
+    return state in (["Z"], ["X"])
+
+
 def process_started_at(pid: int) -> float | None:
     """When process `pid` started (epoch seconds), for the messages; None if unknown."""
     ident = process_id(pid)
@@ -193,6 +230,8 @@ def pid_alive(pid: int) -> bool:
     """Is process `pid` on this host still running? (Ours always is.)"""
     if pid == os.getpid():
         return True
+    if is_zombie(pid):
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
