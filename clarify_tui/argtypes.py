@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -75,7 +77,26 @@ def file_path(text: str) -> Path:
 
 
 def run_name(text: str) -> str:
-    """An argparse type: a run name, which cannot be empty or only spaces."""
+    """An argparse type: a run name, which cannot be empty or only spaces, nor hold a
+    control character (a newline splits every table, CSV and log line it is printed in)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("a run name cannot be empty")
+    bad = next((c for c in text if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"a run name cannot hold a control character ({bad!r} in {text!r})")
     return text
+
+
+def names_a_folder(text: str) -> bool:
+    """Does `--out TEXT` end in a path separator (`newdir/`), so the user meant a folder?"""
+    return text.endswith("/") or text.endswith(os.sep)
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file to write. `newdir/` names a folder; taking it as the file
+    `newdir` (what Path does) wrote a file where the user expected a folder."""
+    path = file_path(text)
+    if names_a_folder(text):
+        raise argparse.ArgumentTypeError(f"{text} ends in '/': it names a folder; name a file to write "
+                                         f"(e.g. {text}out.jsonl)")
+    return path

@@ -8,6 +8,11 @@ another SQLite database: refused with one line), the text is written to a tempor
 beside the target, flushed to disk, and renamed into place only when it is complete. A
 refused or failed write leaves the old file untouched and no temporary file behind.
 
+A process killed mid-write (kill -9, a power cut) cannot delete its temporary file; the
+name carries the writer's pid (`.out.csv.4242-1a2b3c4d.tmp`), and the next write to the
+same target removes the leftovers of writers that are no longer running
+(`remove_leftovers`; merge does the same for its temporary database).
+
 A target that exists and is not a regular file (`/dev/stdout`, a pipe, `/dev/full`) is
 written directly: renaming over a device node would replace it.
 """
@@ -18,10 +23,13 @@ import contextlib
 import errno
 import os
 import secrets
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
+
+from clarify_tui.processes import pid_alive
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _DB_COMPANIONS = ("", "-wal", "-shm", "-journal")
@@ -66,7 +74,8 @@ def atomic_output(path: Path, *, protect: Iterable[Path] = (), newline: str | No
         with _translated(shown), open(target, "w", encoding="utf-8", newline=newline) as out:
             yield out
         return
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    remove_leftovers(target)
+    tmp = temporary_name(target)
     try:
         with _translated(shown):
             # 0o666 less the umask, as open() would give; an existing file keeps its mode
@@ -83,6 +92,33 @@ def atomic_output(path: Path, *, protect: Iterable[Path] = (), newline: str | No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def temporary_name(target: Path) -> Path:
+    """Where `target` is built before it is renamed into place: beside it, hidden, named
+    with this process's pid so a later writer can tell a leftover from a write in flight."""
+    return target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{8}\.tmp(?:-wal|-shm|-journal)?")
+
+
+def remove_leftovers(target: Path) -> list[Path]:
+    """Remove the temporary files of earlier writes to `target` whose writer is gone (killed
+    mid-write); a write still in flight in another process is left alone. Returns what
+    was removed."""
+    removed: list[Path] = []
+    try:
+        siblings = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    for path in siblings:
+        found = _LEFTOVER.fullmatch(path.name)
+        if found and found["name"] == target.name and not pid_alive(int(found["pid"])):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def write_text(path: Path, text: str, *, protect: Iterable[Path] = ()) -> None:

@@ -33,6 +33,9 @@ import secrets
 from dataclasses import dataclass
 
 from clarify_tui.errors import RunLeaseError
+from clarify_tui.processes import is_zombie, pid_alive
+
+__all__ = ["Lease", "acquire", "heartbeat", "release", "is_zombie", "pid_alive", "process_id", "pid_namespace"]
 
 TABLE = "run_leases"
 STALE_AFTER_S = 30.0
@@ -201,18 +204,6 @@ def pid_namespace() -> str | None:
         return None
 
 
-def is_zombie(pid: int) -> bool:
-    """Has process `pid` ended without being reaped by its parent (state Z or X)? It holds
-    its pid, and `kill(pid, 0)` succeeds, but it will never write again."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-    except OSError:
-        return False
-    state = stat[stat.rindex(")") + 2:].split()[:1]
-    return state in (["Z"], ["X"])
-
-
 def process_started_at(pid: int) -> float | None:
     """When process `pid` started (epoch seconds), for the messages; None if unknown."""
     ident = process_id(pid)
@@ -224,18 +215,3 @@ def process_started_at(pid: int) -> float | None:
     if ident is None:
         return None
     return boot + int(ident.rsplit(":", 1)[1]) / os.sysconf("SC_CLK_TCK")
-
-
-def pid_alive(pid: int) -> bool:
-    """Is process `pid` on this host still running? (Ours always is.)"""
-    if pid == os.getpid():
-        return True
-    if is_zombie(pid):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

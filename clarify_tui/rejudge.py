@@ -44,6 +44,7 @@ class RejudgeSummary:
     judged: int = 0
     changed: int = 0
     skipped: int = 0
+    already: int = 0  # held a verdict of this judge: skipped by `resume`, or judged again without it
     failed: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -122,10 +123,18 @@ async def rejudge(
     benchmark: str | None = None,
     concurrency: int = 4,
     on_done: Callable[[], None] | None = None,
+    resume: bool = False,
 ) -> RejudgeSummary:
-    """Re-judge every completed session of the runs with `judge` (from backends.make_judge)."""
+    """Re-judge every completed session of the runs with `judge` (from backends.make_judge).
+    Each verdict is stored as soon as it is made, so a killed `judge` loses at most the
+    verdicts in flight; `resume` then skips the sessions that already hold a verdict of
+    this judge (and counts them in `already`), instead of paying for them again."""
     summary = RejudgeSummary()
     sessions = store.sessions(runs=list(runs or []), protocol=benchmark)
+    held = store.judged_by(judge.spec)
+    summary.already = sum(1 for s in sessions if s.id in held)
+    if resume:
+        sessions = [s for s in sessions if s.id not in held]
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(session) -> None:

@@ -363,6 +363,10 @@ class Store:
         rows = self._rows("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]
 
+    def judged_by(self, judge: str) -> set[str]:
+        """Ids of the sessions that hold a verdict of `judge` (`judge --resume` skips them)."""
+        return {r["session_id"] for r in self._rows("SELECT DISTINCT session_id FROM judgments WHERE judge = ?", [judge])}
+
     def run_names(self) -> list[str]:
         return [r["run"] for r in self._rows("SELECT DISTINCT run FROM sessions ORDER BY run")]
 

@@ -155,3 +155,40 @@ def test_a_merge_into_a_new_file_that_fails_leaves_no_half_made_database(played,
     monkeypatch.setattr(merging, "_merge_into", real)
     assert main(["merge", str(played), "--out", str(out)]) == 0  # the same merge, nothing in the way
     assert _sessions(out) == 2 and _leftovers(tmp_path) == []
+
+
+def _killed_writer_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_an_export_killed_mid_write_leaves_nothing_once_the_next_export_runs(played, tmp_path, capsys):
+    """kill -9 cannot run the cleanup: the temporary file stays. Its name carries the
+    writer's pid, so the next export to the same file removes it; a write still in flight
+    (a live pid: ours) is left alone, and other files' temporaries too."""
+    out = tmp_path / "s.jsonl"
+    dead = _killed_writer_pid()
+    leftover = tmp_path / f".s.jsonl.{dead}-0badf00d.tmp"
+    leftover.write_text('{"half": ', encoding="utf-8")
+    in_flight = tmp_path / f".s.jsonl.{os.getpid()}-00c0ffee.tmp"
+    in_flight.write_text("", encoding="utf-8")
+    other = tmp_path / f".t.jsonl.{dead}-0badf00d.tmp"
+    other.write_text("", encoding="utf-8")
+    assert main(["export", "--db", str(played), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").strip()
+    assert not leftover.exists() and in_flight.exists() and other.exists()
+
+
+def test_a_merge_killed_mid_write_leaves_nothing_once_the_next_merge_runs(played, tmp_path, capsys):
+    out = tmp_path / "all.db"
+    dead = _killed_writer_pid()
+    leftovers = [tmp_path / f".all.db.{dead}-0badf00d.tmp{suffix}" for suffix in ("", "-journal")]
+    for path in leftovers:
+        path.write_bytes(b"SQLite format 3\x00half")
+    assert main(["merge", str(played), "--out", str(out)]) == 0
+    assert out.exists() and not any(p.exists() for p in leftovers)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".all.db.")]

@@ -63,3 +63,31 @@ def test_rejudging_reads_the_grader_as_the_session_was_read(tmp_path, search, mo
             [group] = json.loads(capsys.readouterr().out)["groups"]
             correct[run] = group["metrics"]["accuracy"]
     assert correct == {"paper": 1.0, "strict": 0.0}
+
+
+def test_a_killed_judge_resumes_without_judging_anything_twice(tmp_path, search, monkeypatch, capsys):
+    """`judge` stores each verdict as it is made; after a kill, `--resume` judges only the
+    sessions still without a verdict of that judge (each grader call costs money)."""
+    import sqlite3
+
+    import clarify_tui.backends as backends
+
+    monkeypatch.setattr(backends, "_local_search", lambda: search)
+    db = tmp_path / "k.db"
+    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
+                 "--db", str(db), "--run", "dg"]) == 0
+    with FakeOpenAI(lambda request: chat("yes")) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        assert main(["judge", "--db", str(db), "--run", "dg", "--judge", "openai:grader-m"]) == 0
+        judged = len(server.chat_requests())
+        conn = sqlite3.connect(db)  # the kill: the last four verdicts were never made
+        conn.execute("DELETE FROM judgments WHERE id IN (SELECT id FROM judgments ORDER BY id DESC LIMIT 4)")
+        conn.commit()
+        capsys.readouterr()
+        assert main(["judge", "--db", str(db), "--run", "dg", "--judge", "openai:grader-m", "--resume"]) == 0
+        assert len(server.chat_requests()) == judged + 4
+        err = capsys.readouterr().err
+        assert f"{judged - 4} session(s) already held a verdict of openai:grader-m: skipped" in err
+    per_session = conn.execute("SELECT COUNT(*) FROM judgments GROUP BY session_id").fetchall()
+    assert len(per_session) == judged and {n for (n,) in per_session} == {1}

@@ -23,13 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from clarify_tui import db_errors
+from clarify_tui.atomic_write import remove_leftovers, temporary_name
 from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
 from clarify_tui.errors import StoreError
 from clarify_tui.store import SCHEMA_VERSION
@@ -144,7 +144,8 @@ def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
                 conn.close()
         # a new output is built beside it and renamed into place when complete (atomic_write's
         # rule for every file we write): a merge that fails leaves no half-made database
-        target = out if out.exists() else out.with_name(f".{out.name}.{secrets.token_hex(4)}.tmp")
+        remove_leftovers(out)  # a merge killed mid-write (kill -9) left its temporary database
+        target = out if out.exists() else temporary_name(out)
         try:
             with db_errors.translated(out):
                 _create_schema(target)

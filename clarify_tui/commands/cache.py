@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from clarify_tui.argtypes import output_file
 from clarify_tui.atomic_write import check_target
 from clarify_tui.commands.common import add_db, db_path, open_store
 
@@ -26,7 +27,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("cache", help="export, import or count recorded search responses")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     exp = actions.add_parser("export", help="write the cached responses to a JSONL file")
-    exp.add_argument("--out", type=Path, required=True, help="JSONL file to write")
+    exp.add_argument("--out", type=output_file, required=True, help="JSONL file to write")
     imp = actions.add_parser("import", help="add cached responses from a JSONL file")
     imp.add_argument("file", type=Path, help="JSONL file written by cache export")
     stats = actions.add_parser("stats", help="count cached responses per backend")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clarify_tui.argtypes import names_a_folder
 from clarify_tui.atomic_write import OutputError, atomic_output, check_target
 from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
 
@@ -36,6 +37,9 @@ def main(args: argparse.Namespace) -> int:
     if exporter is None:
         raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
     if args.out:  # refused before the database is opened: --out may name it
+        if names_a_folder(args.out):
+            raise OutputError(f"--out {args.out} ends in '/': it names a folder, and --format {args.format} writes "
+                              f"one file; name a file (e.g. {args.out}sessions.{_suffix(args.format)})")
         check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
@@ -46,6 +50,10 @@ def main(args: argparse.Namespace) -> int:
     with atomic_output(Path(args.out), protect=[store.path], newline="") as out:
         exporter(store, args.runs, out, include_hidden=args.include_hidden)
     return 0
+
+
+def _suffix(format_: str) -> str:
+    return "jsonl" if format_ in ("jsonl", "cts-candidates") else "csv"
 
 
 # formats of one benchmark's harness: on a database without its sessions they wrote an empty file, exit 0
