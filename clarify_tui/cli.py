@@ -16,6 +16,7 @@ from rich.console import Console
 
 from clarify_tui import __version__
 from clarify_tui.argtypes import file_path
+from clarify_tui.redaction import redact
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except _raised("clarify_tui.runner", "RunStopped") as exc:  # an endpoint is down: sessions errored
         err.print("[red]error:[/red] ", end="")
-        err.print(str(exc), markup=False, highlight=False)
+        err.print(redact(str(exc)), markup=False, highlight=False)
         return 1
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         err.print("[red]error:[/red] ", end="")
-        err.print(str(message), markup=False, highlight=False)
+        err.print(redact(str(message)), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from clarify_tui import redaction
+
 
 class OneLine(logging.Formatter):
     def __init__(self, log_path: Path | None) -> None:
@@ -75,11 +77,13 @@ def setup(verbose: bool, log_path: Path | None) -> None:
     console = Console()
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)
     console.setFormatter(OneLine(log_path))
+    console.addFilter(RedactConfigured())
     root.addHandler(console)
     if log_path is not None and _can_write(log_path):
         file = logging.FileHandler(log_path, delay=True, encoding="utf-8")
         file.setLevel(logging.WARNING)
         file.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+        file.addFilter(RedactConfigured())
         root.addHandler(file)
     else:
         console.setFormatter(OneLine(None))
@@ -104,8 +108,11 @@ class Redact(logging.Filter):
                               reverse=True)
         self.shown = shown
 
+    def current(self) -> list[str]:
+        return self.secrets
+
     def clean(self, text: str) -> str:
-        for secret in self.secrets:
+        for secret in self.current():
             text = text.replace(secret, self.shown)
         return text
 
@@ -126,6 +133,20 @@ class Redact(logging.Filter):
                 record.exc_info = None
             record.exc_text = text
         return True
+
+
+class RedactConfigured(Redact):
+    """Replaces every configured secret (an API key a client was built with, or a value of a
+    `*_API_KEY` variable: see redaction.py) in every record: a server's 401 that quotes the
+    key is logged with it."""
+
+    def __init__(self) -> None:
+        logging.Filter.__init__(self)
+        self.secrets: list[str] = []
+        self.shown = redaction.REDACTED
+
+    def current(self) -> list[str]:
+        return redaction.secrets()
 
 
 def redact(secret: str) -> None:

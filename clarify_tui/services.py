@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from clarify_tui import redaction
 from clarify_tui.agents.llm import LLMAgent
 from clarify_tui.config import Config, ConfigError, Role
 from clarify_tui.judges.llm import LLMJudge
@@ -35,6 +36,7 @@ def chat_client(role: Role, model: str, config: Config, environ: Mapping[str, st
     base_url = settings.base_url or config.openai.base_url
     key_env = settings.api_key_env or config.openai.api_key_env
     api_key = env.get(key_env) or ""
+    redaction.register(api_key)
     if not api_key:
         if base_url is None:
             raise ConfigError(f"--{role} openai:{model} needs an API key: set {key_env}")
@@ -80,6 +82,7 @@ def build_search(
     settings = config.serper if spec == "serper" else config.tavily
     key_env = settings.api_key_env
     api_key = env.get(key_env) or None
+    redaction.register(api_key)
     if api_key is None and (cache_mode or config.search_cache) != "replay":
         raise ConfigError(f"--search {spec} needs an API key: set {key_env} (or replay a cache)")
     if spec == "serper":

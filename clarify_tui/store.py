@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import StoreError
+from clarify_tui.redaction import redact
 
 if TYPE_CHECKING:  # imported where used: opening a store builds no pydantic models (the TUI's first paint)
     import sqlite_utils
@@ -211,17 +212,17 @@ class Store:
             "kind": step.action.kind.value,
             "input": step.action.summary(),
             "action": step.action.model_dump_json(),
-            "output": step.observation.model_dump_json(),
+            "output": redact(step.observation.model_dump_json()),
             "tokens_in": step.tokens_in,
             "tokens_out": step.tokens_out,
             "cost_usd": step.cost_usd,
             "latency_ms": step.latency_ms,
             "model": step.model,
-            "error": step.error,
+            "error": redact(step.error),
             "state": json.dumps(step.state.stored()),
             "created_at": step.created_at,
             "retries": step.retries,
-            "retry_cause": step.retry_cause,
+            "retry_cause": redact(step.retry_cause),
         }
         with self._writing():
             self._upsert("steps", row, pk=("session_id", "idx"))
@@ -234,6 +235,7 @@ class Store:
 
     def _write_session(self, session: Session, task_key_: str | None = None) -> None:
         row = session.model_dump(mode="json")
+        row["error"] = redact(row["error"])  # a server's 401 may quote the key it was sent (redaction.py)
         row["config"] = json.dumps(row["config"])
         row["result"] = json.dumps(row["result"])
         row["counterfactual"] = json.dumps(row["counterfactual"]) if row["counterfactual"] else None

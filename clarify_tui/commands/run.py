@@ -11,6 +11,7 @@ from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_cho
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.redaction import redact
 from clarify_tui.results import CTSResult, InteractCompResult
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
         console.print(f"retries: {retries} on {steps} step(s) ({because})", markup=False, highlight=False)
     for s in errored[:5]:
-        console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
+        console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(redact(s.error) or '').splitlines()[0][:200]}")
     return len(errored)
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.engine.rules import MAX_INVALID_STREAK, Rules, StepSink, merge_usage
 from clarify_tui.errors import AgentFailed, BackendError, StoreError
+from clarify_tui.redaction import redact
 from clarify_tui.models import (
     Action,
     ActionKind,
@@ -304,7 +305,7 @@ class Episode:
 
     def fail(self, error: str) -> None:
         self.session.status = "errored"
-        self.session.error = error
+        self.session.error = redact(error)
         self.finish()
 
     def abandon(self) -> None:
