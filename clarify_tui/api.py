@@ -210,8 +210,10 @@ def score(
     from_export: str | Path | None = None,
     executor=None,
     on_note: Callable[[str], None] | None = None,
+    profile_subset: str = "common",
 ) -> ScoreReport:
-    """The score report of DESIGN.md (`{"groups": [...]}`), as `score --format json` prints it."""
+    """The score report of DESIGN.md (`{"groups": [...]}`), as `score --format json` prints it.
+    `profile_subset`: DiscoBench profiles on the "common" subset (the paper's) or "all"."""
     from clarify_tui.metrics import load_sessions, score_sessions
 
     if from_export is not None:
@@ -248,7 +250,8 @@ def score(
     if on_note is not None:
         for d in duplicates:
             on_note(f"warning: {d.describe()}")
-    report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
+    report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
+                            profile_subset=profile_subset)
     from clarify_tui.compat import strict_note
 
     if on_note is not None and (note := strict_note(

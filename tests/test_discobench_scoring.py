@@ -34,7 +34,7 @@ async def test_profile_k_is_the_papers_3_for_every_group_by_default(tmp_path):
     for actions in (ONE, THREE):
         await play(store, DISCO, actions, run="a")
     await play(store, DISCO, DISCO_SESSIONS["C"], run="b")  # one checkpoint, 5 searches
-    report = score(store)
+    report = score(store, profile_subset="all")  # each group's own checkpoints (the subset: below)
     a, b = group(report, "a"), group(report, "b")
     assert (a["profile_k"], a["profile_k_source"]) == (3, "paper") == (b["profile_k"], b["profile_k_source"])
     assert a["checkpoint_modes"] == {"answer": 2}
@@ -50,7 +50,7 @@ async def test_a_data_driven_k_is_one_value_over_all_groups_scored_together(tmp_
         await play(store, DISCO, actions, run="a")
     await play(store, DISCO, DISCO_SESSIONS["C"], run="b")  # 5 searches: median of 1, 3, 5 = 3
     await play(store, DISCO, DISCO_SESSIONS["G"], run="c")  # asked: adds nothing to the median
-    report = score(store, profile_k="data")
+    report = score(store, profile_k="data", profile_subset="all")
     ks = {run: (group(report, run)["profile_k"], group(report, run)["profile_k_source"]) for run in "abc"}
     assert ks == {"a": (3, "data"), "b": (3, "data"), "c": (3, "data")}
     only_a = score(store, runs=["a"], profile_k="data")
@@ -118,3 +118,27 @@ async def test_score_says_which_checkpoint_protocol_its_sessions_used(tmp_path):
     m = group(score(store), "mixed")
     assert m["checkpoint_modes"] == {"answer": 1, "trajectory": 1}
     assert m["checkpoint_pass_rate"] == 1.0  # both pass 2/2, each by its own rule
+
+
+async def test_profiles_default_to_the_papers_common_subset_and_say_so(tmp_path, capsys):
+    """Tables 3 and 5 of paper 000 count the "common subset (N=146 ambi-CPs)" reached by
+    every compared model (appendix E, line 429). Run b never played task d2: its ambiguous
+    checkpoint leaves run a's profiles too, unless --profile-subset all."""
+    d2 = DISCO.model_copy(update={"id": "d2"})
+    store = Store(tmp_path / "c.db")
+    await play(store, DISCO, ONE, run="a")
+    await play(store, d2, DISCO_SESSIONS["C"], run="a")  # 5 searches: search-heavy
+    await play(store, DISCO, DISCO_SESSIONS["G"], run="b")  # asked first
+    common = score(store)
+    a, b = group(common, "a"), group(common, "b")
+    assert (a["profile_subset"], a["profile_n"]) == ("common", 1) == (b["profile_subset"], b["profile_n"])
+    assert a["profiles"]["direct_guess"]["n"] == 1 and a["profiles"]["search_heavy_guess"]["n"] == 0
+    own = group(score(store, profile_subset="all"), "a")
+    assert (own["profile_subset"], own["profile_n"]) == ("all", 2)
+    assert own["profiles"]["search_heavy_guess"]["n"] == 1
+    alone = group(score(store, runs=["a"]), "a")  # one group: the subset is all it reached
+    assert (alone["profile_subset"], alone["profile_n"]) == ("all", 2)
+    store.close()
+    assert main(["score", "--db", str(tmp_path / "c.db")]) == 0
+    out = capsys.readouterr().out
+    assert "the common subset: the 1 reached ambiguous checkpoint(s) every group reached" in " ".join(out.split())

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
 from clarify_tui.metrics.report import format_metric
-from clarify_tui.metrics.profiles import PROFILES
+from clarify_tui.metrics.profiles import DEFAULT_SUBSET, PROFILES, SUBSETS
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
     p.add_argument("--judge", default=None,
                    help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
+    p.add_argument("--profile-subset", choices=SUBSETS, default=DEFAULT_SUBSET,
+                   help="DiscoBench profiles over the reached ambiguous checkpoints every group reached (common: "
+                        "the paper's Tables 3 and 5) or each group's own (all); default: %(default)s")
     p.add_argument("--profile-k", type=profile_k, default=None, metavar="K|data",
                    help="DiscoBench profiles: searches above K make a guess search-heavy (default: the paper's "
                         "K = 3 for every group; data = one K for all groups scored together, the median search "
@@ -78,6 +81,15 @@ def jobs(text: str) -> int:
         return at_least(1)(text)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (or auto for the CPU count)") from None
+
+
+def _subset_words(groups: list) -> str:
+    """Which checkpoints the profile rows count, as the caption says it."""
+    m = groups[0]["metrics"]
+    if m.get("profile_subset") == "common":
+        return (f"the common subset: the {m.get('profile_n')} reached ambiguous checkpoint(s) every group reached "
+                "(--profile-subset all: each group's own)")
+    return "each group's reached ambiguous checkpoints"
 
 
 def profile_k(text: str) -> float | str:
@@ -102,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
         report = api.score(
             args.db, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
             include_informed=args.include_informed, profile_k=args.profile_k, bootstrap=args.bootstrap,
-            seed=args.seed, from_export=args.from_export, executor=executor,
+            seed=args.seed, from_export=args.from_export, executor=executor, profile_subset=args.profile_subset,
             on_note=lambda note: print(note, file=sys.stderr),
         )
     if args.format == "json":
@@ -191,7 +203,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
                 f"{group_label(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
                 for g in groups
             )
-            caption = f"profiles: reached ambiguous checkpoints; search-heavy above K = {ks}"
+            caption = f"profiles: {_subset_words(groups)}; search-heavy above K = {ks}"
         table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption,
                       caption_justify="left")
         table.add_column("metric")

@@ -118,12 +118,24 @@ def profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[CheckpointRes
     ]
 
 
+def keyed_profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[tuple[str, CheckpointResult]]:
+    """`profile_checkpoints` with each row's task id (the common subset is keyed by task)."""
+    return [
+        (s.task_id, cp) for s in sessions
+        if s.scorable and s.result.correct is not None and result_of(s).ablation != "original_question"
+        for cp in result_of(s).checkpoints
+    ]
+
+
 def discobench_metrics(
-    sessions: Sequence[ScoredSession], k: float | None = None, k_source: str | None = None
+    sessions: Sequence[ScoredSession], k: float | None = None, k_source: str | None = None,
+    profile_subset: set[tuple[str, int]] | None = None,
 ) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
     `k`: the profile threshold, resolved once for all groups by the caller (profiles.choose_k;
-    `k_source` says where it came from); None = the paper's K = 3."""
+    `k_source` says where it came from); None = the paper's K = 3. `profile_subset`: the
+    (task, checkpoint) keys the profiles count (profiles.common_subset, shared by every
+    group); None = every reached ambiguous checkpoint of this group."""
     scored = [s for s in sessions if s.scorable and s.result.correct is not None]
     detectable = [s for s in scored if result_of(s).ablation != "original_question"]
     checkpoints = profile_checkpoints(detectable)
@@ -131,6 +143,8 @@ def discobench_metrics(
         k, k_source = choose_k(checkpoints)
     k_source = k_source or "override"
     pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
+    profiled = checkpoints if profile_subset is None else [
+        cp for task, cp in keyed_profile_checkpoints(detectable) if (task, cp.index) in profile_subset]
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])
     recall = ratio(c["tp"], c["tp"] + c["fn"])
@@ -149,7 +163,9 @@ def discobench_metrics(
         "ask_turns": mean([result_of(s).ask_turns for s in scored]),
         "tool_turns": mean([result_of(s).tool_turns for s in scored]),
         "detection": c,
-        "profiles": profile_metrics(checkpoints, k),
+        "profiles": profile_metrics(profiled, k),
+        "profile_subset": "all" if profile_subset is None else "common",
+        "profile_n": sum(1 for cp in profiled if cp.type == "ambi" and cp.reached),
         "profile_k": k,
         "profile_k_source": k_source,
         "detection_excluded": len(scored) - len(detectable),

@@ -14,6 +14,13 @@ together (`data_driven_k`), never one K per group (groups would not be comparabl
 its `share` of the reached ambiguous checkpoints, its count `n` and its `pass_rate`
 (share of them advanced: outcome correct_answer or missed_ambiguity_correct); null when
 the denominator is zero.
+
+Which checkpoints (`profile_subset`): the paper's Tables 3 and 5 are computed "on the common
+subset (N=146 ambi-CPs)", the ambiguous checkpoints reached by every compared model
+(appendix E, line 429). `common`, the default, does the same: a (task, checkpoint) enters
+every group's profiles only when every DiscoBench group scored together reached it; `all`
+gives each group its own reached checkpoints. Each group says which (`profile_subset`)
+and how many checkpoints (`profile_n`); with one group the two are the same and it says `all`.
 """
 
 from __future__ import annotations
@@ -40,6 +47,20 @@ def data_driven_k(checkpoints: Iterable[CheckpointResult]) -> float | None:
         return None
     k = statistics.median(counts)
     return int(k) if float(k).is_integer() else k
+
+
+SUBSETS = ("common", "all")
+DEFAULT_SUBSET = "common"
+CheckpointKey = tuple[str, int]  # (task id, checkpoint index)
+
+
+def common_subset(groups: Iterable[Iterable[tuple[str, CheckpointResult]]]) -> set[CheckpointKey]:
+    """The reached ambiguous checkpoints every group reached (each group: its (task id, row)s)."""
+    common: set[CheckpointKey] | None = None
+    for rows in groups:
+        reached = {(task, cp.index) for task, cp in rows if cp.type == "ambi" and cp.reached}
+        common = reached if common is None else common & reached
+    return common or set()
 
 
 KSetting = float | str | None  # None: the paper's 3; "data": data-driven; a number: given

@@ -15,10 +15,10 @@ from typing import Any, TypedDict
 
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
-from clarify_tui.metrics.discobench import discobench_metrics, profile_checkpoints
+from clarify_tui.metrics.discobench import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
-from clarify_tui.metrics.profiles import KSetting, choose_k
+from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting, choose_k, common_subset
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
 
 
@@ -101,8 +101,11 @@ def score_sessions(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
+    profile_subset: str = DEFAULT_SUBSET,
 ) -> ScoreReport:
     """The score object for already loaded sessions (`executor`: see cts_metrics).
+    `profile_subset`: "common" (the paper's Tables 3 and 5: the reached ambiguous
+    checkpoints every DiscoBench group reached) or "all" (profiles.py).
     `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
     group scored here together; a number (profiles.choose_k). A task completed twice by one
     player of one run counts once (metrics/once.py)."""
@@ -112,11 +115,15 @@ def score_sessions(
     orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
     k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
     out: list[ScoreGroup] = []
-    for (benchmark, value), members in group_sessions(sessions, by).items():
+    grouped = group_sessions(sessions, by)
+    disco_groups = [members for (benchmark, _), members in grouped.items() if benchmark == "discobench"]
+    subset = (common_subset(keyed_profile_checkpoints(m) for m in disco_groups)
+              if profile_subset == "common" and len(disco_groups) > 1 else None)
+    for (benchmark, value), members in grouped.items():
         if benchmark == "interactcomp":
             metrics = interactcomp_metrics(members)
         elif benchmark == "discobench":
-            metrics = discobench_metrics(members, k=k, k_source=k_source)
+            metrics = discobench_metrics(members, k=k, k_source=k_source, profile_subset=subset)
         elif benchmark == "cts":
             metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed, executor=executor)
         else:
@@ -155,10 +162,12 @@ def score(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
+    profile_subset: str = DEFAULT_SUBSET,
 ) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
-    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor)
+    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
+                          profile_subset=profile_subset)
 
 
 def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:
