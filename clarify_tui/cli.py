@@ -16,6 +16,7 @@ from rich.console import Console
 
 from clarify_tui import __version__
 from clarify_tui.argtypes import file_path
+from clarify_tui.envfile import DotenvError, find_dotenv, load_dotenv
 from clarify_tui.redaction import redact
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
@@ -80,7 +81,8 @@ def _raised(module: str, name: str) -> type[BaseException]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        load_dotenv()
+        dotenv = find_dotenv()
+        dotenv_keys = load_dotenv(dotenv)
     except DotenvError as exc:
         err.print("[red]error:[/red] ", end="")
         err.print(str(exc), markup=False, highlight=False)
@@ -94,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     from clarify_tui.paths import default_db_path
 
     logsetup.setup(args.verbose, logsetup.log_path_for(getattr(args, "db", None) or default_db_path()))
+    if dotenv is not None:
+        import logging
+
+        logging.getLogger(__name__).debug("read %s: set %s", dotenv, ", ".join(dotenv_keys) or "nothing (all set already)")
     from clarify_tui.atomic_write import OutputError
     from clarify_tui.errors import BackendError, StoreError
 
@@ -129,41 +135,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
         return 130
-
-
-class DotenvError(ValueError):
-    """`.env` cannot be read as text: one line naming it, before any command runs."""
-
-
-def load_dotenv(path: Path | None = None) -> list[str]:
-    """Read `KEY=VALUE` lines of `.env` in the working directory into the environment,
-    never overriding a variable already set (as Inspect and tau2 do). Returns the keys set."""
-    import os
-
-    path = path or Path.cwd() / ".env"
-    if not path.is_file():  # none, or a folder (a virtualenv named .env)
-        return []
-    try:
-        data = path.read_bytes()
-        text = data.decode("utf-8-sig")  # Notepad's BOM would otherwise start the first key's name
-    except OSError as exc:
-        raise DotenvError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:  # a key read with a replacement character fails later, far from here
-        number = data[: exc.start].count(b"\n") + 1
-        raise DotenvError(f"{path}:{number}: not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8") from None
-    added = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        key, value = key.strip(), value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        if key and key not in os.environ:
-            os.environ[key] = value
-            added.append(key)
-    return added
 
 
 def _silence_stdout() -> None:

@@ -187,3 +187,33 @@ def test_seed_reaches_the_scripted_coin_flip_agent_its_epochs_differ_and_a_rerun
     assert "ask" in kinds and "answer" in kinds  # both sides of the coin came up
     openers = {steps[0] for steps in first.values()}
     assert openers == {"ask", "search"}  # ask-first asks first, direct-guess searches first
+
+
+def test_dotenv_inline_comments_are_not_part_of_the_value(tmp_path, monkeypatch):
+    """`OPENAI_API_KEY=sk-… # work` sent the comment as part of the key."""
+    env = tmp_path / ".env"
+    env.write_text("R3_KEY=sk-abc123 # work\nR3_HASH='sk-#kept' # quoted keeps its #\nR3_URL=http://h/#frag\n",
+                   encoding="utf-8")
+    for key in ("R3_KEY", "R3_HASH", "R3_URL"):
+        monkeypatch.delenv(key, raising=False)
+    assert sorted(load_dotenv(env)) == ["R3_HASH", "R3_KEY", "R3_URL"]
+    assert os.environ["R3_KEY"] == "sk-abc123" and os.environ["R3_HASH"] == "sk-#kept"
+    assert os.environ["R3_URL"] == "http://h/#frag"
+
+
+def test_dotenv_is_found_in_a_parent_up_to_the_repository_root_and_verbose_names_it(tmp_path):
+    repo = tmp_path / "lab"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".env").write_text("R3_PARENT_KEY=from-the-repo-root\n", encoding="utf-8")
+    (tmp_path / ".env").write_text("R3_OUTSIDE=never\n", encoding="utf-8")  # above the repository: not read
+    deep = repo / "experiments" / "ic"
+    deep.mkdir(parents=True)
+    from clarify_tui.envfile import find_dotenv
+
+    assert find_dotenv(deep) == repo / ".env"
+    assert find_dotenv(tmp_path / "lab" / ".git") == repo / ".env"
+    loose = tmp_path / "loose"  # not in a repository: only the working directory
+    loose.mkdir()
+    assert find_dotenv(loose) is None
+    code, _, err = run_cli("--verbose", "datasets", cwd=deep)
+    assert code == 0 and f"read {repo / '.env'}: set R3_PARENT_KEY" in err, err
