@@ -127,3 +127,17 @@ def test_sessions_csv_carries_what_the_person_typed_as_a_note(tmp_path):
     store.update_session(s)
     rows = list(csv.DictReader(io.StringIO(export(path, "csv"))))
     assert rows[0]["note"] == s.note
+
+
+def test_help_formats_exists_and_lists_every_format(capsys):
+    """`export --help` pointed at --help-formats, which did not exist."""
+    import pytest as _pytest
+
+    from clarify_tui.cli import main as _main
+    from clarify_tui.exporters import EXPORTERS
+
+    with _pytest.raises(SystemExit) as exit_:
+        _main(["export", "--help-formats"])
+    assert exit_.value.code == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert listed == [*EXPORTERS, "inspect"]

@@ -20,12 +20,27 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="write sessions to stdout (or --out) in a standard format")
     add_db(p)
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")
+    p.add_argument("--help-formats", action=_HelpFormats, help="list the formats with what each writes, and exit")
     p.add_argument("--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)")
     p.add_argument("--out", default=None, help="file to write (default: stdout)")
     p.add_argument("--include-hidden", action="store_true",
                    help="write the hidden fields of encrypted releases (InteractComp) in plain text; "
                         "by default they stay encrypted with the release's own canary")
     p.set_defaults(func=main)
+
+
+class _HelpFormats(argparse.Action):
+    """`--help-formats`: what each --format writes (the --format help pointed here before it existed)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kw.get("help"))  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from clarify_tui.exporters import FORMATS
+
+        width = max(map(len, FORMATS))
+        print("\n".join(f"{name:<{width}}  {what}" for name, what in FORMATS.items()))
+        parser.exit()
 
 
 def main(args: argparse.Namespace) -> int:

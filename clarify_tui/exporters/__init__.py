@@ -19,3 +19,12 @@ EXPORTERS = {
     "interactcomp-csv": export_interactcomp_csv,
     "cts-candidates": export_cts_candidates,
 }
+
+FORMATS = {  # what `export --help-formats` prints, one line each
+    "jsonl": "full sessions: the session row, its task snapshot and every step (score --from-export reads it)",
+    "csv": "one row per session with its per-session metrics",
+    "interactcomp-csv": "the reference InteractComp harness's results CSV, one row per counted task",
+    "cts-candidates": "a Clarify-Then-Search candidate JSONL for the release's eval_gold.py",
+    "inspect": "Inspect AI .eval logs, one per run, into the folder --out (needs the 'inspect' extra)",
+}
+
