@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from clarify_tui.argtypes import TaskLimit, take
 from clarify_tui.models import EpisodeConfig, Session
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def load_run_config(config: str | Path | None = None, overrides: dict | None = N
     return load_config(Path(config) if config is not None else None, overrides=overrides)
 
 
-def select_tasks(tasks: list, task_ids: list[str] | None, limit: int | None) -> list:
+def select_tasks(tasks: list, task_ids: list[str] | None, limit: TaskLimit | None) -> list:
     """`--task-ids a,b,c` (in the order given; an unknown id is an error naming it), then `--limit`."""
     if task_ids:
         by_id = {t.id: t for t in tasks}
@@ -71,7 +72,7 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: int | None) -> 
             raise ValueError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
                              f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})")
         tasks = [by_id[i] for i in dict.fromkeys(task_ids)]
-    return tasks[:limit] if limit is not None else tasks
+    return take(tasks, limit)
 
 
 def check_replayable(path: Path, search: str) -> None:
@@ -103,7 +104,7 @@ def run(
     db: str | Path | None = None,
     name: str | None = None,
     concurrency: int = 4,
-    limit: int | None = None,
+    limit: TaskLimit | None = None,
     task_ids: list[str] | None = None,
     epochs: int = 1,
     seed: int | None = None,

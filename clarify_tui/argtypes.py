@@ -9,8 +9,10 @@ import argparse
 import math
 import os
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 
 def at_least(low: int) -> Callable[[str], int]:
@@ -67,6 +69,44 @@ def id_list(text: str) -> list[str]:
     if not ids:
         raise argparse.ArgumentTypeError(f"expected ids separated by commas, got '{text}'")
     return ids
+
+
+@dataclass(frozen=True)
+class TaskRange:
+    """`--limit A-B`: tasks A to B of the dataset, 1-based and inclusive (as Inspect's --limit)."""
+
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return f"{self.first}-{self.last}"
+
+
+TaskLimit = int | TaskRange  # --limit N: the first N tasks; --limit A-B: tasks A to B
+T = TypeVar("T")
+
+
+def task_limit(text: str) -> TaskLimit:
+    """An argparse type: `N` (the first N tasks) or `A-B` (tasks A to B, 1-based, inclusive)."""
+    first, dash, last = text.strip().partition("-")
+    if not dash:
+        return at_least(1)(text)
+    try:
+        a, b = int(first), int(last)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or A-B (tasks A to B, from 1), got '{text}'") from None
+    if a < 1 or b < a:
+        raise argparse.ArgumentTypeError(f"expected A-B with 1 <= A <= B (tasks A to B, from 1), got '{text}'")
+    return TaskRange(a, b)
+
+
+def take(items: Sequence[T], limit: TaskLimit | None) -> list[T]:
+    """The items `--limit` selects: all (None), the first N, or A to B (1-based, inclusive)."""
+    if limit is None:
+        return list(items)
+    if isinstance(limit, TaskRange):
+        return list(items[limit.first - 1:limit.last])
+    return list(items[:limit])
 
 
 def file_path(text: str) -> Path:

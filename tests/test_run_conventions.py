@@ -217,3 +217,31 @@ def test_dotenv_is_found_in_a_parent_up_to_the_repository_root_and_verbose_names
     assert find_dotenv(loose) is None
     code, _, err = run_cli("--verbose", "datasets", cwd=deep)
     assert code == 0 and f"read {repo / '.env'}: set R3_PARENT_KEY" in err, err
+
+
+def test_limit_a_to_b_takes_tasks_a_to_b_in_run_queue_and_campaign(tmp_path, capsys):
+    """`--limit 2-3`: tasks 2 to 3, 1-based and inclusive, as Inspect's --limit."""
+    from clarify_tui.argtypes import TaskRange, task_limit
+    from clarify_tui.campaign.visitor import campaign_tasks
+    from clarify_tui.store import Store
+    from clarify_tui.tasks import load_tasks
+    from clarify_tui.tui.screens.play_queue import QueueSpec
+
+    ids = [t.id for t in load_tasks("interactcomp", "demo")]
+    db = tmp_path / "l.db"
+    assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
+                 "--limit", "2-3"]) == 0
+    store = Store(db, readonly=True)
+    assert sorted(s.task_id for s in store.sessions()) == sorted(ids[1:3])
+    store.close()
+    assert [t.id for t in QueueSpec(run="q", annotator="ana", limit=task_limit("2-3")).tasks(
+        load_tasks("interactcomp", "demo"))] == ids[1:3]
+    campaign, _ = campaign_tasks("c", "demo", "interactcomp", TaskRange(3, 4), None, 1)
+    assert campaign.task_ids == ids[2:4]
+    assert task_limit("4") == 4
+    capsys.readouterr()
+    for bad in ("3-1", "0-2", "a-b"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
+                  "--limit", bad])
+        assert exit_.value.code == 2 and "argument --limit: expected" in capsys.readouterr().err

@@ -15,13 +15,13 @@ import threading
 import time
 from pathlib import Path
 
-from clarify_tui.argtypes import at_least, seconds, spec
+from clarify_tui.argtypes import TaskLimit, at_least, seconds, spec, take, task_limit
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
 from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import PROTOCOLS, Task
 
 
-def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | None, seed: int | None,
+def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: TaskLimit | None, seed: int | None,
                    per_task: int) -> tuple[Campaign, list[Task]]:
     """The campaign's tasks in serving order (the first `limit`, shuffled by `seed`)."""
     from clarify_tui.sessions_ops import queue_order
@@ -30,7 +30,7 @@ def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: int | N
     tasks, problems = load_all(dataset, benchmark)
     if problems and not tasks:
         raise ValueError("; ".join(problems))
-    tasks = queue_order(tasks[:limit] if limit is not None else tasks, seed)
+    tasks = queue_order(take(tasks, limit), seed)
     if not tasks:
         raise ValueError(f"no tasks in {dataset}: the campaign would be empty")
     ids = [t.id for t in tasks]
@@ -46,7 +46,8 @@ def add_campaign_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path (default: demo)")
     p.add_argument("--benchmark", default=None, choices=PROTOCOLS,
                    help="only this benchmark's tasks of --dataset")
-    p.add_argument("--limit", type=at_least(1), default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
+                   help="only the first N tasks, or tasks A to B (1-based, inclusive)")
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="serve the tasks in a seeded order")
     p.add_argument("--per-task", type=at_least(1), default=1, metavar="K",
                    help="annotators per task (default 1: no two annotators get the same task)")

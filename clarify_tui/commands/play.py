@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, spec
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--queue", type=run_name, default=None, metavar="RUN",
                    help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
                         "(needs --as agent; relaunch to resume)")
-    p.add_argument("--limit", type=at_least(1), default=None, help="--queue: only the first N tasks")
+    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
+                   help="--queue: only the first N tasks, or tasks A to B (1-based, inclusive)")
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="--queue: serve the tasks in a seeded order")
     p.set_defaults(func=main, parser=p)
 

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def register(sub: Subparsers) -> None:
                    help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement")
     s.add_argument("--dataset", default=None, help="the queue's dataset when the run was not served by `serve`")
     s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
-    s.add_argument("--limit", type=at_least(1), default=None)
+    s.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B")
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
     s.add_argument("--format", default="table", choices=("table", "json"),
                    help="table (plain columns when piped) or json")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, file_path, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
@@ -45,7 +46,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--run", dest="run_name", type=run_name, default=None, help="run name (default: agent and time)")
     p.add_argument("--concurrency", type=at_least(1), default=4,
                    help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
-    p.add_argument("--limit", type=at_least(1), default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
+                   help="only the first N tasks, or tasks A to B (1-based, inclusive, as Inspect's --limit)")
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
     p.add_argument("--take-over", action="store_true",
                    help="break another process's lease on the run (when its holder is gone but looks alive, "

@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from clarify_tui.argtypes import TaskLimit, take
 from clarify_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
@@ -33,11 +34,11 @@ class QueueSpec:
     run: str
     annotator: str
     seed: int | None = None
-    limit: int | None = None
+    limit: TaskLimit | None = None
 
     def tasks(self, tasks: list[Task]) -> list[Task]:
         """The queue's tasks (before ordering): the first `limit` loaded."""
-        return list(tasks[: self.limit] if self.limit is not None else tasks)
+        return take(tasks, self.limit)
 
 
 def progress(store, spec: QueueSpec, tasks: list[Task]) -> Counter:
