@@ -89,7 +89,7 @@ T = TypeVar("T")
 def task_limit(text: str) -> TaskLimit:
     """An argparse type: `N` (the first N tasks) or `A-B` (tasks A to B, 1-based, inclusive)."""
     first, dash, last = text.strip().partition("-")
-    if not dash:
+    if not dash or not first:  # "5", or "-1": a count
         return at_least(1)(text)
     try:
         a, b = int(first), int(last)

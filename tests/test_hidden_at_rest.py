@@ -100,3 +100,29 @@ def test_the_harness_csv_refuses_plain_text_without_include_hidden(played, tmp_p
     assert main(["export", "--db", str(played), "--format", "interactcomp-csv", "--out", str(out),
                  "--include-hidden"]) == 0
     assert plain_tasks()[0].answer.text in out.read_text(encoding="utf-8")
+
+
+def test_show_prints_the_transcript_without_the_release_hidden_fields(played, capsys):
+    """`clarify-tui show SESSION`: the steps as played, the outcome; the context and gold of
+    an encrypted release stay sealed unless --include-hidden, as in `export`."""
+    store = Store(played, readonly=True)
+    session = store.sessions(runs=["release"])[0]
+    task = store.task_for(session.id)
+    store.close()
+    capsys.readouterr()
+    assert main(["show", session.id[:8], "--db", str(played)]) == 0
+    text = capsys.readouterr().out
+    assert f"Session {session.id}" in text and "Question: (sealed" in text and task.question not in text.split("1.")[0]
+    assert "1. agent search:" in text and "judge judge: answer equivalence" in text
+    assert "Outcome: status completed" in text and "wrong" in text
+    assert task.interactcomp.context not in text and task.answer.text not in text
+    assert main(["show", session.id, "--db", str(played), "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["session"]["id"] == session.id and record["steps"][0]["actor"] == "agent"
+    assert task.interactcomp.context not in json.dumps(record, ensure_ascii=False)
+    assert main(["show", session.id, "--db", str(played), "--format", "json", "--include-hidden"]) == 0
+    assert json.loads(capsys.readouterr().out)["task"]["interactcomp"]["context"] == task.interactcomp.context
+    assert main(["show", session.id, "--db", str(played), "--include-hidden"]) == 0
+    assert f"Question: {task.question}" in capsys.readouterr().out
+    assert main(["show", "zzzz", "--db", str(played)]) == 2
+    assert "no session 'zzzz'" in capsys.readouterr().err
