@@ -8,7 +8,8 @@ Mapping: a run is an eval (task `clarify_tui/<benchmark>`, model = the agent spe
 Inspect counts from 1) whose messages are the visible question, each agent action as a
 tool call and what came back as the tool's reply; its score is ours (1/0 for a right
 answer, the restore score 0-100 for CTS), and the eval's metrics are `score`'s numbers for
-the run. An errored session carries its error (Inspect's sample error), never a score.
+the run. A task is counted once per run, role and player, as `score` counts it
+(exporters/counted.py). An errored session carries its error (Inspect's sample error), never a score.
 The target is the gold answer (CTS: the nuggets) unless the task comes from an encrypted
 release and `--include-hidden` is not given.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.exporters.counted import counted_once
 from clarify_tui.models import ActionKind, Session, Step
 from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
@@ -123,7 +125,7 @@ def export_inspect(store: Store, runs: list[str] | None, out_dir: Path, include_
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for run in runs or store.run_names():
-        sessions = [x for x in store.sessions(runs=[run]) if x.status in EXPORTED_STATUSES]
+        sessions = counted_once([x for x in store.sessions(runs=[run]) if x.status in EXPORTED_STATUSES], "inspect")
         if not sessions:
             continue
         steps = store.steps_by_session([x.id for x in sessions])
