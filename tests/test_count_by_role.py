@@ -16,6 +16,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from clarify_tui.agents.scripted import ScriptedAgent
 from clarify_tui.cli import main as cli
 from clarify_tui.engine import build_episode
@@ -192,3 +194,18 @@ def test_cts_candidates_has_one_candidate_per_counted_task(tmp_path, capsys):
     assert len(lines) == 2  # the automated session once, the person's session (another role) once
     assert f"left out {copy.id} (cts-candidates: one row per task)" in captured.err
     assert kept.id in captured.err and person.id not in captured.err
+
+
+def test_inspect_logs_hold_one_sample_per_counted_task(tmp_path, capsys):
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    db = tmp_path / "pooled.db"
+    store = Store(db)
+    kept = play(store, IC, run="r1")
+    copy = play(store, IC, run="r1")
+    store.close()
+    capsys.readouterr()
+    out = tmp_path / "logs"
+    assert cli(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
+    assert f"left out {copy.id} (inspect: one row per task)" in capsys.readouterr().err
+    log = inspect_log.read_eval_log(str(out / "r1.eval"))
+    assert [(s.id, s.metadata["session_id"]) for s in log.samples] == [("i1", kept.id)]
