@@ -209,3 +209,18 @@ def test_inspect_logs_hold_one_sample_per_counted_task(tmp_path, capsys):
     assert f"left out {copy.id} (inspect: one row per task)" in capsys.readouterr().err
     log = inspect_log.read_eval_log(str(out / "r1.eval"))
     assert [(s.id, s.metadata["session_id"]) for s in log.samples] == [("i1", kept.id)]
+
+
+async def test_a_run_mixing_roles_is_one_inspect_eval_per_role(tmp_path, capsys):
+    inspect_log = pytest.importorskip("inspect_ai.log")
+    db = tmp_path / "tui.db"
+    store = Store(db)
+    await play_in_the_tui_driver(store, "agent")  # right
+    await play_in_the_tui_driver(store, "user", agent_spec="scripted:direct-guess")  # wrong
+    out = tmp_path / "logs"
+    assert cli(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["tui~human_agent.eval", "tui~human_user.eval"]
+    for role, accuracy in (("human_agent", 1.0), ("human_user", 0.0)):
+        log = inspect_log.read_eval_log(str(out / f"tui~{role}.eval"))
+        assert [s.id for s in log.samples] == ["i1"] and log.eval.metadata["role"] == role
+        assert log.results.scores[0].metrics["accuracy"].value == accuracy
