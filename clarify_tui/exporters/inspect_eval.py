@@ -10,7 +10,8 @@ tool call and what came back as the tool's reply; its score is ours (1/0 for a r
 answer, the restore score 0-100 for CTS), and the eval's metrics are `score`'s numbers for
 the run. A task is counted once per run, role and player, as `score` counts it
 (exporters/counted.py); a run whose sessions mix roles (metrics/roles.py) is one eval per
-role, `<run>~<role>.eval`, each with that role's numbers. An errored session carries its error (Inspect's sample error), never a score.
+role, `<run>~<role>.eval`, each with that role's numbers. An errored session carries its
+error (Inspect's sample error), never a score.
 The target is the gold answer (CTS: the nuggets) unless the task comes from an encrypted
 release and `--include-hidden` is not given.
 """

@@ -77,7 +77,9 @@ METRIC_INPUTS: dict[str, dict[str, str]] = {
 }
 
 
-def group_sessions(sessions: Iterable[ScoredSession], by: str = "run") -> dict[tuple[str, Any, str | None], list[ScoredSession]]:
+def group_sessions(
+    sessions: Iterable[ScoredSession], by: str = "run"
+) -> dict[tuple[str, Any, str | None], list[ScoredSession]]:
     """Sessions by (benchmark, value of `by`, role), in first-seen order. The role is None
     unless the sessions of one value have several roles (metrics/roles.py): a person's
     sessions, stepped ones and automated ones are then groups of their own, never one number."""
