@@ -7,8 +7,8 @@ task twice. The rule (docs/scoring.md): among the completed sessions that share
 `counting_key`, the earliest (created_at, then session id) is scored and the others are
 left out with a warning. The key holds the session's role (metrics/roles.py): a person who
 played a task as the agent and then as the user of a scripted agent played two different
-sessions, both counted (and scored apart). It depends on the sessions' own data only, never on the order of
-files or arguments. Sessions that did not complete are left alone: the exclusion counts
+sessions, both counted (and scored apart). It depends on the sessions' own data only, never
+on the order of files or arguments. Sessions that did not complete are left alone: the exclusion counts
 (errored, abandoned, ...) report them as before.
 """
 
