@@ -476,8 +476,8 @@ async def test_a_human_played_session_scores_like_the_automated_one(tmp_path):
 
 async def test_abandoned_human_sessions_are_excluded_and_counted(tmp_path):
     """One finished session (right) and one abandoned after a search: accuracy 1/1, errored 0,
-    abandoned 1 (an abandoned session is not an infrastructure failure); cost_usd_total includes
-    the abandoned session's steps."""
+    abandoned 1 (an abandoned session is not an infrastructure failure); the person's session
+    is counted in its role's group, never in the automated one's numbers."""
     store = Store(tmp_path / "a.db")
     await play(store, IC, IC_SESSIONS["s4"], run="r")
     human = HumanAgent()
@@ -487,8 +487,12 @@ async def test_abandoned_human_sessions_are_excluded_and_counted(tmp_path):
                        session=session, sink=store)
     await ep.apply(Action.search("lattice tower"))
     ep.abandon()
-    m = group(score(store), "r")["metrics"]
-    assert m["accuracy"] == 1.0 and m["errored"] == 0 and m["abandoned"] == 1
+    # the run mixes roles: the person's session is counted in a group of its own (metrics/roles.py)
+    auto, person = score(store)["groups"]
+    assert (auto["key"], person["key"]) == ({"run": "r", "role": "automated"}, {"run": "r", "role": "human_agent"})
+    assert auto["metrics"]["accuracy"] == 1.0 and auto["metrics"]["abandoned"] == 0
+    m = person["metrics"]
+    assert person["n_sessions"] == 0 and m["errored"] == 0 and m["abandoned"] == 1
 
 
 def test_from_session_matches_load_sessions(world):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, PROFILES, SUBSETS
+from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 
 if TYPE_CHECKING:
@@ -193,6 +194,8 @@ def print_tables(report: ScoreReport, by: str) -> None:
         groups = [g for g in report["groups"] if g["benchmark"] == benchmark]
         if not groups:
             continue
+        for line in mixed_role_lines(groups, by):  # a person's sessions are never pooled with others
+            console.print(f"{benchmark}: {line}", style="bold", markup=False, highlight=False)
         if len(groups) > WIDE_GROUPS:
             console.print(_summary_table(benchmark, by, groups))
             _print_footnotes(console, groups)

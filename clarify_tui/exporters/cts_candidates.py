@@ -1,6 +1,7 @@
 """CTS sessions as a Clarify-Then-Search candidate file (JSON Lines), the file the release's
 `eval_gold.py` reads with `--gold_b`, one object per completed cts session (errored,
-running and abandoned sessions are left out: they have no deep-search answer).
+running and abandoned sessions are left out: they have no deep-search answer), a task
+counted once per run, role and player as `score` counts it (exporters/counted.py).
 
 The release does not document the candidate fields; the task id and the deep-search
 answer are what nugget scoring needs, the rest is the clarification trace. Every field
@@ -30,6 +31,7 @@ import json
 from collections.abc import Iterable
 from typing import IO
 
+from clarify_tui.exporters.counted import counted_once
 from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
 
@@ -62,7 +64,7 @@ def candidate_record(session, task) -> dict:
 def export_cts_candidates(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
 ) -> None:
-    for session in store.sessions(runs=runs, protocol="cts", status="completed"):
+    for session in counted_once(store.sessions(runs=runs, protocol="cts", status="completed"), "cts-candidates"):
         if session.result.answer is None:
             continue
         record = candidate_record(session, store.task_for(session.id))

@@ -8,7 +8,10 @@ Mapping: a run is an eval (task `clarify_tui/<benchmark>`, model = the agent spe
 Inspect counts from 1) whose messages are the visible question, each agent action as a
 tool call and what came back as the tool's reply; its score is ours (1/0 for a right
 answer, the restore score 0-100 for CTS), and the eval's metrics are `score`'s numbers for
-the run. An errored session carries its error (Inspect's sample error), never a score.
+the run. A task is counted once per run, role and player, as `score` counts it
+(exporters/counted.py); a run whose sessions mix roles (metrics/roles.py) is one eval per
+role, `<run>~<role>.eval`, each with that role's numbers. An errored session carries its
+error (Inspect's sample error), never a score.
 The target is the gold answer (CTS: the nuggets) unless the task comes from an encrypted
 release and `--include-hidden` is not given.
 """
@@ -18,6 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.exporters.counted import counted_once
+from clarify_tui.metrics.roles import split_by_role
 from clarify_tui.models import ActionKind, Session, Step
 from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
@@ -103,11 +108,12 @@ def _sample(store: Store, session: Session, steps: list[Step], include_hidden: b
     return log.EvalSample(**sample)
 
 
-def _metrics(store: Store, run: str, benchmark: str, log) -> Any:
+def _metrics(store: Store, run: str, benchmark: str, log, role: str | None = None) -> Any:
     from clarify_tui.metrics import load_sessions, score_sessions
 
     report = score_sessions(load_sessions(store, runs=[run]), by="run")
-    metrics: dict = next((g["metrics"] for g in report["groups"] if g["benchmark"] == benchmark), {})
+    metrics: dict = next((g["metrics"] for g in report["groups"]
+                          if g["benchmark"] == benchmark and g["key"].get("role") == role), {})
     numbers = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     for key, value in (metrics.get("epochs") or {}).get("pass_k", {}).items():
         if value is not None:
@@ -117,37 +123,45 @@ def _metrics(store: Store, run: str, benchmark: str, log) -> Any:
 
 
 def export_inspect(store: Store, runs: list[str] | None, out_dir: Path, include_hidden: bool = False) -> list[Path]:
-    """Write one `<run>.eval` per run into `out_dir`; returns the files written."""
+    """Write one `<run>.eval` per run (per role of a run mixing roles) into `out_dir`;
+    returns the files written."""
     libs = _inspect()
-    log = libs[0]
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for run in runs or store.run_names():
-        sessions = [x for x in store.sessions(runs=[run]) if x.status in EXPORTED_STATUSES]
-        if not sessions:
-            continue
-        steps = store.steps_by_session([x.id for x in sessions])
-        row = store.run_row(run) or {}
-        import json
-
-        config = json.loads(row.get("config") or "{}")
-        benchmark = sessions[0].protocol.value
-        samples = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
-        spec = log.EvalSpec(
-            created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
-            run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
-            dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
-            config=log.EvalConfig(epochs=int(config.get("epochs") or 1)),
-            metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge},
-        )
-        errored = sum(1 for x in sessions if x.status == "errored")
-        results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - errored,
-                                  scores=[_metrics(store, run, benchmark, log)])
-        eval_log = log.EvalLog(status="success", eval=spec, results=results, samples=samples)
-        path = out_dir / f"{_safe(run)}.eval"
-        log.write_eval_log(eval_log, str(path), format="eval")
-        written.append(path)
+        exported = counted_once([x for x in store.sessions(runs=[run]) if x.status in EXPORTED_STATUSES], "inspect")
+        for role, sessions in split_by_role(exported).items() if exported else ():
+            written.append(_write_eval(store, run, role, sessions, out_dir, include_hidden, libs))
     return written
+
+
+def _write_eval(store: Store, run: str, role: str | None, sessions: list[Session], out_dir: Path,
+                include_hidden: bool, libs) -> Path:
+    """One run's `.eval` log; `<run>~<role>.eval` for each role of a run whose sessions mix
+    them (metrics/roles.py): a person's sessions are never one eval with an agent's."""
+    log = libs[0]
+    steps = store.steps_by_session([x.id for x in sessions])
+    row = store.run_row(run) or {}
+    import json
+
+    config = json.loads(row.get("config") or "{}")
+    benchmark = sessions[0].protocol.value
+    samples = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
+    spec = log.EvalSpec(
+        created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
+        run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
+        dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
+        config=log.EvalConfig(epochs=int(config.get("epochs") or 1)),
+        metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge,
+                  **({"role": role} if role else {})},
+    )
+    errored = sum(1 for x in sessions if x.status == "errored")
+    results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - errored,
+                              scores=[_metrics(store, run, benchmark, log, role)])
+    eval_log = log.EvalLog(status="success", eval=spec, results=results, samples=samples)
+    path = out_dir / (f"{_safe(run)}.eval" if role is None else f"{_safe(run)}~{role}.eval")
+    log.write_eval_log(eval_log, str(path), format="eval")
+    return path
 
 
 def _safe(name: str) -> str:

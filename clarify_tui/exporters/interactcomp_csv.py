@@ -1,6 +1,8 @@
 """InteractComp sessions as the reference harness's results CSV, so its analysis scripts
 run on our sessions. One row per completed or errored interactcomp session (running and
-abandoned sessions are left out; other protocols are skipped), in session order:
+abandoned sessions are left out; other protocols are skipped), in session order, a task
+counted once per run, role and player as `score` counts it (a later completed session of
+the same task is left out, with a warning on stderr: exporters/counted.py):
 
 | column | from |
 |---|---|
@@ -27,6 +29,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
+from clarify_tui.exporters.counted import counted_once
 from clarify_tui.harness_history import ERRORED_MESSAGE, parse_action_text, render_history
 from clarify_tui.llm import ic_reference
 from clarify_tui.llm.ic_actions import reference_parse
@@ -139,9 +142,9 @@ def unpriced_agents(sessions: list[Session], all_steps: dict[str, list[Step]]) -
 def export_interactcomp_csv(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
 ) -> None:
-    sessions = [
+    sessions = counted_once([
         s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")
-    ]
+    ], "interactcomp-csv")
     all_steps = store.steps_by_session([s.id for s in sessions])
     tasks = {s.id: store.task_for(s.id) for s in sessions}
     sealed = [s.task_id for s in sessions if canary_of(tasks[s.id]) is not None]

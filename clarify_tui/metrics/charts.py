@@ -72,7 +72,7 @@ def compute_scores(sessions: Sequence[ScoredSession], by: str) -> ScoresData:
     for g in report["groups"]:
         label = group_label(g)
         m = g["metrics"]
-        members = groups[(g["benchmark"], next(iter(g["key"].values())))]
+        members = groups[(g["benchmark"], next(iter(g["key"].values())), g["key"].get("role"))]
         if g["benchmark"] in ("interactcomp", "discobench"):
             name = label if g["benchmark"][:5] in label else f"{g['benchmark'][:5]}·{label}"
             data.accuracy.append((name, m.get("accuracy")))

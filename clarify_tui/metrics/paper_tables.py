@@ -31,6 +31,7 @@ from typing import Any
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, is_orig
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup, score_sessions
+from clarify_tui.metrics.table_rows import group_label
 
 NA = "–"  # the papers' empty cell
 ORIG = "orig"  # the CTS baseline's row label (paper 001 Table 2)
@@ -108,8 +109,7 @@ def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
 
 
 def _label(group: ScoreGroup, setting: str = "") -> str:
-    value = next(iter(group["key"].values()))
-    label = "(automated)" if value is None else str(value)
+    label = group_label(group)  # with its role when the run mixes them (metrics/roles.py)
     return f"{label} ({setting})" if setting else label
 
 

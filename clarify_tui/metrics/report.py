@@ -20,12 +20,14 @@ from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.interactcomp import interactcomp_metrics
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting, choose_k, common_subset
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
+from clarify_tui.metrics.roles import split_by_role
 
 
 
 class ScoreGroup(TypedDict):
     """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
-    is None for automated sessions grouped by annotator), its benchmark, the sessions the
+    is None for automated sessions grouped by annotator; `"role"` joins it when that value's
+    sessions mix roles, metrics/roles.py), its benchmark, the sessions the
     metrics are computed over, and the metrics by their DESIGN.md names (values are
     numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
 
@@ -75,14 +77,25 @@ METRIC_INPUTS: dict[str, dict[str, str]] = {
 }
 
 
-def group_sessions(sessions: Iterable[ScoredSession], by: str = "run") -> dict[tuple[str, Any], list[ScoredSession]]:
-    """Sessions by (benchmark, value of `by`), in first-seen order."""
+def group_sessions(
+    sessions: Iterable[ScoredSession], by: str = "run"
+) -> dict[tuple[str, Any, str | None], list[ScoredSession]]:
+    """Sessions by (benchmark, value of `by`, role), in first-seen order. The role is None
+    unless the sessions of one value have several roles (metrics/roles.py): a person's
+    sessions, stepped ones and automated ones are then groups of their own, never one number."""
     if by not in GROUP_BY:
         raise ValueError(f"--by must be one of: {', '.join(GROUP_BY)}")
-    groups: dict[tuple[str, Any], list[ScoredSession]] = {}
+    by_value: dict[tuple[str, Any], list[ScoredSession]] = {}
     for s in sessions:
-        groups.setdefault((s.protocol, s.key(by)), []).append(s)
-    return groups
+        by_value.setdefault((s.protocol, s.key(by)), []).append(s)
+    return {(benchmark, value, role): part for (benchmark, value), members in by_value.items()
+            for role, part in split_by_role(members).items()}
+
+
+def group_key(by: str, value: Any, role: str | None) -> dict[str, Any]:
+    """A group's `key`: `{by: value}`, with `"role"` only for a value whose sessions mix
+    roles (so the json of a run that does not mix them is as it always was)."""
+    return {by: value} if role is None else {by: value, "role": role}
 
 
 def is_counted(s: ScoredSession) -> bool:
@@ -116,10 +129,10 @@ def score_sessions(
     k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
     out: list[ScoreGroup] = []
     grouped = group_sessions(sessions, by)
-    disco_groups = [members for (benchmark, _), members in grouped.items() if benchmark == "discobench"]
+    disco_groups = [members for (benchmark, _, _), members in grouped.items() if benchmark == "discobench"]
     subset = (common_subset(keyed_profile_checkpoints(m) for m in disco_groups)
               if profile_subset == "common" and len(disco_groups) > 1 else None)
-    for (benchmark, value), members in grouped.items():
+    for (benchmark, value, role), members in grouped.items():
         if benchmark == "interactcomp":
             metrics = interactcomp_metrics(members)
         elif benchmark == "discobench":
@@ -140,7 +153,7 @@ def score_sessions(
             metrics["active_ms_mean"] = sum(active) / len(active)
         comparable = comparability(members)
         out.append({
-            "key": {by: value},
+            "key": group_key(by, value, role),
             "benchmark": benchmark,
             "n_sessions": sum(1 for s in members if is_counted(s)),
             "comparable": comparable["comparable"],

@@ -79,10 +79,22 @@ def benchmark_rows(benchmark: str, groups: Sequence[ScoreGroup]) -> list[tuple[s
 
 
 def group_label(group: ScoreGroup) -> str:
-    """A report group's column title: the value it is grouped by. Automated sessions have
-    no annotator (JSON: null); a table says "(automated)"."""
-    value = next(iter(group["key"].values()))
-    return "(automated)" if value is None else str(value)
+    """A report group's column title: the value it is grouped by, and its role when that
+    value's sessions mix roles (`tui · person as agent`; metrics/roles.py). Automated
+    sessions have no annotator (JSON: null); a table says "(automated)", or "(no annotator)"
+    beside a role."""
+    from clarify_tui.metrics.roles import role_label
+
+    role = group["key"].get("role")
+    value = value_label(next(iter(group["key"].values())), role is not None)
+    return value if role is None else f"{value} · {role_label(role)}"
+
+
+def value_label(value: object, beside_role: bool = False) -> str:
+    """A grouped-by value as the tables print it (None: sessions without an annotator)."""
+    if value is None:
+        return "(no annotator)" if beside_role else "(automated)"
+    return str(value)
 
 
 def profile_cell(p: dict) -> str:

@@ -35,6 +35,7 @@ from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
+from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, ScoreGroup, format_metric
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.tui.freshness import data_mark
@@ -172,7 +173,8 @@ class ScoresScreen(LaidOutScreen):
         table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
         self._fill(table, benchmark, groups)
         notes = [Static(line, classes="hint", markup=False) for line in footnotes(groups, group_label)]
-        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), table, *notes]
+        roles = [Static(line, classes="scores-roles", markup=False) for line in mixed_role_lines(groups, self.by)]
+        return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), *roles, table, *notes]
 
     def _fill(self, table: DataTable, benchmark: str, groups: list[ScoreGroup]) -> None:
         table.add_column("metric")
