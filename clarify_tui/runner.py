@@ -32,7 +32,7 @@ from typing import Callable
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.breaker import reset_all, tripped
-from clarify_tui.deviations import Setting, deviations, is_demo_dataset
+from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
@@ -143,7 +143,8 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
 def run_deviations(spec: RunSpec) -> list[str]:
     """How this run departs from its paper (deviations.py); none on the bundled demo."""
     setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
-                      judge=spec.judge, config=spec.config)
+                      judge=spec.judge, config=spec.config, calls=calls_of(spec.provenance),
+                      task_attempts=spec.attempts)
     return deviations(setting, demo=is_demo_dataset(spec.dataset))
 
 
