@@ -118,7 +118,7 @@ def unfixed_deep_search(s: Setting) -> Iterable[str]:
 # The sampling the papers state, per call purpose (llm/client.PAPER_SAMPLING sends these by
 # default): (temperature, top_p, who, where). A purpose whose default is our own choice is absent.
 PAPER_SAMPLING = {
-    "interactcomp.agent": (0.6, 0.95, "agent", "paper 003 §4.1, line 303"),
+    "interactcomp.agent": (0.6, 0.95, "agent", "paper 003 §4.1, line 303; the reference's exp_config.yaml"),
     "interactcomp.responder": (1.0, None, "responder", "paper 003 A.3, line 713"),
     "grader": (0.0, None, "grader", "paper 003 A.4, line 745"),
     "cts.clarifier": (0.0, None, "clarifier", "paper 001 §5.1: deterministic decoding"),
@@ -132,8 +132,8 @@ def sampling(s: Setting) -> Iterable[str]:
     """A model role sampled at another temperature or top_p than its paper states (a
     model that takes no top_p, which the reference omits too, is not one)."""
     for purpose, params in s.calls.items():
-        if purpose not in PAPER_SAMPLING:
-            continue
+        if purpose not in PAPER_SAMPLING or (purpose == "grader" and s.benchmark != "interactcomp"):
+            continue  # (DiscoBench's answer-equivalence grader: our choice of T=0, no paper's)
         paper_t, paper_p, who, where = PAPER_SAMPLING[purpose]
         for name, paper, sent in (("temperature", paper_t, params.get("temperature")),
                                   ("top_p", paper_p, params.get("top_p", paper_p))):
@@ -144,7 +144,7 @@ def sampling(s: Setting) -> Iterable[str]:
 
 # The round limit each protocol plays by default (engine rules' default_max_rounds).
 PAPER_ROUNDS = {
-    "interactcomp": (10, "the reference harness's default, run_benchmark.py"),
+    "interactcomp": (10, "the reference harness's exp_config.yaml"),
     "discobench": (20, "our default; the paper states no limit"),
     "cts": (10, "deep-search rounds, our default; the paper states no limit"),
 }

@@ -50,11 +50,11 @@ def test_agent_and_responder_sampling_other_than_the_papers_is_named(openai_env,
     assert main([*base, "--run", "hot", "--set", "agent.temperature=0.2", "--set", "agent.top_p=0.5",
                  "--set", "user.temperature=0.3"]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303)" in err  # the run's banner
+    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in err  # the run's banner
     by_run = {g["key"]["run"]: g for g in groups(capsys, db)}
     hot, paper = by_run["hot"]["deviations"], by_run["paper"]["deviations"]
-    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303)" in hot
-    assert "agent top_p: 0.5, the paper used 0.95 (paper 003 §4.1, line 303)" in hot
+    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in hot
+    assert "agent top_p: 0.5, the paper used 0.95 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in hot
     assert "responder temperature: 0.3, the paper used 1.0 (paper 003 A.3, line 713)" in hot
     assert not any("temperature" in line or "top_p" in line for line in paper)
 
@@ -66,7 +66,7 @@ def test_max_rounds_other_than_the_protocols_is_named_in_score_and_in_report(tmp
               "--db", str(db)]
     assert main([*common, "--run", "five", "--max-rounds", "5"]) == 0
     assert main([*common, "--run", "ten", "--max-rounds", "10"]) == 0
-    line = "max rounds: 5, the protocol plays 10 (the reference harness's default, run_benchmark.py)"
+    line = "max rounds: 5, the protocol plays 10 (the reference harness's exp_config.yaml)"
     by_run = {g["key"]["run"]: g for g in groups(capsys, db)}
     assert line in by_run["five"]["deviations"]
     assert not any(d.startswith("max rounds") for d in by_run["ten"]["deviations"])
