@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import shlex
 import subprocess
 from functools import lru_cache
@@ -120,7 +121,8 @@ def py_args(role: str, config_obj: Any) -> dict:
     `[ROLE.args]` of clarify.toml), JSON-ready; {} without a config."""
     if config_obj is None:
         return {}
-    return {key: _plain(value) for key, value in dict(config_obj.role(role).args).items()}
+    return {key: _readable(value) if _is_plain(value) else str(value)
+            for key, value in dict(config_obj.role(role).args).items()}
 
 
 def object_args(obj: Any) -> dict:
@@ -140,8 +142,19 @@ def object_args(obj: Any) -> dict:
             value = getattr(obj, name)
         except Exception:  # a property that raises: not readable
             continue
-        out[name] = value if _is_plain(value) else f"<{type(value).__qualname__}>"
+        out[name] = _readable(value)
     return out
+
+
+def _readable(value: Any) -> Any:
+    """A value as recorded: plain data as is (a long one by its sha256, so a changed
+    value still shows), anything else by its type."""
+    if not _is_plain(value):
+        return f"<{type(value).__qualname__}>"
+    text = json.dumps(value, sort_keys=True)
+    if len(text) <= 200:
+        return value
+    return f"<{type(value).__name__} sha256 {hashlib.sha256(text.encode()).hexdigest()[:12]}>"
 
 
 def _is_plain(value: Any) -> bool:
@@ -152,11 +165,6 @@ def _is_plain(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
     return False
-
-
-def _plain(value: Any) -> Any:
-    """A config value as JSON keeps it (a TOML date or other object: its text)."""
-    return value if _is_plain(value) else str(value)
 
 
 def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict:
