@@ -2,7 +2,9 @@
 
 Defaults follow the papers (docs/paper-readings.md); anything else is a *deviation*: an
 offline stand-in for a role the paper filled with a model or the web (`rule` user,
-`rule` judge, `local` search) or a non-paper option. `run` prints them at its start and
+`rule` judge, `local` search), a non-paper option, or a setting other than the paper's
+(a model role's temperature / top_p, the round limit, InteractComp's task attempts, a CTS
+deep search that is the clarifier's own model). `run` prints them at its start and
 records them on the run (`runs.deviations`); `score` carries them on every group as
 `"comparable"` and `"deviations"`, the table footnotes them and the TUI's scores screen
 shows them. The bundled demo is exempt: its offline stand-ins are the point of it.
