@@ -136,3 +136,16 @@ def test_the_token_rows_say_they_sum_every_role(tmp_path, capsys):
     assert main(["score", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "tokens in, all roles" in out and "tokens out, all roles" in out
+
+
+def test_score_from_an_export_names_the_sampling_its_provenance_records(openai_env, tmp_path, capsys):
+    db = tmp_path / "e.db"
+    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC), "--agent", "openai:a",
+                 "--db", str(db), "--run", "hot", "--set", "agent.temperature=0.2"]) == 0
+    capsys.readouterr()
+    assert main(["export", "--db", str(db), "--format", "jsonl"]) == 0
+    export = tmp_path / "e.jsonl"
+    export.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["score", "--from-export", str(export), "--format", "json"]) == 0
+    [group] = json.loads(capsys.readouterr().out)["groups"]
+    assert any(d.startswith("agent temperature: 0.2, the paper used 0.6") for d in group["deviations"])

@@ -102,6 +102,16 @@ def settings_deviations(protocol: str, agent: str, user: str, search: str, judge
     return _from_settings(protocol, agent, user, search, judge, config, _is_demo_task(task))
 
 
+def provenance_deviations(protocol: str, provenance: Any, task: Any = None) -> tuple[str, ...]:
+    """The sampling deviations a run's provenance shows (an export line carries it); none
+    on a bundled demo task."""
+    from clarify_tui.deviations import calls_of, sampling
+
+    if _is_demo_task(task):
+        return ()
+    return tuple(sampling(Setting(benchmark=protocol, calls=calls_of(provenance))))
+
+
 def _is_demo_task(task: Any) -> bool:
     if task is None:
         return False
