@@ -164,8 +164,9 @@ def run(
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     spec.provenance = run_provenance(
         benchmark=benchmark, dataset=str(dataset), agent=agent, user=user, judge=judge, search=search,
-        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv,
+        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv, agent_object=agent_object,
     )
+    spec.agent_args = spec.provenance["roles"]["agent"].get("args")  # recorded and compared as a setting
     if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
         on_banner(line)
     path = Path(db) if db is not None else default_db_path()

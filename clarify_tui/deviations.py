@@ -2,7 +2,9 @@
 
 Defaults follow the papers (docs/paper-readings.md); anything else is a *deviation*: an
 offline stand-in for a role the paper filled with a model or the web (`rule` user,
-`rule` judge, `local` search) or a non-paper option. `run` prints them at its start and
+`rule` judge, `local` search), a non-paper option, or a setting other than the paper's
+(a model role's temperature / top_p, the round limit, InteractComp's task attempts, a CTS
+deep search that is the clarifier's own model). `run` prints them at its start and
 records them on the run (`runs.deviations`); `score` carries them on every group as
 `"comparable"` and `"deviations"`, the table footnotes them and the TUI's scores screen
 shows them. The bundled demo is exempt: its offline stand-ins are the point of it.
@@ -13,9 +15,10 @@ line in `SOURCES` (e.g. InteractComp's `--compat`, a provenance check).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.paths import demo_dir
@@ -31,6 +34,9 @@ class Setting:
     search: str = "local"
     judge: str = "rule"
     config: EpisodeConfig = field(default_factory=EpisodeConfig)
+    # what a run's provenance knows beyond the specs (empty / None: not known, e.g. a TUI play):
+    calls: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # call purpose -> request params sent
+    task_attempts: int | None = None
 
 
 def _kind(spec: str) -> str:
@@ -69,10 +75,24 @@ def stand_in_search(s: Setting) -> Iterable[str]:
     if s.benchmark not in PAPER_SEARCH:
         return
     paper, words = PAPER_SEARCH[s.benchmark]
-    kind = _kind(s.search)
+    kind = _searched_by(s)
     if kind == "local" or (paper is not None and kind not in (paper, "stored", "")):
         what = "local (offline corpus)" if kind == "local" else kind
         yield f"search: {what}, the paper searched {words}"
+
+
+# The specs of searches an imported run recorded, and the backend that searched: the
+# InteractComp reference harness searched Google through Serper (core/engine/search.py).
+REFERENCE_SERPER = "import:reference-serper"
+HARNESS_IMPORT = "import:interactcomp-harness"  # importers/harness.py's agent spec
+
+
+def _searched_by(s: Setting) -> str:
+    """The search backend's kind; an imported reference-harness run searched through Serper
+    (files imported before its search was named so record `import:recorded`)."""
+    if s.search == REFERENCE_SERPER or (s.agent == HARNESS_IMPORT and s.search == "import:recorded"):
+        return "serper"
+    return _kind(s.search)
 
 
 def checkpoint_reading(s: Setting) -> Iterable[str]:
@@ -97,6 +117,78 @@ def unfixed_deep_search(s: Setting) -> Iterable[str]:
                "clarifier (paper 001 line 203)")
 
 
+# The sampling the papers state, per call purpose (llm/client.PAPER_SAMPLING sends these by
+# default): (temperature, top_p, who, where). A purpose whose default is our own choice is absent.
+PAPER_SAMPLING = {
+    "interactcomp.agent": (0.6, 0.95, "agent", "paper 003 §4.1, line 303; the reference's exp_config.yaml"),
+    "interactcomp.responder": (1.0, None, "responder", "paper 003 A.3, line 713"),
+    "grader": (0.0, None, "grader", "paper 003 A.4, line 745"),
+    "cts.clarifier": (0.0, None, "clarifier", "paper 001 §5.1: deterministic decoding"),
+    "cts.answerer": (0.0, None, "User Answerer", "paper 001 line 223"),
+    "cts.rewriter": (0.0, None, "Rewriter", "paper 001 line 225"),
+    "cts.judge": (0.0, None, "nugget judge", "paper 001 line 181"),
+}
+
+
+def sampling(s: Setting) -> Iterable[str]:
+    """A model role sampled at another temperature or top_p than its paper states (a
+    model that takes no top_p, which the reference omits too, is not one)."""
+    for purpose, params in s.calls.items():
+        if purpose not in PAPER_SAMPLING or (purpose == "grader" and s.benchmark != "interactcomp"):
+            continue  # (DiscoBench's answer-equivalence grader: our choice of T=0, no paper's)
+        paper_t, paper_p, who, where = PAPER_SAMPLING[purpose]
+        for name, paper, sent in (("temperature", paper_t, params.get("temperature")),
+                                  ("top_p", paper_p, params.get("top_p", paper_p))):
+            if paper is not None and sent != paper:
+                shown = "not sent (the server's default)" if sent is None else sent
+                yield f"{who} {name}: {shown}, the paper used {paper} ({where})"
+
+
+# The round limit each protocol plays by default (engine rules' default_max_rounds).
+PAPER_ROUNDS = {
+    "interactcomp": (10, "the reference harness's exp_config.yaml"),
+    "discobench": (20, "our default; the paper states no limit"),
+    "cts": (10, "deep-search rounds, our default; the paper states no limit"),
+}
+
+
+def round_limit(s: Setting) -> Iterable[str]:
+    """`--max-rounds` other than the protocol's. Not for an imported session: the importer
+    sizes its limit to the recorded history; nor InteractComp's answer_only (one round)."""
+    rounds = s.config.max_rounds
+    if rounds is None or s.benchmark not in PAPER_ROUNDS or _kind(s.agent) == "import":
+        return
+    if s.benchmark == "interactcomp" and s.config.interactcomp_mode == "answer_only":
+        return
+    paper, words = PAPER_ROUNDS[s.benchmark]
+    if rounds != paper:
+        yield f"max rounds: {rounds}, the protocol plays {paper} ({words})"
+
+
+def single_attempt(s: Setting) -> Iterable[str]:
+    """InteractComp's reference re-runs a task whose agent raised up to 3 times
+    (core/benchmark.py:106); fewer attempts score some of those tasks otherwise."""
+    if s.benchmark == "interactcomp" and s.task_attempts is not None and s.task_attempts != 3:
+        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to 3 times "
+               "(core/benchmark.py:106, stop_after_attempt(3))")
+
+
+def own_model_deep_search(s: Setting) -> Iterable[str]:
+    """A CTS 'fixed' deep search that is the clarifier's own model: clarification and
+    search skill mix again, as with no fixed deep search."""
+    deep = s.config.deep_search
+    if s.benchmark != "cts" or s.config.k == 0 or not deep or _kind(s.agent) == "scripted":
+        return
+    if _normal(deep) == _normal(s.agent):
+        yield (f"deep search: {deep}, the clarifier's own model, the paper kept the deep-search backend "
+               "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)")
+
+
+def _normal(spec: str) -> str:
+    """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
+    return "openai:" + spec[len("openai/"):] if spec.startswith("openai/") else spec
+
+
 def reply_readings(s: Setting) -> Iterable[str]:
     """InteractComp's `--compat strict`: our readings of replies, not the reference's."""
     from clarify_tui.compat import compat_deviations
@@ -111,8 +203,22 @@ SOURCES: tuple[Callable[[Setting], Iterable[str]], ...] = (
     checkpoint_reading,
     action_parsing,
     unfixed_deep_search,
+    own_model_deep_search,
     reply_readings,
+    sampling,
+    round_limit,
+    single_attempt,
 )
+
+
+def calls_of(provenance: Any) -> dict[str, dict]:
+    """Each call purpose's request parameters, as a run's provenance records them per role
+    (provenance.py `roles.<role>.calls`); {} when it records none."""
+    roles = provenance.get("roles") if isinstance(provenance, dict) else None
+    if not isinstance(roles, dict):
+        return {}
+    return {purpose: params for role in roles.values() if isinstance(role, dict)
+            for purpose, params in (role.get("calls") or {}).items() if isinstance(params, dict)}
 
 
 def deviations(setting: Setting, *, demo: bool = False) -> list[str]:

@@ -1,18 +1,23 @@
 """What produced a run's numbers, recorded on the run and carried by every export line:
-the clarify-tui version, the command line, each role's resolved settings (never a key),
-the sha256 of the prompt files its model roles read and of the dataset.
+the clarify-tui version and code state (git commit, sha256 of the package's files), the
+command line, each role's resolved settings (never a key), the sha256 of the prompt files
+its model roles read and of the dataset.
 
 Why: a number without its settings cannot be compared with a paper's, and a resumed run
 that silently changed its temperature, prompt or dataset halfway mixes two experiments.
 `--resume` therefore refuses a change of role settings, prompt hashes or dataset hash,
 naming it; the command line is recorded, not compared (it differs by `--resume` itself);
-a newer clarify-tui version is reported, not refused (docs/runs.md).
+a newer clarify-tui version or other code is reported, not refused (docs/runs.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
+import json
 import shlex
+import subprocess
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +74,97 @@ def prompt_hashes(benchmark: str, model_roles: set[str]) -> dict[str, str]:
     names = [p for p in sorted(prompts_dir().glob("*.txt")) if p.name.startswith(f"{benchmark}_")]
     if benchmark != "interactcomp" and model_roles & {"agent", "deep_search"}:
         names += [p for p in sorted(prompts_dir().glob("*.txt")) if p.name.startswith(("action_", "react_"))]
-    return {p.name: sha256_file(p) for p in names}
+    if benchmark == "interactcomp" and "agent" in model_roles:
+        from clarify_tui.llm.ic_prompts import ACTION_PROMPTS  # the action texts its system prompt lists
+
+        names += [prompts_dir() / f"{name}.txt" for name in ACTION_PROMPTS]
+    return {p.name: sha256_file(p) for p in sorted(names)}
+
+
+@lru_cache(maxsize=1)
+def code_state() -> dict:
+    """Which code produced the numbers (the version alone never moves): in a git checkout
+    of clarify-tui, its commit and whether tracked files differ from it; always the sha256
+    of the package's Python files and prompt files (their relative paths and hashes in
+    sorted order), which tells an installed wheel's or an edited checkout's code apart."""
+    package = Path(__file__).resolve().parent
+    out: dict[str, Any] = {}
+    commit = _git(package, "rev-parse", "HEAD")
+    if commit and _git(package, "ls-files", "--error-unmatch", "__init__.py") is not None:
+        out["git_commit"] = commit  # (a wheel installed inside another project's repo is not tracked there)
+        out["git_dirty"] = bool(_git(package.parent, "status", "--porcelain", "--untracked-files=no"))
+    digest = hashlib.sha256()
+    files = [(f"clarify_tui/{p.relative_to(package).as_posix()}", p) for p in package.rglob("*.py")]
+    files += [(f"prompts/{p.name}", p) for p in prompts_dir().glob("*.txt")]
+    for name, path in sorted(files):
+        digest.update(f"{name}\0{sha256_file(path)}\n".encode())
+    out["package_sha256"] = digest.hexdigest()
+    return out
+
+
+def _git(where: Path, *args: str) -> str | None:
+    """`git -C where ARGS` output, stripped; None when git or the repository is missing."""
+    try:
+        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def _client(backend: Any) -> Any:
     """The ChatClient of a model backend (agents, users and judges keep it as `client`)."""
     return getattr(backend, "client", None)
+
+
+def py_args(role: str, config_obj: Any) -> dict:
+    """The keyword arguments a `py:` backend of `role` is made with (`--agent-arg`,
+    `[ROLE.args]` of clarify.toml), JSON-ready; {} without a config."""
+    if config_obj is None:
+        return {}
+    return {key: _readable(value) if _is_plain(value) else str(value)
+            for key, value in dict(config_obj.role(role).args).items()}
+
+
+def object_args(obj: Any) -> dict:
+    """The arguments of an agent object handed to api.run, where they can be read: each
+    parameter of its class's constructor kept on the object under the same name (a
+    dataclass's fields, `self.max_asks = max_asks`); a value that is not plain data (a
+    model, a client) by its type only, as `<TypeName>`."""
+    try:
+        params = inspect.signature(type(obj)).parameters
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for name, param in params.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name.startswith("_"):
+            continue
+        try:
+            value = getattr(obj, name)
+        except Exception:  # a property that raises: not readable
+            continue
+        out[name] = _readable(value)
+    return out
+
+
+def _readable(value: Any) -> Any:
+    """A value as recorded: plain data as is (a long one by its sha256, so a changed
+    value still shows), anything else by its type."""
+    if not _is_plain(value):
+        return f"<{type(value).__qualname__}>"
+    text = json.dumps(value, sort_keys=True)
+    if len(text) <= 200:
+        return value
+    return f"<{type(value).__name__} sha256 {hashlib.sha256(text.encode()).hexdigest()[:12]}>"
+
+
+def _is_plain(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
+    return False
 
 
 def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict:
@@ -83,8 +173,10 @@ def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict
     resolves them: the paper's defaults unless clarify.toml or --set overrides them."""
     if spec.startswith(("py:", "http://", "https://")):
         # a researcher's own backend: no model client to read, and building it again would
-        # run its constructor once more (it may load a model); its file's sha256 is on the run
-        return {"spec": spec}
+        # run its constructor once more (it may load a model); its file's sha256 is on the run,
+        # its keyword arguments here (a changed argument is another agent)
+        args = py_args(role, config_obj) if spec.startswith("py:") else {}
+        return {"spec": spec, **({"args": args} if args else {})}
     make = {"agent": make_agent, "deep_search": make_deep_search, "user": make_user, "judge": make_judge}[role]
     backend = make(spec, config_obj)
     client = _client(backend)
@@ -107,16 +199,21 @@ def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict
 def run_provenance(
     *, benchmark: str, dataset: str, agent: str, user: str, judge: str, search: str,
     deep_search: str | None = None, config_obj: Any = None, argv: list[str] | None = None,
+    agent_object: Any = None,
 ) -> dict:
-    """The provenance object of a run (JSON-ready; `export --format jsonl` carries it)."""
+    """The provenance object of a run (JSON-ready; `export --format jsonl` carries it).
+    `agent_object`: the agent api.run was handed, whose readable arguments are recorded."""
     specs = {"agent": agent, "user": user, "judge": judge}
     if deep_search:
         specs["deep_search"] = deep_search
     roles = {role: role_settings(role, spec, benchmark, config_obj) for role, spec in specs.items()}
+    if agent_object is not None and (args := object_args(agent_object)):
+        roles["agent"]["args"] = args
     roles["search"] = {"spec": search}
     model_roles = {role for role, r in roles.items() if "model" in r}
     return {
         "version": __version__,
+        "code": code_state(),
         "command": shlex.join(["clarify-tui", *argv]) if argv is not None else None,
         "roles": roles,
         "prompts": prompt_hashes(benchmark, model_roles),
@@ -140,6 +237,7 @@ def imported_provenance(
     path = Path(source)
     return {
         "version": __version__,
+        "code": code_state(),
         "command": shlex.join(["clarify-tui", *argv]) if argv is not None else None,
         "roles": roles,
         "prompts": prompt_hashes(benchmark, {r for r, v in roles.items() if "model" in v}),
@@ -166,7 +264,9 @@ def changes(stored: dict, current: dict) -> list[str]:
             if old.get(key) != new.get(key):
                 out.append(f"{role} {key}: {_show(old.get(key))} -> {_show(new.get(key))}")
     old_prompts, new_prompts = stored.get("prompts") or {}, current.get("prompts") or {}
-    for name in sorted(set(old_prompts) | set(new_prompts)):
+    # a run recorded before the code state was recorded did not hash InteractComp's action prompts
+    names = set(old_prompts) | (set(new_prompts) if "code" in stored else set())
+    for name in sorted(names):
         if old_prompts.get(name) != new_prompts.get(name):
             out.append(f"prompt {name}: sha256 {_short(old_prompts.get(name))} -> {_short(new_prompts.get(name))}")
     if stored.get("dataset_sha256") != current.get("dataset_sha256"):
@@ -176,12 +276,24 @@ def changes(stored: dict, current: dict) -> list[str]:
 
 
 def version_note(stored: dict, current: dict) -> str | None:
-    """A line when the run was started by another clarify-tui version (reported, not refused)."""
+    """A line when the run was started by another clarify-tui version or code state
+    (commit, edited files: reported, not refused)."""
     old, new = stored.get("version"), current.get("version")
-    if not old or old == new:
+    if old and old != new:
+        newer = "a newer" if _version_tuple(str(new)) > _version_tuple(str(old)) else "another"
+        return f"run started with clarify-tui {old}; resuming with {newer} version, {new}"
+    was, now = stored.get("code") or {}, current.get("code") or {}
+    if not was or was.get("package_sha256") == now.get("package_sha256"):
         return None
-    newer = "a newer" if _version_tuple(str(new)) > _version_tuple(str(old)) else "another"
-    return f"run started with clarify-tui {old}; resuming with {newer} version, {new}"
+    return f"run started with other clarify-tui code ({_code(was)}); resuming with {_code(now)}"
+
+
+def _code(state: dict) -> str:
+    commit = state.get("git_commit")
+    files = f"files sha256 {_short(state.get('package_sha256'))}"
+    if not commit:
+        return files
+    return f"commit {commit[:12]}{' with local changes, ' + files if state.get('git_dirty') else ''}"
 
 
 def _show(value: Any) -> str:

@@ -32,7 +32,7 @@ from typing import Callable
 from clarify_tui import db_errors
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.breaker import reset_all, tripped
-from clarify_tui.deviations import Setting, deviations, is_demo_dataset
+from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
@@ -79,6 +79,7 @@ class RunSpec:
     agent_object: object = None  # api.run(agent=obj): the object itself, recorded as its `py:module:Class` spec
     prebuilt: object = None  # the agent validate_spec built, used by the run (a py: class is made once)
     provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
+    agent_args: dict | None = None  # a py: agent's keyword arguments (--agent-arg, [agent.args], an object's own)
 
     @property
     def attempts(self) -> int:
@@ -142,7 +143,8 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
 def run_deviations(spec: RunSpec) -> list[str]:
     """How this run departs from its paper (deviations.py); none on the bundled demo."""
     setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
-                      judge=spec.judge, config=spec.config)
+                      judge=spec.judge, config=spec.config, calls=calls_of(spec.provenance),
+                      task_attempts=spec.attempts)
     return deviations(setting, demo=is_demo_dataset(spec.dataset))
 
 
@@ -198,10 +200,23 @@ SPEC_FIELDS = ("benchmark", "dataset", "agent", "user", "search", "judge")
 
 def spec_of(spec: RunSpec) -> dict:
     """What makes two runs the same experiment: backends, dataset and episode settings,
-    the seed and the sha256 of every `py:` backend's file (a changed file is another agent)."""
-    return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **spec.config.model_dump(mode="json"),
-            "task_attempts": spec.attempts, **({"seed": spec.seed} if spec.seed is not None else {}),
-            **file_hashes(spec)}
+    the seed, a py: agent's arguments and the sha256 of every `py:` backend's file (a
+    changed file is another agent)."""
+    return {**{k: getattr(spec, k) for k in SPEC_FIELDS}, **run_config(spec)}
+
+
+def run_config(spec: RunSpec) -> dict:
+    """The settings recorded on the run (`runs.config`) and compared by --resume: the
+    episode settings, the attempts, the seed (absent: none), a py: agent's arguments
+    (absent: none) and the sha256 of each py: backend's file."""
+    return {**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts,
+            **({"seed": spec.seed} if spec.seed is not None else {}),
+            **({"agent_args": spec.agent_args} if spec.agent_args else {}), **file_hashes(spec)}
+
+
+# Settings whose absence from a run's config means "not given" (so adding or dropping one is a
+# change); other keys absent from an older run's config were not recorded then and are skipped.
+ABSENT_IS_NONE = ("seed", "agent_args")
 
 
 def file_hashes(spec: RunSpec) -> dict[str, str]:
@@ -220,7 +235,14 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
     config = json.loads(row.get("config") or "{}")
     stored = {**{k: row.get(k) for k in SPEC_FIELDS}, **config}
     wanted = spec_of(spec)
-    differ = [k for k in wanted if k in stored and stored[k] is not None and not _same(k, stored[k], wanted[k])]
+    for key in ABSENT_IS_NONE:
+        if key in stored or key in wanted:
+            stored.setdefault(key, None)
+            wanted.setdefault(key, None)
+    # a stored None is a setting (max_rounds None: the benchmark's default) except in the run's
+    # columns, which an older file may have left empty
+    differ = [k for k in wanted if k in stored and not (stored[k] is None and k in SPEC_FIELDS)
+              and not _same(k, stored[k], wanted[k])]
     changed = [k for k in differ if k.endswith("_sha256")]
     if changed:
         k = changed[0]
@@ -232,9 +254,10 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
         )
     if differ:
         def show(d: dict) -> str:
-            return " ".join(f"{k}={d.get(k)}" for k in wanted)
+            return " ".join(f"{k}={_setting(k, d.get(k))}" for k in wanted)
+        each = "; ".join(f"{k} {_setting(k, stored[k])} then, {_setting(k, wanted[k])} now" for k in differ)
         raise RunSpecMismatch(
-            f"run '{spec.name}' differs in {', '.join(differ)}; resume it with the same options or use --run NEW\n"
+            f"run '{spec.name}' differs in {', '.join(differ)} ({each}); resume it with the same options or use --run NEW\n"
             f"  run has:      {show(stored)}\n  this command: {show(wanted)}"
         )
 
@@ -265,6 +288,15 @@ def check_provenance(store: Store, spec: RunSpec) -> str | None:
             "recorded settings; restore them or use --run NEW"
         )
     return version_note(stored, spec.provenance)
+
+
+def _setting(key: str, value) -> str:
+    """A recorded setting as the refusal shows it: None in words (max_rounds: the default)."""
+    if value is None:
+        return "(the benchmark's default)" if key == "max_rounds" else "(none)"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "(none)"
+    return str(value)
 
 
 def _same(key: str, old, new) -> bool:
@@ -348,8 +380,7 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
-        config={**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts, "epochs": spec.epochs,
-                **({"seed": spec.seed} if spec.seed is not None else {}), **file_hashes(spec)},
+        config={**run_config(spec), "epochs": spec.epochs},
         deviations=run_deviations(spec),
     )
     row = store.run_row(spec.name) or {}

@@ -73,7 +73,8 @@ def register(sub: Subparsers) -> None:
         help="InteractComp action space (default full)",
     )
     p.add_argument("--forced-asks", type=at_least(0), default=None, metavar="N",
-                   help="InteractComp forced_ask: asks required before answering (default 5, as the reference)")
+                   help="InteractComp forced_ask: asks required before answering (default 5, as the reference); "
+                        "alone it means --mode forced_ask; with another --mode it is refused")
     p.add_argument("--actions", default=None, choices=config_choices("actions"),
                    help="InteractComp action parsing: the reference harness's exact rules (default), or ours "
                         "(aliases, flat params, <answer> tags)")
@@ -111,7 +112,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.plugins import parse_args
 
     check_flag_pairs(args)
-    mode = "forced_ask" if args.forced_asks and args.mode in (None, "full") else args.mode or "full"
+    mode = "forced_ask" if args.forced_asks is not None and args.mode is None else args.mode or "full"
     config = EpisodeConfig(
         max_rounds=args.max_rounds, interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
@@ -218,6 +219,10 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
         raise ValueError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
     if args.agent_args and not args.agent.startswith("py:"):
         raise ValueError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
+    if args.forced_asks is not None and args.mode not in (None, "forced_ask"):
+        # it used to turn --mode full into forced_ask unsaid (another experiment than the one asked for)
+        raise ValueError(f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
+                         "(drop --forced-asks, or give --mode forced_ask)")
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:

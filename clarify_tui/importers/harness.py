@@ -33,6 +33,7 @@ import asyncio
 import re
 from pathlib import Path
 
+from clarify_tui.deviations import HARNESS_IMPORT, REFERENCE_SERPER
 from clarify_tui.engine import build_episode
 from clarify_tui.importers.common import (
     Built,
@@ -61,7 +62,14 @@ from clarify_tui.tasks import DatasetError, load_tasks
 from clarify_tui.tasks.problems import Problems, short
 
 FORMAT = "interactcomp-harness"
-AGENT_SPEC = "import:interactcomp-harness"
+AGENT_SPEC = HARNESS_IMPORT  # "import:interactcomp-harness"
+
+
+class ReferenceSearch(ReplaySearch):
+    """The harness's recorded searches: Google through Serper (its core/engine/search.py),
+    the paper's search, so an imported run is comparable (deviations.py)."""
+
+    spec = REFERENCE_SERPER
 JUDGE_SPEC = "import:harness-score"
 SKIP_FEEDBACK = "skipped by the reference harness after repeated invalid actions"
 
@@ -96,7 +104,7 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
         row.task,
         agent=ReplayAgent(AGENT_SPEC, actions),
         user=ReplayUser(AGENT_SPEC, yesno=replies),
-        search=ReplaySearch(),
+        search=ReferenceSearch(),
         judge=ReplayJudge(JUDGE_SPEC, correct=correct),
         config=config,
     )
@@ -207,5 +215,5 @@ def import_harness(
     return write_all(
         store, [b for b in built if b is not None], run,
         benchmark="interactcomp", dataset=str(dataset), agent=AGENT_SPEC, user=AGENT_SPEC,
-        search=ReplaySearch.spec, judge=JUDGE_SPEC, config={"imported_from": str(path), "format": FORMAT},
+        search=ReferenceSearch.spec, judge=JUDGE_SPEC, config={"imported_from": str(path), "format": FORMAT},
     )

@@ -23,7 +23,9 @@ What is read, and how (`importers/harness.py` turns the rows into sessions):
   previous total (`apportion_costs`). Tasks run concurrently in the harness, so this
   apportioning is approximate per task and exact in sum. An empty cell (pandas' NaN; our
   `export --format interactcomp-csv` writes one when a model had no price) is an unknown
-  total: then every task's cost is unknown, stored unpriced (NULL), never $0.
+  total: then every task's cost is unknown, stored unpriced (NULL), never $0. So is a run
+  whose totals are all 0: the harness prices a model missing from its price table at $0
+  (core/engine/async_llm.py, `ModelPricing.get_price` returns 0), which is no price.
 * `action_counts` is a Python dict literal (read with ast.literal_eval): counts per
   action name plus `invalid`; `{'valid': True}` marks a task the harness skipped after
   repeated invalid actions.
@@ -284,9 +286,11 @@ def read_cost(cell: Any) -> tuple[float | None, bool]:
 def apportion_costs(rows: list[HarnessRow]) -> None:
     """Per-task cost = running total minus the previous running total (ordered by total).
     One unknown total makes every task's cost unknown (None): the differences would charge
-    its calls to the next task, or to none."""
+    its calls to the next task, or to none. So does a final total of $0."""
     answered = [r for r in rows if r.kind != "errored"]
-    if any(r.cost_total is None for r in answered):
+    if any(r.cost_total is None for r in answered) or all(r.cost_total == 0 for r in answered):
+        # a run whose every call cost $0 in total: the harness prices a model missing from its
+        # table at 0 (core/engine/async_llm.py ModelPricing.get_price), so $0 means unknown
         for r in answered:
             r.cost = None
         return

@@ -23,6 +23,7 @@ _ACTION_TEXT = {
     ActionKind.search: "action_search",
     ActionKind.ask: "action_ask_yesno",
 }
+ACTION_PROMPTS = tuple(_ACTION_TEXT.values())  # the prompt files an InteractComp model agent is sent
 _PARAM = {ActionKind.search: "query", ActionKind.ask: "question", ActionKind.answer: "answer"}
 
 

@@ -5,6 +5,8 @@ never $0 (docs/scoring.md).
 
 Why a library: the papers report dollars (InteractComp Table 2, "Cost($)"), and a hand-kept
 price list goes stale; genai-prices is maintained and matches model names across providers.
+Its prices are not always those a paper used: docs/scoring.md "The paper's prices" lists where
+InteractComp's reference table differs and the `[prices]` entries that restore it.
 """
 
 from __future__ import annotations

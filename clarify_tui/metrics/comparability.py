@@ -1,7 +1,8 @@
 """Whether a score group's numbers can sit beside its paper's (docs/scoring.md).
 
 Each session's deviations are those recorded on its run when it started (`runs.deviations`,
-which may hold lines only known then) together with those its own stored settings show
+which may hold lines only known then), those its run's recorded settings show (sampling
+per call from `runs.provenance`, task attempts from `runs.config`), and those its own stored settings show
 (user, judge and search specs, protocol config: `deviations.SOURCES`), so databases written
 before runs recorded them, and sessions played in the TUI, are judged too. A session whose
 task is a bundled demo task has none from its settings. A group is `comparable` when none
@@ -58,6 +59,35 @@ def recorded_deviations(conn: Any) -> dict[str, list[str]]:
     return out
 
 
+def run_settings_deviations(conn: Any) -> dict[str, list[str]]:
+    """Run name -> the deviations its recorded settings show beyond the sessions' own: the
+    sampling its provenance records per call and its task attempts (so runs recorded before
+    these were deviations are judged too). None for a run on the bundled demo."""
+    from clarify_tui.deviations import calls_of, is_demo_dataset, sampling, single_attempt
+
+    columns = {row[1] for row in conn.execute('PRAGMA table_info("runs")')}
+    if not {"provenance", "config", "dataset", "benchmark"} <= columns:
+        return {}
+    out: dict[str, list[str]] = {}
+    for name, benchmark, dataset, config, provenance in conn.execute(
+            "SELECT name, benchmark, dataset, config, provenance FROM runs"):
+        if is_demo_dataset(dataset):
+            continue
+        try:
+            settings, prov = json.loads(config or "{}"), json.loads(provenance or "{}")
+        except ValueError:
+            continue
+        if not isinstance(settings, dict) or not isinstance(prov, dict):
+            continue
+        attempts = settings.get("task_attempts")
+        setting = Setting(benchmark=benchmark or "", calls=calls_of(prov),
+                          task_attempts=attempts if isinstance(attempts, int) else None)
+        lines = [*sampling(setting), *single_attempt(setting)]
+        if lines:
+            out[name] = lines
+    return out
+
+
 @functools.lru_cache(maxsize=1024)
 def _from_settings(protocol: str, agent: str, user: str, search: str, judge: str, config: str | None,
                    demo: bool) -> tuple[str, ...]:
@@ -70,6 +100,16 @@ def settings_deviations(protocol: str, agent: str, user: str, search: str, judge
     """A session's deviations from its settings alone; `task` (a Task or its stored dict), when
     given, tells whether it is a bundled demo task."""
     return _from_settings(protocol, agent, user, search, judge, config, _is_demo_task(task))
+
+
+def provenance_deviations(protocol: str, provenance: Any, task: Any = None) -> tuple[str, ...]:
+    """The sampling deviations a run's provenance shows (an export line carries it); none
+    on a bundled demo task."""
+    from clarify_tui.deviations import calls_of, sampling
+
+    if _is_demo_task(task):
+        return ()
+    return tuple(sampling(Setting(benchmark=protocol, calls=calls_of(provenance))))
 
 
 def _is_demo_task(task: Any) -> bool:
@@ -87,6 +127,8 @@ def _is_demo_task(task: Any) -> bool:
 def load_deviations(conn: Any, sessions: dict[str, Any], where: str, params: list) -> None:
     """Set `deviations` on each loaded ScoredSession (by id) from its run and its settings."""
     by_run = recorded_deviations(conn)
+    for run, lines in run_settings_deviations(conn).items():
+        by_run[run] = list(dict.fromkeys([*by_run.get(run, ()), *lines]))
     demo = demo_task_keys()
     rows = conn.execute(
         f"SELECT id, run, protocol, agent, user, search, judge, config, task_key FROM sessions{where}", params

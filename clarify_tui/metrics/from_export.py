@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from clarify_tui.metrics.comparability import settings_deviations
+from clarify_tui.metrics.comparability import provenance_deviations, settings_deviations
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
 from clarify_tui.results import RESULT_MODELS, parse_result
 
@@ -37,9 +37,10 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         created_at=row.get("created_at"),
     )
     config = row.get("config")
-    s.deviations = settings_deviations(
+    s.deviations = tuple(dict.fromkeys([*settings_deviations(
         s.protocol, s.agent, s.user, row.get("search") or "", s.judge,
-        config if isinstance(config, str) or config is None else json.dumps(config), task or None)
+        config if isinstance(config, str) or config is None else json.dumps(config), task or None),
+        *provenance_deviations(s.protocol, record.get("provenance"), task or None)]))
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
         add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"),
                        step.get("model"))

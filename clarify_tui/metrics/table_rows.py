@@ -56,8 +56,8 @@ CI_ROWS = {  # shown when the groups carry them (score --by annotator)
     "cts": [("restore_score_ci95", "  mean 95% CI (t)", "ci")],
 }
 COMMON_ROWS = [
-    ("tokens_in", "tokens in", "int"),
-    ("tokens_out", "tokens out", "int"),
+    ("tokens_in", "tokens in, all roles", "int"),  # the papers count the model under test's: tokens_by_role
+    ("tokens_out", "tokens out, all roles", "int"),
     ("agent_cost_usd", "agent cost (USD, as the papers)", "money"),
     ("cost_usd", "cost (USD), all roles", "money"),
     ("cost_usd_total", "  incl. excluded + re-judging", "money"),
