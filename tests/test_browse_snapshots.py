@@ -93,8 +93,8 @@ def test_scores_numbers(db, snap_compare):
 
 
 def test_scores_charts(db, snap_compare):
-    """You should see the Charts tab: accuracy bars by run (search-then-ask full, direct-
-    guess empty), the InteractComp reliability diagram (a grey diagonal and one point per
+    """You should see the Charts tab: accuracy bars by run, one row each with its value
+    (search-then-ask full, 1.00; direct-guess empty, 0.00), the InteractComp reliability diagram (a grey diagonal and one point per
     run), DiscoBench profile shares and pass rates (guess for direct-guess, search+ask for
     search-then-ask) and the CTS restore-score histogram across the bottom."""
 

@@ -8,7 +8,7 @@ from tests.test_tui import SIZE, _plain, make_app, settle, search, store  # noqa
 
 
 def shown(screen) -> tuple[str, str]:
-    return _plain(screen.query_one(QuestionPanel).render()), _plain(screen.query_one("#status").render())
+    return _plain(screen.query_one(QuestionPanel).text.render()), _plain(screen.query_one("#status").render())
 
 
 async def test_the_question_panel_and_status_line_show_each_new_step(store, search):  # noqa: F811

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, file_path, open_store
+from clarify_tui.commands.common import add_db, file_path, open_store, seconds
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -31,7 +31,8 @@ def register(sub: Subparsers) -> None:
                      help=f"left column, the guessing agent: any agent spec, py:... and http://... too (default {DEFAULT_A})")
     avg.add_argument("--agent-b", "--ask", dest="agent_b", default=DEFAULT_B, metavar="SPEC",
                      help=f"right column, the asking agent: any agent spec (default {DEFAULT_B})")
-    avg.add_argument("--pace", type=float, default=0.4, help="seconds between steps (0: as fast as possible)")
+    avg.add_argument("--pace", type=seconds(0), default=0.4, metavar="SECONDS",
+                     help="seconds between steps (0: as fast as possible)")
     avg.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     add_db(avg)
     avg.set_defaults(func=main)

@@ -14,7 +14,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import task_limit
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, spec
+from clarify_tui.commands.common import (BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, seconds,
+                                         spec)
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -38,6 +39,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
                    help="CTS clarification budget: questions in the one clarify turn (default 1; 0 = orig)")
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
+    p.add_argument("--pace", type=seconds(0), default=None, metavar="SECONDS",
+                   help="watch mode: seconds between two steps of the agent (default 0.5; + / - change it on screen)")
     p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
     p.add_argument("--queue", type=run_name, default=None, metavar="RUN",
                    help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
@@ -68,6 +71,8 @@ def main(args: argparse.Namespace) -> int:
         queue = QueueSpec(run=args.queue, annotator=annotator, seed=args.shuffle, limit=args.limit)
     elif args.limit is not None or args.shuffle is not None:
         args.parser.error("--limit and --shuffle go with --queue")
+    if args.pace is not None and args.as_ == "agent":
+        args.parser.error("--pace paces a watched agent; with --as agent you make every step yourself")
     config = None
     if args.k is not None:
         from clarify_tui.models import EpisodeConfig  # only then: the first paint builds no models
@@ -92,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
         config=config,
         db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
         search_spec=args.search, judge_spec=args.judge, dataset=args.dataset, benchmark=args.benchmark,
-        run_mode="step" if args.step else "watch", annotator=args.annotator, queue=queue,
+        run_mode="step" if args.step else "watch", pace=args.pace, annotator=args.annotator, queue=queue,
     )
 
 

@@ -91,6 +91,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         config: EpisodeConfig | None = None,
         run_mode: RunMode = "watch",
         auto: bool = True,
+        pace: float | None = None,
         annotator: str | None = None,
         queue: QueueSpec | None = None,
     ) -> None:
@@ -106,6 +107,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         self.search_backend = search
         self.episode_config = config  # None: EpisodeConfig() (built when a task opens: no pydantic before)
         self.run_mode, self.auto = run_mode, auto
+        self.pace = pace  # seconds between a watched agent's steps (None: the play screen's default)
         self.annotator = queue.annotator if queue else annotator
         self.queue = queue
         self.queue_tasks: list[Task] | None = None
@@ -294,7 +296,9 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         setup = PlaySetup(task=task, role=role, config=config, run=run,
                           annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
         try:
-            screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto)
+            paced = {} if self.pace is None else {"pace": self.pace}
+            screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto,
+                                **paced)
         except ForkError:
             if strict:
                 raise

@@ -70,7 +70,7 @@ class PanelsMixin:
 
     def action_scroll_question(self, direction: int) -> None:
         panel = self.query_one(f"#{self.QUESTION_ID}")  # type: ignore[attr-defined]
-        panel.scroll_text(direction * max(1, panel.scrollable_content_region.height - 1))
+        panel.scroll_page(direction)
 
     def on_screen_resume(self) -> None:
         self.on_resize()

@@ -37,7 +37,7 @@ from clarify_tui.tui.messages import (
     StepsChanged,
     WorkerFailed,
 )
-from clarify_tui.tui.screens.play_controls import PACES, Controls, QueueControls, StepControls, WatchControls
+from clarify_tui.tui.screens.play_controls import DEFAULT_PACE, Controls, QueueControls, StepControls, WatchControls, paces_with
 from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
 from clarify_tui.tui.screens.play_keys import BACK, CANCEL, FOLD, HIDDEN, NOTE, KeysThatSayWhy
 from clarify_tui.tui.widgets.action_bar import ActionBar
@@ -116,7 +116,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
     """Whether watch mode is running the agent."""
 
     pace: reactive[int] = reactive(3, init=False)
-    """Index into PACES: seconds between two auto-run steps."""
+    """Index into `paces`: seconds between two auto-run steps (`pace_seconds`)."""
 
     spoilers: reactive[bool] = reactive(True, init=False)
     """Whether the hidden panel is open (never before the end for a human agent)."""
@@ -125,8 +125,10 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
     """The backend call in flight, if any."""
 
     def __init__(self, setup: PlaySetup, store, *, search=None, run_mode: RunMode = "watch",
-                 auto: bool = True) -> None:
+                 auto: bool = True, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
+        self.paces = paces_with(pace)
+        self.set_reactive(PlayScreen.pace, self.paces.index(pace))
         self.setup = setup
         self.task_ = setup.task
         self.driver = EpisodeDriver.for_play(setup, store, self.post_message, search=search)
@@ -173,6 +175,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         self.refresh_all()
 
     @property
+    def pace_seconds(self) -> float:
+        """Seconds between two steps of the watched agent."""
+        return self.paces[self.pace]
+
+    @property
     def role(self) -> str:
         return self.setup.role
 
@@ -209,17 +216,17 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if self.driver.done:
             mode += " (finished)"
         elif self.role != "agent" and self.run_mode == "watch":
-            mode += f" ({'running' if self.auto else 'paused'}, {PACES[self.pace]:g} s/step)"
+            mode += f" ({'running' if self.auto else 'paused'}, {self.pace_seconds:g} s/step)"
         parts = []  # most needed first: what does not fit the line is left out, never cut mid-word
         if self.setup.queue:
             position, total = self.setup.queue
             parts += [f"task {position}/{total}", s.annotator or ""]
-        parts += [f"{len(self.driver.steps)} steps", s.status]
+        parts += [f"{len(self.driver.steps)} steps", s.status, mode]  # the mode and pace `a` + - change: at 80 columns too
         if self.role != "agent":
             parts.append(f"agent {s.agent}")
         if self.role != "user":
             parts.append(f"user {s.user}")
-        parts += [mode, f"as {self.role}", f"recorded as {s.mode}"]
+        parts += [f"as {self.role}", f"recorded as {s.mode}"]
         if self.setup.queue:
             parts.append(f"queue {s.run}")
         parts.append(f"session {s.id}")

@@ -28,7 +28,14 @@ if TYPE_CHECKING:
     from clarify_tui.tui.screens.play import PlayScreen
 
 PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
-"""Seconds between two steps of an auto-running agent (PlayScreen.pace indexes it)."""
+"""Seconds between two steps of an auto-running agent (`+` / `-` move along them)."""
+
+DEFAULT_PACE = 0.5
+
+
+def paces_with(seconds: float) -> tuple[float, ...]:
+    """PACES with `seconds` (`play --pace`) among them, in order, so `+` / `-` go on from it."""
+    return tuple(sorted({*PACES, seconds}))
 
 
 class Controls:
@@ -193,7 +200,7 @@ class WatchControls(Controls):
         self.screen.auto = not self.screen.auto
 
     def action_pace(self, delta: int) -> None:
-        self.screen.pace = max(0, min(len(PACES) - 1, self.screen.pace + delta))
+        self.screen.pace = max(0, min(len(self.screen.paces) - 1, self.screen.pace + delta))
 
     def action_toggle_mode(self) -> None:
         self.screen.run_mode = "step" if self.screen.run_mode == "watch" else "watch"
@@ -211,7 +218,11 @@ class WatchControls(Controls):
                 if not (screen.auto and screen.run_mode == "watch"):
                     break  # switched to step mode: the proposal stays pending
             await driver.apply()
-            await asyncio.sleep(PACES[screen.pace])
+            await self.between_steps(screen.pace_seconds)
+
+    async def between_steps(self, seconds: float) -> None:
+        """The pause between two steps, so a person can follow."""
+        await asyncio.sleep(seconds)
 
 
 class QueueControls(Controls):
