@@ -66,6 +66,9 @@ class DiscoBenchState(Stored):
     answer: str | None = None
     correct: bool | None = None
     mode: Literal["answer", "strict", "trajectory"] = "answer"
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
+    )
 
 
 class InteractCompState(Stored):
@@ -78,6 +81,9 @@ class InteractCompState(Stored):
     outcome: str | None = Field(
         default=None,
         description="answered | no_answer | invalid_skip | call_error (docs/interactcomp.md); null before an answer",
+    )
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
     )
 
 
@@ -167,6 +173,9 @@ class _DiscoBenchFields(Stored):
     checkpoints: list[CheckpointResult] = Field(default_factory=list)
     ask_turns: int = 0
     tool_turns: int = 0
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
+    )
     invalid_skip: bool | None = Field(
         default=None,
         description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",

@@ -182,6 +182,9 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
         if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
             line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
+        if unreadable := sum(getattr(s.result, "unreadable_verdicts", 0) for s in done):
+            line += (f"; {unreadable} unreadable grader repl{'ies' if unreadable != 1 else 'y'} scored wrong "
+                     f"(the paper's reading; the replies are on the judge steps)")
     console.print(line)
     if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
         console.print(f"note: {note}", markup=False, highlight=False)

@@ -254,7 +254,7 @@ class DiscoBenchRules(Rules):
         ep.record(
             "judge",
             Action(kind=ActionKind.judge, text=f"checkpoint {i + 1} answer"),
-            Observation(text=f"checkpoint {i + 1} {status}", data={"checkpoint": i, "status": status}),
+            self.judged(verdict, f"checkpoint {i + 1} {status}", {"checkpoint": i, "status": status}),
             usage=verdict.usage,
         )
         if self.state.current is None:
@@ -304,6 +304,7 @@ class DiscoBenchRules(Rules):
                 for cp in self.state.checkpoints
             ],
             ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
+            unreadable_verdicts=self.state.unreadable_verdicts,
             tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
             **self.skip_fields(),
         )

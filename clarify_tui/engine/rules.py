@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
-from clarify_tui.results import AnyResult, AnyState
+from clarify_tui.results import AnyResult, AnyState, DiscoBenchState, InteractCompState
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -118,9 +118,23 @@ class Rules:
             text = f"wrong: the grader call failed, scored wrong as the reference harness does ({verdict.fault})"
             data["fault"] = verdict.fault
         self.ep.record(
-            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), Observation(text=text, data=data),
+            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), self.judged(verdict, text, data),
             usage=verdict.usage,
         )
+
+    def judged(self, verdict, text: str, data: dict[str, Any]) -> Observation:
+        """A verdict's judge-step observation: a model grader's reply kept, and a reply that
+        stated no verdict (read as wrong, the paper's reading) said so and counted in the
+        state's `unreadable_verdicts` (docs/scoring.md)."""
+        if verdict.reply is not None:
+            data["reply"] = verdict.reply
+        if verdict.unreadable:
+            data["unreadable"] = True
+            if isinstance(self.state, (DiscoBenchState, InteractCompState)):  # the protocols graded by a Verdict
+                self.state.unreadable_verdicts += 1
+            text = (f"{text}: the grader's reply states no verdict ({verdict.reply!r:.80}), "
+                    f"read as no, as the paper reads it")
+        return Observation(text=text, data=data)
 
     def snapshot(self) -> AnyState:
         return self.state.snapshot()

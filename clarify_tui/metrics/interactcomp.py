@@ -8,6 +8,9 @@
   failed tasks score 0 (core/benchmark.py:126-130).
 - invalid_skips, call_errors: completed sessions that ended so (wrong answers);
   invalid_outputs: invalid or refused agent outputs, summed (they use no round).
+- unreadable_verdicts: grader replies that stated no verdict (empty, a refusal, "I need to
+  think...") that the paper's reading scored wrong: kept wrong, counted so a reader sees
+  how many wrongs are the grader's (the reply is on the session's judge step).
 - rounds: mean number of rounds that used the budget per session (invalid outputs and
   refused early answers are retried inside the round and not counted).
 - interaction_rate: asks / agent actions, pooled over the group (the paper's IR,
@@ -104,6 +107,7 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
         "invalid_skips": sum(1 for r in results if r.outcome == "invalid_skip"),
         "call_errors": sum(1 for r in results if r.outcome == "call_error"),
         "invalid_outputs": sum(r.invalid for r in results),
+        "unreadable_verdicts": sum(r.unreadable_verdicts for r in results),
         "accuracy_std": accuracy_std(scored),
         "rounds": mean(rounds),
         "interaction_rate": ratio(asks, sum(rounds)),
