@@ -66,9 +66,6 @@ class DiscoBenchState(Stored):
     answer: str | None = None
     correct: bool | None = None
     mode: Literal["answer", "strict", "trajectory"] = "answer"
-    unreadable_verdicts: int = Field(
-        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
-    )
 
 
 class InteractCompState(Stored):
@@ -81,9 +78,6 @@ class InteractCompState(Stored):
     outcome: str | None = Field(
         default=None,
         description="answered | no_answer | invalid_skip | call_error (docs/interactcomp.md); null before an answer",
-    )
-    unreadable_verdicts: int = Field(
-        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
     )
 
 
@@ -199,6 +193,9 @@ class _InteractCompFields(InteractCompState):
     max_rounds: int | None = None
     actions: str | None = None
     compat: str | None = None
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
+    )
 
 
 class InteractCompResult(_Kept, _InteractCompFields):

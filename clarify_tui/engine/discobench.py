@@ -304,7 +304,7 @@ class DiscoBenchRules(Rules):
                 for cp in self.state.checkpoints
             ],
             ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
-            unreadable_verdicts=self.state.unreadable_verdicts,
             tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
             **self.skip_fields(),
+            **self.unreadable_fields(),
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
-from clarify_tui.results import AnyResult, AnyState, DiscoBenchState, InteractCompState
+from clarify_tui.results import AnyResult, AnyState
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -49,6 +49,12 @@ class Rules:
     def skip_fields(self) -> dict[str, Any]:
         """`invalid_skip` for the result, only when it happened (older rows stay as they were)."""
         return {"invalid_skip": True} if self.invalid_skip else {}
+
+    def unreadable_fields(self) -> dict[str, Any]:
+        """`unreadable_verdicts` for the result, only when there were some (older rows stay as
+        they were): counted over the steps, so a fork keeps those before its fork point."""
+        n = sum(1 for s in self.ep.steps if s.actor == "judge" and s.observation.data.get("unreadable"))
+        return {"unreadable_verdicts": n} if n else {}
 
     def allowed(self) -> list[ActionKind]:
         raise NotImplementedError
@@ -125,13 +131,11 @@ class Rules:
     def judged(self, verdict, text: str, data: dict[str, Any]) -> Observation:
         """A verdict's judge-step observation: a model grader's reply kept, and a reply that
         stated no verdict (read as wrong, the paper's reading) said so and counted in the
-        state's `unreadable_verdicts` (docs/scoring.md)."""
+        result's `unreadable_verdicts` (docs/scoring.md)."""
         if verdict.reply is not None:
             data["reply"] = verdict.reply
         if verdict.unreadable:
             data["unreadable"] = True
-            if isinstance(self.state, (DiscoBenchState, InteractCompState)):  # the protocols graded by a Verdict
-                self.state.unreadable_verdicts += 1
             text = (f"{text}: the grader's reply states no verdict ({verdict.reply!r:.80}), "
                     f"read as no, as the paper reads it")
         return Observation(text=text, data=data)
