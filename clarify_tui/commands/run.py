@@ -218,6 +218,11 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     console.print(line)
     if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
         console.print(f"note: {note}", markup=False, highlight=False)
+    if benchmark == "interactcomp":
+        from clarify_tui.metrics.interactcomp import confidence_warnings
+
+        for warning in confidence_warnings([s.result for s in done if isinstance(s.result, InteractCompResult)]):
+            console.print(warning, markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
