@@ -66,11 +66,12 @@ def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agen
     from clarify_tui.agents.custom import HttpAgent, PyAgent
     from clarify_tui.plugins import PluginSpecError
 
-    args, timeout, retries = _custom_settings(role, config)
+    cfg = _config(config)
+    args, timeout, retries = _custom_settings(role, cfg)
     try:
         if spec.startswith("py:"):
-            return PyAgent(spec, args)
-        return HttpAgent(spec, timeout=timeout, max_retries=retries)
+            return PyAgent(spec, args, config=cfg)
+        return HttpAgent(spec, timeout=timeout, max_retries=retries, config=cfg)
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 

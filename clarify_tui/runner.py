@@ -166,7 +166,7 @@ def build_agent(spec: RunSpec, config_obj=None):
 
     if not callable(getattr(spec.agent_object, "act", None)):
         raise ValueError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
-    return PyAgent(spec.agent, obj=spec.agent_object)
+    return PyAgent(spec.agent, obj=spec.agent_object, config=config_obj)
 
 
 def apply_call_limit(config_obj, concurrency: int) -> str | None:

@@ -38,12 +38,26 @@ def as_action(value: Any, who: str) -> Action:
     raise AgentFailed(f"{who} returned {type(value).__name__} {shown[:200]}, not an Action")
 
 
+def priced(action: Action, config: Any = None) -> Action:
+    """The agent's Usage with a cost: its own when it gave one; else priced from its model
+    and tokens as a model call is (clarify.toml [prices], then genai-prices; None when
+    neither prices the model); tokens with no model are unpriced (None), never $0."""
+    usage = action.usage
+    if usage is None or "cost_usd" in usage.model_fields_set or not (usage.tokens_in or usage.tokens_out):
+        return action
+    from clarify_tui.llm.pricing import call_cost
+
+    usage.cost_usd = call_cost(config, usage.model, usage.tokens_in, usage.tokens_out) if usage.model else None
+    return action
+
+
 class PyAgent:
     """`py:FILE.py:NAME`, `py:package.module:NAME` or `py:ENTRY_POINT`."""
 
-    def __init__(self, spec: str, args: dict[str, Any] | None = None, obj: Any = None) -> None:
+    def __init__(self, spec: str, args: dict[str, Any] | None = None, obj: Any = None, config: Any = None) -> None:
         self.spec = spec
         self.obj = obj if obj is not None else load_object(spec, args, needs=("act",), role="agent")
+        self.config = config  # prices an own Usage that has tokens but no cost
 
     async def act(self, view: AgentView) -> Action:
         try:
@@ -55,7 +69,7 @@ class PyAgent:
             log.warning("agent %s raised on task %s (scored wrong)", self.spec, view.task_id, exc_info=True)
             raise AgentFailed(f"agent raised {type(exc).__name__}: {exc}"[:500]) from exc
         action = as_action(value, "agent")
-        return action.model_copy(deep=True) if action is value else action
+        return priced(action.model_copy(deep=True) if action is value else action, self.config)
 
     async def aclose(self) -> None:
         close = getattr(self.obj, "aclose", None)
@@ -66,13 +80,14 @@ class PyAgent:
 class HttpAgent:
     """`http://HOST:PORT/PATH`: each turn POSTs the AgentView's JSON, reads an Action's."""
 
-    def __init__(self, spec: str, *, timeout: float = 120.0, max_retries: int = 4) -> None:
+    def __init__(self, spec: str, *, timeout: float = 120.0, max_retries: int = 4, config: Any = None) -> None:
         self.spec = spec
         self.http = HttpJson(spec, timeout=timeout, max_retries=max_retries)
+        self.config = config  # prices an own Usage that has tokens but no cost
 
     async def act(self, view: AgentView) -> Action:
         data, retries, cause, latency = await self.http.post(view.model_dump(mode="json"))
-        action = as_action(data, f"agent at {self.spec}")
+        action = priced(as_action(data, f"agent at {self.spec}"), self.config)
         usage = action.usage or Usage()
         usage.latency_ms = usage.latency_ms or latency
         usage.retries, usage.retry_cause = usage.retries + retries, cause or usage.retry_cause
