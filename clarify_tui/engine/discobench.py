@@ -86,7 +86,8 @@ class DiscoBenchRules(Rules):
     def view_extra(self) -> dict[str, Any]:
         if not self.answer_mode or self.state.current is None:
             return {}
-        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints)}
+        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints),
+                "checkpoint_mode": self.state.mode}
 
     def refusal(self, action: Action) -> str | None:
         return None if (action.text or "").strip() else f"{action.kind.value} needs text."
