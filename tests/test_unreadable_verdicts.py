@@ -76,6 +76,17 @@ def test_unreadable_grader_replies_are_wrong_counted_and_kept_on_the_judge_step(
     assert [tag for i, tag in enumerate(GRADES, 1) if judged[str(i)].data.get("unreadable")] == [
         "EMPTY", "THINK", "REFUSE"]
     assert "the grader's reply states no verdict ('I need to think" in judged["3"].text
+    # what replay draws for that judge step
+    from rich.console import Console
+
+    from clarify_tui.tui.widgets.step_card import render_step
+
+    [session] = [s for s in store.sessions() if s.task_id == "3"]
+    console = Console(width=200, record=True)
+    for step in store.steps(session.id):
+        console.print(render_step(step))
+    assert "wrong: the grader's reply states no verdict ('I need to think about this more carefully.'), read as " \
+           "no, as the paper reads it" in " ".join(console.export_text().split())
 
 
 def test_under_compat_strict_the_graders_reply_is_kept_too(tmp_path, dataset, monkeypatch, capsys):
