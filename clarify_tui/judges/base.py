@@ -36,6 +36,7 @@ class AskJudgement(BaseModel):
 class NuggetJudgement(BaseModel):
     coverage: list[Coverage]
     usage: Usage | None = None
+    reply: str | None = None  # a model judge's own words, kept on the judge step
 
 
 class Judge(TypingProtocol):

@@ -152,5 +152,5 @@ class LLMJudge:
     async def nuggets(self, answer: str, nuggets: list[Nugget], query: str = "") -> NuggetJudgement:
         gold = json.dumps([{"id": n.id, "text": n.text} for n in nuggets], ensure_ascii=False)
         prompt = render("cts_nugget_judge", query=query, gold_nuggets=gold, candidate_answer=answer)
-        coverage, usage = await self._judge(prompt, "cts.judge", lambda t: read_coverage(t, nuggets))
-        return NuggetJudgement(coverage=coverage, usage=usage)
+        coverage, usage, reply = await self._judge_raw(prompt, "cts.judge", lambda t: read_coverage(t, nuggets))
+        return NuggetJudgement(coverage=coverage, usage=usage, reply=reply)
