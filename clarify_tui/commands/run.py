@@ -228,8 +228,8 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
         console.print(f"retries: {retries} on {steps} step(s) ({because})", markup=False, highlight=False)
     faults = agent_faults(sessions, store.agent_step_errors(name))
-    if line := faults.line():
-        console.print(line, markup=False, highlight=False)
+    if said := faults.line():
+        console.print(said, markup=False, highlight=False)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(s.error or '').splitlines()[0][:200]}")
     return RunCounts(errored=len(errored), agent_ended=faults.ended, total=len(sessions))
