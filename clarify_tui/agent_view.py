@@ -60,6 +60,10 @@ class AgentView(BaseModel):
     """discobench: the current checkpoint, 1-based (never its content)."""
     checkpoints: int | None = None
     """discobench: how many checkpoints the question has (never their content)."""
+    checkpoint_mode: str | None = None
+    """discobench: what a wrong intermediate answer does: "answer" (the paper's: that checkpoint
+    fails and the next becomes current, unannounced) or "strict" (the task ends); null when
+    the agent does not answer checkpoints."""
     epoch: int = 0
     """Which play of this task in the run (`run --epochs N`: 0 to N-1): a stochastic agent
     seeds on it, with `run --seed`, so that epochs differ and a rerun repeats them."""

@@ -255,6 +255,13 @@ def score(
     report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
                             profile_subset=profile_subset)
     from clarify_tui.compat import strict_note
+    from clarify_tui.metrics.interactcomp import confidence_warnings
+    from clarify_tui.results import InteractCompResult
+
+    if on_note is not None:
+        for line in confidence_warnings([s.result for s in sessions if s.scorable
+                                         and isinstance(s.result, InteractCompResult)]):
+            on_note(line)
 
     if on_note is not None and (note := strict_note(
         s.result.compat for s in sessions  # type: ignore[union-attr]  # InteractComp results only

@@ -62,15 +62,23 @@ def _custom_settings(role: str, config: Config | None) -> tuple[dict, float, int
     return args, timeout, retries
 
 
+def agent_time_limit(config: Config | None, role: str = "agent") -> float:
+    """Seconds an own agent's `act` may take: the role's `timeout`, else the endpoint's (as
+    an `openai:` agent's call and an `http://` agent's attempt)."""
+    return _custom_settings(role, config)[1]
+
+
 def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agent:
     from clarify_tui.agents.custom import HttpAgent, PyAgent
     from clarify_tui.plugins import PluginSpecError
 
-    args, timeout, retries = _custom_settings(role, config)
+    cfg = _config(config)
+    args, timeout, retries = _custom_settings(role, cfg)
     try:
         if spec.startswith("py:"):
-            return PyAgent(spec, args)
-        return HttpAgent(spec, timeout=timeout, max_retries=retries)
+            return PyAgent(spec, args, config=cfg, timeout=timeout)
+        return HttpAgent(spec, timeout=timeout, max_retries=retries, config=cfg,
+                         stop_after=cfg.openai.stop_after_failures)
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
@@ -81,7 +89,8 @@ def _custom_role(role: str, spec: str, config: Config | None):
 
     args, timeout, retries = _custom_settings(role, config)
     try:
-        return custom_roles.build(role, spec, args=args, timeout=timeout, max_retries=retries)
+        return custom_roles.build(role, spec, args=args, timeout=timeout, max_retries=retries,
+                                  stop_after=_config(config).openai.stop_after_failures)
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 

@@ -121,9 +121,10 @@ class CustomJudge(_Proxy):
 
 
 def build(role: str, spec: str, *, args: dict[str, Any] | None = None, timeout: float = 120.0,
-          max_retries: int = 4) -> _Proxy:
+          max_retries: int = 4, stop_after: int = 0) -> _Proxy:
     proxy = CustomUser if role == "user" else CustomJudge
-    if spec.startswith(("http://", "https://")):
-        return proxy(spec, http=HttpJson(spec, timeout=timeout, max_retries=max_retries))
+    if spec.startswith(("http://", "https://")):  # the circuit breaker of a model endpoint (breaker.py)
+        return proxy(spec, http=HttpJson(spec, timeout=timeout, max_retries=max_retries, stop_after=stop_after,
+                                         call=f"{role} call"))
     needs = tuple(m for m in proxy.methods if m not in _OPTIONAL)
     return proxy(spec, obj=load_object(spec, args, needs=needs, role=role))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.breaker import Breaker, shown_url
 from clarify_tui.errors import BackendError
 
 ENTRY_POINT_GROUP = "clarify_tui.agents"
@@ -285,11 +286,14 @@ class HttpJson:
     rules (408/409/429/5xx, connection errors and timeouts are retried with backoff; when
     they run out the call raises BackendError, an infrastructure failure)."""
 
-    def __init__(self, url: str, *, timeout: float = 120.0, max_retries: int = 4) -> None:
+    def __init__(self, url: str, *, timeout: float = 120.0, max_retries: int = 4, stop_after: int = 0,
+                 call: str = "backend call") -> None:
         check_url(url)
         self.url = url
         self.timeout = timeout
         self.max_retries = max_retries
+        # as a model endpoint's: `stop_after` calls in a row out of retries stop the run (docs/runs.md)
+        self.breaker = Breaker(call, url, stop_after)
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _client(self):
@@ -311,6 +315,7 @@ class HttpJson:
         """The reply's JSON, the retries made, the last retry's cause and the latency (ms)."""
         import httpx
 
+        self.breaker.check(f"{shown_url(self.url)}: ")  # down: the run is stopping (runner.RunStopped)
         causes: list[str] = []
         t0 = time.perf_counter()
         while True:
@@ -328,12 +333,14 @@ class HttpJson:
                     except (json.JSONDecodeError, UnicodeDecodeError):
                         data = _NotJson(response.text[:200])
                     latency = (time.perf_counter() - t0) * 1000
+                    self.breaker.answered()
                     return data, len(causes), causes[-1] if causes else None, latency
                 cause = f"HTTP {status}: {response.text[:200]}"
                 if status not in (408, 409, 429) and status < 500:
                     raise BackendError(f"{self.url}: {cause}")
             causes.append(cause)
             if len(causes) > self.max_retries:
+                self.breaker.failed(cause)
                 raise BackendError(f"{self.url}: {cause} (after {self.max_retries} retries)")
             await asyncio.sleep(min(0.5 * 2 ** (len(causes) - 1), 8.0) * (1 - 0.25 * random.random()))
 

@@ -6,7 +6,8 @@ verdict is stored beside the old ones with the judge's spec (`Store.add_judgment
 Nothing is overwritten: `score --judge SPEC` chooses whose verdicts to use.
 
 Verdicts are overlays on the session result (see metrics/records.py):
-- kind "answer": {"correct", "reason", "answer", "usage"} and, for DiscoBench, the
+- kind "answer": {"correct", "reason", "answer", "usage"}, the grader's "reply" (a model
+  judge), for InteractComp "unreadable_verdicts" (0 or 1) and, for DiscoBench, the
   checkpoint rows recomputed for the new verdict: the checkpoint that was current when
   the answer came is passed with every later one when the answer is now right, or failed
   with every later one unreached when it is now wrong (the engine's rule).
@@ -107,6 +108,10 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
         else:
             v = await judge.equivalent(task.question, answer, task.gold, benchmark=protocol)
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
+        if v.reply is not None:
+            verdict["reply"] = v.reply
+        if protocol == "interactcomp":  # its one verdict is the answer's: the count is this one's
+            verdict["unreadable_verdicts"] = int(v.unreadable)
         if isinstance(result, DiscoBenchResult) and result.checkpoints:
             current = current_at_answer(store.steps(session.id))
             rows = recompute_checkpoints(result.checkpoints, current, v.correct)

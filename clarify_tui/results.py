@@ -167,6 +167,9 @@ class _DiscoBenchFields(Stored):
     checkpoints: list[CheckpointResult] = Field(default_factory=list)
     ask_turns: int = 0
     tool_turns: int = 0
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
+    )
     invalid_skip: bool | None = Field(
         default=None,
         description="the agent's own invalid outputs (3 in a row) ended the task: scored as not done, never excluded",
@@ -190,6 +193,9 @@ class _InteractCompFields(InteractCompState):
     max_rounds: int | None = None
     actions: str | None = None
     compat: str | None = None
+    unreadable_verdicts: int = Field(
+        default=0, description="grader replies that stated no verdict, read as wrong as the paper does"
+    )
 
 
 class InteractCompResult(_Kept, _InteractCompFields):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from clarify_tui import db_errors
-from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.backends import agent_time_limit, close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
@@ -168,7 +168,7 @@ def build_agent(spec: RunSpec, config_obj=None):
 
     if not callable(getattr(spec.agent_object, "act", None)):
         raise ValueError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
-    return PyAgent(spec.agent, obj=spec.agent_object)
+    return PyAgent(spec.agent, obj=spec.agent_object, config=config_obj, timeout=agent_time_limit(config_obj))
 
 
 def apply_call_limit(config_obj, concurrency: int) -> str | None:

@@ -399,6 +399,15 @@ class Store:
             causes[key] = causes.get(key, 0) + count
         return sum(r[0] for r in rows), len(rows), causes
 
+    def agent_step_errors(self, run: str) -> list[tuple[str, str, str]]:
+        """(session id, task id, error) of every refused or failed agent step of a run's live
+        sessions, in the order they were played (agent_faults.py)."""
+        return self.conn.execute(
+            "SELECT s.id, s.task_id, st.error FROM steps st JOIN sessions s ON s.id = st.session_id "
+            "WHERE s.run = ? AND s.status != 'superseded' AND st.actor = 'agent' AND st.error IS NOT NULL "
+            "AND st.error != '' ORDER BY s.created_at, s.id, st.idx", [run]
+        ).fetchall()
+
     def set_run_provenance(self, name: str, provenance: dict) -> None:
         """Record what produced the run (clarify_tui/provenance.py) on its row."""
         with self._writing(), self.conn:

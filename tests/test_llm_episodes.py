@@ -223,6 +223,8 @@ async def test_cts_episode(servers, db):
     assert "master's study" not in rewriter.prompt
     [coverage_judge] = [r for r in models.chat_requests() if "coverage judge" in r.prompt]
     assert f"QUERY: {CTS.cts.fused_query}" in coverage_judge.prompt  # Prompt E's QUERY input
+    [judged] = [s for s in ep.steps if s.actor == "judge"]  # the judge's own words kept on its step (issue 31)
+    assert '"results"' in judged.observation.data["reply"] and '"coverage"' in judged.observation.data["reply"]
 
 
 async def test_invalid_output_then_recovery(servers, db):

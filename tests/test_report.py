@@ -193,6 +193,26 @@ def test_whatif_cells_are_the_numbers_whatif_prints(forked, capsys):
     assert cts["flips"]["improved"] > 0
 
 
+def test_whatif_delta_beside_a_runs_accuracy_says_over_how_many_forked_tasks(forked, capsys, tmp_path):
+    """Issue 31: Δ is over the forked tasks only, not a change of the run's accuracy; the
+    report says over how many, per run, and `whatif`'s own table says it too."""
+    import sqlite3
+
+    db = tmp_path / "some.db"  # ic-guess-2 (5 tasks) with 3 forks: 2 of its tasks forked
+    with sqlite3.connect(forked) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)
+    capsys.readouterr()
+    assert main(["whatif", "--run", "ic-guess-2", "--limit", "3", "--db", str(db), "--bootstrap", "100"]) == 0
+    assert "value of asking over 2 forked tasks [95% CI]" in capsys.readouterr().out
+    out = report(capsys, db, "--whatif")
+    ic = md_rows(out, "(paper 003, Table 2)")
+    assert (ic["ic-guess-2"]["What-if ask: forks"], ic["ic-guess-2"]["What-if ask: forked tasks"]) == ("3", "2")
+    assert ic["ic-guess"]["What-if ask: forked tasks"] == "11"
+    assert ("What-if ask: Δ is over the forked tasks only, not the run's every task, so it is no change of the "
+            "run's own score: ic-guess over 11 forked tasks (of 11 scored); ic-guess-2 over 2 forked tasks "
+            "(of 5 scored).") in " ".join(out.split())
+
+
 def test_a_run_without_forks_prints_the_empty_cell_never_zero_and_interventions_stay_apart(forked, capsys):
     out = report(capsys, forked, "--whatif")
     ic = md_rows(out, "(paper 003, Table 2)")
@@ -234,5 +254,5 @@ def test_errored_forks_are_counted_and_named_and_all_errored_prints_no_delta():
     table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."],
                        rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})])
     add_whatif([table], {"r1": {"ask": summary}}, 100, 0)
-    assert table.rows[0].cells == ["r1", "0.00", "3", "–", "–", "–", "–"]
+    assert table.rows[0].cells == ["r1", "0.00", "3", "0", "–", "–", "–", "–"]
     assert any("r1 3 fork(s) errored (infrastructure failures)" in n for n in table.notes)

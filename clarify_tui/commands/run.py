@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, file_path, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
@@ -95,6 +97,10 @@ def register(sub: Subparsers) -> None:
              "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
              "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
+    p.add_argument("--fail-on-error", nargs="?", const=ANY, default=None, type=tolerance, metavar="N|FRACTION",
+                   help="exit 1 when more sessions than this errored or were ended by the agent's own invalid "
+                        "outputs (None, garbage, a forbidden action; scored wrong): bare = any, N = more than N, "
+                        "a number below 1 = more than that share (docs/runs.md)")
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
     p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
@@ -144,7 +150,7 @@ def main(args: argparse.Namespace) -> int:
         progress.finish()
     from clarify_tui.store import Store
 
-    errored = print_summary(args.benchmark, result.name, result, Store(result.db))
+    counts = print_summary(args.benchmark, result.name, result, Store(result.db))
     for note in result.notes:
         console.print(note, markup=False, highlight=False)
     console.print(f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
@@ -152,14 +158,38 @@ def main(args: argparse.Namespace) -> int:
     call_limit = result.call_limit
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
-    return EXIT_ERRORED if errored else 0
+    return exit_code(counts, args.fail_on_error)
 
 
 EXIT_ERRORED = 1  # docs/runs.md "Exit codes": some session of the run errored (scripts and CI must see it)
 
 
-def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, store: Store) -> int:
-    """Print the run's one-line summary; returns how many of its sessions errored."""
+@dataclass
+class RunCounts:
+    """What decides `run`'s exit code: sessions errored, ended by the agent's own invalid
+    outputs (scored wrong), and in all (completed and errored)."""
+
+    errored: int
+    agent_ended: int
+    total: int
+
+
+def exit_code(counts: RunCounts, fail_on_error: float | None) -> int:
+    """1 when a session errored; with `--fail-on-error`, when more sessions than it
+    tolerates errored or were ended by the agent's invalid outputs."""
+    from clarify_tui.agent_faults import over_tolerance
+
+    if fail_on_error is None:
+        return EXIT_ERRORED if counts.errored else 0
+    failed = counts.errored + counts.agent_ended
+    return EXIT_ERRORED if over_tolerance(failed, counts.total, fail_on_error) else 0
+
+
+def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, store: Store) -> RunCounts:
+    """Print the run's summary: the one line, then what it needs said (the agent's invalid
+    outputs, retries, errored sessions); returns the counts the exit code is made of."""
+    from clarify_tui.agent_faults import agent_faults
+
     sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
     done = [s for s in sessions if s.status == "completed"]
     errored = [s for s in sessions if s.status == "errored"]
@@ -186,16 +216,27 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
                 line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
         if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
             line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
+        if unreadable := sum(getattr(s.result, "unreadable_verdicts", 0) for s in done):
+            line += (f"; {unreadable} unreadable grader repl{'ies' if unreadable != 1 else 'y'} scored wrong "
+                     f"(the paper's reading; the replies are on the judge steps)")
     console.print(line)
     if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
         console.print(f"note: {note}", markup=False, highlight=False)
+    if benchmark == "interactcomp":
+        from clarify_tui.metrics.interactcomp import confidence_warnings
+
+        for warning in confidence_warnings([s.result for s in done if isinstance(s.result, InteractCompResult)]):
+            console.print(warning, markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
         console.print(f"retries: {retries} on {steps} step(s) ({because})", markup=False, highlight=False)
+    faults = agent_faults(sessions, store.agent_step_errors(name))
+    if said := faults.line():
+        console.print(redact(said), markup=False, highlight=False)
     for s in errored[:5]:
         console.print(f"  [red]errored[/red] {s.id} task {s.task_id}: {(redact(s.error) or '').splitlines()[0][:200]}")
-    return len(errored)
+    return RunCounts(errored=len(errored), agent_ended=faults.ended, total=len(sessions))
 
 
 # flags that only one benchmark reads: given for another, they would be dropped unsaid

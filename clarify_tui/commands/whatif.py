@@ -93,7 +93,8 @@ def print_table(summary: dict) -> None:
     names = {"wrong_to_right": "wrong → right", "right_to_wrong": "right → wrong", "unchanged": "unchanged",
              "improved": "restore score up", "worsened": "restore score down"}
     rows += [(names[k], v) for k, v in summary["flips"].items()]
-    rows += [("Δ restore score [95% CI]" if cts else "value of asking [95% CI]", delta + ci_text),
+    over = f" over {voa['tasks']} forked task{'s' * (voa['tasks'] != 1)}"  # not the run's every task
+    rows += [(f"Δ restore score{over} [95% CI]" if cts else f"value of asking{over} [95% CI]", delta + ci_text),
              ("forks errored (not scored)", summary["forks_errored"]),
              ("extra tokens", cost["tokens_in"] + cost["tokens_out"]), ("extra cost $", "unpriced" if cost["cost_usd"] is None else f"{cost['cost_usd']:.4f}")]
     for name, value in rows:

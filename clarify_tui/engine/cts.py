@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from clarify_tui.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
+from clarify_tui.llm.actions import final_output_answer
 from clarify_tui.models import Action, ActionKind, Observation
 from clarify_tui.results import CTSResult, CTSState, NuggetCoverage
 from clarify_tui.users.unknown import as_ua_answer
@@ -35,6 +36,7 @@ class CTSRules(Rules):
     def __init__(self, episode) -> None:
         super().__init__(episode)
         self.state = CTSState()
+        self.fallback = False  # the answer was read from a last-round output (prepare)
         if episode.config.k == 0:  # orig: deep search on the blurred query, no clarification
             blurred = episode.task.cts_part.blurred_query
             self.state = CTSState(phase="search", orig=True, rewritten=blurred)
@@ -80,6 +82,20 @@ class CTSRules(Rules):
         if self.state.phase == "clarify":
             return f"Ask exactly {self.ep.config.k} clarification question(s)."
         return "This is your last round: you must answer now." if self.ep.final_round else None
+
+    def prepare(self, action: Action) -> Action:
+        """The deep-search budget's last round: an output that is no answer action is scored
+        as the answer its text holds, as the paper's runner extracts the candidate answer from
+        the final output "with robust fallbacks" (paper 001 §4.3, §5.2), not as 0 unjudged.
+        Only a model's words (`raw`) count: a tool call, or an own agent's Action without
+        `raw`, stays refused and the task scores 0 (docs/paper-readings.md C-fallback)."""
+        if self.state.phase != "search" or not self.ep.final_round or action.kind == ActionKind.answer:
+            return action
+        text = final_output_answer(action.raw)
+        if text is None:
+            return action
+        self.fallback = True
+        return Action(kind=ActionKind.answer, text=text, raw=action.raw, usage=action.usage)
 
     def refusal(self, action: Action) -> str | None:
         if action.kind == ActionKind.clarify:
@@ -146,6 +162,9 @@ class CTSRules(Rules):
         ep = self.ep
         self.state.answer = action.text
         obs = Observation(text="answer recorded", done=True)
+        if self.fallback:  # said on the step, so replay and the export show where the answer came from
+            obs.text = "answer recorded: the last round's output held no answer action; its text is scored"
+            obs.data["fallback"] = "final output"
         ep.record("agent", action, obs)
         nuggets = ep.task.cts_part.nuggets
         judgement = await ep.judge.nuggets(action.text, nuggets, query=ep.task.cts_part.fused_query)
@@ -160,7 +179,8 @@ class CTSRules(Rules):
             Action(kind=ActionKind.judge, text="nugget coverage"),
             Observation(
                 text=f"restore score {self.state.restore_score:.1f}",
-                data={"coverage": judgement.coverage, "restore_score": self.state.restore_score},
+                data={"coverage": judgement.coverage, "restore_score": self.state.restore_score,
+                      **({"reply": judgement.reply} if judgement.reply is not None else {})},
             ),
             usage=judgement.usage,
         )

@@ -86,7 +86,8 @@ class DiscoBenchRules(Rules):
     def view_extra(self) -> dict[str, Any]:
         if not self.answer_mode or self.state.current is None:
             return {}
-        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints)}
+        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints),
+                "checkpoint_mode": self.state.mode}
 
     def refusal(self, action: Action) -> str | None:
         return None if (action.text or "").strip() else f"{action.kind.value} needs text."
@@ -254,7 +255,7 @@ class DiscoBenchRules(Rules):
         ep.record(
             "judge",
             Action(kind=ActionKind.judge, text=f"checkpoint {i + 1} answer"),
-            Observation(text=f"checkpoint {i + 1} {status}", data={"checkpoint": i, "status": status}),
+            self.judged(verdict, f"checkpoint {i + 1} {status}", {"checkpoint": i, "status": status}),
             usage=verdict.usage,
         )
         if self.state.current is None:
@@ -306,4 +307,5 @@ class DiscoBenchRules(Rules):
             ask_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.ask),
             tool_turns=sum(1 for s in agent_steps if s.action.kind == ActionKind.search),
             **self.skip_fields(),
+            **self.unreadable_fields(),
         )

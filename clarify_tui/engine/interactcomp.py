@@ -217,4 +217,5 @@ class InteractCompRules(Rules):
             max_rounds=self.ep.max_rounds,
             actions=self.ep.config.actions,
             compat=self.ep.config.compat,
+            **self.unreadable_fields(),
         )

@@ -50,6 +50,12 @@ class Rules:
         """`invalid_skip` for the result, only when it happened (older rows stay as they were)."""
         return {"invalid_skip": True} if self.invalid_skip else {}
 
+    def unreadable_fields(self) -> dict[str, Any]:
+        """`unreadable_verdicts` for the result, only when there were some (older rows stay as
+        they were): counted over the steps, so a fork keeps those before its fork point."""
+        n = sum(1 for s in self.ep.steps if s.actor == "judge" and s.observation.data.get("unreadable"))
+        return {"unreadable_verdicts": n} if n else {}
+
     def allowed(self) -> list[ActionKind]:
         raise NotImplementedError
 
@@ -118,9 +124,21 @@ class Rules:
             text = f"wrong: the grader call failed, scored wrong as the reference harness does ({verdict.fault})"
             data["fault"] = verdict.fault
         self.ep.record(
-            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), Observation(text=text, data=data),
+            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), self.judged(verdict, text, data),
             usage=verdict.usage,
         )
+
+    def judged(self, verdict, text: str, data: dict[str, Any]) -> Observation:
+        """A verdict's judge-step observation: a model grader's reply kept, and a reply that
+        stated no verdict (read as wrong, the paper's reading) said so and counted in the
+        result's `unreadable_verdicts` (docs/scoring.md)."""
+        if verdict.reply is not None:
+            data["reply"] = verdict.reply
+        if verdict.unreadable:
+            data["unreadable"] = True
+            text = (f"{text}: the grader's reply states no verdict ({verdict.reply!r:.80}), "
+                    f"read as no, as the paper reads it")
+        return Observation(text=text, data=data)
 
     def snapshot(self) -> AnyState:
         return self.state.snapshot()

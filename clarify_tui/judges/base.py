@@ -17,6 +17,10 @@ class Verdict(BaseModel):
     reason: str = ""
     usage: Usage | None = None
     fault: str | None = None  # `--compat reference`: the failed grader call scored wrong
+    reply: str | None = None  # a model grader's own words, kept on the judge step (every compat mode)
+    # The paper's reading took a reply that states no verdict (empty, a refusal, "I need to
+    # think...") as "no": scored wrong, as the paper does, and counted (`unreadable_verdicts`)
+    unreadable: bool = False
 
 
 class CheckpointJudgement(BaseModel):
@@ -32,6 +36,7 @@ class AskJudgement(BaseModel):
 class NuggetJudgement(BaseModel):
     coverage: list[Coverage]
     usage: Usage | None = None
+    reply: str | None = None  # a model judge's own words, kept on the judge step
 
 
 class Judge(TypingProtocol):

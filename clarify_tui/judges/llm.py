@@ -70,6 +70,12 @@ def read_coverage(text: str, nuggets: list[Nugget]) -> list[Any]:
     return [labels[n.id] for n in nuggets]
 
 
+def unreadable_grade(reply: str, read_correct: bool) -> bool:
+    """A reply the paper's reading scored wrong that does not say "no" (empty, a refusal,
+    "I need to think...", "Correct."): a wrong that is the grader's, not the agent's."""
+    return not read_correct and read_yes_no(reply) != NO
+
+
 class LLMJudge:
     def __init__(self, client: ChatClient) -> None:
         self.client = client
@@ -80,10 +86,13 @@ class LLMJudge:
         await self.client.aclose()
 
     async def _judge(self, text: str, purpose: str, read: Callable[[str], T]) -> tuple[T, Usage]:
-        value, usage, _raw = await complete_within_contract(
+        value, usage, _raw = await self._judge_raw(text, purpose, read)
+        return value, usage
+
+    async def _judge_raw(self, text: str, purpose: str, read: Callable[[str], T]) -> tuple[T, Usage, str]:
+        return await complete_within_contract(
             self.client, text, purpose, read, self.parse_retries, "judge", failure="unreadable output"
         )
-        return value, usage
 
     async def equivalent(
         self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
@@ -95,8 +104,8 @@ class LLMJudge:
             text, purpose = render("discobench_equivalence_judge", **fields), "discobench.judge"
         else:
             text, purpose = render_verbatim("interactcomp_grader", **fields), "grader"
-        ok, usage = await self._judge(text, purpose, read_grade)
-        return Verdict(correct=ok, reason=f"{self.spec} graded {'yes' if ok else 'no'}", usage=usage)
+        ok, usage, reply = await self._judge_raw(text, purpose, read_grade)
+        return Verdict(correct=ok, reason=f"{self.spec} graded {'yes' if ok else 'no'}", usage=usage, reply=reply)
 
     async def grade_reference(
         self, question: str, answer: str, gold_text: str, failure_is_wrong: bool = False
@@ -115,7 +124,7 @@ class LLMJudge:
             return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}", fault=str(exc))
         ok = grader_reading(done.text)
         return Verdict(correct=ok, reason=f"{self.spec} reply {done.text[:80]!r} read as the reference does",
-                       usage=done.usage)
+                       usage=done.usage, reply=done.text, unreadable=unreadable_grade(done.text, ok))
 
     async def checkpoint(self, checkpoint: Checkpoint, kind: str, text: str) -> CheckpointJudgement:
         prompt = render(
@@ -143,5 +152,5 @@ class LLMJudge:
     async def nuggets(self, answer: str, nuggets: list[Nugget], query: str = "") -> NuggetJudgement:
         gold = json.dumps([{"id": n.id, "text": n.text} for n in nuggets], ensure_ascii=False)
         prompt = render("cts_nugget_judge", query=query, gold_nuggets=gold, candidate_answer=answer)
-        coverage, usage = await self._judge(prompt, "cts.judge", lambda t: read_coverage(t, nuggets))
-        return NuggetJudgement(coverage=coverage, usage=usage)
+        coverage, usage, reply = await self._judge_raw(prompt, "cts.judge", lambda t: read_coverage(t, nuggets))
+        return NuggetJudgement(coverage=coverage, usage=usage, reply=reply)

@@ -106,6 +106,23 @@ def parse_action(text: str, allowed: list[ActionKind]) -> Action:
     return Action(kind=kind, text=value)
 
 
+def final_output_answer(text: str | None) -> str | None:
+    """CTS's candidate answer from a deep-search agent's final-round output that is no answer
+    action (paper 001 §4.3, §5.2: extracted from the final output "by parsing the <answer>
+    tag when present, with robust fallbacks"): the tag's text (also unclosed), else the
+    output itself, reasoning blocks dropped; None when it is a tool call or any other JSON
+    (not an answer in words) or empty."""
+    if not text or not text.strip():
+        return None
+    try:
+        action = parse_action(text, [ActionKind.search, ActionKind.visit, ActionKind.answer])
+    except ActionParseError:
+        if find_json(text, dict) is not None:
+            return None
+        return strip_reasoning(text).strip() or None
+    return action.text if action.kind == ActionKind.answer else None
+
+
 def parse_questions(text: str, k: int) -> list[str]:
     """CTS Prompt A's output: a JSON array of exactly k question strings."""
     items = find_json(text, list, accept=lambda v: all(isinstance(i, str) for i in v))

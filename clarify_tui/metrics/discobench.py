@@ -19,6 +19,8 @@ so a group of only such sessions has null detection metrics (`detection_excluded
 the sessions left out). Profiles use K from `profiles.choose_k` (`profile_k`,
 `profile_k_source`: paper, data or override), resolved once for all groups by the caller.
 
+`unreadable_verdicts`: grader replies that stated no verdict, scored wrong (docs/scoring.md).
+
 `checkpoint_modes` counts the sessions of each checkpoint protocol (answer / strict / trajectory,
 docs/paper-readings.md D1, D7): mixing them in one group mixes two definitions of a pass.
 
@@ -162,6 +164,7 @@ def discobench_metrics(
         "ce_b": ratio(len(right_advanced), len(asked)),
         "ask_turns": mean([result_of(s).ask_turns for s in scored]),
         "tool_turns": mean([result_of(s).tool_turns for s in scored]),
+        "unreadable_verdicts": sum(result_of(s).unreadable_verdicts for s in scored),
         "detection": c,
         "profiles": profile_metrics(profiled, k),
         "profile_subset": "all" if profile_subset is None else "common",

@@ -8,6 +8,9 @@
   failed tasks score 0 (core/benchmark.py:126-130).
 - invalid_skips, call_errors: completed sessions that ended so (wrong answers);
   invalid_outputs: invalid or refused agent outputs, summed (they use no round).
+- unreadable_verdicts: grader replies that stated no verdict (empty, a refusal, "I need to
+  think...") that the paper's reading scored wrong: kept wrong, counted so a reader sees
+  how many wrongs are the grader's (the reply is on the session's judge step).
 - rounds: mean number of rounds that used the budget per session (invalid outputs and
   refused early answers are retried inside the round and not counted).
 - interaction_rate: asks / agent actions, pooled over the group (the paper's IR,
@@ -21,8 +24,11 @@
   (run_benchmark.py:90-100, benchmark.py:126-130), a task skipped after invalid outputs,
   a final-round reply that is no answer ("No Answer") and a call the harness could not
   make have confidence 0, so they are in it. Answers whose confidence is unreadable are
-  left out and counted in `calibration_missing`. A fraction in [0, 1]; the paper prints
-  it as a percentage.
+  left out and counted in `calibration_missing`; a confidence off the 0-100 scale (250,
+  -5) is left out too and counted in `out_of_range_confidence`; one between 0 and 1 (an
+  agent on a 0-1 scale?) is used as stated and counted in `fractional_confidence`; both are
+  warned about (`confidence_warnings`). A fraction in [0, 1]; the paper prints it as a
+  percentage.
 - tokens_in, tokens_out, cost_usd over agent, user simulator and judge, and per role.
 """
 
@@ -71,11 +77,40 @@ def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATI
 ZERO_CONFIDENCE_OUTCOMES = ("invalid_skip", "no_answer", "call_error")
 
 
-def harness_confidence(result: InteractCompResult) -> float | None:
-    """The confidence the reference harness would have written for this session."""
+def stated_confidence(result: InteractCompResult) -> float | None:
+    """The confidence the reference harness would have written for this session (any value)."""
     if result.outcome in ZERO_CONFIDENCE_OUTCOMES:
         return 0.0
     return None if result.confidence is None else float(result.confidence)
+
+
+def in_scale(confidence: float) -> bool:
+    """On the papers' 0-100 scale (NaN is not)."""
+    return 0.0 <= confidence <= 100.0
+
+
+def harness_confidence(result: InteractCompResult) -> float | None:
+    """The confidence calibration uses: the stated one when it is on the 0-100 scale, else
+    None (a 250 is no confidence calibration can bin: counted in `out_of_range_confidence`)."""
+    confidence = stated_confidence(result)
+    return confidence if confidence is not None and in_scale(confidence) else None
+
+
+def confidence_warnings(results: Sequence[InteractCompResult]) -> list[str]:
+    """What a reader of calibration_error must know about the stated confidences: values off
+    the 0-100 scale (left out) and values below 1 (read as under 1 %: a 0-1 scale?)."""
+    stated = [c for r in results if (c := stated_confidence(r)) is not None]
+    off = [c for c in stated if not in_scale(c)]
+    small = [c for c in stated if 0.0 < c < 1.0]
+    out = []
+    if off:
+        out.append(f"warning: {len(off)} answer(s) gave a confidence outside the papers' 0-100 scale (e.g. {off[0]:g}):"
+                   f" left out of calibration_error, counted in out_of_range_confidence")
+    if small:
+        out.append(f"warning: {len(small)} answer(s) gave a confidence between 0 and 1 (e.g. {small[0]:g}): the "
+                   f"papers' scale is 0-100, so calibration_error reads it as {small[0]:g} %; an agent answering on "
+                   f"a 0-1 scale must multiply by 100 (counted in fractional_confidence)")
+    return out
 
 
 def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
@@ -97,6 +132,7 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     asks = sum(r.asks for r in results)
     confidences = [harness_confidence(r) for r in results]
     pairs = [(c, bool(r.correct)) for c, r in zip(confidences, results) if c is not None]
+    off_scale = [c for r in results if (c := stated_confidence(r)) is not None and not in_scale(c)]
     errored = sum(1 for s in sessions if s.status == "errored")
     metrics = {
         "accuracy": mean(correct),
@@ -104,13 +140,16 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
         "invalid_skips": sum(1 for r in results if r.outcome == "invalid_skip"),
         "call_errors": sum(1 for r in results if r.outcome == "call_error"),
         "invalid_outputs": sum(r.invalid for r in results),
+        "unreadable_verdicts": sum(r.unreadable_verdicts for r in results),
         "accuracy_std": accuracy_std(scored),
         "rounds": mean(rounds),
         "interaction_rate": ratio(asks, sum(rounds)),
         "interact_rounds": mean([r.asks for r in results]),
         "calibration_error": calibration_error(pairs),
         "calibration_n": len(pairs),
-        "calibration_missing": len(scored) - len(pairs),
+        "calibration_missing": len(scored) - len(pairs) - len(off_scale),
+        "out_of_range_confidence": len(off_scale),
+        "fractional_confidence": sum(1 for c, _ in pairs if 0.0 < c < 1.0),
         **usage_totals(scored, sessions),
         **exclusion_counts(sessions),
     }

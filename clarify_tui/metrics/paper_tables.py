@@ -47,6 +47,7 @@ class Row:
     scored: int = 0
     errored: int = 0
     excluded: int = 0  # abandoned, interrupted (running) and unjudged sessions
+    unreadable: int = 0  # grader replies that stated no verdict, scored wrong (the paper's reading)
     agent_cost: str = NA
     total_cost: str = NA
     agent_cost_usd: float | None = None  # the dollars behind agent_cost (None: unpriced), for csv
@@ -101,6 +102,7 @@ def _row(label: str, cells: list[str], group: ScoreGroup) -> Row:
     return Row(
         label=label, cells=[label, *cells], scored=group["n_sessions"], errored=int(m.get("errored") or 0),
         excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
+        unreadable=int(m.get("unreadable_verdicts") or 0),
         agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
         agent_cost_usd=agent_cost(m), cost_usd=m.get("cost_usd"),
         comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
@@ -176,6 +178,10 @@ def add_footnotes(table: PaperTable) -> None:
     counts = "; ".join(f"{r.label} {r.scored} scored, {r.errored} errored, {r.excluded} excluded" for r in table.rows)
     table.notes.append(f"Sessions: {counts}. Errored (infrastructure failures) and excluded (abandoned, "
                        "interrupted, unjudged) sessions are in no number above.")
+    if any(r.unreadable for r in table.rows):
+        counts = "; ".join(f"{r.label} {r.unreadable}" for r in table.rows)
+        table.notes.append(f"Unreadable grader replies (empty, a refusal, no yes or no), scored wrong as the paper "
+                           f"reads them; so many of the wrong answers are the grader's: {counts}.")
     if table.key == "interactcomp":
         costs = "; ".join(f"{r.label} {r.total_cost}" for r in table.rows)
         table.notes.append(f"Cost($) prices the agent under test only, as the paper; all roles (agent, user "
@@ -261,6 +267,7 @@ def discobench_table(
             row.scored += other.scored
             row.errored += other.errored
             row.excluded += other.excluded
+            row.unreadable += other.unreadable
             row.comparable = row.comparable and other.comparable
             row.deviations += [d for d in other.deviations if d not in row.deviations]
             row.unpriced += [u for u in other.unpriced if u not in row.unpriced]

@@ -36,7 +36,7 @@ SCORED_STATUS = "completed"
 ANSWER_KIND = "answer"
 NUGGETS_KIND = "nuggets"
 _OVERLAY_FIELDS = {
-    ANSWER_KIND: ("correct", "checkpoints"),
+    ANSWER_KIND: ("correct", "checkpoints", "unreadable_verdicts"),
     NUGGETS_KIND: ("coverage", "restore_score"),
 }
 

@@ -17,8 +17,8 @@ from clarify_tui.metrics.paper_tables import NA, PaperTable, Row
 # The main tables, whose rows are runs; CTS Table 3 (Δ vs orig) repeats Table 2's runs.
 TABLES = ("interactcomp", "discobench", "cts-k1", "cts-k23")
 DIGITS = {"interactcomp": 2, "discobench": 1, "cts-k1": 3, "cts-k23": 3}  # as the table's own numbers
-BINARY = ["forks", "W→R", "R→W", "Δ", "95% CI"]
-CTS = ["forks", "improved", "worsened", "Δ", "95% CI"]
+BINARY = ["forks", "forked tasks", "W→R", "R→W", "Δ", "95% CI"]
+CTS = ["forks", "forked tasks", "improved", "worsened", "Δ", "95% CI"]
 
 Summaries = Mapping[str, Mapping[str, Mapping[str, Any]]]  # run -> intervention -> whatif summary
 
@@ -28,8 +28,9 @@ def span(intervention: str) -> str:
 
 
 def cells(summary: Mapping[str, Any] | None, digits: int, cts: bool) -> list[str]:
-    """forks, the two flip counts, Δ and its CI; all empty when the run has no forks.
-    Binary protocols print Δ in accuracy points (the tables' percent), CTS in restore score."""
+    """forks, the forked tasks (Δ's denominator), the two flip counts, Δ and its CI; all
+    empty when the run has no forks. Binary protocols print Δ in accuracy points (the
+    tables' percent), CTS in restore score."""
     if not summary or not summary["forks"]:
         return [NA] * len(BINARY)
     flips = summary["flips"]
@@ -37,25 +38,41 @@ def cells(summary: Mapping[str, Any] | None, digits: int, cts: bool) -> list[str
     voa = summary["value_of_asking"]
     scale = 1 if cts else 100
     if voa["delta"] is None:  # every fork errored: nothing scored
-        return [str(summary["forks"]), NA, NA, NA, NA]
+        return [str(summary["forks"]), "0", NA, NA, NA, NA]
     ci = voa["ci95"]
     ci_text = NA if not ci else f"[{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
-    return [str(summary["forks"]), str(up), str(down), f"{scale * voa['delta']:+.{digits}f}", ci_text]
+    return [str(summary["forks"]), str(voa["tasks"]), str(up), str(down), f"{scale * voa['delta']:+.{digits}f}",
+            ci_text]
 
 
 def _note(intervention: str, cts: bool, bootstrap: int, seed: int) -> str:
     verb = "asked" if intervention == "ask" else "answered"
     head = (f"{span(intervention)}: what if it had {verb} (clarify-tui whatif, intervention {intervention}): "
-            f"forks = the run's forks stored in RUN-whatif, which no other column counts; ")
+            f"forks = the run's forks stored in RUN-whatif, which no other column counts; forked tasks = the "
+            f"tasks with a scored fork; ")
     if cts:
         body = ("improved / worsened = forks whose restore_score_100 rose / fell against their parent; "
-                "Δ = the mean over tasks of each task's mean (fork - parent) restore score")
+                "Δ = the mean over the forked tasks of each task's mean (fork - parent) restore score")
     else:
         body = ("W→R / R→W = forks whose outcome turned from wrong to right / right to wrong against their parent; "
                 f"Δ = value of {'asking' if intervention == 'ask' else 'answering'} in accuracy points, the mean "
-                "over tasks of each task's mean (fork - parent)")
-    return (f"{head}{body}; 95% CI = paired bootstrap over tasks ({bootstrap} resamples, seed {seed}); "
+                "over the forked tasks of each task's mean (fork - parent)")
+    return (f"{head}{body}; 95% CI = paired bootstrap over the forked tasks ({bootstrap} resamples, seed {seed}); "
             f"{NA} = no forks.")
+
+
+def _over_note(t: PaperTable, intervention: str, summaries: Summaries) -> None:
+    """Δ beside a run's accuracy is over its forked tasks only: say how many, per run."""
+    parts = []
+    for row in t.rows:
+        summary = summaries.get(str(row.key.get("run")), {}).get(intervention)
+        voa = (summary or {}).get("value_of_asking") or {}
+        if voa.get("delta") is not None:
+            parts.append(f"{row.key.get('run')} over {voa['tasks']} forked task{'s' * (voa['tasks'] != 1)} "
+                         f"(of {row.scored} scored)")
+    if parts:
+        t.notes.append(f"{span(intervention)}: Δ is over the forked tasks only, not the run's every task, so it is "
+                       f"no change of the run's own score: {'; '.join(parts)}.")
 
 
 def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: int, seed: int) -> None:
@@ -77,6 +94,7 @@ def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: in
                 summary = summaries.get(str(row.key.get("run")), {}).get(intervention)
                 row.cells += cells(summary, DIGITS[t.key], cts)
                 _errored_note(t, row, intervention, summary)
+            _over_note(t, intervention, summaries)
 
 
 def _errored_note(t: PaperTable, row: Row, intervention: str, summary: Mapping[str, Any] | None) -> None:
