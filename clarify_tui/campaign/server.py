@@ -135,15 +135,13 @@ class CampaignServer(Server):
                                                  token=html.escape(self.token)), content_type="text/html")
         return annotator
 
-    def full(self, annotator: str, expecting: int) -> web.Response | None:
-        """The 'campaign is full' page when `expecting` more visitors would pass the cap."""
+    def full(self, annotator: str, expecting: int) -> bool:
+        """Whether `expecting` more visitors would pass the cap (said on the server's output)."""
         if self.visiting + expecting <= self.max_visitors:
-            return None
+            return False
         access_line(f"{annotator} turned away: the campaign is full ({self.visiting} of {self.max_visitors} "
                     "visitors at once, --max-visitors)")
-        return web.Response(status=503, headers={"Retry-After": str(FULL_RETRY_S), "Cache-Control": "no-store"},
-                            content_type="text/html", text=FULL.format(title=html.escape(self.title),
-                                                                       cap=self.max_visitors, retry=FULL_RETRY_S))
+        return True
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         import aiohttp_jinja2
@@ -152,8 +150,10 @@ class CampaignServer(Server):
         if isinstance(annotator, web.Response):
             return annotator
         self._drop_old_tickets()
-        if (full := self.full(annotator, len(self.tickets) + 1)) is not None:  # pages not yet connected count
-            return full
+        if self.full(annotator, len(self.tickets) + 1):  # pages not yet connected count
+            return web.Response(status=503, headers={"Retry-After": str(FULL_RETRY_S), "Cache-Control": "no-store"},
+                                content_type="text/html", text=FULL.format(title=html.escape(self.title),
+                                                                           cap=self.max_visitors, retry=FULL_RETRY_S))
         ticket = secrets.token_urlsafe(24)
         self.tickets[ticket] = (annotator, time.monotonic() + TICKET_TTL_S)
         scheme = "wss" if request.secure else "ws"
@@ -178,8 +178,8 @@ class CampaignServer(Server):
         if entry is None:
             raise web.HTTPForbidden(text="403: open the campaign page again (its link has the token)\n")
         annotator = entry[0]
-        if (full := self.full(annotator, 1)) is not None:
-            return full
+        if self.full(annotator, 1):  # a page older than the cap's last seat: nothing starts
+            raise web.HTTPServiceUnavailable(text="503: the campaign is full: reload the page in a minute\n")
         self.visiting += 1
         access_line(f"{annotator} opened the workbench from {request.remote}")
         websocket = web.WebSocketResponse(heartbeat=15)

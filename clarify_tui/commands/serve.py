@@ -15,6 +15,7 @@ import secrets
 import sys
 from pathlib import Path
 from urllib.parse import quote
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import at_least
@@ -69,6 +70,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.server import CampaignServer, visitor_command
     from clarify_tui.campaign.links import SIG_PARAM, Signer, links_path, load_secret, read_names, secret_path, write_links
     from clarify_tui.campaign.visitor import campaign_tasks
+    from clarify_tui.models import PROTOCOLS
 
     if args.token is not None and len(args.token) < 8:
         raise ValueError("--token must be at least 8 characters")
@@ -77,11 +79,13 @@ def main(args: argparse.Namespace) -> int:
     db = db_path(args).resolve()
     names = read_names(args.annotators) if args.annotators is not None else None
     _check_port(args.host, args.port)  # before the database is made: a bad address leaves no file behind
-    campaign, _tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
-                                      args.per_task)
+    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
+                                     args.per_task)
+    settings = _settings(args, sorted({t.protocol.value for t in tasks}, key=PROTOCOLS.index))
     from clarify_tui.store import Store
 
     store = Store(db)  # creates the file and its tables (before the claims' connection)
+    settings()  # the run row: these settings, or a refusal when the run was served with others
     book = ClaimBook(db, campaign, timeout=args.claim_timeout)
     book.register()
     released = book.release_dead_holders()  # visitors of a server that was killed: their tasks come back
@@ -93,7 +97,10 @@ def main(args: argparse.Namespace) -> int:
     logsetup.redact(token)  # aiohttp logs a request line over 8 KB whole, and the link carries the token
     options = ["--dataset", str(args.dataset), "--per-task", str(args.per_task),
                "--claim-timeout", str(args.claim_timeout), "--search", args.search]
-    for flag, value in (("--benchmark", args.benchmark), ("--limit", args.limit), ("--shuffle", args.shuffle)):
+    options += ["--user", args.user, "--judge", args.judge, *(f"--set={item}" for item in args.overrides)]
+    for flag, value in (("--benchmark", args.benchmark), ("--limit", args.limit), ("--shuffle", args.shuffle),
+                        ("--deep-search", args.deep_search),
+                        ("--config", args.config.resolve() if args.config is not None else None)):
         if value is not None:
             options += [flag, str(value)]
     signer = Signer(load_secret(secret_path(db)), args.queue, names) if names is not None else None
@@ -134,6 +141,42 @@ def main(args: argparse.Namespace) -> int:
               "their tasks back.", flush=True)
     server.serve()
     return 0
+
+
+def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[], None]:
+    """Check the roles as `run` does (a bad spec, a missing key or config is one line before
+    anything is served); the returned call records them on the campaign's run row."""
+    from clarify_tui.campaign.run_settings import campaign_provenance, record_campaign_run
+    from clarify_tui.backends import make_deep_search, make_judge, make_user
+    from clarify_tui.campaign.visitor import campaign_settings
+
+    services, episode = campaign_settings(args)
+    for role, make in (("user", make_user), ("judge", make_judge)):
+        make(getattr(args, role), services)
+    if "cts" in benchmarks:
+        make_deep_search(episode.deep_search, services)
+    provenance = campaign_provenance(benchmarks, dataset=str(args.dataset), user=args.user, judge=args.judge,
+                                     search=args.search, deep_search=episode.deep_search, config_obj=services,
+                                     argv=_without_token(getattr(args, "argv", None)))
+
+    def record() -> None:
+        record_campaign_run(db_path(args).resolve(), args.queue, benchmarks, dataset=str(args.dataset),
+                            user=args.user, judge=args.judge, search=args.search, episode=episode,
+                            provenance=provenance)
+
+    return record
+
+
+def _without_token(argv: list[str] | None) -> list[str] | None:
+    """The command line as recorded: the campaign's secret token is not part of it."""
+    if argv is None:
+        return None
+    out: list[str] = []
+    hide = False
+    for item in argv:
+        out.append("[token]" if hide else "--token=[token]" if item.startswith("--token=") else item)
+        hide = item == "--token"
+    return out
 
 
 def _check_port(host: str, port: int) -> None:
