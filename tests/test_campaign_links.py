@@ -89,3 +89,17 @@ async def test_one_signed_link_per_annotator_tampered_and_revoked_links_are_403(
     finally:
         out, _ = stop(again)
     assert "opened the workbench" not in out
+
+
+def test_a_names_file_that_cannot_be_used_is_one_line_and_nothing_is_made(tmp_path):
+    from tests.clitools import run_cli
+
+    names = tmp_path / "names.txt"
+    for content, says in ((b"ana\nbad name\n", "line 2: 'bad name' is not a usable name"),
+                          (b"ana\nbo\nana\n", "line 3: 'ana' is listed twice"),
+                          (b"ana\n\xff\n", "is not UTF-8 text"), (b"# nobody\n", "no names in it")):
+        names.write_bytes(content)
+        code, _out, err = run_cli("serve", "--queue", RUN, "--db", str(tmp_path / "c.db"), "--port", str(free_port()),
+                                  "--annotators", str(names))
+        assert code != 0 and says in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "c.db").exists() and not (tmp_path / "c.db.serve-secret").exists()

@@ -57,6 +57,9 @@ def read_names(path: Path) -> list[str]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"--annotators {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--annotators {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") \
+            from None
     for number, line in enumerate(text.splitlines(), 1):
         name = line.strip()
         if not name or name.startswith("#"):
