@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.provenance import changes, run_provenance
+
+if TYPE_CHECKING:
+    from clarify_tui.store import Store
 
 AGENT = "human"
 
@@ -43,25 +45,19 @@ def campaign_provenance(benchmarks: list[str], *, dataset: str, user: str, judge
     return out
 
 
-def record_campaign_run(db: Path, run: str, benchmarks: list[str], *, dataset: str, user: str, judge: str,
+def record_campaign_run(store: Store, run: str, benchmarks: list[str], *, dataset: str, user: str, judge: str,
                         search: str, episode: EpisodeConfig, provenance: dict) -> None:
     """Write the campaign's run row once; refuse other settings for a run already recorded."""
-    from clarify_tui.store import Store
-
-    store = Store(db)
-    try:
-        row = store.run_row(run)
-        if row is not None and row.get("provenance"):
-            changed = changes(json.loads(row["provenance"]), provenance)
-            if changed:
-                raise ValueError(f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
-                                 "were played with the recorded ones; serve with those, or another --queue")
-            return
-        lines = (deviations(Setting(benchmark=benchmarks[0], agent=AGENT, user=user, search=search, judge=judge,
-                                    config=episode), demo=is_demo_dataset(dataset))
-                 if len(benchmarks) == 1 else None)  # several: each session's own settings say it (metrics)
-        store.ensure_run(run, benchmark=",".join(benchmarks), dataset=dataset, agent=AGENT, user=user, search=search,
-                         judge=judge, config=episode.model_dump(mode="json"), deviations=lines)
-        store.set_run_provenance(run, provenance)
-    finally:
-        store.close()
+    row = store.run_row(run)
+    if row is not None and row.get("provenance"):
+        changed = changes(json.loads(row["provenance"]), provenance)
+        if changed:
+            raise ValueError(f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
+                             "were played with the recorded ones; serve with those, or another --queue")
+        return
+    lines = (deviations(Setting(benchmark=benchmarks[0], agent=AGENT, user=user, search=search, judge=judge,
+                                config=episode), demo=is_demo_dataset(dataset))
+             if len(benchmarks) == 1 else None)  # several: each session's own settings say it (metrics)
+    store.ensure_run(run, benchmark=",".join(benchmarks), dataset=dataset, agent=AGENT, user=user, search=search,
+                     judge=judge, config=episode.model_dump(mode="json"), deviations=lines)
+    store.set_run_provenance(run, provenance)

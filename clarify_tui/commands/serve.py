@@ -22,7 +22,9 @@ from clarify_tui.argtypes import at_least
 from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
 
 if TYPE_CHECKING:
+    from clarify_tui.campaign.links import Signer
     from clarify_tui.commands.common import Subparsers
+    from clarify_tui.store import Store
 
 
 def register(sub: Subparsers) -> None:
@@ -68,7 +70,7 @@ def _param_name(text: str) -> str:
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.claims import ClaimBook
     from clarify_tui.campaign.server import CampaignServer, visitor_command
-    from clarify_tui.campaign.links import SIG_PARAM, Signer, links_path, load_secret, read_names, secret_path, write_links
+    from clarify_tui.campaign.links import Signer, load_secret, read_names, secret_path
     from clarify_tui.campaign.visitor import campaign_tasks
     from clarify_tui.models import PROTOCOLS
 
@@ -85,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.store import Store
 
     store = Store(db)  # creates the file and its tables (before the claims' connection)
-    settings()  # the run row: these settings, or a refusal when the run was served with others
+    settings(store)  # the run row: these settings, or a refusal when the run was served with others
     book = ClaimBook(db, campaign, timeout=args.claim_timeout)
     book.register()
     released = book.release_dead_holders()  # visitors of a server that was killed: their tasks come back
@@ -116,11 +118,27 @@ def main(args: argparse.Namespace) -> int:
           f"database {db}", flush=True)
     print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.",
           flush=True)
+    _print_links(args, db, token, signer, names or [], shown)
+    print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
+    if released:
+        print(f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
+              "their tasks back.", flush=True)
+    server.serve()
+    return 0
+
+
+def _print_links(args: argparse.Namespace, db: Path, token: str, signer: Signer | None, names: list[str],
+                 shown: str) -> None:
+    """The links to hand out: one signed link per annotator (also written to a file), the
+    platform's study link, or the shared token link with the name left to fill in."""
+    from clarify_tui import logsetup
+    from clarify_tui.campaign.links import SIG_PARAM, links_path, write_links
+
     machine = " (THIS-MACHINE: this machine's address)" if shown == "THIS-MACHINE" else ""
     base = f"http://{shown}:{args.port}/"
     param = args.participant_param or "annotator"
     if signer is not None:
-        rows = [(name, f"{base}?{param}={quote(name)}&{SIG_PARAM}={signer.sign(name)}") for name in names or []]
+        rows = [(name, f"{base}?{param}={quote(name)}&{SIG_PARAM}={signer.sign(name)}") for name in names]
         for _, link in rows:
             logsetup.redact(link.rsplit("=", 1)[1])
         written = links_path(db, args.queue)
@@ -135,15 +153,9 @@ def main(args: argparse.Namespace) -> int:
     else:
         print(f"Send each annotator this link with their name{machine}:", flush=True)
         print(f"    {base}?token={quote(token)}&annotator=NAME", flush=True)
-    print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
-    if released:
-        print(f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
-              "their tasks back.", flush=True)
-    server.serve()
-    return 0
 
 
-def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[], None]:
+def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Store], None]:
     """Check the roles as `run` does (a bad spec, a missing key or config is one line before
     anything is served); the returned call records them on the campaign's run row."""
     from clarify_tui.campaign.run_settings import campaign_provenance, record_campaign_run
@@ -159,10 +171,9 @@ def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[], N
                                      search=args.search, deep_search=episode.deep_search, config_obj=services,
                                      argv=_without_token(getattr(args, "argv", None)))
 
-    def record() -> None:
-        record_campaign_run(db_path(args).resolve(), args.queue, benchmarks, dataset=str(args.dataset),
-                            user=args.user, judge=args.judge, search=args.search, episode=episode,
-                            provenance=provenance)
+    def record(store: Store) -> None:
+        record_campaign_run(store, args.queue, benchmarks, dataset=str(args.dataset), user=args.user,
+                            judge=args.judge, search=args.search, episode=episode, provenance=provenance)
 
     return record
 
