@@ -64,12 +64,12 @@ class Terminal:
     def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         self.ws, self.seen = ws, b""
 
-    async def shows(self, text: str, since: int = 0, timeout: float = 90) -> None:
-        """Wait until `text` is painted (in what arrived after byte `since`)."""
+    async def shows(self, *texts: str, since: int = 0, timeout: float = 90) -> str:
+        """Wait until one of `texts` is painted (in what arrived after byte `since`); which."""
         deadline = time.monotonic() + timeout
-        while text not in ANSI.sub(b"", self.seen[since:]).decode("utf-8", "replace"):
+        while not (found := [t for t in texts if t in ANSI.sub(b"", self.seen[since:]).decode("utf-8", "replace")]):
             left = deadline - time.monotonic()
-            assert left > 0, f"{text!r} never shown: {ANSI.sub(b'', self.seen)[-2000:]!r}"
+            assert left > 0, f"{texts!r} never shown: {ANSI.sub(b'', self.seen)[-2000:]!r}"
             try:
                 message = await asyncio.wait_for(self.ws.receive(), left)
             except asyncio.TimeoutError:
@@ -77,12 +77,21 @@ class Terminal:
             assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
             if message.type == aiohttp.WSMsgType.BINARY:
                 self.seen += message.data
+        return found[0]
 
     async def keys(self, data: str, then: str | None = None) -> None:
         since = len(self.seen)
         await self.ws.send_str(json.dumps(["stdin", data]))
         if then:
-            await self.shows(then, since)
+            await self.shows(then, since=since)
+
+    async def until(self, key: str, then: str) -> None:
+        """`key` again while the app says the last action still runs (its turn not begun)."""
+        while True:
+            since = len(self.seen)
+            await self.ws.send_str(json.dumps(["stdin", key]))
+            if await self.shows(then, "still running", since=since) == then:
+                return
 
 
 async def test_serve_plays_with_the_model_user_and_judge_it_is_given_and_records_them(tmp_path):
@@ -107,7 +116,7 @@ async def test_serve_plays_with_the_model_user_and_judge_it_is_given_and_records
                     while not rows(db, "SELECT 1 FROM steps WHERE actor='user'"):
                         assert time.monotonic() < deadline, "the reply was never recorded"
                         await asyncio.sleep(0.2)
-                    await term.keys("\r", then="your final answer")
+                    await term.until("\r", then="your final answer")
                     await term.keys("Armageddon", then="Armageddon")
                     await term.keys("\t40\r")  # tab moves focus at once (enter's move comes after queued keys)
                     while not rows(db, "SELECT 1 FROM sessions WHERE status='completed'"):
