@@ -327,8 +327,12 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
         try:
             wait_for(lambda: drawn.append(ink(page, box, (row, col, 8), size, BACKGROUND)) or drawn[-1] > 0.08, 30,
                      "the question's Chinese glyphs drawn", page)
+        except AssertionError:
+            raise AssertionError(f"the question's Chinese glyphs are not drawn: {drawn[-1]:.3f} of its pixels "
+                                 f"inked, {blank:.3f} of empty cells") from None
         finally:
             page.screenshot(path=str((SHOTS or tmp_path) / "campaign-browser-zh-question.png"))
+        print(f"inked pixels: question {drawn[-1]:.3f}, empty cells {blank:.3f}")
         assert blank < 0.01 and drawn[-1] > 10 * blank, (blank, drawn[-5:])
         typist = Typist(page, frames)
         typist.press("k", then="your question to the user")  # no click first
