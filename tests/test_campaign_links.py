@@ -1,6 +1,7 @@
 """`serve --annotators FILE`: one signed link per annotator, printed and written (mode 0600)
 beside the database; a link opens only for its own name, the app's annotator is the
-link's, and removing a name and restarting revokes its link (issue 30). A real server
+link's, and removing a name and restarting revokes its link; past `--max-visitors` the next
+annotator is told the campaign is full and the first plays on (issue 30). A real server
 subprocess and a real websocket visitor (no browser needed)."""
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from tests.test_campaign_lifecycle import free_port, stop, wait_for
 RUN = "hb-links"
 
 
-def start(db: Path, names: Path, port: int) -> tuple[subprocess.Popen, dict[str, str]]:
+def start(db: Path, names: Path, port: int, *options: str) -> tuple[subprocess.Popen, dict[str, str]]:
     """The server, and the links it printed by name (read from its output)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "clarify_tui", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--annotators", str(names), "--benchmark", "interactcomp", "--limit", "2"],
+         "--annotators", str(names), "--benchmark", "interactcomp", "--limit", "2", *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=db.parent, env=cli_env(), bufsize=1,
     )
     links: dict[str, str] = {}
@@ -54,7 +55,7 @@ async def test_one_signed_link_per_annotator_tampered_and_revoked_links_are_403(
     db, names = tmp_path / "campaign.db", tmp_path / "names.txt"
     names.write_text("ana\n# a comment\nbo\n", encoding="utf-8")
     port = free_port()
-    server, links = start(db, names, port)
+    server, links = start(db, names, port, "--max-visitors", "1")
     try:
         assert set(links) == {"ana", "bo"} and links["ana"] != links["bo"]
         written = tmp_path / f"campaign.db.links-{RUN}.tsv"
@@ -71,10 +72,14 @@ async def test_one_signed_link_per_annotator_tampered_and_revoked_links_are_403(
             [ws_url] = re.findall(r"ws://[^\"'&]+/ws/[A-Za-z0-9_-]+", page)
             async with http.ws_connect(ws_url):
                 await wait_for(lambda: claims(db), 90, "the visitor's claim")
+                full = await http.get(links["bo"].replace("THIS-MACHINE", "127.0.0.1"))  # past --max-visitors 1
+                assert full.status == 503 and "campaign is full" in await full.text()
+                assert claims(db) == [("ic-01", "ana")]  # ana plays on; bo took nothing
         assert claims(db) == [("ic-01", "ana")]  # recorded as the link's annotator
     finally:
         out, _ = stop(server)
     assert out.count("opened the workbench") == 1 and "ana opened the workbench" in out
+    assert "bo turned away: the campaign is full" in out
 
     names.write_text("bo\n", encoding="utf-8")  # ana's link withdrawn
     again, relinks = start(db, names, free_port())
