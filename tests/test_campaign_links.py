@@ -84,7 +84,7 @@ async def test_one_signed_link_per_annotator_tampered_and_revoked_links_are_403(
     names.write_text("bo\n", encoding="utf-8")  # ana's link withdrawn
     again, relinks = start(db, names, free_port())
     try:
-        assert set(relinks) == {"bo"}
+        assert set(relinks) == {"bo"} and "ana" not in (tmp_path / f"campaign.db.links-{RUN}.tsv").read_text()
         new_port = re.search(r":(\d+)/", relinks["bo"])[1]  # type: ignore[index]
         async with aiohttp.ClientSession() as http:
             revoked = await http.get(re.sub(r":\d+/", f":{new_port}/", links["ana"]))
