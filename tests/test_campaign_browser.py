@@ -32,6 +32,7 @@ RUN = "hb-web"
 HIDDEN = ("Mimi Leder", "Messiah", "Deep Impact")  # ic-01's context and gold answer
 QUESTION_WORDS = "science-fiction disaster film"
 ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
+BACKGROUND = (18, 18, 18)  # the play screen's panels (`48;2;18;18;18` in the stream)
 SHOTS = Path(os.environ.get("CLARIFY_SCREENSHOTS", "")) if os.environ.get("CLARIFY_SCREENSHOTS") else None
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
@@ -104,6 +105,60 @@ def wait_for(predicate, timeout: float = 30.0, what: str = "condition", page=Non
 
 def visible_text(frames: list[bytes]) -> str:
     return ANSI.sub(b"", b"".join(frames)).decode("utf-8", "replace")
+
+
+CUP = re.compile(r"\x1b\[(\d+);(\d+)H")
+ANSI_TEXT = re.compile(ANSI.pattern.decode())
+
+
+def cell_of(frames: list[bytes], text: str) -> tuple[int, int]:
+    """(row, column), 0-based, of the terminal cell where `text` was last written. Textual
+    moves the cursor (`ESC[row;colH`) before every run of cells it paints; other escapes move
+    nothing, and a wide (CJK) character takes two cells."""
+    import unicodedata
+
+    found = None
+    stream = b"".join(frames).decode("utf-8", "replace")
+    for chunk in re.split(r"(?=\x1b\[\d+;\d+H)", stream):
+        move = CUP.match(chunk)
+        if not move:
+            continue
+        row, col = int(move[1]) - 1, int(move[2]) - 1
+        painted = ANSI_TEXT.sub("", chunk[move.end():])
+        at = painted.find(text)
+        if at >= 0:
+            width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in painted[:at])
+            found = (row, col + width)
+    assert found is not None, f"{text!r} was never painted"
+    return found
+
+
+INK = """async ([png, background]) => {
+  // share of pixels of a PNG (base64) that are not the background colour (+-24 per channel)
+  const bitmap = await createImageBitmap(await (await fetch("data:image/png;base64," + png)).blob());
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const context = canvas.getContext("2d");
+  context.drawImage(bitmap, 0, 0);
+  const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
+  let ink = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.abs(data[i] - background[0]) > 24 || Math.abs(data[i + 1] - background[1]) > 24 ||
+        Math.abs(data[i + 2] - background[2]) > 24) ink++;
+  }
+  return ink / (data.length / 4);
+}"""
+
+
+def ink(page, box: dict, cells: tuple[int, int, int], size: tuple[int, int], background: tuple[int, int, int]) -> float:
+    """The share of drawn (non-background) pixels in the screenshot of `cells` (row, first
+    column, columns) of the terminal: the pixels, not the DOM, say whether glyphs are drawn."""
+    import base64
+
+    row, col, width = cells
+    cell_w, cell_h = box["width"] / size[0], box["height"] / size[1]
+    clip = {"x": box["x"] + col * cell_w, "y": box["y"] + row * cell_h, "width": width * cell_w, "height": cell_h}
+    png = page.screenshot(clip=clip)
+    return page.evaluate(INK, [base64.b64encode(png).decode(), list(background)])
 
 
 class Typist:
@@ -254,10 +309,31 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
         fonts: list[str] = []
         page.on("request", lambda request: fonts.append(request.url) if request.url.endswith(".ttf") else None)
         frames: list[bytes] = []
-        page.on("websocket", lambda ws: ws.on("framereceived",
-                                               lambda data: frames.append(data if isinstance(data, bytes) else b"")))
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: (sockets.append(ws.url), ws.on(
+            "framereceived", lambda data: frames.append(data if isinstance(data, bytes) else b""))))
         page.goto(f"{base}/?token={TOKEN}&annotator=li")
-        wait_for(lambda: "三国时期" in visible_text(frames), 90, "the Chinese question on the page", page)
+        wait_for(lambda: "三国时期" in visible_text(frames) and "No steps yet" in visible_text(frames), 90,
+                 "the Chinese question on the page", page)
+
+        # the glyphs are DRAWN: the terminal drew before the CJK face loaded and never again
+        query = dict(part.split("=") for part in sockets[0].split("?", 1)[1].split("&"))
+        size = (int(query["width"]), int(query["height"]))
+        box = page.locator(".xterm-screen").bounding_box()
+        row, col = cell_of(frames, "三国时期")
+        empty_row, empty_col = cell_of(frames, "No steps yet.")
+        blank = ink(page, box, (empty_row + 4, empty_col, 8), size, BACKGROUND)  # empty cells of the same size
+        drawn: list[float] = []
+        try:
+            wait_for(lambda: drawn.append(ink(page, box, (row, col, 8), size, BACKGROUND)) or drawn[-1] > 0.08, 30,
+                     "the question's Chinese glyphs drawn", page)
+        except AssertionError:
+            raise AssertionError(f"the question's Chinese glyphs are not drawn: {drawn[-1]:.3f} of its pixels "
+                                 f"inked, {blank:.3f} of empty cells") from None
+        finally:
+            page.screenshot(path=str((SHOTS or tmp_path) / "campaign-browser-zh-question.png"))
+        print(f"inked pixels: question {drawn[-1]:.3f}, empty cells {blank:.3f}")
+        assert blank < 0.01 and drawn[-1] > 10 * blank, (blank, drawn[-5:])
         typist = Typist(page, frames)
         typist.press("k", then="your question to the user")  # no click first
         typist.type("Is it Zhuge Liang?")

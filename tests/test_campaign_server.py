@@ -7,6 +7,7 @@ process started through textual-serve's AppService, and the static files."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import re
 import sys
@@ -107,3 +108,85 @@ async def test_a_visitors_app_process_is_reaped_when_its_page_closes(monkeypatch
     stays = await visitor("import time; time.sleep(60)")
     await module.reap(SimpleNamespace(_process=stays))
     assert stays.returncode is not None and stays.returncode < 0  # killed, not left running
+
+
+def make_door(**options):
+    """A server with `options` and a test client (the `door` fixture's, for other settings)."""
+    started: list[str] = []
+
+    def command_for(annotator: str) -> str:
+        started.append(annotator)
+        return f"{sys.executable} -c 'import sys; sys.stdin.read()'"  # stays until its page closes
+
+    return CampaignServer(command_for, TOKEN, host="127.0.0.1", port=0, title="hb1", **options)
+
+
+@contextlib.asynccontextmanager
+async def client_of(server: CampaignServer) -> AsyncIterator[TestClient]:
+    client = TestClient(TestServer(await server._make_app()))
+    await client.start_server()
+    try:
+        yield client
+    finally:
+        await client.close()
+        gc.collect()
+
+
+async def test_a_signed_link_names_its_annotator_a_tampered_or_revoked_one_is_403_and_starts_nothing():
+    from clarify_tui.campaign.links import Signer
+
+    signer = Signer(b"k" * 32, "hb1", ["ana", "bo"])
+    server = make_door(signer=signer)
+    async with client_of(server) as client:
+        for path in (f"/?annotator=ana&sig={signer.sign('bo')}",  # another's signature
+                     f"/?annotator=ana&sig={signer.sign('ana')[:-1]}0",  # changed
+                     "/?annotator=ana", f"/?token={TOKEN}&annotator=ana",  # the shared token opens nothing here
+                     f"/?annotator=eve&sig={Signer(b'k' * 32, 'hb1', ['eve']).sign('eve')}"):  # not listed
+            response = await client.get(path)
+            assert response.status == 403 and "does not open the campaign" in await response.text(), path
+        assert server.tickets == {} and server.started == []
+
+        page = await client.get(f"/?annotator=ana&sig={signer.sign('ana')}")
+        assert page.status == 200 and "Your annotator name" not in await page.text()
+        [(who, _)] = server.tickets.values()
+        assert who == "ana"  # the link's name goes to the app process, nothing typed
+
+    revoked = make_door(signer=Signer(b"k" * 32, "hb1", ["bo"]))  # ana taken off the list, server restarted
+    async with client_of(revoked) as client:
+        assert (await client.get(f"/?annotator=ana&sig={signer.sign('ana')}")).status == 403
+        assert (await client.get(f"/?annotator=bo&sig={signer.sign('bo')}")).status == 200  # same secret: bo's works
+        assert [who for who, _ in revoked.tickets.values()] == ["bo"]
+
+
+async def test_a_participant_parameter_names_the_annotator_and_no_form_asks():
+    server = make_door(participant_param="PROLIFIC_PID")
+    async with client_of(server) as client:
+        assert (await client.get("/?PROLIFIC_PID=5f3a9c")).status == 403  # still the study's token
+        missing = await client.get(f"/?token={TOKEN}&annotator=ana")
+        assert missing.status == 403 and "PROLIFIC_PID" in await missing.text() and server.tickets == {}
+        page = await client.get(f"/?token={TOKEN}&PROLIFIC_PID=5f3a9c&annotator=ana")
+        assert page.status == 200
+        assert [who for who, _ in server.tickets.values()] == ["5f3a9c"]
+
+
+async def test_past_max_visitors_the_next_one_is_told_the_campaign_is_full_and_nothing_starts():
+    server = make_door(max_visitors=1)
+    async with client_of(server) as client:
+        page = await client.get(f"/?token={TOKEN}&annotator=ana")
+        (ticket,) = server.tickets
+        ws = await asyncio.wait_for(client.ws_connect(f"/ws/{ticket}"), 30)
+        while server.visiting < 1:
+            await asyncio.sleep(0.01)
+
+        full = await client.get(f"/?token={TOKEN}&annotator=bo")
+        text = await full.text()
+        assert full.status == 503 and "campaign is full" in text and "retry" in text
+        assert full.headers["Retry-After"] == "30" and 'http-equiv="refresh"' in text  # it retries by itself
+        assert server.tickets == {} and server.started == ["ana"] and server.visiting == 1  # ana plays on
+
+        await ws.close()
+        while server.visiting:
+            await asyncio.sleep(0.01)
+        again = await client.get(f"/?token={TOKEN}&annotator=bo")  # a seat came free
+        assert again.status == 200 and [who for who, _ in server.tickets.values()] == ["bo"]
+        assert page.status == 200

@@ -14,11 +14,17 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import TaskLimit, at_least, seconds, spec, take, task_limit
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
 from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import PROTOCOLS, Task
+from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user
+
+if TYPE_CHECKING:
+    from clarify_tui.config import Config
+    from clarify_tui.models import EpisodeConfig
 
 
 def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: TaskLimit | None, seed: int | None,
@@ -54,6 +60,23 @@ def add_campaign_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--claim-timeout", type=seconds(0, inclusive=False), default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"release a task claimed by an annotator who left after this long (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--search", default="local", type=spec, help="search backend spec (default: local)")
+    add_user(p)  # the roles and settings as `run` reads them (role_flags): the paper's user and judge
+    add_judge(p)
+    add_deep_search(p)
+    add_config(p)
+
+
+def campaign_settings(args: argparse.Namespace) -> tuple[Config | None, EpisodeConfig]:
+    """The model settings (`--config`, `--set`; None when no role needs any, as for `run`)
+    and the episode config (`--deep-search`, else [deep_search] spec of the config)."""
+    from clarify_tui.api import load_run_config
+    from clarify_tui.models import EpisodeConfig
+    from clarify_tui.role_flags import parse_overrides
+
+    services = load_run_config(args.config, parse_overrides(args.overrides),
+                               specs=(args.user, args.judge, args.search, args.deep_search or ""))
+    deep_search = args.deep_search or (services.deep_search.spec if services is not None else None)
+    return services, EpisodeConfig(deep_search=deep_search)
 
 
 WATCH_EVERY_S = 0.5
@@ -113,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     store = Store(args.db)  # before any other connection of this process (see ClaimBook)
     book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
     book.register()
-    app = CampaignApp(book, args.annotator, tasks, db=args.db, store=store, search_spec=args.search)
+    services, episode = campaign_settings(args)
+    app = CampaignApp(book, args.annotator, tasks, db=args.db, store=store, search_spec=args.search,
+                      user_spec=args.user, judge_spec=args.judge, config=episode, services=services)
     try:
         app.run()
     finally:  # the tab closed: the annotator's next tab may take the claim over at once

@@ -10,11 +10,12 @@ from rich.console import Console
 
 from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, file_path, id_list, run_name, spec
+from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.redaction import redact
+from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
 from clarify_tui.results import CTSResult, InteractCompResult
 
 if TYPE_CHECKING:
@@ -35,9 +36,9 @@ def register(sub: Subparsers) -> None:
                         "http://HOST:PORT/PATH (docs/agents.md)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
-    p.add_argument("--user", default="rule", type=spec, help="rule | openai:MODEL | py:... | http://...")
+    add_user(p)
     p.add_argument("--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)")
-    p.add_argument("--judge", default="rule", type=spec, help="rule | openai:MODEL | py:... | http://...")
+    add_judge(p)
     p.add_argument("--task-ids", type=id_list, default=None, metavar="A,B,C", help="only these tasks, in this order")
     p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
                    help="play each task N times (score reports the mean, std over epochs and pass^k)")
@@ -63,11 +64,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
                    help="CTS clarification budget (default 1); 0 = orig (deep search on the blurred query, no "
                         "clarification)")
-    p.add_argument("--deep-search", default=None, metavar="SPEC", type=spec,
-                   help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
-                        "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
-                        "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
-                        "without it search themselves")
+    add_deep_search(p)
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
         "--mode", default=None,
@@ -103,11 +100,7 @@ def register(sub: Subparsers) -> None:
                         "a number below 1 = more than that share (docs/runs.md)")
     p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
                    help="cache searches in the database (record: use and fill; replay: cache only)")
-    p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
-    p.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="ROLE.FIELD=VALUE",
-        help="override a config field, e.g. --set agent.temperature=0.2 --set judge.model=gpt-4o (wins over clarify.toml)",
-    )
+    add_config(p)  # --config, --set
     p.set_defaults(func=main)
 
 
@@ -300,24 +293,3 @@ def deep_search_line(spec: str | None) -> str:
     if spec:
         return f"deep search: {spec} (fixed)"
     return "deep search: the agent under test (no --deep-search given; the paper keeps it fixed)"
-
-
-def parse_overrides(items: list[str]) -> dict:
-    """`agent.temperature=0.2` -> {"agent": {"temperature": 0.2}} (values parsed as TOML)."""
-    import tomllib
-
-    out: dict = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or "." not in key:
-            raise ValueError(f"--set expects ROLE.FIELD=VALUE, got '{item}'")
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw
-        node = out
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
-    return out

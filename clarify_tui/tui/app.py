@@ -34,6 +34,7 @@ from clarify_tui.tui.terminal import NeedsTerminal
 from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
+    from clarify_tui.config import Config
     from clarify_tui.models import EpisodeConfig, Task
     from clarify_tui.tui.screens.play import RunMode
 
@@ -94,8 +95,10 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         pace: float | None = None,
         annotator: str | None = None,
         queue: QueueSpec | None = None,
+        services: Config | None = None,
     ) -> None:
         super().__init__()
+        self.services = services  # the model settings (--config, --set); None: clarify.toml when a role needs it
         self.db = db
         self.task_id = task_id
         self.role = as_
@@ -294,7 +297,8 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
         setup = PlaySetup(task=task, role=role, config=config, run=run,
-                          annotator=self.annotator, resume_id=resume_id, queue=queue, **self.specs)
+                          annotator=self.annotator, resume_id=resume_id, queue=queue, services=self.services,
+                          **self.specs)
         try:
             paced = {} if self.pace is None else {"pace": self.pace}
             screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto,

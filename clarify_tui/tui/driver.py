@@ -19,12 +19,12 @@ from __future__ import annotations
 import asyncio
 import getpass
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual.message import Message
 
 from clarify_tui.annotation import ActiveClock, append_note
-from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
 from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
@@ -36,6 +36,9 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
+
+if TYPE_CHECKING:
+    from clarify_tui.config import Config
 
 
 @dataclass
@@ -56,6 +59,9 @@ class PlaySetup:
     """A `running` session to continue in place from its last step (the queue does this)."""
     queue: tuple[int, int] | None = None
     """In the human-baseline queue: (this task's position, 1-based; tasks in the queue)."""
+    services: Config | None = None
+    """The model settings the roles are made with (`serve --config/--set`); None: clarify.toml
+    when a role needs one."""
 
 
 def initial_mode(role: Role) -> SessionMode:
@@ -102,14 +108,16 @@ class EpisodeDriver:
         """The play screen's session: new, or `setup.resume_id` continued in place."""
         role = setup.role
         self = cls(store, post, role=role, timed=role == "agent")
-        agent = self.human_agent() if role == "agent" else make_agent(setup.agent_spec)
-        user = self.human_user() if role == "user" else make_user(setup.user_spec)
-        search = search or make_search(setup.search_spec)
-        judge = make_judge(setup.judge_spec)
+        services = setup.services
+        agent = self.human_agent() if role == "agent" else make_agent(setup.agent_spec, services)
+        user = self.human_user() if role == "user" else make_user(setup.user_spec, services)
+        search = search or make_search(setup.search_spec, services)
+        judge = make_judge(setup.judge_spec, services)
         if setup.resume_id:
             from clarify_tui.sessions_ops import resume_session
 
-            self.episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search, judge=judge)
+            self.episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search, judge=judge,
+                                          config=services)
             self.episode.sink = self  # from now on every write goes through the driver
             self.started = True
             saved = self.episode.session.result.active_ms  # the clock as it was last saved
@@ -128,7 +136,8 @@ class EpisodeDriver:
             annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
         )
         self.episode = build_episode(setup.task, agent=agent, user=user, search=search, judge=judge,
-                                     config=setup.config.model_copy(), session=session, sink=self)
+                                     config=setup.config.model_copy(), session=session, sink=self,
+                                     deep_search=make_deep_search(setup.config.deep_search, services))
         return self
 
     @classmethod
