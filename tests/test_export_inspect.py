@@ -148,6 +148,7 @@ def test_a_samples_events_are_its_model_calls_tool_calls_user_replies_and_score(
     assert ask.arguments == {"text": "Is it the best-known one?"} and ask.result == "no"
     user_call, reply = sample.events[4], sample.events[5]
     assert user_call.model == "user-model" and user_call.output.completion == "No." and user_call.output.usage.input_tokens == 7
+    assert user_call.input[0].text == "Is it the best-known one?"  # the simulator was asked the agent's question
     assert reply.data["question"] == "Is it the best-known one?" and reply.data["reply"] == "no"
     assert sample.events[-1].score.value == sample.scores["clarify_tui"].value
 

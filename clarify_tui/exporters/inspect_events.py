@@ -133,13 +133,15 @@ def build(session: Session, steps: list[Step], question: str) -> Transcript:
             out.events.append(ToolEvent(id=call_id, function=action.kind.value, arguments=call.arguments,
                                         result=reply, error=error, message_id=answered.id, **timing))
         else:
-            if _called_a_model(step):
-                said_to = ChatMessageUser(content=step.action.text or step.action.kind.value)
-                output = ModelOutput.from_content(model=spec, content=step.action.raw or _reply(step) or step.action.text)
+            info = _info(session, step, last_question)
+            if _called_a_model(step):  # what it was given in words (the question asked), what it said
+                said_to = ChatMessageUser(content=str(info.get("question") or step.action.text or step.action.kind.value))
+                said_back = step.action.raw or str(info.get("reply") or info.get("verdict") or step.action.text)
+                output = ModelOutput.from_content(model=spec, content=said_back)
                 output.usage = _usage(step)
                 out.events.append(ModelEvent(model=spec, role=role, input=[said_to], tools=[], tool_choice="none",
                                              config=GenerateConfig(), output=output, working_time=took, **timing))
-            out.events.append(InfoEvent(source=step.actor, data=_info(session, step, last_question), **timing))
+            out.events.append(InfoEvent(source=step.actor, data=info, **timing))
             if step.action.kind == ActionKind.rewrite:
                 searching = True
         elapsed += took
