@@ -128,6 +128,7 @@ def test_token_usage_per_sample_by_model_and_role_and_the_eval_totals(tmp_path, 
         assert agent.total_cost == pytest.approx(0.03)
         assert (user.input_tokens, user.output_tokens) == (7, 1) and user.total_cost is None  # unpriced, never $0
         assert sample.role_usage["agent"].input_tokens == 300 and sample.role_usage["user"].input_tokens == 7
+    assert log.eval.model_roles["user"].model == f"py:{__file__}:TokenUser" and log.eval.model_roles["judge"].model == "rule"
     totals = log.stats.model_usage
     assert totals["agent-model"].input_tokens == 600 and totals["agent-model"].output_tokens == 120
     assert totals["user-model"].total_tokens == 16 and log.stats.role_usage["agent"].total_tokens == 720

@@ -143,7 +143,7 @@ def _write_eval(store: Store, run: str, role: str | None, sessions: list[Session
         created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
         run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
         dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
-        config=log.EvalConfig(epochs=epoch_count(config, sessions)),
+        config=log.EvalConfig(epochs=epoch_count(config, sessions)), model_roles=_model_roles(sessions[0]),
         metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge,
                   **({"role": role} if role else {})},
     )
@@ -170,6 +170,15 @@ def epoch_count(config: dict, sessions: list[Session]) -> int:
     """How many epochs the log holds: the run's `--epochs`, or more when `run --resume` was
     given a larger `--epochs` (the run's row keeps the first command's number)."""
     return max(int(config.get("epochs") or 1), max(x.epoch for x in sessions) + 1)
+
+
+def _model_roles(session: Session) -> dict[str, Any]:
+    """The roles beside the model under test, as Inspect names a grader's model: the user,
+    the judge and CTS's fixed deep searcher (their specs)."""
+    from inspect_ai.model import ModelConfig
+
+    roles = {"user": session.user, "judge": session.judge, "deep_search": session.config.deep_search}
+    return {role: ModelConfig(model=spec) for role, spec in roles.items() if spec}
 
 
 def _total(usages: list[dict[str, Any]]) -> dict[str, Any]:
