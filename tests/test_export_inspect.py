@@ -225,3 +225,27 @@ def test_the_logs_match_the_schema_inspect_view_reads(tmp_path, capsys):
             assert errors == []
             checked += 1
     assert checked == 8 and {e.event for s in log.samples for e in s.events} >= {"model", "tool", "info", "score"}
+
+
+def test_a_person_playing_the_agent_made_no_model_calls(tmp_path, capsys):
+    import asyncio
+
+    from clarify_tui.agents.scripted import ScriptedAgent
+    from clarify_tui.engine import build_episode
+    from clarify_tui.judges.rule import RuleJudge
+    from clarify_tui.models import Session
+    from clarify_tui.search.local import LocalSearch
+    from clarify_tui.store import Store
+    from clarify_tui.users.rule import RuleUser
+    from tests.conftest import DOCS, IC
+
+    db = tmp_path / "p.db"
+    session = Session(run="tui", task_id=IC.id, protocol=IC.protocol, agent="human", user="rule", search="local",
+                      judge="rule", mode="human_agent", annotator="ana")
+    asyncio.run(build_episode(IC, agent=ScriptedAgent("search-then-ask"), user=RuleUser(), search=LocalSearch(DOCS),
+                              judge=RuleJudge(), session=session, sink=Store(db)).run())
+    out = tmp_path / "logs"
+    assert main(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
+    [sample] = inspect_log.read_eval_log(str(out / "tui.eval")).samples
+    events = [e.event for e in sample.events]
+    assert "model" not in events and events.count("tool") == sum(1 for m in sample.messages if m.role == "assistant") > 0
