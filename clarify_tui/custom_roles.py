@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from clarify_tui.errors import BackendError
 from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJudgement, Verdict
 from clarify_tui.plugins import HttpJson, call, load_object
-from clarify_tui.users.base import UserReply
+from clarify_tui.users.base import IDK, NO, YES, UserReply
 
 USER_METHODS: dict[str, type[BaseModel]] = {
     "reply_interactcomp": UserReply, "reply_discobench": UserReply,
@@ -76,7 +76,7 @@ class _Proxy:
                 body = {"method": name, "args": {**dict(zip(names, map(_jsonable, args))),
                                                  **{k: _jsonable(v) for k, v in kwargs.items()}}}
                 data, *_ = await self.http.post(body)
-                return _coerce(data, model, self.spec, name)
+                return self.checked(name, _coerce(data, model, self.spec, name))
             try:
                 value = await call(self.obj, name, *args, **kwargs) if not kwargs else \
                     await _call_kw(self.obj, name, args, kwargs)
@@ -84,9 +84,13 @@ class _Proxy:
                 raise
             except Exception as exc:
                 raise BackendError(f"{self.spec}.{name} raised {type(exc).__name__}: {exc}") from exc
-            return _coerce(value, model, self.spec, name)
+            return self.checked(name, _coerce(value, model, self.spec, name))
 
         return forward
+
+    def checked(self, method: str, reply: Any) -> Any:
+        """The reply, held to the role's contract where one can be checked."""
+        return reply
 
     async def aclose(self) -> None:
         if self.http is not None:
@@ -114,6 +118,18 @@ class _SIGNATURES:
 
 class CustomUser(_Proxy):
     methods = USER_METHODS
+
+    def checked(self, method: str, reply: Any) -> Any:
+        """InteractComp's user says exactly yes, no or i don't know (case and a final stop
+        aside): anything else would reach the agent as the user's words, so the session
+        errors naming the reply, as an LLM simulator's off-contract reply does."""
+        if method != "reply_interactcomp":
+            return reply
+        said = reply.text.strip().replace("\u2019", "'").lower().rstrip(".!")
+        if said not in (YES, NO, IDK):
+            raise BackendError(f"{self.spec}.reply_interactcomp returned {reply.text!r:.80}, not yes, no or "
+                               "i don't know (InteractComp's user contract: docs/users.md)")
+        return reply.model_copy(update={"text": said})
 
 
 class CustomJudge(_Proxy):

@@ -4,14 +4,17 @@ reviews runs in `inspect view` sees ours there too. Needs the optional extra
 reader (`inspect_ai.log.read_eval_log`).
 
 Mapping: a run is an eval (task `clarify_tui/<benchmark>`, model = the agent spec, epochs
-= the run's `--epochs`); a session is a sample (id = task id, epoch = our epoch + 1, as
-Inspect counts from 1) whose messages are the visible question, each agent action as a
-tool call and what came back as the tool's reply; its score is ours (1/0 for a right
-answer, the restore score 0-100 for CTS), and the eval's metrics are `score`'s numbers for
-the run. A task is counted once per run, role and player, as `score` counts it
-(exporters/counted.py); a run whose sessions mix roles (metrics/roles.py) is one eval per
-role, `<run>~<role>.eval`, each with that role's numbers. An errored session carries its
-error (Inspect's sample error), never a score.
+= the run's `--epochs`, or more when a `run --resume` played more); a session is a sample
+(id = task id, epoch = our epoch + 1, as Inspect counts from 1) whose messages are the
+visible question, each agent action as a tool call and what came back as the tool's reply,
+whose events are the model calls, tool calls, user replies and judgements the viewer lists
+(exporters/inspect_events.py), with its token usage by model and by role (the eval's
+`stats` sum them); its score is ours (1/0 for a right answer, the restore score 0-100 for
+CTS), and the eval's metrics are `score`'s numbers for the run. A task is counted once per
+run, role and player, as `score` counts it (exporters/counted.py); a run whose sessions mix
+roles (metrics/roles.py) is one eval per role, `<run>~<role>.eval`, each with that role's
+numbers. An errored session carries its error (Inspect's sample error), never a score; an
+eval whose every sample errored is status `error` (with the first error), not `success`.
 The target is the gold answer (CTS: the nuggets) unless the task comes from an encrypted
 release and `--include-hidden` is not given.
 """
@@ -22,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from clarify_tui.exporters.counted import counted_once
+from clarify_tui.exporters.inspect_events import Transcript, add_usage
+from clarify_tui.exporters.inspect_events import build as transcript
 from clarify_tui.metrics.roles import split_by_role
 from clarify_tui.models import ActionKind, Session, Step
 from clarify_tui.results import CTSResult
@@ -55,28 +60,6 @@ def _target(task, include_hidden: bool) -> str | list[str]:
     return task.answer.text if task.answer else ""
 
 
-def _messages(session: Session, steps: list[Step], question: str, m, t) -> list[Any]:
-    messages: list[Any] = [m.ChatMessageUser(content=question)]
-    for step in steps:
-        if step.actor != "agent":
-            continue
-        action, obs = step.action, step.observation
-        args: dict[str, Any] = {"items": action.items} if action.kind == ActionKind.clarify else {"text": action.text}
-        if action.confidence is not None:
-            args["confidence"] = action.confidence
-        call_id = f"{session.id}-{step.index}"
-        messages.append(m.ChatMessageAssistant(content=action.raw or "", model=session.agent, tool_calls=[
-            t.ToolCall(id=call_id, function=action.kind.value, arguments=args)]))
-        reply = obs.error or obs.text
-        if obs.hits:
-            reply = "\n".join(f"{h.title}: {h.content} ({h.url})" for h in obs.hits)
-        if obs.items and not obs.hits:
-            reply = "\n".join(obs.items)
-        messages.append(m.ChatMessageTool(content=reply or "(nothing)", tool_call_id=call_id,
-                                          function=action.kind.value, error=None))
-    return messages
-
-
 def _score(session: Session, s) -> Any:
     result = session.result
     if isinstance(result, CTSResult):
@@ -87,25 +70,33 @@ def _score(session: Session, s) -> Any:
                    explanation=session.error if session.error and session.status == "completed" else None)
 
 
-def _sample(store: Store, session: Session, steps: list[Step], include_hidden: bool, libs) -> Any:
+def _sample(store: Store, session: Session, steps: list[Step], include_hidden: bool, libs) -> tuple[Any, Transcript]:
     log, m, s, t = libs
     task = store.task_for(session.id)
     question = task.cts.blurred_query if task.cts is not None else task.question
     final = next((x.action.text for x in reversed(steps) if x.actor == "agent" and x.action.kind == ActionKind.answer), "")
+    target = _target(task, include_hidden)
+    seen = transcript(session, steps, question)
     sample: dict[str, Any] = dict(
-        id=session.task_id, epoch=session.epoch + 1, input=question, target=_target(task, include_hidden),
-        messages=_messages(session, steps, question, m, t),
+        id=session.task_id, epoch=session.epoch + 1, input=question, target=target,
+        messages=seen.messages, events=seen.events, model_usage=seen.model_usage, role_usage=seen.role_usage,
         output=m.ModelOutput.from_content(model=session.agent, content=final),
         metadata={"session_id": session.id, "status": session.status, "mode": session.mode, "user": session.user,
                   "result": session.result.stored()},
+        started_at=session.created_at, completed_at=session.finished_at,
         total_time=round(sum(x.latency_ms for x in steps) / 1000, 3),
     )
     if session.status == "errored":
         sample["error"] = log.EvalError(message=(session.error or "errored").splitlines()[0],
                                         traceback=session.error or "", traceback_ansi=session.error or "")
     else:
-        sample["scores"] = {SCORER: _score(session, s)}
-    return log.EvalSample(**sample)
+        score = _score(session, s)
+        sample["scores"] = {SCORER: score}
+        from inspect_ai.event import ScoreEvent
+
+        seen.events.append(ScoreEvent(score=score, target=target, scorer=SCORER, model_usage=seen.model_usage or None,
+                                      role_usage=seen.role_usage or None))
+    return log.EvalSample(**sample), seen
 
 
 def _metrics(store: Store, run: str, benchmark: str, log, role: str | None = None) -> Any:
@@ -146,22 +137,56 @@ def _write_eval(store: Store, run: str, role: str | None, sessions: list[Session
 
     config = json.loads(row.get("config") or "{}")
     benchmark = sessions[0].protocol.value
-    samples = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
+    built = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
+    samples = [sample for sample, _ in built]
     spec = log.EvalSpec(
         created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
         run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
         dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
-        config=log.EvalConfig(epochs=int(config.get("epochs") or 1)),
+        config=log.EvalConfig(epochs=epoch_count(config, sessions)), model_roles=_model_roles(sessions[0]),
         metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge,
                   **({"role": role} if role else {})},
     )
-    errored = sum(1 for x in sessions if x.status == "errored")
-    results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - errored,
+    errored = [x for x in sessions if x.status == "errored"]
+    results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - len(errored),
                               scores=[_metrics(store, run, benchmark, log, role)])
-    eval_log = log.EvalLog(status="success", eval=spec, results=results, samples=samples)
+    stats = log.EvalStats(started_at=min(x.created_at for x in sessions),
+                          completed_at=max((x.finished_at for x in sessions if x.finished_at), default=""),
+                          model_usage=_total([seen.model_usage for _, seen in built]),
+                          role_usage=_total([seen.role_usage for _, seen in built]))
+    if len(errored) == len(sessions):  # nothing was scored: Inspect's failed eval, never a success
+        first = errored[0].error or "errored"
+        error = log.EvalError(message=f"all {len(sessions)} samples errored; the first: {first.splitlines()[0]}",
+                              traceback=first, traceback_ansi=first)
+        eval_log = log.EvalLog(status="error", eval=spec, results=results, stats=stats, error=error, samples=samples)
+    else:
+        eval_log = log.EvalLog(status="success", eval=spec, results=results, stats=stats, samples=samples)
     path = out_dir / (f"{_safe(run)}.eval" if role is None else f"{_safe(run)}~{role}.eval")
     log.write_eval_log(eval_log, str(path), format="eval")
     return path
+
+
+def epoch_count(config: dict, sessions: list[Session]) -> int:
+    """How many epochs the log holds: the run's `--epochs`, or more when `run --resume` was
+    given a larger `--epochs` (the run's row keeps the first command's number)."""
+    return max(int(config.get("epochs") or 1), max(x.epoch for x in sessions) + 1)
+
+
+def _model_roles(session: Session) -> dict[str, Any]:
+    """The roles beside the model under test, as Inspect names a grader's model: the user,
+    the judge and CTS's fixed deep searcher (their specs)."""
+    from inspect_ai.model import ModelConfig
+
+    roles = {"user": session.user, "judge": session.judge, "deep_search": session.config.deep_search}
+    return {role: ModelConfig(model=spec) for role, spec in roles.items() if spec}
+
+
+def _total(usages: list[dict[str, Any]]) -> dict[str, Any]:
+    total: dict[str, Any] = {}
+    for usage in usages:
+        for key, value in usage.items():
+            total[key] = add_usage(total.get(key), value)
+    return total
 
 
 def _safe(name: str) -> str:
