@@ -21,7 +21,7 @@ from clarify_tui.redaction import redact
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue", "whatif", "report", "backends", "show")
+            "serve", "merge", "queue", "whatif", "report", "backends", "show", "sweep")
 
 err = Console(stderr=True, soft_wrap=True)
 
