@@ -118,8 +118,8 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
         lines.append(f"model calls expected per endpoint (at most {concurrency} at once per endpoint, --concurrency):")
         for endpoint in sorted(set(calls) | set(unmeasured)):
             measured = calls.get(endpoint, {})
-            n = sum(measured.values())
-            lines.append(f"  {endpoint}: {n:.0f} measured" if measured else f"  {endpoint}:")
+            expected = sum(measured.values(), 0.0)
+            lines.append(f"  {endpoint}: {expected:.0f} calls measured" if measured else f"  {endpoint}:")
             for model, k in sorted(measured.items()):
                 lines.append(f"    {model}: {k:.0f} calls (measured per session)")
             for model, bounds in sorted(unmeasured.get(endpoint, {}).items()):
