@@ -88,6 +88,7 @@ class SweepBudget:
     unpriced_calls: int = 0
     in_flight: int = 0
     stopped: str | None = None
+    meter: SpendMeter | None = None
     _sem: asyncio.Semaphore | None = None
     _admitted: set = field(default_factory=set)
 
@@ -106,6 +107,8 @@ class SweepBudget:
         if self._sem is None:
             self._sem = asyncio.Semaphore(max(1, self.concurrency))
         await self._sem.acquire()
+        if self.meter is not None:  # what the sessions finished while this one waited cost
+            await self.meter.settled(patience=SETTLE_PATIENCE_S if self.max_cost is not None else 0.0)
         if self.stopped is None and not self.affordable():
             self.stopped = (f"--max-cost ${self.max_cost:.2f}: ${self.spent:.4f} spent; the next session "
                             f"(about ${self.spent / max(1, self.priced):.4f} each) would pass it")
@@ -125,6 +128,9 @@ class SweepBudget:
             self._sem.release()
 
 
+SETTLE_PATIENCE_S = 5.0
+
+
 class SpendMeter:
     """What finished sessions cost, read from the database once their rows are final (the
     background writer writes a session's steps before its end)."""
@@ -136,9 +142,10 @@ class SpendMeter:
     def finished(self, session: Session) -> None:
         self.pending.append(session.id)
 
-    def settle(self) -> None:
+    def settle(self) -> bool:
+        """Count the finished sessions whose rows are final; True when none is left pending."""
         if not self.pending:
-            return
+            return True
         marks = ", ".join("?" for _ in self.pending)
         rows = self.store.conn.execute(
             f"SELECT s.id, (SELECT coalesce(sum(cost_usd), 0) FROM steps WHERE session_id = s.id), "
@@ -147,6 +154,15 @@ class SpendMeter:
         for sid, cost, unpriced in rows:
             self.budget.add(float(cost or 0.0), int(unpriced or 0))
             self.pending.remove(sid)
+        return not self.pending
+
+    async def settled(self, patience: float = SETTLE_PATIENCE_S) -> None:
+        """Wait (a few ms: the writer's lag) until every finished session is counted, so a
+        spending limit decides on what was spent; after `patience`, decide on what is known."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + patience
+        while not self.settle() and loop.time() < deadline:  # patience 0: what is known now
+            await asyncio.sleep(0.005)
 
 
 @dataclass
@@ -167,19 +183,7 @@ async def play_cells(
     from clarify_tui.errors import StoreError
     from clarify_tui.runner import run_batch
 
-    meter = SpendMeter(store, budget)
-
-    class Gate:
-        """The budget, with the spend of finished sessions read in before each admission."""
-
-        async def __aenter__(self) -> bool:
-            meter.settle()
-            return await budget.__aenter__()
-
-        async def __aexit__(self, *exc: Any) -> None:
-            await budget.__aexit__(*exc)
-
-    gate = Gate()
+    meter = budget.meter = SpendMeter(store, budget)
 
     def done(session: Session) -> None:
         meter.finished(session)
@@ -189,7 +193,7 @@ async def play_cells(
     async def one(r: CellRun) -> RunSummary:
         p = r.prepared
         return await run_batch(store, p.spec, p.tasks, resume=r.exists, config_obj=p.config_obj,
-                               on_session_done=done, notify=notify, gate=gate, keep=r.keep)
+                               on_session_done=done, notify=notify, gate=budget, keep=r.keep)
 
     results = await asyncio.gather(*(one(r) for r in runs), return_exceptions=True)
     outcome = SweepOutcome()
