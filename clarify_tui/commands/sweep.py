@@ -220,13 +220,15 @@ def summarize(store, sweep: Sweep, runs: list[CellRun], budget: SweepBudget,  # 
     db = store.path
     console.print(f"saved to {db}; the table: clarify-tui report --db {db} --sweep {args.file}",
                   markup=False, highlight=False)
+    if outcome.failures:  # a cell stopped (its endpoint down): as `run`
+        return EXIT_ERRORED
     if args.fail_on_error is not None:
         over, bad, ended = fail_on_error_exceeded(every, args.fail_on_error)
         if over:
             console.print(f"--fail-on-error {args.fail_on_error:g}: {bad} of {ended} session(s) failed (errored, "
                           "or agent output that could not be used)", markup=False, highlight=False)
             return EXIT_ERRORED
-    elif errored or outcome.failures:
+    elif errored:
         return EXIT_ERRORED
     if budget.stopped:
         return EXIT_BUDGET
