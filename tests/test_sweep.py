@@ -216,6 +216,22 @@ def test_report_sweep_puts_a_row_per_agent_and_a_column_group_per_benchmark(tmp_
         ask[f"InteractComp: {t}"] for t in ("Round", "IR", "Acc.", "C.E.", "Cost($)")]
 
 
+def test_report_sweep_carries_the_what_if_columns_of_the_cells_that_have_forks(tmp_path, capsys):
+    db = tmp_path / "w.db"
+    assert main(["sweep", str(DEMO), "--db", str(db)]) == 0
+    assert main(["whatif", "--run", "demo.interactcomp.scripted-direct-guess", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "--sweep", str(DEMO), "--bootstrap", "200"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| Agent"))
+    titles = [h.strip() for h in header.strip("|").split("|")]
+    assert "InteractComp What-if ask: forks" in titles
+    assert not any(t.startswith("DiscoBench What-if") for t in titles)  # no DiscoBench cell has forks
+    guess = next(line for line in out.splitlines() if line.startswith("| scripted:direct-guess"))
+    forks = dict(zip(titles, [c.strip() for c in guess.strip("|").split("|")]))["InteractComp What-if ask: forks"]
+    assert forks.isdigit() and int(forks) > 0
+
+
 FAILING_AGENT = '''
 from clarify_tui.agents.scripted import ScriptedAgent
 from clarify_tui.errors import AgentUnavailable
@@ -299,6 +315,11 @@ def test_max_cost_stops_before_spending_past_it_and_the_same_command_goes_on(tmp
         assert len(sessions(db, "completed")) == 2
         assert "stopped by --max-cost" in err and "4 session(s) not played" in err and "--max-cost MORE" in err
         assert f"${2 * per_session:.4f} spent" in err
+        # the plan now measures what is left from the sessions played: 3 agent calls each, their cost
+        code, out, err = finish(cli("sweep", str(file), "--db", str(db), "--dry-run", env=env, cwd=tmp_path))
+        assert code == 0, err
+        assert f"  {server.base_url}: 12 calls measured" in out and "    a: 12 calls (measured per session)" in out
+        assert f"cost: ${4 * per_session:.4f} expected" in out
         code, _out, err = finish(cli("sweep", str(file), "--db", str(db), "--concurrency", "1", env=env, cwd=tmp_path))
         assert code == 0, err
         assert "4 session(s) to play (2 already done)" in err and len(sessions(db, "completed")) == 6
