@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         err.print(redact(str(message)), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
+        again = "run the same command again" if args.command == "sweep" else "continue with --resume"
+        err.print(f"[yellow]interrupted[/yellow]: finished sessions are saved; {again}")
         return 130
 
 

@@ -154,6 +154,7 @@ def test_a_sweep_killed_with_9_and_run_again_plays_exactly_the_missing_sessions(
             proc.kill()
             proc.wait()
     before = {r[5]: r for r in sessions(db, "completed")}
+    rows_before = len(sessions(db))  # with the sessions the kill cut short (left `running`)
     assert 6 <= len(before) < 32, "the sweep was killed mid-way"
     code, _out, err = finish(cli("sweep", str(file), "--db", str(db), "--concurrency", "2", cwd=tmp_path))
     assert code == 0, err
@@ -162,6 +163,7 @@ def test_a_sweep_killed_with_9_and_run_again_plays_exactly_the_missing_sessions(
     assert len(after) == 32
     assert len({(r[0], r[1], r[2]) for r in after}) == 32  # each (cell, task, epoch) once
     assert {r[5]: r for r in after if r[5] in before} == before  # what was done was kept, not played again
+    assert len(sessions(db)) - rows_before == 32 - len(before)  # the rerun played the missing sessions, no more
     # what the kill cut short was marked abandoned, and played again
     assert {r[3] for r in sessions(db)} <= {"completed", "abandoned"}
 
@@ -261,6 +263,28 @@ def test_fail_on_error_allows_what_it_is_given_over_the_whole_sweep(tmp_path, ca
     assert f"{n} of 8 session(s) failed" in capsys.readouterr().err
     assert main(["sweep", str(file), "--db", str(db), "--fail-on-error", "0.5"]) == 0
     assert main(["sweep", str(file), "--db", str(db), "--fail-on-error"]) == 1  # bare: any failure
+
+
+@pytest.mark.parametrize("limit, bad, ended, over", [
+    (0.0, 0, 10, False), (0.0, 1, 10, True), (2.0, 2, 10, False), (2.0, 3, 10, True),
+    (0.25, 2, 10, False), (0.25, 3, 10, True), (1.0, 1, 10, False),
+])
+def test_fail_on_error_reads_a_count_or_a_fraction_of_the_ended_sessions(limit, bad, ended, over):
+    from clarify_tui.models import Session
+    from clarify_tui.sweep.failures import fail_on_error_exceeded
+
+    played = [Session(task_id=f"t{i}", protocol="interactcomp", agent="a", user="rule", search="local",
+                      status="errored" if i < bad else "completed") for i in range(ended)]
+    played.append(Session(task_id="x", protocol="interactcomp", agent="a", user="rule", search="local",
+                          status="abandoned"))  # not ended: never counted
+    assert fail_on_error_exceeded(played, limit) == (over, bad, ended)
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "x"])
+def test_fail_on_error_refuses_what_is_neither_a_count_nor_a_fraction(text, capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", str(DEMO), "--fail-on-error", text])
+    assert "a count N" in capsys.readouterr().err
 
 
 def in_flight_counter(latency: float):

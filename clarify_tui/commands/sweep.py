@@ -15,6 +15,7 @@ from clarify_tui.commands.common import add_db, at_least, db_path, file_path
 if TYPE_CHECKING:
     from clarify_tui.api import PreparedRun
     from clarify_tui.commands.common import Subparsers
+    from clarify_tui.store import Store
     from clarify_tui.sweep.cells import Cell, Sweep
     from clarify_tui.sweep.play import CellRun, SweepBudget, SweepOutcome
 
@@ -167,7 +168,7 @@ def _owner_key(stray: list[tuple[str, str]]) -> str:
     return {"InteractComp": "interactcomp", "DiscoBench": "discobench", "CTS": "cts"}.get(stray[0][1], stray[0][1])
 
 
-def play(store, sweep: Sweep, runs: list[CellRun], args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def play(store: Store, sweep: Sweep, runs: list[CellRun], args: argparse.Namespace) -> int:
     from clarify_tui.commands.sweep_progress import SweepProgress
     from clarify_tui.sweep.play import SweepBudget, play_cells
 
@@ -184,8 +185,8 @@ def play(store, sweep: Sweep, runs: list[CellRun], args: argparse.Namespace) -> 
     return summarize(store, sweep, runs, budget, outcome, args)
 
 
-def summarize(store, sweep: Sweep, runs: list[CellRun], budget: SweepBudget,  # type: ignore[no-untyped-def]
-              outcome: SweepOutcome, args: argparse.Namespace) -> int:
+def summarize(store: Store, sweep: Sweep, runs: list[CellRun], budget: SweepBudget, outcome: SweepOutcome,
+              args: argparse.Namespace) -> int:
     """One line per cell, the totals, what stopped the sweep and how to go on; the exit code."""
     from clarify_tui.redaction import redact
     from clarify_tui.sweep.failures import fail_on_error_exceeded

@@ -45,6 +45,8 @@ NOT_IN_A_SWEEP = {
     "retry_errored": "play a cell's errored sessions again with `clarify-tui run --resume --retry-errored`",
     "db": "give --db to `clarify-tui sweep`",
     "concurrency": "give --concurrency to `clarify-tui sweep` (one budget for every cell)",
+    "fail_on_error": "give --fail-on-error to `clarify-tui sweep` (it counts over the whole sweep)",
+    "benchmark": "list the benchmarks in [sweep] `benchmarks`",
 }
 RUN_ID_NAMESPACE = uuid.UUID("5b0f1d52-8a7e-4c1b-9d3e-2f6a0c7e91aa")  # fixed: run ids must not change
 
