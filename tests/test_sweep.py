@@ -263,6 +263,11 @@ def test_fail_on_error_allows_what_it_is_given_over_the_whole_sweep(tmp_path, ca
     assert f"{n} of 8 session(s) failed" in capsys.readouterr().err
     assert main(["sweep", str(file), "--db", str(db), "--fail-on-error", "0.5"]) == 0
     assert main(["sweep", str(file), "--db", str(db), "--fail-on-error"]) == 1  # bare: any failure
+    # --retry-errored plays the errored sessions again (still failing here), keeping the old ones as superseded
+    capsys.readouterr()
+    assert main(["sweep", str(file), "--db", str(db), "--retry-errored"]) == 1
+    assert f"{n} session(s) to play ({8 - n} already done)" in capsys.readouterr().err
+    assert len(sessions(db, "superseded")) == n and errored(db) == n
 
 
 @pytest.mark.parametrize("limit, bad, ended, over", [

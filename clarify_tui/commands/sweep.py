@@ -66,6 +66,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--max-cost", type=dollars, default=None, metavar="USD",
                    help="start no session that would take this invocation's spend past USD; run the same "
                         "command again to go on")
+    p.add_argument("--retry-errored", action="store_true",
+                   help="play the errored sessions of every cell again (the old ones are kept as superseded), "
+                        "as `run --resume --retry-errored`")
     p.add_argument("--fail-on-error", type=error_budget, nargs="?", const=0.0, default=None, metavar="N|FRACTION",
                    help="exit 1 only when more than N sessions (or FRACTION of them) errored or ended on agent "
                         "output that could not be used (bare: any); default: exit 1 when any session errored")
@@ -83,14 +86,14 @@ def main(args: argparse.Namespace) -> int:
     if args.dry_run:
         store = Store(path, readonly=True, existing=True) if path.is_file() else None
         try:
-            runs = place(prepared, store, args.shard)
+            runs = place(prepared, store, args.shard, args.retry_errored)
             print("\n".join(plan_lines(store, runs, args.shard, args.concurrency, args.max_cost)))
         finally:
             if store is not None:
                 store.close()
         return 0
     store = Store(path)
-    runs = place(prepared, store, args.shard)
+    runs = place(prepared, store, args.shard, args.retry_errored)
     check_cells_resumable(store, runs)
     return play(store, sweep, runs, args)
 
@@ -213,6 +216,9 @@ def summarize(store: Store, sweep: Sweep, runs: list[CellRun], budget: SweepBudg
     again = f"clarify-tui sweep {args.file}" + (f" --db {args.db}" if args.db else "") + (
         f" --shard {args.shard[0]}/{args.shard[1]}" if args.shard else "")
     missing = total - len(every)
+    if outcome.failures:
+        console.print(f"{len(outcome.failures)} cell(s) stopped; once the cause is fixed, play their errored "
+                      f"sessions again with: {again} --retry-errored", markup=False, highlight=False)
     if budget.stopped:
         console.print(f"stopped by {budget.stopped}. {missing} session(s) not played; go on with: {again} "
                       "--max-cost MORE (it plays only what is missing)", markup=False, highlight=False)

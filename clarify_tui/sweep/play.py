@@ -34,14 +34,17 @@ class CellRun:
     wanted: int  # sessions of this cell in this shard
     done: int  # of those, already finished in the database (completed, or errored and not retried)
     exists: bool  # the database holds the run already: it is continued (the --resume guards apply)
+    retry_errored: bool = False  # play its errored sessions again (run --resume --retry-errored)
 
     @property
     def to_play(self) -> int:
         return self.wanted - self.done
 
 
-def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tuple[int, int] | None) -> list[CellRun]:
-    """Each cell's share of the sweep in this shard and what the database already holds of it."""
+def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tuple[int, int] | None,
+          retry_errored: bool = False) -> list[CellRun]:
+    """Each cell's share of the sweep in this shard and what the database already holds of it
+    (`retry_errored`: an errored session is not done, it is played again)."""
     out: list[CellRun] = []
     offset = 0
     for cell, prepared in cells:
@@ -54,9 +57,9 @@ def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tup
         finished: set[tuple[str, int]] = set()
         if exists and store is not None:
             finished = {(s.task_id, s.epoch) for s in store.sessions(runs=[cell.name])
-                        if s.status in ("completed", "errored")}
+                        if s.status == "completed" or (s.status == "errored" and not retry_errored)}
         out.append(CellRun(cell=cell, prepared=prepared, keep=keep, wanted=len(pairs), done=len(pairs & finished),
-                           exists=exists))
+                           exists=exists, retry_errored=retry_errored and exists))
     return out
 
 
@@ -192,7 +195,8 @@ async def play_cells(
 
     async def one(r: CellRun) -> RunSummary:
         p = r.prepared
-        return await run_batch(store, p.spec, p.tasks, resume=r.exists, config_obj=p.config_obj,
+        return await run_batch(store, p.spec, p.tasks, resume=r.exists, retry_errored=r.retry_errored,
+                               config_obj=p.config_obj,
                                on_session_done=done, notify=notify, gate=budget, keep=r.keep)
 
     results = await asyncio.gather(*(one(r) for r in runs), return_exceptions=True)
