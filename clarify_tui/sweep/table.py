@@ -14,17 +14,16 @@ from collections.abc import Sequence
 from clarify_tui.metrics.paper_tables import DAGGER, NA, PaperTable, Row
 from clarify_tui.sweep.cells import Cell
 
-BENCHMARK_TITLES = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts": "CTS"}
+TITLES = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts-k1": "CTS k=1",
+          "cts-k23": "CTS k=2,3", "cts-delta": "CTS Δ vs. orig"}
 
 
 def _title(key: str) -> str:
-    base = key.split("-")[0].split("_")[0]
-    title = BENCHMARK_TITLES.get(base, key)
-    return title if key == base else f"{title} ({key[len(base):].strip('-_ ')})"
+    return TITLES.get(key, key)
 
 
 def _groups(t: PaperTable) -> list[tuple[str, list[int], bool]]:
-    """(group title, column indexes, prefixed) of one paper table's value columns: its own
+    """(group title, column indexes, what-if) of one paper table's value columns: its own
     columns in one group per table, each always-prefixed span (what-if) in a group of its own."""
     spanned = sum(w for _, w in t.spans)
     at = len(t.columns) - spanned
@@ -61,7 +60,7 @@ def sweep_table(name: str, cells: Sequence[Cell], tables: Sequence[PaperTable]) 
         rows = found.get(t.key)
         if not rows:
             continue
-        for title, indexes, always in _groups(t):
+        for title, indexes, _whatif in _groups(t):
             # drop what no row of the sweep fills (the other prompting's half, say)
             kept = [i for i in indexes if any(r.cells[i] not in (NA, "") for r in rows.values())]
             if not kept:
@@ -71,8 +70,7 @@ def sweep_table(name: str, cells: Sequence[Cell], tables: Sequence[PaperTable]) 
                 headers = [f"{_span_of(t, i)} {t.columns[i]}" for i in kept]
             columns += headers
             spans.append((title, len(kept)))
-            if always:
-                prefixed.add(title)
+            prefixed.add(title)  # every column says its benchmark ("InteractComp: Acc.")
             for label in rows_seen:
                 source = rows.get(label)
                 cells_of[label] += [source.cells[i] if source else NA for i in kept]
