@@ -182,7 +182,8 @@ async def play_cells(
     notify: Callable[[str], None] | None = None,
 ) -> SweepOutcome:
     """Every cell's run_batch at once; a cell whose run stops (its endpoint down) does not
-    stop the others' sessions in flight; a database failure stops the sweep."""
+    stop the others' sessions in flight; a database failure (or another process writing a
+    cell: RunLeaseError) stops the sweep."""
     from clarify_tui.errors import StoreError
     from clarify_tui.runner import run_batch
 
@@ -193,20 +194,24 @@ async def play_cells(
         if on_session_done is not None:
             on_session_done(session)
 
-    async def one(r: CellRun) -> RunSummary:
-        p = r.prepared
-        return await run_batch(store, p.spec, p.tasks, resume=r.exists, retry_errored=r.retry_errored,
-                               config_obj=p.config_obj,
-                               on_session_done=done, notify=notify, gate=budget, keep=r.keep)
-
-    results = await asyncio.gather(*(one(r) for r in runs), return_exceptions=True)
     outcome = SweepOutcome()
-    for r, result in zip(runs, results):
-        if isinstance(result, (StoreError, KeyboardInterrupt, asyncio.CancelledError)):
-            raise result
-        if isinstance(result, BaseException):
-            outcome.failures[r.cell.name] = result
-        else:
-            outcome.summaries[r.cell.name] = result
+
+    async def one(r: CellRun) -> None:
+        p = r.prepared
+        try:
+            outcome.summaries[r.cell.name] = await run_batch(
+                store, p.spec, p.tasks, resume=r.exists, retry_errored=r.retry_errored, config_obj=p.config_obj,
+                on_session_done=done, notify=notify, gate=budget, keep=r.keep)
+        except StoreError:
+            raise
+        except Exception as exc:  # this cell stopped (its endpoint down): the others go on
+            outcome.failures[r.cell.name] = exc
+
+    try:
+        async with asyncio.TaskGroup() as group:  # a database failure cancels every cell
+            for r in runs:
+                group.create_task(one(r))
+    except* StoreError as failed:
+        raise failed.exceptions[0] from None
     meter.settle()
     return outcome
