@@ -115,7 +115,8 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
     if not calls and not unmeasured:
         lines.append("model calls: none (every role of every cell is offline: scripted, rule, local)")
     else:
-        lines.append(f"model calls expected per endpoint (at most {concurrency} at once per endpoint, --concurrency):")
+        lines.append(f"model calls expected per endpoint ({concurrency} sessions at once across the cells, "
+                     "--concurrency):")
         for endpoint in sorted(set(calls) | set(unmeasured)):
             measured = calls.get(endpoint, {})
             expected = sum(measured.values(), 0.0)
@@ -129,6 +130,9 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
                           and out is not None else "; unpriced")
                 lines.append(f"    {model}: not measured yet ({'; '.join(bounds)}){priced}")
     if calls or unmeasured:
+        limit = next((r.prepared.call_limit for r in runs if model_roles(r) and r.prepared.call_limit), None)
+        if limit:
+            lines.append(limit)
         if cost_known:
             lines.append(f"cost: ${cost:.4f} expected (measured per session x sessions to play)")
         else:
