@@ -93,6 +93,89 @@ def check_replayable(path: Path, search: str) -> None:
         raise ValueError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
 
 
+@dataclass
+class PreparedRun:
+    """A run checked and ready to play: its spec (backends built once), its tasks, its
+    config and database. `run` plays one; `clarify-tui sweep` plays many at once."""
+
+    spec: Any  # runner.RunSpec (imported lazily: the runner pulls in every backend)
+    tasks: list
+    config_obj: Any
+    db: Path
+    call_limit: str | None
+
+
+def prepare_run(
+    benchmark: str,
+    agent: str | Any,
+    *,
+    dataset: str = "demo",
+    user: str = "rule",
+    search: str = "local",
+    judge: str = "rule",
+    db: str | Path | None = None,
+    name: str | None = None,
+    concurrency: int = 4,
+    limit: TaskLimit | None = None,
+    task_ids: list[str] | None = None,
+    epochs: int = 1,
+    seed: int | None = None,
+    task_attempts: int | None = None,
+    search_cache: str = "record",
+    episode: EpisodeConfig | dict | None = None,
+    config: str | Path | None = None,
+    overrides: dict | None = None,
+    agent_args: dict | None = None,
+    argv: list[str] | None = None,
+    on_banner: Callable[[str], None] | None = None,
+) -> PreparedRun:
+    """Everything `run` checks before it touches the database: the tasks, the spec, the
+    config and its call limit, every backend built once, the provenance. A bad setting
+    raises here."""
+    from clarify_tui.paths import default_db_path
+    from clarify_tui.deviations import banner
+    from clarify_tui.provenance import run_provenance
+    from clarify_tui.runner import RunSpec, apply_call_limit, run_deviations, validate_spec
+    from clarify_tui.tasks import load_tasks
+
+    agent_object = None
+    if not isinstance(agent, str):
+        agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
+    if epochs < 1:
+        raise ValueError(f"--epochs must be at least 1, got {epochs}")
+    for role, role_spec in (("agent", agent), ("user", user)):
+        if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
+            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
+    episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
+    tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
+    name = name or f"{benchmark}-{agent.replace(':', '-').replace('/', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
+    spec = RunSpec(
+        name=name, agent=agent, user=user, search=search, judge=judge, benchmark=benchmark, dataset=str(dataset),
+        config=episode_config, concurrency=concurrency, search_cache=search_cache,  # type: ignore[arg-type]
+        task_attempts=task_attempts, epochs=epochs, seed=seed, agent_object=agent_object,
+    )
+    if seed is not None:
+        overrides = {**(overrides or {}), "seed": seed}
+    config_obj = load_run_config(config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""),
+                                 agent_args=agent_args)
+    if not episode_config.deep_search and config_obj is not None and config_obj.deep_search.spec:
+        spec.config = episode_config.model_copy(update={"deep_search": config_obj.deep_search.spec})
+    call_limit = apply_call_limit(config_obj, concurrency)
+    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
+    spec.provenance = run_provenance(
+        benchmark=benchmark, dataset=str(dataset), agent=agent, user=user, judge=judge, search=search,
+        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv, agent_object=agent_object,
+    )
+    spec.agent_args = spec.provenance["roles"]["agent"].get("args")  # recorded and compared as a setting
+    if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
+        on_banner(line)
+    path = Path(db) if db is not None else default_db_path()
+    if search_cache == "replay":
+        check_replayable(path, search)
+    return PreparedRun(spec=spec, tasks=tasks, config_obj=config_obj, db=path, call_limit=call_limit)
+
+
 def run(
     benchmark: str,
     agent: str | Any,
@@ -128,50 +211,19 @@ def run(
     task is played `epochs` times. Returns the run's sessions; score them with `score()`.
     `take_over` breaks another process's lease on the run (`run --take-over`); `notify`
     hears one line when it did."""
-    from clarify_tui.paths import default_db_path
-    from clarify_tui.deviations import banner
-    from clarify_tui.provenance import run_provenance
-    from clarify_tui.runner import RunSpec, apply_call_limit, check_resumable, run_batch, run_deviations, validate_spec
+    from clarify_tui.runner import check_resumable, run_batch
     from clarify_tui.store import Store
-    from clarify_tui.tasks import load_tasks
 
-    agent_object = None
-    if not isinstance(agent, str):
-        agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
     if retry_errored and not resume:
         raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
-    if epochs < 1:
-        raise ValueError(f"--epochs must be at least 1, got {epochs}")
-    for role, role_spec in (("agent", agent), ("user", user)):
-        if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
-    episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
-    tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
-    name = name or f"{benchmark}-{agent.replace(':', '-').replace('/', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
-    spec = RunSpec(
-        name=name, agent=agent, user=user, search=search, judge=judge, benchmark=benchmark, dataset=str(dataset),
-        config=episode_config, concurrency=concurrency, search_cache=search_cache,  # type: ignore[arg-type]
-        task_attempts=task_attempts, epochs=epochs, seed=seed, agent_object=agent_object,
+    prepared = prepare_run(
+        benchmark, agent, dataset=dataset, user=user, search=search, judge=judge, db=db, name=name,
+        concurrency=concurrency, limit=limit, task_ids=task_ids, epochs=epochs, seed=seed,
+        task_attempts=task_attempts, search_cache=search_cache, episode=episode, config=config,
+        overrides=overrides, agent_args=agent_args, argv=argv, on_banner=on_banner,
     )
-    if seed is not None:
-        overrides = {**(overrides or {}), "seed": seed}
-    config_obj = load_run_config(config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""),
-                                 agent_args=agent_args)
-    if not episode_config.deep_search and config_obj is not None and config_obj.deep_search.spec:
-        spec.config = episode_config.model_copy(update={"deep_search": config_obj.deep_search.spec})
-    call_limit = apply_call_limit(config_obj, concurrency)
-    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
-    spec.provenance = run_provenance(
-        benchmark=benchmark, dataset=str(dataset), agent=agent, user=user, judge=judge, search=search,
-        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv, agent_object=agent_object,
-    )
-    spec.agent_args = spec.provenance["roles"]["agent"].get("args")  # recorded and compared as a setting
-    if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
-        on_banner(line)
-    path = Path(db) if db is not None else default_db_path()
-    if search_cache == "replay":
-        check_replayable(path, search)
+    spec, tasks, config_obj, path, name = prepared.spec, prepared.tasks, prepared.config_obj, prepared.db, prepared.spec.name
+    call_limit = prepared.call_limit
     store = Store(path)
     if resume:
         check_resumable(store, name)  # before any progress: one line saying there is nothing to resume

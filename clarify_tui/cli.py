@@ -21,7 +21,7 @@ from clarify_tui.redaction import redact
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
 COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue", "whatif", "report", "backends", "show")
+            "serve", "merge", "queue", "whatif", "report", "backends", "show", "sweep")
 
 err = Console(stderr=True, soft_wrap=True)
 
@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         err.print(redact(str(message)), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
+        again = "run the same command again" if args.command == "sweep" else "continue with --resume"
+        err.print(f"[yellow]interrupted[/yellow]: finished sessions are saved; {again}")
         return 130
 
 

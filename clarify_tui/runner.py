@@ -80,6 +80,7 @@ class RunSpec:
     prebuilt: object = None  # the agent validate_spec built, used by the run (a py: class is made once)
     provenance: dict | None = None  # clarify_tui/provenance.py: recorded on the run, compared on --resume
     agent_args: dict | None = None  # a py: agent's keyword arguments (--agent-arg, [agent.args], an object's own)
+    run_id: str | None = None  # None: a fresh uuid; a sweep derives it from its file and cell (sweep/cells.py)
 
     @property
     def attempts(self) -> int:
@@ -308,7 +309,8 @@ def _same(key: str, old, new) -> bool:
 
 
 def plan(
-    store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False
+    store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False,
+    keep: Callable[[str, int], bool] | None = None,
 ) -> tuple[list[tuple[Task, int]], int, dict[tuple[str, int], list[Session]]]:
     """Which (task, epoch) pairs still need playing in this run (`run --epochs N`: a
     session's identity in a run is its task and epoch), how many are done, and (with
@@ -340,8 +342,9 @@ def plan(
                 retry.setdefault((s.task_id, s.epoch), []).append(s)
             else:
                 done.add((s.task_id, s.epoch))
-    wanted = {(t.id, e) for t in tasks for e in range(spec.epochs)}
-    todo = [(t, e) for e in range(spec.epochs) for t in tasks if (t.id, e) not in done]
+    # keep: the (task, epoch) pairs this process plays (a sweep's --shard I/N); the others are another's
+    wanted = {(t.id, e) for t in tasks for e in range(spec.epochs) if keep is None or keep(t.id, e)}
+    todo = [(t, e) for e in range(spec.epochs) for t in tasks if (t.id, e) in wanted and (t.id, e) not in done]
     return todo, len(wanted) - len(todo), {k: v for k, v in retry.items() if k in wanted}
 
 
@@ -356,16 +359,22 @@ async def run_batch(
     config_obj=None,
     take_over: bool = False,
     notify: Callable[[str], None] | None = None,
+    gate=None,
+    keep: Callable[[str, int], bool] | None = None,
 ) -> RunSummary:
     """Play `tasks` into run `spec.name`. `take_over` breaks another process's lease on the
-    run (`run --take-over`); `notify` hears one line when a lease was taken over."""
+    run (`run --take-over`); `notify` hears one line when a lease was taken over. A sweep
+    runs many cells at once: `gate` (an async context manager; entering it yields False to
+    play nothing more) replaces the run's own `spec.concurrency` limit, and `keep` picks
+    the (task id, epoch) pairs this shard plays."""
     if resume:
         check_resumable(store, spec.name)
     held = store.acquire_run(spec.name, take_over=take_over)
     if held.took_over and notify:
         notify(held.took_over)
     try:
-        return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj)
+        return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj,
+                               gate, keep)
     finally:
         try:
             store.release_run(held)
@@ -373,15 +382,16 @@ async def run_batch(
             pass
 
 
-async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj) -> RunSummary:
-    todo, skipped, replaces = plan(store, spec, tasks, resume, retry_errored)
+async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj,
+                    shared_gate=None, keep=None) -> RunSummary:
+    todo, skipped, replaces = plan(store, spec, tasks, resume, retry_errored, keep)
     attempts_made = _attempts_made(store, spec.name) if resume else {}
     note = check_provenance(store, spec) if resume else None
     store.ensure_run(
         spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
         search=spec.search, judge=spec.judge,
         config={**run_config(spec), "epochs": spec.epochs},
-        deviations=run_deviations(spec),
+        deviations=run_deviations(spec), **({"run_id": spec.run_id} if spec.run_id else {}),
     )
     row = store.run_row(spec.name) or {}
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
@@ -397,12 +407,14 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
                          write_db=cache_writes)
     summary = RunSummary(skipped=skipped, notes=[note] if note else [])
     down = _breaker()
-    gate = asyncio.Semaphore(max(1, spec.concurrency))
+    gate = shared_gate or asyncio.Semaphore(max(1, spec.concurrency))
     writer = BackgroundWriter(store.path, held).start() if on_disk else None
     sink = writer or store
 
     async def play(task: Task, epoch: int) -> None:
-        async with gate:
+        async with gate as admitted:
+            if admitted is False:  # a sweep's spending limit: this pair stays unplayed, for the next sweep
+                return
             stop_if_down()  # a task still waiting when the endpoint went down is not started
             attempt = attempts_made.get((task.id, epoch), 0)
             while True:

@@ -8,12 +8,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
+from clarify_tui.commands.common import add_db, at_least, file_path, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.store import Store
+    from clarify_tui.sweep.cells import Sweep
 
 
 def register(sub: Subparsers) -> None:
@@ -30,6 +31,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--whatif", action="store_true",
                    help="add each run's what-if columns (forks, flips, value of asking with its 95%% CI) "
                         "from the forks `whatif` stored, one group per intervention (docs/whatif.md)")
+    p.add_argument("--sweep", default=None, type=file_path, metavar="FILE.toml",
+                   help="the sweep's matrix in one table: a row per agent, a column group per benchmark "
+                        "(docs/sweeps.md)")
     p.set_defaults(func=main)
 
 
@@ -41,6 +45,8 @@ def main(args: argparse.Namespace) -> int:
     if args.whatif and args.by != "run":
         raise ValueError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
     store = open_store(args, must_exist=True)
+    sweep = sweep_cells(args, store) if args.sweep else None
+    cells = sweep.cells if sweep is not None else None
     require_runs(store, args.runs)
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
     sessions = [s for s in loaded if not s.result.informed]
@@ -56,11 +62,38 @@ def main(args: argparse.Namespace) -> int:
         return 1
     tables = build_tables(sessions, session_settings(store.conn, sessions), by=args.by,
                           bootstrap=args.bootstrap, seed=args.seed)
-    if args.whatif:
+    if args.whatif or (cells is not None and has_forks(store, sorted({s.run for s in sessions}))):
         add_whatif_columns(store, tables, sorted({s.run for s in sessions}), args.bootstrap, args.seed)
+    if cells is not None:
+        from clarify_tui.sweep.table import sweep_table
+
+        tables = [sweep_table(sweep.name, cells, tables)]  # type: ignore[union-attr]  # cells: a sweep's
     render = {"markdown": paper_report.markdown, "latex": paper_report.latex, "csv": paper_report.csv_text}
     sys.stdout.write(render[args.format](tables))
     return 0
+
+
+def sweep_cells(args: argparse.Namespace, store: Store) -> Sweep:
+    """`--sweep FILE`: its cells' runs become the selection (the cells the database holds)."""
+    from clarify_tui.commands.sweep import read_sweep
+
+    if args.runs or args.by != "run":
+        raise ValueError("--sweep chooses the runs and the rows (a row per agent): drop --run and --by")
+    sweep = read_sweep(args.sweep)
+    known = set(store.run_names())
+    cells = [c for c in sweep.cells if c.name in known]
+    if not cells:
+        raise ValueError(f"no cell of the sweep {sweep.name} ({args.sweep}) in {store.path}: play it with "
+                         f"`clarify-tui sweep {args.sweep} --db {store.path}` (or merge its shards)")
+    args.runs = [c.name for c in cells]
+    sweep.cells = cells
+    return sweep
+
+
+def has_forks(store: Store, runs: list[str]) -> bool:
+    from clarify_tui.whatif import interventions
+
+    return any(interventions(store, run) for run in runs)
 
 
 def add_whatif_columns(store: Store, tables: list[PaperTable], runs: list[str], bootstrap: int, seed: int) -> None:

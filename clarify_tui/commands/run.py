@@ -111,14 +111,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.plugins import parse_args
 
     check_flag_pairs(args)
-    mode = "forced_ask" if args.forced_asks is not None and args.mode is None else args.mode or "full"
-    config = EpisodeConfig(
-        max_rounds=args.max_rounds, interactcomp_mode=mode,
-        forced_asks=5 if args.forced_asks is None else args.forced_asks,
-        prompting=args.prompting or "neutral", ablation=args.ablation or "none", k=1 if args.k is None else args.k,
-        checkpoints=args.checkpoints or "answer", deep_search=args.deep_search,
-        actions=args.actions or "reference", compat=args.compat or DEFAULT_COMPAT,
-    )
+    config = episode_config(args)
     check_interactcomp_flags(args.benchmark, config)
     if args.compat is not None and (idle := compat_changes_nothing(args)):
         console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
@@ -152,6 +145,18 @@ def main(args: argparse.Namespace) -> int:
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
     return exit_code(counts, args.fail_on_error)
+
+
+def episode_config(args: argparse.Namespace) -> EpisodeConfig:
+    """The episode settings of `run`'s flags, each unset one at its paper default (`sweep` reads a cell the same way)."""
+    mode = "forced_ask" if args.forced_asks is not None and args.mode is None else args.mode or "full"
+    return EpisodeConfig(
+        max_rounds=args.max_rounds, interactcomp_mode=mode,
+        forced_asks=5 if args.forced_asks is None else args.forced_asks,
+        prompting=args.prompting or "neutral", ablation=args.ablation or "none", k=1 if args.k is None else args.k,
+        checkpoints=args.checkpoints or "answer", deep_search=args.deep_search,
+        actions=args.actions or "reference", compat=args.compat or DEFAULT_COMPAT,
+    )
 
 
 EXIT_ERRORED = 1  # docs/runs.md "Exit codes": some session of the run errored (scripts and CI must see it)
