@@ -49,7 +49,7 @@ def dollars(text: str) -> float:
 
 
 def register(sub: Subparsers) -> None:
-    from clarify_tui.sweep.failures import error_budget
+    from clarify_tui.agent_faults import ANY, tolerance
 
     p = sub.add_parser("sweep", help="play a matrix of runs from a TOML file (resumable, shardable)")
     p.add_argument("file", type=file_path, metavar="FILE.toml", help="the sweep: [sweep] with benchmarks, agents, ... "
@@ -69,7 +69,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--retry-errored", action="store_true",
                    help="play the errored sessions of every cell again (the old ones are kept as superseded), "
                         "as `run --resume --retry-errored`")
-    p.add_argument("--fail-on-error", type=error_budget, nargs="?", const=0.0, default=None, metavar="N|FRACTION",
+    p.add_argument("--fail-on-error", type=tolerance, nargs="?", const=ANY, default=None, metavar="N|FRACTION",
                    help="exit 1 only when more than N sessions (or FRACTION of them) errored or ended on agent "
                         "output that could not be used (bare: any); default: exit 1 when any session errored")
     p.set_defaults(func=main)
