@@ -242,18 +242,20 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         self.task_id = None
 
     def open_or_resume(self, task: Task, role: Role) -> None:
-        """`play --task` as agent or user: a session of this person on this task left
-        `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
-        abandoned (never scored) before a new one starts."""
+        """`play --task` or the picker, as agent or user (or stepping the agent, `--step`):
+        a session of this person on this task left `running` (kept for later at `q`,
+        ctrl+q, a closed terminal) is offered for resuming; declining marks it abandoned
+        (never scored) before a new one starts."""
         from clarify_tui.sessions_ops import abandon, left_running
         from clarify_tui.tui.driver import default_annotator, initial_mode
         from clarify_tui.tui.screens.confirm import ConfirmScreen
 
-        if role not in ("agent", "user"):
+        stepping = role == "observer" and self.run_mode == "step"  # a person steps the agent
+        if role not in ("agent", "user") and not stepping:
             self.open_task(task, role)
             return
-        who = self.annotator or default_annotator()
-        left = left_running(self.store, task, initial_mode(role), who)
+        who = None if stepping else self.annotator or default_annotator()
+        left = left_running(self.store, task, "stepped" if stepping else initial_mode(role), who)
         if not left:
             self.open_task(task, role)
             return
@@ -268,12 +270,12 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
 
         self.push_screen(ConfirmScreen(
             f"Resume session {session.id} on {task.id}?",
-            f"It was left running (ctrl+q or a closed terminal) by {who}. "
+            f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {who or 'a person stepping the agent'}. "
             "y resumes it at its last step; n marks it abandoned (never scored) and starts afresh.",
         ), answered)
 
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
-        self.open_task(message.task, message.role)
+        self.open_or_resume(message.task, message.role)  # a session kept for later is offered
 
     def saved_where(self) -> str:
         """Where sessions are saved, as a toast says it (the campaign app hides the path)."""

@@ -299,11 +299,15 @@ class EpisodeDriver:
             self.episode.abandon()
 
     def skip(self) -> None:
-        """The annotator gives up on this task: saved as abandoned (never scored) with a note."""
+        """The annotator gives up on this task in the queue."""
+        self.give_up("skipped by the annotator")
+
+    def give_up(self, why: str) -> None:
+        """A person gives up on this session: saved as abandoned (never scored), `why` in its note."""
         if self.episode.done:
             return
         self.episode.start()
-        self.session.note = append_note(self.session.note, "skipped by the annotator")
+        self.session.note = append_note(self.session.note, why)
         self.abandon()
 
 

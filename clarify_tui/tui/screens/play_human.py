@@ -77,6 +77,10 @@ class HumanAgentControls(Controls):
             return None
         return "Your turn: pick an action below." if self.turn else ""
 
+    def holds_work(self) -> bool:
+        """An action played, or one being typed."""
+        return any(s.actor == "agent" for s in self.driver.steps) or self.bar.typed
+
     def on_mount(self) -> None:
         self.bar.display = True
         self.run()
@@ -175,6 +179,10 @@ class HumanUserControls(Controls):
     @property
     def box(self) -> ReplyBox:
         return self.screen.query_one("#reply-box")  # type: ignore[return-value]
+
+    def holds_work(self) -> bool:
+        """A reply sent, or one being typed."""
+        return any(s.actor == "user" for s in self.driver.steps) or bool(self.box.typed_text)
 
     def request(self, request) -> None:
         self.box.ask(request, known=self._known_for(request.kind))

@@ -55,6 +55,11 @@ class ActionBar(Vertical):
     def composing(self) -> bool:
         return bool(self.query(ActionForm))
 
+    @property
+    def typed(self) -> bool:
+        """Whether the open form holds anything typed (leaving would lose it)."""
+        return any(form.typed for form in self.query(ActionForm))
+
     def open(self, kind: ActionKind, prefill: Action | None = None) -> bool:
         """Start typing an action of `kind`; False if the engine does not allow it now."""
         if kind not in self.allowed:

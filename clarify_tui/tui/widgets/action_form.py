@@ -90,6 +90,11 @@ class ActionForm(Vertical):
             yield Input("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
                         classes="field confidence", select_on_focus=conf is None)
 
+    @property
+    def typed(self) -> bool:
+        """Whether any field holds something typed."""
+        return any(field.value.strip() for field in self.query(Input))
+
     def on_mount(self) -> None:
         narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal
         for field in self.query(Input):

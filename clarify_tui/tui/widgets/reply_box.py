@@ -58,6 +58,11 @@ class ReplyBox(Vertical, can_focus=True):
     def typed(self) -> bool:
         return self.request is not None and self.request.kind != "interactcomp"
 
+    @property
+    def typed_text(self) -> str:
+        """The reply typed and not sent yet."""
+        return self.query_one("#reply-input", Input).value.strip() if self.request is not None else ""
+
     def ask(self, request: ReplyRequest, known: str | None = None) -> None:
         self.request = request
         text = Text("The agent asks: ", style="bold magenta")
