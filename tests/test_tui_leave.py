@@ -150,21 +150,22 @@ async def test_q_with_an_answer_being_typed_asks_too(tmp_path):
 
 
 async def test_q_on_a_replied_user_session_asks_and_keeps_it(tmp_path):
+    """Playing the user, stepping the agent so that it waits: one reply, then q."""
     db = tmp_path / "user.db"
     hook = Messages()
-    app = app_on(db, as_="user", agent_spec="scripted:ask-first")
+    app = app_on(db, as_="user", agent_spec="scripted:ask-first", run_mode="step")
     async with app.run_test(size=SMALL, message_hook=hook) as pilot:
-        app.screen.pace = 0
+        screen = app.screen
+        await pilot.pause()
+        await pilot.press("space")  # the agent proposes its ask
+        await until(pilot, lambda: screen.driver.pending is not None and not screen.busy, "the proposal")
+        await pilot.press("enter")  # applied: the person is asked
         await hook.next(ReplyRequested)
         await pilot.pause()
         await pilot.press("i")
-        await until(pilot, lambda: any(s.actor == "user" for s in app.screen.driver.steps), "the reply")
-        sid = app.screen.driver.session.id
-        app.screen.auto = False  # the agent waits: the person leaves mid-session
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if app.screen.driver.done:
-            pytest.skip("the scripted agent ended the task at once")
+        await until(pilot, lambda: any(s.actor == "user" for s in screen.driver.steps) and not screen.busy,
+                    "the reply")
+        sid = screen.driver.session.id
         await pilot.press("q")
         await pilot.pause()
         assert "keep it for later" in drawn(app)
@@ -172,14 +173,39 @@ async def test_q_on_a_replied_user_session_asks_and_keeps_it(tmp_path):
         await pilot.pause()
         assert app.screen is app.picker
     assert Store(db).session(sid).status == "running"
-    hook = Messages()
-    app = app_on(db, as_="user", agent_spec="scripted:ask-first")
-    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+    app = app_on(db, as_="user", agent_spec="scripted:ask-first", run_mode="step")
+    async with app.run_test(size=SMALL) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the resume question")
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, PlayScreen), "the play screen")
         assert app.screen.driver.session.id == sid
-        assert any(s.actor == "user" for s in app.screen.driver.steps)
+        assert [s.action.text for s in app.screen.driver.steps if s.actor == "user"] == ["i don't know"]
+
+
+async def test_q_on_a_stepped_session_asks_and_step_mode_resumes_it(tmp_path):
+    """A person stepping the agent (`--step`): once a step is applied the session is theirs."""
+    db = tmp_path / "step.db"
+    app = app_on(db, as_="observer", run_mode="step")
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        await pilot.press("space")
+        await until(pilot, lambda: screen.driver.pending is not None and not screen.busy, "the proposal")
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.driver.steps and not screen.busy, "the step")
+        sid = screen.driver.session.id
+        await pilot.press("q")
+        await pilot.pause()
+        assert "keep it for later" in drawn(app) and "--step" in drawn(app)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert Store(db).session(sid).status == "running"
+    app = app_on(db, as_="observer", run_mode="step")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the resume question")
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen), "the play screen")
+        assert app.screen.driver.session.id == sid and app.screen.driver.steps
 
 
 @pytest.mark.parametrize("as_", ["agent", "observer"])
