@@ -8,8 +8,8 @@ focused field, and Textual moves the focus later than it reads the next key: in 
 "Deep Impact150", and Tab in a one-field form took the focus out of the form, where the
 next key threw the answer away. So the form moves the focus itself, at once, with
 priority keys (tab, shift+tab, enter): the key after them already reaches the next field.
-Tab never leaves the form. Before it submits, enter lets every field take the keys it was
-sent first. A paste fills the fields from the focused one, a tab or line break moving on.
+Tab never leaves the form. Each of them first lets every field take the keys (and paste)
+it was sent before. A paste fills the fields from the focused one, a tab or line break moving on.
 A refused value (a confidence outside 0-100) is said on a line of the form, the fields
 kept as typed."""
 
@@ -152,20 +152,21 @@ class ActionForm(Vertical):
         fields = self.fields
         self.screen.set_focus(fields[index % len(fields)])
 
-    def action_move(self, delta: int) -> None:
+    async def action_move(self, delta: int) -> None:
+        await self._settled()
         self._focus(self._current() + delta)
 
     async def action_enter(self) -> None:
+        await self._settled()
         i = self._current()
         if i < len(self.fields) - 1:
             self._focus(i + 1)
-            return
-        await self._settled()
-        self.submit()
+        else:
+            self.submit()
 
     async def _settled(self) -> None:
-        """Every field has handled the keys sent to it before this enter (a burst may
-        still be on its way to the field the focus left)."""
+        """Every field has handled the keys and pastes sent to it before this key (a
+        burst may still be on its way to a field): the key acts where they left off."""
         handled = []
         for field in self.fields:
             event = asyncio.Event()
