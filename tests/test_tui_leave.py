@@ -220,3 +220,88 @@ async def test_nothing_played_or_a_watched_agent_leaves_without_asking(tmp_path,
         await pilot.press("q")
         await pilot.pause()
         assert app.screen is app.picker
+
+
+# ---- a person's fork in replay ---------------------------------------------------------
+
+
+@pytest.fixture
+def forkable(tmp_path):
+    from clarify_tui.cli import main as cli
+
+    db = tmp_path / "fork.db"
+    assert cli(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
+                "--db", str(db), "--run", "r", "--limit", "1", "--concurrency", "1"]) == 0
+    return db
+
+
+async def test_q_on_a_persons_fork_asks_keeps_it_and_replay_resumes_it(forkable):
+    from clarify_tui.tui.browse import BrowseApp
+
+    store = Store(forkable)
+    parent = store.sessions(runs=["r"])[0]
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SMALL) as pilot:
+        replay = app.screen
+        replay.action_toggle_hidden()  # unseen: the fork is a clean baseline
+        replay.start_fork(0, "human")
+        await until(pilot, lambda: replay.agent_turn, "the person's turn")
+        fork_id = replay.session.id
+        await pilot.press("s")
+        await type_text(pilot, "red lattice tower")
+        await pilot.press("enter")
+        await until(pilot, lambda: replay.agent_turn and len(replay.live.steps) > replay.live_from, "the search")
+        await pilot.press("escape")  # stop the fork: asked too
+        await pilot.pause()
+        assert "keep it for later" in drawn(app)
+        await pilot.press("c")  # cancel: it goes on
+        await pilot.pause()
+        assert replay.live is not None and store.session(fork_id).status == "running"
+        await pilot.press("q")
+        await pilot.pause()
+        assert "keep it for later" in drawn(app)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert store.session(fork_id).status == "running"
+
+    app = BrowseApp(store, start="replay", session_id=fork_id, pace=0)
+    async with app.run_test(size=SMALL) as pilot:
+        replay = app.screen
+        await pilot.pause()
+        assert "unfinished: r resumes it" in drawn(app)
+        await pilot.press("r")
+        await until(pilot, lambda: replay.agent_turn, "the person's turn, resumed")
+        assert replay.session.id == fork_id
+        await pilot.press("enter")
+        await type_text(pilot, "Sapporo TV Tower")
+        await pilot.press("enter", "enter")
+        await until(pilot, lambda: replay.live is None, "the end")
+    saved = store.session(fork_id)
+    assert saved.status == "completed" and saved.result.answer == "Sapporo TV Tower"
+    assert not saved.result.informed
+    kinds = [s.action.kind for s in store.steps(fork_id) if s.actor == "agent"]
+    assert kinds[-2:] == [ActionKind.search, ActionKind.answer]
+
+
+async def test_giving_up_a_persons_fork_abandons_it(forkable):
+    from clarify_tui.tui.browse import BrowseApp
+
+    store = Store(forkable)
+    parent = store.sessions(runs=["r"])[0]
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SMALL) as pilot:
+        replay = app.screen
+        replay.start_fork(0, "human")
+        await until(pilot, lambda: replay.agent_turn, "the person's turn")
+        fork_id = replay.session.id
+        await pilot.press("s")
+        await type_text(pilot, "red lattice tower")
+        await pilot.press("enter")
+        await until(pilot, lambda: replay.agent_turn and len(replay.live.steps) > replay.live_from, "the search")
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("g")
+        await until(pilot, lambda: replay.live is None, "the fork stopped")
+        assert replay.session.id == fork_id  # it replays what was played
+    saved = store.session(fork_id)
+    assert saved.status == "abandoned" and "given up" in saved.note

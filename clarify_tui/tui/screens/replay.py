@@ -12,6 +12,10 @@ session's agent spec, or any other (scripted:…, openai:…, human). The fork i
 its parent and fork step and runs in a worker through an EpisodeDriver, whose messages
 (StepsChanged, SessionEnded) the screen follows;
 a human agent acts through the action bar. When it ends, the screen replays the fork.
+
+A person's fork is their work: `q` or `escape` with something played asks first (keep it
+for later, give it up, cancel: screens/leave.py). Kept, it stays `running`; replaying it
+(F2) offers `r` to resume it at its last step, the hidden panel shut until then.
 """
 
 from __future__ import annotations
@@ -98,6 +102,8 @@ class ReplayScreen(RegionsScreen):
         Binding("c", "compose('clarify')", "Clarify", id="fork-clarify"),
         Binding("enter", "compose('answer')", "Answer", id="fork-answer"),
         Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
+        Binding("r", "resume", "Resume", id="replay-resume",  # the head line says so too
+                tooltip="continue your session left unfinished (kept for later) at its last step"),
         Binding("q", "back", "Back", id="replay-back"),
         *QUESTION_BINDINGS,
     ]
@@ -114,12 +120,15 @@ class ReplayScreen(RegionsScreen):
         self.pace = pace
         self.config = config
         self.live: EpisodeDriver | None = None  # the fork's driver while it runs
+        self.live_from = 0  # the live session's steps before the person took over
         self.agent_turn = False
         self.guess: int | None = None
         self.shown_state = EpisodeState()
-        self._seen_hidden = self.spoilers  # the hidden panel opens shown
         self.informed_fork = False
         self.load(session_id)
+        if self.resumable:  # a person's unfinished session: resuming it unseen is no informed play
+            self.set_reactive(ReplayScreen.spoilers, False)
+        self._seen_hidden = self.spoilers  # the hidden panel opens shown
 
     def load(self, session_id: str) -> None:
         self.session = self.store.session(session_id)
@@ -175,6 +184,8 @@ class ReplayScreen(RegionsScreen):
             head += f"\nnote: {' '.join(s.note.split())}"
         if self.live is not None:
             head += " · LIVE"
+        elif self.resumable:
+            head += " · unfinished: r resumes it"
         if not steps:
             self.query_one("#replay-head", Static).update(head + " · no steps")
             self.query_one(Regions).show_hidden(self.task_, locked=False, shown=self.spoilers)
@@ -198,6 +209,11 @@ class ReplayScreen(RegionsScreen):
     def mark_cards(self) -> None:
         """The current step stands out, later ones are dimmed, the guess is flagged."""
         self.query_one(Trajectory).mark(self.cursor, self.guess, dim_future=self.live is None)
+
+    @property
+    def resumable(self) -> bool:
+        """A person's session left unfinished (a fork kept for later): `r` resumes it."""
+        return self.live is None and self.session.status == "running" and self.session.mode == "human_agent"
 
     @property
     def agent_is_human(self) -> bool:
@@ -227,6 +243,8 @@ class ReplayScreen(RegionsScreen):
             return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
         if action in ("move", "jump", "fork", "compare_parent", "whatif"):
             return not live
+        if action == "resume":
+            return self.resumable
         if action == "stop_fork":
             return live
         if action == "toggle_panels":
@@ -269,15 +287,34 @@ class ReplayScreen(RegionsScreen):
         except (ForkError, ValueError, ImportError, RuntimeError) as exc:
             self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
             return
-        self.informed_fork = spec == "human" and self.seen_hidden
+        self.go_live(driver)
+
+    def action_resume(self) -> None:
+        """Continue this person's session left unfinished, in place, at its last step."""
+        from clarify_tui.sessions_ops import ForkError
+
+        if not self.resumable:
+            return
+        try:
+            driver = EpisodeDriver.for_resume(self.store, self.session.id, self.post_message, config=self.config)
+        except (ForkError, ValueError, ImportError, RuntimeError) as exc:
+            self.notify(str(exc), title="cannot resume", severity="error", timeout=8)
+            return
+        self.go_live(driver)
+
+    def go_live(self, driver: EpisodeDriver) -> None:
+        """Follow `driver`'s session live (a new fork, or one resumed)."""
+        human = driver.role == "agent"
+        self.informed_fork = human and self.seen_hidden
         if self.informed_fork:
             mark_informed(self.store, driver.session)
+        self.live_from = len(driver.steps)  # what the person plays comes after these
         self.live = driver
         self.session = driver.session
         self.steps = driver.steps
         self.guess = None
         self.query_one(Trajectory).follow = True
-        self.query_one(ActionBar).display = spec == "human"
+        self.query_one(ActionBar).display = human
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
         self.run_fork()
@@ -287,7 +324,10 @@ class ReplayScreen(RegionsScreen):
         driver = self.live
         assert driver is not None
         try:
-            await driver.run(self.pace)
+            if driver.role == "agent":  # a person: stopping leaves it running (kept) unless given up
+                await driver.play_to_the_end()
+            else:
+                await driver.run(self.pace)
         finally:
             if not driver.done:  # the database failed: the fork stops without ending
                 self.post_message(SessionEnded(driver))
@@ -314,6 +354,9 @@ class ReplayScreen(RegionsScreen):
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
         s = self.session
+        if s.status == "running":
+            self.notify(f"Session {s.id} kept for later: r resumes it (F2 finds it).")
+            return
         self.notify(f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
                     severity="error" if s.status == "errored" else "information")
 
@@ -343,7 +386,40 @@ class ReplayScreen(RegionsScreen):
             self.live.submit_action(action)
             self.refresh_bindings()
 
+    def holds_work(self) -> bool:
+        """A person plays this live session and has played or typed something in it."""
+        live = self.live
+        return (live is not None and live.role == "agent" and not live.done
+                and (len(live.steps) > self.live_from or self.query_one(ActionBar).typed))
+
+    def ask_to_stop(self, then_back: bool) -> None:
+        """Keep it for later, give it up, or cancel; then stop following it (and go back)."""
+        from clarify_tui.tui.screens.leave import GIVE_UP, KEEP, ask_to_leave
+
+        live = self.live
+        assert live is not None
+
+        def answered(choice: str | None) -> None:
+            if choice not in (KEEP, GIVE_UP) or self.live is not live:
+                return
+            self.workers.cancel_group(self, "fork")
+            if then_back:
+                self.live = None  # nothing more to follow here: its last messages are not shown
+            if choice == GIVE_UP:
+                live.give_up("given up by the person")
+                if self.informed_fork and live.session.result.informed is None:
+                    mark_informed(self.store, live.session)
+            if then_back:
+                self._back()
+
+        ask_to_leave(self, f"Stop playing session {live.session.id} unfinished?",
+                     "Kept, it stays unfinished: replaying it (F2) offers r to resume it at its last step.",
+                     answered)
+
     def action_stop_fork(self) -> None:
+        if self.holds_work():
+            self.ask_to_stop(then_back=False)
+            return
         self.workers.cancel_group(self, "fork")
 
     # ---- elsewhere ---------------------------------------------------------------------
@@ -362,8 +438,14 @@ class ReplayScreen(RegionsScreen):
         self.app.push_screen(WhatIfScreen(self.store, self.session.id))
 
     def action_back(self) -> None:
+        if self.holds_work():
+            self.ask_to_stop(then_back=True)
+            return
         if self.live is not None:
             self.workers.cancel_group(self, "fork")
+        self._back()
+
+    def _back(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
         else:
