@@ -64,7 +64,7 @@ async def test_q_on_a_played_agent_session_asks_and_keeps_it_for_later_by_defaul
         sid = await search_then_q(pilot, hook)
         text = drawn(app)
         assert "unfinished?" in text and "keep it for later" in text and "give it up" in text, text
-        assert "cancel: go on" in text
+        assert "cancel, go on playing" in text
         assert Store(db).session(sid).status == "running"  # nothing ended while it asks
         await pilot.press("enter")  # the default: keep it
         await pilot.pause()
@@ -109,6 +109,24 @@ async def test_a_session_kept_for_later_is_offered_again_from_the_picker(tmp_pat
         await hook.next(AgentTurnStarted)
         assert app.screen.driver.session.id == sid and len(app.screen.driver.steps) > 0
     assert [s.id for s in Store(db).sessions()] == [sid]
+
+
+async def test_escape_on_the_resume_question_gives_nothing_up(tmp_path):
+    db = tmp_path / "escape.db"
+    hook = Messages()
+    app = app_on(db)
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        sid = await search_then_q(pilot, hook)
+        await pilot.press("enter")
+        await pilot.pause()
+    app = app_on(db)
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the resume question")
+        assert "escape: cancel" in drawn(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.picker
+    assert Store(db).session(sid).status == "running"
 
 
 async def test_giving_up_abandons_and_cancel_goes_on(tmp_path):

@@ -244,11 +244,11 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
     def open_or_resume(self, task: Task, role: Role) -> None:
         """`play --task` or the picker, as agent or user (or stepping the agent, `--step`):
         a session of this person on this task left `running` (kept for later at `q`,
-        ctrl+q, a closed terminal) is offered for resuming; declining marks it abandoned
-        (never scored) before a new one starts."""
+        ctrl+q, a closed terminal) is offered for resuming; `n` marks it abandoned (never
+        scored) before a new one starts, escape leaves it as it was."""
         from clarify_tui.sessions_ops import abandon, left_running
         from clarify_tui.tui.driver import default_annotator, initial_mode
-        from clarify_tui.tui.screens.confirm import ConfirmScreen
+        from clarify_tui.tui.screens.confirm import Choice, ConfirmScreen
 
         stepping = role == "observer" and self.run_mode == "step"  # a person steps the agent
         if role not in ("agent", "user") and not stepping:
@@ -262,16 +262,21 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         session = left[-1]
 
         def answered(resume: bool | None) -> None:
+            if resume is None:
+                return  # neither: it stays as it was (escape never gives a person's work up)
             if resume:
                 self.open_task(task, role, resume_id=session.id)
                 return
             abandon(self.store, left, "abandoned: left running, not resumed")  # none of them will ever finish
             self.open_task(task, role)
 
+        by = who or "a person stepping the agent"
         self.push_screen(ConfirmScreen(
             f"Resume session {session.id} on {task.id}?",
-            f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {who or 'a person stepping the agent'}. "
-            "y resumes it at its last step; n marks it abandoned (never scored) and starts afresh.",
+            f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {by}.",
+            (Choice(("y", "enter"), "yes: resume it at its last step", True),
+             Choice(("n",), "no: mark it abandoned (never scored) and start afresh", False),
+             Choice(("escape",), "cancel: neither, it stays unfinished", None)),
         ), answered)
 
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
