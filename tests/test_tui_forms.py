@@ -111,3 +111,45 @@ async def test_enter_on_an_empty_answer_says_so_in_the_form(tmp_path):
         sid = app.screen.driver.session.id
         await until(lambda: answers(store, sid), "the answer stored")
     assert answers(store, sid) == [("Tokyo Tower", None)]
+
+
+async def test_a_form_closed_unsent_comes_back_as_it_was_left(tmp_path):
+    """Escape, another action's key, or the answer key pressed again with the focus
+    elsewhere (a click on the trajectory): what was typed is still there."""
+    app, hook, store = await answer_form(tmp_path, "i1")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        burst(app, "red tower")
+        await until(lambda: "red tower" in drawn(app), "the query typed")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "red tower" not in drawn(app)  # closed
+        await pilot.press("enter")  # the answer form
+        await pilot.pause()
+        burst(app, "Deep Impact")
+        await until(lambda: "Deep Impact" in drawn(app), "the answer typed")
+        app.screen.set_focus(None)  # the focus leaves the form
+        await pilot.press("enter")  # the answer key again: the same form, as it was
+        await pilot.pause()
+        assert "Deep Impact" in drawn(app)
+        app.screen.set_focus(None)
+        await pilot.press("s")  # the search form comes back with its query
+        await pilot.pause()
+        assert "red tower" in drawn(app) and "Deep Impact" not in drawn(app)
+        burst(app, "\r")
+        sid = app.screen.driver.session.id
+        await until(lambda: any(s.actor == "agent" for s in store.steps(sid)), "the search stored")
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        await pilot.press("enter")  # the next turn: the answer form still holds the answer
+        await pilot.pause()
+        assert "Deep Impact" in drawn(app)
+        app.screen.set_focus(None)
+        await pilot.press("s")  # the query was sent: its form starts blank
+        await pilot.pause()
+        lines = [line.strip() for line in drawn(app).splitlines()]
+        assert lines[lines.index("search:") + 1] == "search query"  # the empty field's placeholder
+    assert [s.action.text for s in store.steps(sid) if s.actor == "agent"] == ["red tower"]

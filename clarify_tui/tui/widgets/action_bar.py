@@ -1,5 +1,6 @@
 """The human agent's action bar: which actions the engine allows now, and a form for the
-one being typed. `open(kind)` starts typing; the chosen Action is posted upwards."""
+one being typed. `open(kind)` starts typing; the chosen Action is posted upwards. A form
+closed unsent keeps what it held as a draft that comes back when it opens again."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ class ActionBar(Vertical):
         self.k = 1
         self.confidence = False
         self.first_form = form
+        self.drafts: dict[ActionKind, list[str]] = {}
+        """What each kind's form held when it was closed unsent: typing is never thrown away."""
+        self.sent: ActionKind | None = None
+        """The kind of the action sent, until the screen takes it (`set_allowed(waiting=False)`)."""
         """A form open from the start (the step-mode editor's): composed with the bar, so the
         bar's first frame shows it (mounted later, it was one more layout and frame)."""
 
@@ -44,7 +49,9 @@ class ActionBar(Vertical):
                     waiting: bool = True) -> None:
         self.allowed, self.k, self.confidence = list(allowed), k, confidence
         hints = Text()
-        if not waiting:
+        if not waiting and self.sent is not None:  # the action was taken: its form starts blank
+            self.drafts.pop(self.sent, None)  # (the others keep what was typed in them)
+            self.sent = None
             hints.append("waiting for the session…", style="dim")
         for kind in allowed:
             hints.append(f" {KEYS.get(kind, '?')} ", style="bold reverse")
@@ -61,20 +68,35 @@ class ActionBar(Vertical):
         return any(form.typed for form in self.query(ActionForm))
 
     def open(self, kind: ActionKind, prefill: Action | None = None) -> bool:
-        """Start typing an action of `kind`; False if the engine does not allow it now."""
+        """Start typing an action of `kind`; False if the engine does not allow it now.
+        The form of `kind` already open keeps what it holds (it gets the focus back); a
+        form closed unsent (escape, another action's key, the clock paused) comes back
+        as it was left."""
         if kind not in self.allowed:
             self.notify(f"{kind.value} is not allowed now", severity="warning")
             return False
+        for form in self.query(ActionForm):
+            if form.kind == kind and prefill is None:
+                form.focus_field()
+                return True
         self.close()
-        self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill))
+        self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill,
+                              draft=self.drafts.get(kind) if prefill is None else None))
         return True
 
     def close(self) -> None:
+        """Close the form; what it holds is kept as the draft of its kind."""
+        for form in self.query(ActionForm):
+            if form.typed:
+                self.drafts[form.kind] = form.values
+            else:
+                self.drafts.pop(form.kind, None)
         self.query(ActionForm).remove()
 
     def on_action_form_submitted(self, event: ActionForm.Submitted) -> None:
         event.stop()
-        self.close()
+        self.close()  # kept until the screen takes the action (a visit to no such result is refused)
+        self.sent = event.action.kind
         self.post_message(self.ActionChosen(event.action))
 
     def on_action_form_cancelled(self, event: ActionForm.Cancelled) -> None:

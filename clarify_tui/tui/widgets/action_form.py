@@ -100,12 +100,14 @@ class ActionForm(Vertical):
         pass
 
     def __init__(self, kind: ActionKind, *, k: int = 1, confidence: bool = False,
-                 prefill: Action | None = None, **kwargs) -> None:
+                 prefill: Action | None = None, draft: list[str] | None = None, **kwargs) -> None:
         super().__init__(classes="action-form", **kwargs)
         self.kind = kind
         self.k = k
         self.confidence = confidence and kind == ActionKind.answer
         self.prefill = prefill if prefill is not None and prefill.kind == kind else None
+        self.draft = draft
+        """The fields' values as a person left them in a form of this kind closed unsent."""
 
     def compose(self) -> ComposeResult:
         pre = self.prefill
@@ -131,21 +133,31 @@ class ActionForm(Vertical):
         return list(self.query(FormField))
 
     @property
+    def values(self) -> list[str]:
+        return [field.value for field in self.fields]
+
+    @property
     def typed(self) -> bool:
         """Whether any field holds something typed."""
         return any(field.value.strip() for field in self.fields)
 
     def on_mount(self) -> None:
         narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal
-        for field in self.fields:
+        fields = self.fields
+        for field in fields:
             field.compact = narrow
+        for field, value in zip(fields, self.draft or []):
+            field.value, field.select_on_focus = value, False  # not selected: a key adds to it
         self.query_one(".form-error", Static).display = False
+        self.focus_field()
+
+    def focus_field(self) -> None:
         self.fields[0].focus()
 
     def _current(self) -> int:
         fields = self.fields
         focused = self.screen.focused
-        return fields.index(focused) if focused in fields else 0  # type: ignore[arg-type]
+        return fields.index(focused) if focused in fields else 0
 
     def _focus(self, index: int) -> None:
         """Now, not after the keys already read: the next key reaches this field."""
