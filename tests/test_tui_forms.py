@@ -153,3 +153,17 @@ async def test_a_form_closed_unsent_comes_back_as_it_was_left(tmp_path):
         lines = [line.strip() for line in drawn(app).splitlines()]
         assert lines[lines.index("search:") + 1] == "search query"  # the empty field's placeholder
     assert [s.action.text for s in store.steps(sid) if s.actor == "agent"] == ["red tower"]
+
+
+async def test_a_burst_that_opens_the_form_lands_in_it(tmp_path):
+    """`enter` opens the answer form and the rest comes at once, before the form is
+    mounted: nothing is lost to the screen (its `p` would pause the clock), nothing mixed."""
+    app, hook, store = await answer_form(tmp_path, "i1")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        burst(app, "\rDeep Impact\t80\r")
+        sid = app.screen.driver.session.id
+        await until(lambda: answers(store, sid), "the answer stored")
+    assert answers(store, sid) == [("Deep Impact", 80.0)]
+    assert store.session(sid).status == "completed"

@@ -31,6 +31,7 @@ from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 from clarify_tui.tui.speed import screens_ahead
 from clarify_tui.tui.terminal import NeedsTerminal
+from clarify_tui.tui.typeahead import TypeaheadApp
 from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
@@ -56,7 +57,7 @@ class TasksLoaded(Message):
         self.problems = problems
 
 
-class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
+class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, TypeaheadApp, App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
     CSS_PATH = ["app.tcss", "browse.tcss"]

@@ -5,6 +5,7 @@ closed unsent keeps what it held as a draft that comes back when it opens again.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -33,12 +34,13 @@ class ActionBar(Vertical):
         self.k = 1
         self.confidence = False
         self.first_form = form
-        self.drafts: dict[ActionKind, list[str]] = {}
-        """What each kind's form held when it was closed unsent: typing is never thrown away."""
-        self.sent: ActionKind | None = None
-        """The kind of the action sent, until the screen takes it (`set_allowed(waiting=False)`)."""
         """A form open from the start (the step-mode editor's): composed with the bar, so the
         bar's first frame shows it (mounted later, it was one more layout and frame)."""
+        self.drafts: dict[ActionKind, list[str]] = {}
+        """What each kind's form held when it was closed unsent: typing is never thrown away."""
+        self.typeahead: list[events.Key] | None = None
+        """Keys typed while a form opens (it has no field to take them yet): the form
+        gets them once mounted (tui/typeahead.py). None: no form is opening."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="action-hints")
@@ -49,9 +51,7 @@ class ActionBar(Vertical):
                     waiting: bool = True) -> None:
         self.allowed, self.k, self.confidence = list(allowed), k, confidence
         hints = Text()
-        if not waiting and self.sent is not None:  # the action was taken: its form starts blank
-            self.drafts.pop(self.sent, None)  # (the others keep what was typed in them)
-            self.sent = None
+        if not waiting:
             hints.append("waiting for the session…", style="dim")
         for kind in allowed:
             hints.append(f" {KEYS.get(kind, '?')} ", style="bold reverse")
@@ -82,10 +82,29 @@ class ActionBar(Vertical):
         self.close()
         self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill,
                               draft=self.drafts.get(kind) if prefill is None else None))
+        if hasattr(self.app, "key_sink"):  # until the form can take keys, keep them for it (tui/typeahead.py)
+            self.typeahead = []
+            self.app.key_sink = self._keep
         return True
+
+    def _keep(self, event: events.Key) -> bool:
+        """A key typed while the form opens is the form's (`p` is a letter of the answer
+        then, not the pause), except quitting."""
+        if self.typeahead is None or event.key in ("ctrl+q", "ctrl+c"):
+            return False
+        self.typeahead.append(event)
+        return True
+
+    def take_typeahead(self) -> list[events.Key]:
+        """The keys typed while the form opened; from now on they go where the focus is."""
+        keys, self.typeahead = self.typeahead or [], None
+        if getattr(self.app, "key_sink", None) == self._keep:
+            self.app.key_sink = None  # type: ignore[attr-defined]
+        return keys
 
     def close(self) -> None:
         """Close the form; what it holds is kept as the draft of its kind."""
+        self.take_typeahead()
         for form in self.query(ActionForm):
             if form.typed:
                 self.drafts[form.kind] = form.values
@@ -95,8 +114,8 @@ class ActionBar(Vertical):
 
     def on_action_form_submitted(self, event: ActionForm.Submitted) -> None:
         event.stop()
-        self.close()  # kept until the screen takes the action (a visit to no such result is refused)
-        self.sent = event.action.kind
+        self.close()
+        self.drafts.pop(event.action.kind, None)  # sent: its form starts blank next time (the others keep theirs)
         self.post_message(self.ActionChosen(event.action))
 
     def on_action_form_cancelled(self, event: ActionForm.Cancelled) -> None:

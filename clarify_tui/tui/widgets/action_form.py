@@ -126,7 +126,9 @@ class ActionForm(Vertical):
                 # a text field, checked on enter: a number field drops what it rejects without a word
                 yield FormField("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
                                 classes="field confidence", select_on_focus=conf is None)
-        yield Static(classes="form-error")  # why the form was not sent, when it was not
+        error = Static(classes="form-error")  # why the form was not sent, when it was not
+        error.display = False
+        yield error
 
     @property
     def fields(self) -> list[FormField]:
@@ -148,11 +150,37 @@ class ActionForm(Vertical):
             field.compact = narrow
         for field, value in zip(fields, self.draft or []):
             field.value, field.select_on_focus = value, False  # not selected: a key adds to it
-        self.query_one(".form-error", Static).display = False
-        self.focus_field()
+        if not fields:
+            return  # removed before it was mounted (the clock paused)
+        self.screen.set_focus(fields[0])  # now: the next key reaches it
+        bar = self.parent
+        take = getattr(bar, "take_typeahead", None)
+        if take is not None:
+            self.feed(take())
 
     def focus_field(self) -> None:
         self.fields[0].focus()
+
+    def feed(self, keys: list[events.Key]) -> None:
+        """Keys typed before the form could take them, as the fields would have."""
+        for key in keys:
+            field = self.screen.focused
+            if key.key in ("tab", "shift+tab"):
+                self._focus(self._current() + (1 if key.key == "tab" else -1))
+            elif key.key == "enter":
+                if self._current() < len(self.fields) - 1:
+                    self._focus(self._current() + 1)
+                else:  # sent, or refused: the rest is not typed blind into the selected field
+                    self.submit()
+                    return
+            elif key.key == "escape":
+                self.action_cancel()
+                return
+            elif isinstance(field, FormField):
+                if key.key == "backspace":
+                    field.action_delete_left()
+                elif key.is_printable and key.character:
+                    field.insert_text_at_cursor(key.character)
 
     def _current(self) -> int:
         fields = self.fields
@@ -186,17 +214,19 @@ class ActionForm(Vertical):
                 handled.append(event.wait())
         await asyncio.gather(*handled)
 
-    def submit(self) -> None:
+    def submit(self) -> bool:
+        """Send the action, or say on the form's line why not (False)."""
         try:
             action = self.build()
         except ValueError as exc:  # asked again: the form stays, the bad field selected
             self.refuse(str(exc), self.query_one(".confidence", Input))
-            return
+            return False
         if action is None:
             self.refuse("Type something first.", self.fields[0])
-            return
+            return False
         self.show_error("")
         self.post_message(self.Submitted(action))
+        return True
 
     def refuse(self, why: str, field: Input) -> None:
         """Nothing is sent: the form says why on its own line and selects the field to fix."""
