@@ -70,9 +70,9 @@ class FormField(Input):
     """One field of an ActionForm: a paste with tabs or line breaks fills the next fields
     too instead of being cut at its first line."""
 
-    def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         event.stop()
-        event.prevent_default()  # not Input's paste, which keeps the first line only
+        event.prevent_default()  # not Input's own paste handler, which keeps the first line only
         form = self.parent
         if isinstance(form, ActionForm):
             form.paste(self, event.text)
