@@ -18,7 +18,7 @@ from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui import Messages
 
 SMALL = (80, 24)
-NAMES = {"\t": "tab", "\r": "enter", " ": "space", "'": "apostrophe"}
+NAMES = {"\t": "tab", "\r": "enter", " ": "space", "'": "apostrophe", ",": "comma"}
 
 
 def burst(app, text: str) -> None:
@@ -167,3 +167,24 @@ async def test_a_burst_that_opens_the_form_lands_in_it(tmp_path):
         await until(lambda: answers(store, sid), "the answer stored")
     assert answers(store, sid) == [("Deep Impact", 80.0)]
     assert store.session(sid).status == "completed"
+
+
+async def test_a_typed_reply_sent_in_a_burst_is_stored_whole(tmp_path):
+    """Playing the DiscoBench user: `t`, the reply, a stray tab and enter, all at once.
+    The letters after `t` reach the field (none is taken for a key: `a` would pause the
+    agent, `c` release the clue), and tab does not take the focus out of the reply."""
+    from clarify_tui.tui.messages import ReplyRequested
+
+    store = Store(tmp_path / "reply.db")
+    hook = Messages()
+    app = ClarifyApp(tasks=[IC, DISCO, CTS], store=store, search=LocalSearch(DOCS), task_id="d1", as_="user",
+                     agent_spec="scripted:ask-first")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        app.screen.pace = 0
+        await hook.next(ReplyRequested)
+        await pilot.pause()
+        burst(app, "tSorry, no idea\t\r")
+        sid = app.screen.driver.session.id
+        await until(lambda: any(s.actor == "user" for s in store.steps(sid)), "the reply stored")
+    replies = [s.action.text for s in store.steps(sid) if s.actor == "user"]
+    assert replies[0] == "Sorry, no idea"

@@ -112,6 +112,9 @@ class ActionBar(Vertical):
                 self.drafts.pop(form.kind, None)
         self.query(ActionForm).remove()
 
+    def on_unmount(self) -> None:
+        self.take_typeahead()
+
     def on_action_form_submitted(self, event: ActionForm.Submitted) -> None:
         event.stop()
         self.close()
