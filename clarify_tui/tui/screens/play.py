@@ -400,10 +400,15 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             if choice in (KEEP, GIVE_UP):
                 self.leave(keep=choice == KEEP, why="given up by the person (q)")
 
-        role = {"agent": "--as agent", "user": "--as user"}.get(self.role, "--step")
         ask_to_leave(self, f"Leave session {self.driver.session.id} on {self.task_.id} unfinished?",
-                     f"Kept, it stays unfinished: clarify-tui play --task {self.task_.id} {role} "
-                     "(or the task picker) offers to resume it at its last step.", answered)
+                     f"Kept, it stays unfinished: {self.resumed_by} (or the task picker) offers to "
+                     "resume it at its last step.", answered)
+
+    @property
+    def resumed_by(self) -> str:
+        """The command that offers this session again once kept for later."""
+        role = {"agent": "--as agent", "user": "--as user"}.get(self.role, "--step")
+        return f"clarify-tui play --task {self.task_.id} {role}"
 
     def leave(self, *, keep: bool, why: str | None = None) -> None:
         """Stop the engine and go back. `keep`: the session stays `running` (resumable, its
@@ -412,7 +417,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if self.driver.done:
             pass  # it ended while the question was open: nothing to keep or give up
         elif keep:
-            self.notify(f"Session {self.driver.session.id} kept for later: play --task {self.task_.id} "
+            self.notify(f"Session {self.driver.session.id} kept for later: {self.resumed_by} "
                         "or the picker resumes it.")
         elif why:
             self.driver.give_up(why)
