@@ -17,6 +17,7 @@ from clarify_tui.tui.messages import AgentTurnStarted, ReplyRequested, SessionEn
 from clarify_tui.tui.screens.play import PlayScreen
 from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui import Messages, type_text
+from tests.test_tui_forms import burst
 
 SMALL = (80, 24)
 
@@ -290,9 +291,7 @@ async def test_q_on_a_persons_fork_asks_keeps_it_and_replay_resumes_it(forkable)
         await pilot.press("r")
         await until(pilot, lambda: replay.agent_turn, "the person's turn, resumed")
         assert replay.session.id == fork_id
-        await pilot.press("enter")
-        await type_text(pilot, "Sapporo TV Tower")
-        await pilot.press("enter", "enter")
+        burst(app, "\rSapporo TV Tower\r\r")  # answer, no confidence: typed at once
         await until(pilot, lambda: replay.live is None, "the end")
     saved = store.session(fork_id)
     assert saved.status == "completed" and saved.result.answer == "Sapporo TV Tower"

@@ -24,7 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
@@ -61,11 +61,13 @@ class ReplayScreen(RegionsScreen):
                 tooltip="this session's what-if forks (clarify-tui whatif); listed under ?"),
         PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
-        Binding("s", "compose('search')", "Search", id="fork-search"),
-        Binding("k", "compose('ask')", "Ask", id="fork-ask"),
-        Binding("v", "compose('visit')", "Visit", id="fork-visit"),
-        Binding("c", "compose('clarify')", "Clarify", id="fork-clarify"),
-        Binding("enter", "compose('answer')", "Answer", id="fork-answer"),
+        # priority, as on the play screen (play_human.py): the keys typed right after one
+        # go into the form it opens; letters, not actions, while a field has the focus
+        Binding("s", "compose('search')", "Search", id="fork-search", priority=True),
+        Binding("k", "compose('ask')", "Ask", id="fork-ask", priority=True),
+        Binding("v", "compose('visit')", "Visit", id="fork-visit", priority=True),
+        Binding("c", "compose('clarify')", "Clarify", id="fork-clarify", priority=True),
+        Binding("enter", "compose('answer')", "Answer", id="fork-answer", priority=True),
         Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
         Binding("r", "resume", "Resume", id="replay-resume",  # the head line says so too
                 tooltip="continue your session left unfinished (kept for later) at its last step"),
@@ -200,12 +202,13 @@ class ReplayScreen(RegionsScreen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         live = self.live is not None
         if action == "compose":
-            if not (live and self.agent_is_human):
+            bar = self.query_one(ActionBar)
+            if not (live and self.agent_is_human) or isinstance(self.focused, Input) or bar.typeahead is not None:
                 return False
             kind = ActionKind(parameters[0])
             if kind in NEVER_OFFERED.get(self.session.protocol, ()):
                 return False  # InteractComp and DiscoBench have no clarify or visit
-            return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
+            return True if self.agent_turn and kind in bar.allowed else None
         if action in ("move", "jump", "fork", "compare_parent", "whatif"):
             return not live
         if action == "resume":
