@@ -20,6 +20,10 @@ KEYS = {
 }
 
 
+TYPING_KEYS = ("tab", "shift+tab", "enter", "backspace", "escape")
+"""Keys a form opening takes besides printable ones (ActionForm.feed knows them)."""
+
+
 class ActionBar(Vertical):
     """Allowed actions as key hints; at most one ActionForm below them."""
 
@@ -88,9 +92,9 @@ class ActionBar(Vertical):
         return True
 
     def _keep(self, event: events.Key) -> bool:
-        """A key typed while the form opens is the form's (`p` is a letter of the answer
-        then, not the pause), except quitting."""
-        if self.typeahead is None or event.key in ("ctrl+q", "ctrl+c"):
+        """A key typed while the form opens is the form's when it is typing (`p` is a
+        letter of the answer then, not the pause); commands (ctrl+q, ctrl+t, F2) are not."""
+        if self.typeahead is None or not (event.is_printable or event.key in TYPING_KEYS):
             return False
         self.typeahead.append(event)
         return True
