@@ -117,7 +117,9 @@ async def test_opening_play_and_replay_lays_each_out_once(monkeypatch, tmp_path)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert play.query_one(Trajectory).shown_indexes == [0]
-        await pilot.press("q")  # back to the picker
+        await pilot.press("q")  # back to the picker: a stepped session asks first
+        await pilot.pause()
+        await pilot.press("g")  # given up
         await pilot.pause()
         reflows.clear()
         await pilot.press("f2")

@@ -13,6 +13,7 @@ from clarify_tui.tui.messages import AgentTurnStarted, ReplyRequested, SessionEn
 from clarify_tui.tui.widgets.action_form import parse_confidence
 from tests.conftest import DISCO
 from tests.test_tui import SIZE, Messages, make_app, rendered_text, search, store, type_text  # noqa: F401
+from tests.test_tui_keys import shown
 
 import pytest
 
@@ -40,8 +41,7 @@ async def test_a_non_numeric_confidence_is_asked_again_not_dropped(store, search
         await pilot.press("enter", "a", "b", "c", "enter")
         await pilot.pause()
         assert screen.driver.session.status == "running"  # not answered without the confidence
-        toasts = [n.message for n in app._notifications]
-        assert any("not 'abc'" in t for t in toasts), toasts
+        assert "not 'abc'" in shown(app)  # said on the form's own line
         field = app.focused
         assert field is not None and field.has_class("confidence") and field.value == "abc"  # kept, to fix
         field.value = ""

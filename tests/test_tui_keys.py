@@ -75,7 +75,11 @@ async def test_footer_keys_in_the_reply_box_act_instead_of_being_typed(store):
         await pilot.press("x")  # an unbound key starts a typed reply
         assert box.query_one("#reply-input").value == "x"
         box.focus()
-        await pilot.press("q")  # back to the picker, not "xq"
+        await pilot.press("q")  # leave (asked first: a reply is typed), not "xq"
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert box.query_one("#reply-input").value == "x"
+        await pilot.press("g")  # give it up
         await pilot.pause()
         assert app.screen is app.picker
 

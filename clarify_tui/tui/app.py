@@ -31,6 +31,7 @@ from clarify_tui.tui.screens.picker import PickerScreen
 from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 from clarify_tui.tui.speed import screens_ahead
 from clarify_tui.tui.terminal import NeedsTerminal
+from clarify_tui.tui.typeahead import TypeaheadApp
 from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
@@ -57,7 +58,7 @@ class TasksLoaded(Message):
         self.problems = problems
 
 
-class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
+class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, TypeaheadApp, App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
     CSS_PATH = ["app.tcss", "browse.tcss"]
@@ -247,38 +248,45 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         self.task_id = None
 
     def open_or_resume(self, task: Task, role: Role) -> None:
-        """`play --task` as agent or user: a session of this person on this task left
-        `running` (ctrl+q, a closed terminal) is offered for resuming; declining marks it
-        abandoned (never scored) before a new one starts."""
+        """`play --task` or the picker, as agent or user (or stepping the agent, `--step`):
+        a session of this person on this task left `running` (kept for later at `q`,
+        ctrl+q, a closed terminal) is offered for resuming; `n` marks it abandoned (never
+        scored) before a new one starts, escape leaves it as it was."""
         from clarify_tui.sessions_ops import abandon, left_running
         from clarify_tui.tui.driver import default_annotator, initial_mode
-        from clarify_tui.tui.screens.confirm import ConfirmScreen
+        from clarify_tui.tui.screens.confirm import Choice, ConfirmScreen
 
-        if role not in ("agent", "user"):
+        stepping = role == "observer" and self.run_mode == "step"  # a person steps the agent
+        if role not in ("agent", "user") and not stepping:
             self.open_task(task, role)
             return
-        who = self.annotator or default_annotator()
-        left = left_running(self.store, task, initial_mode(role), who)
+        who = None if stepping else self.annotator or default_annotator()
+        left = left_running(self.store, task, "stepped" if stepping else initial_mode(role), who)
         if not left:
             self.open_task(task, role)
             return
         session = left[-1]
 
         def answered(resume: bool | None) -> None:
+            if resume is None:
+                return  # neither: it stays as it was (escape never gives a person's work up)
             if resume:
                 self.open_task(task, role, resume_id=session.id)
                 return
             abandon(self.store, left, "abandoned: left running, not resumed")  # none of them will ever finish
             self.open_task(task, role)
 
+        by = who or "a person stepping the agent"
         self.push_screen(ConfirmScreen(
             f"Resume session {session.id} on {task.id}?",
-            f"It was left running (ctrl+q or a closed terminal) by {who}. "
-            "y resumes it at its last step; n marks it abandoned (never scored) and starts afresh.",
+            f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {by}.",
+            (Choice(("y", "enter"), "yes: resume it at its last step", True),
+             Choice(("n",), "no: mark it abandoned (never scored) and start afresh", False),
+             Choice(("escape",), "cancel: neither, it stays unfinished", None)),
         ), answered)
 
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
-        self.open_task(message.task, message.role)
+        self.open_or_resume(message.task, message.role)  # a session kept for later is offered
 
     def saved_where(self) -> str:
         """Where sessions are saved, as a toast says it (the campaign app hides the path)."""

@@ -15,12 +15,13 @@ from textual.binding import Binding
 
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.terminal import NeedsTerminal
+from clarify_tui.tui.typeahead import TypeaheadApp
 from clarify_tui.tui.workers import NotifiesWorkerErrors
 
 Start = Literal["sessions", "replay", "compare", "scores", "ask-vs-guess"]
 
 
-class BrowseApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
+class BrowseApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, TypeaheadApp, App):
     """Opens on `start`; `q` on the first screen quits. Replay opens over the sessions
     list, so `q` there shows the session among its family (and any fork just made)."""
 

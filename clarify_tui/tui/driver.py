@@ -163,6 +163,24 @@ class EpisodeDriver:
         return self
 
     @classmethod
+    def for_resume(cls, store, session_id: str, post: Callable[[Message], object], *, config=None) -> EpisodeDriver:
+        """A person's session left `running` (a fork kept for later), continued in place
+        by that person from its last step (sessions_ops.resume_session)."""
+        from clarify_tui.sessions_ops import resume_session
+        from clarify_tui.whatif import with_run_seed
+
+        session = store.session(session_id)
+        self = cls(store, post, role="agent")
+        config = with_run_seed(store, session.run, config)
+        user_spec = "rule" if session.user == "human" else session.user
+        self.episode = resume_session(store, session_id, agent=self.human_agent(), user=make_user(user_spec, config),
+                                      search=make_search(session.search, config),
+                                      judge=make_judge(session.judge, config), config=config)
+        self.episode.sink = self
+        self.started = True
+        return self
+
+    @classmethod
     def for_task(cls, task: Task, agent_spec: str, store, post: Callable[[Message], object], *, run: str,
                  episode_config: EpisodeConfig, config=None) -> EpisodeDriver:
         """A new automated session of `task` (rule user, local search and judge)."""
@@ -275,6 +293,13 @@ class EpisodeDriver:
         self.post(StepsChanged(self))
         return observation
 
+    async def play_to_the_end(self) -> None:
+        """A person plays the agent until the session ends. Unlike `run`, being cancelled
+        (the person leaves, keeping it for later) leaves the session `running`: a step
+        in flight is undone (`apply`); giving up is `give_up`."""
+        while not self.done:
+            await self.apply(await self.propose())
+
     async def run(self, pace: float = 0.0) -> None:
         """Play to the end with nobody stepping (a fork, ask versus guess): the engine's
         run, so a failure ends the session errored and cancelling abandons it."""
@@ -308,11 +333,15 @@ class EpisodeDriver:
             self.episode.abandon()
 
     def skip(self) -> None:
-        """The annotator gives up on this task: saved as abandoned (never scored) with a note."""
+        """The annotator gives up on this task in the queue."""
+        self.give_up("skipped by the annotator")
+
+    def give_up(self, why: str) -> None:
+        """A person gives up on this session: saved as abandoned (never scored), `why` in its note."""
         if self.episode.done:
             return
         self.episode.start()
-        self.session.note = append_note(self.session.note, "skipped by the annotator")
+        self.session.note = append_note(self.session.note, why)
         self.abandon()
 
 

@@ -388,9 +388,48 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             self.driver.pending = None
             self.refresh_all()
 
+    def holds_work(self) -> bool:
+        """An unfinished session in which a person has played or typed something: `q`
+        asks before leaving it (screens/leave.py)."""
+        return not self.driver.done and any(c.holds_work() for c in self._controls.values())
+
     def action_back(self) -> None:
+        """Back to the picker. A person's unfinished session asks first: keep it for later
+        (left `running`, resumed by `play --task` or the picker), give it up, or cancel.
+        A session nobody played (a watched agent, nothing done yet) or a finished one
+        leaves at once, abandoned if unfinished, as before."""
+        if not self.holds_work():
+            self.leave(keep=False)
+            return
+        from clarify_tui.tui.screens.leave import GIVE_UP, KEEP, ask_to_leave
+
+        def answered(choice: str | None) -> None:
+            if choice in (KEEP, GIVE_UP):
+                self.leave(keep=choice == KEEP, why="given up by the person (q)")
+
+        ask_to_leave(self, f"Leave session {self.driver.session.id} on {self.task_.id} unfinished?",
+                     f"Kept, it stays unfinished: {self.resumed_by} (or the task picker) offers to "
+                     "resume it at its last step.", answered)
+
+    @property
+    def resumed_by(self) -> str:
+        """The command that offers this session again once kept for later."""
+        role = {"agent": "--as agent", "user": "--as user"}.get(self.role, "--step")
+        return f"clarify-tui play --task {self.task_.id} {role}"
+
+    def leave(self, *, keep: bool, why: str | None = None) -> None:
+        """Stop the engine and go back. `keep`: the session stays `running` (resumable, its
+        clock saved on unmount); else it is abandoned (never scored), `why` in its note."""
         self.workers.cancel_group(self, "engine")
-        self.driver.abandon()
+        if self.driver.done:
+            pass  # it ended while the question was open: nothing to keep or give up
+        elif keep:
+            self.notify(f"Session {self.driver.session.id} kept for later: {self.resumed_by} "
+                        "or the picker resumes it.")
+        elif why:
+            self.driver.give_up(why)
+        else:
+            self.driver.abandon()
         self.app.pop_screen()
 
     async def action_note(self) -> None:

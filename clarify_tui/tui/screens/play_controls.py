@@ -66,6 +66,11 @@ class Controls:
     def on_mount(self) -> None:
         """The screen is up: show this role's widgets, start what runs by itself."""
 
+    def holds_work(self) -> bool:
+        """Whether a person has done something here that leaving would lose or end (the
+        screen asks before `q` leaves an unfinished session)."""
+        return False
+
     @classmethod
     def help_bindings(cls) -> list[Binding]:
         """The keys the help screen lists for this controller."""
@@ -110,6 +115,11 @@ class StepControls(Controls):
         if self.driver.done or self.screen.run_mode != "step":
             return None
         return "step mode: space asks the agent for its next action; r types one yourself."
+
+    def holds_work(self) -> bool:
+        """A person has applied a step (the session is `stepped`) or edited the pending one."""
+        return self.driver.session.mode == "stepped" or (self.driver.pending is not None
+                                                         and self.driver.pending_edited)
 
     def action_propose(self) -> None:
         self.screen.run_engine(self.driver.propose())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.widgets import Input
 
 from clarify_tui.models import Action, ActionKind, Protocol
 from clarify_tui.tui.screens.play_controls import Controls
@@ -22,13 +23,17 @@ class HumanAgentControls(Controls):
     """A person plays the agent: one action per turn through the action bar."""
 
     TITLE = "Playing the agent (--as agent)"
+    # priority: a form opens before the next key is read, so the keys typed right after
+    # it (a burst) go into it (the action bar holds them until it is mounted); while a
+    # person types in a field they are letters, not actions (`check` says False then)
     BINDINGS = [
-        Binding("s", "compose('search')", "Search", id="agent-search", tooltip="search"),
-        Binding("k", "compose('ask')", "Ask", id="agent-ask", tooltip="ask the user"),
-        Binding("v", "compose('visit')", "Visit", id="agent-visit",
+        Binding("s", "compose('search')", "Search", id="agent-search", tooltip="search", priority=True),
+        Binding("k", "compose('ask')", "Ask", id="agent-ask", tooltip="ask the user", priority=True),
+        Binding("v", "compose('visit')", "Visit", id="agent-visit", priority=True,
                 tooltip="visit a url, or a result number of the last search (CTS)"),
-        Binding("c", "compose('clarify')", "Clarify", id="agent-clarify", tooltip="clarify: type k questions (CTS)"),
-        Binding("enter", "compose('answer')", "Answer", id="agent-answer",
+        Binding("c", "compose('clarify')", "Clarify", id="agent-clarify", priority=True,
+                tooltip="clarify: type k questions (CTS)"),
+        Binding("enter", "compose('answer')", "Answer", id="agent-answer", priority=True,
                 tooltip="answer (with confidence in InteractComp)"),
     ]
 
@@ -41,8 +46,13 @@ class HumanAgentControls(Controls):
     def bar(self) -> ActionBar:
         return self.screen.query_one("#action-bar")  # type: ignore[return-value]
 
+    @property
+    def typing(self) -> bool:
+        """The focus is in a text field (a form, the note), or a form is opening."""
+        return isinstance(self.screen.focused, Input) or self.bar.typeahead is not None
+
     def check(self, action: str, params: tuple) -> bool | None:
-        if self.driver.done:
+        if self.driver.done or self.typing:
             return False
         kind = ActionKind(params[0])
         if kind not in self.bar.allowed and kind != ActionKind.answer:
@@ -52,6 +62,8 @@ class HumanAgentControls(Controls):
         return True if self.turn and kind in self.bar.allowed else None
 
     def refusal(self, action: str, params: tuple) -> str | None:
+        if self.typing:
+            return None
         if self.driver.done:
             return "The task has ended." + (" n goes to the next one." if self.screen.setup.queue else "")
         kind = ActionKind(params[0])
@@ -76,6 +88,10 @@ class HumanAgentControls(Controls):
         if self.driver.done:
             return None
         return "Your turn: pick an action below." if self.turn else ""
+
+    def holds_work(self) -> bool:
+        """An action played, or one being typed."""
+        return any(s.actor == "agent" for s in self.driver.steps) or self.bar.typed
 
     def on_mount(self) -> None:
         self.bar.display = True
@@ -175,6 +191,10 @@ class HumanUserControls(Controls):
     @property
     def box(self) -> ReplyBox:
         return self.screen.query_one("#reply-box")  # type: ignore[return-value]
+
+    def holds_work(self) -> bool:
+        """A reply sent, or one being typed."""
+        return any(s.actor == "user" for s in self.driver.steps) or bool(self.box.typed_text)
 
     def request(self, request) -> None:
         self.box.ask(request, known=self._known_for(request.kind))

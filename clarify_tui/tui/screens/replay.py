@@ -12,6 +12,10 @@ session's agent spec, or any other (scripted:…, openai:…, human). The fork i
 its parent and fork step and runs in a worker through an EpisodeDriver, whose messages
 (StepsChanged, SessionEnded) the screen follows;
 a human agent acts through the action bar. When it ends, the screen replays the fork.
+
+A person's fork is their work: `q` or `escape` with something played asks first (keep it
+for later, give it up, cancel: screens/leave.py). Kept, it stays `running`; replaying it
+(F2) offers `r` to resume it at its last step, the hidden panel shut until then.
 """
 
 from __future__ import annotations
@@ -19,9 +23,8 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
@@ -38,46 +41,12 @@ from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.speed import Dialog, Header
+from clarify_tui.tui.screens.fork_dialog import ForkDialog
+from clarify_tui.tui.speed import Header
 
 
 NEVER_OFFERED = {Protocol.interactcomp: (ActionKind.clarify, ActionKind.visit),
                  Protocol.discobench: (ActionKind.clarify, ActionKind.visit)}
-INFORMED_WARNING = ("If you play the agent yourself (human), the fork is marked informed and left out of "
-                    "baselines (score --include-informed keeps it): you have seen this session's hidden "
-                    "information or its end.")
-
-
-class ForkDialog(Dialog[str | None]):
-    """Which agent continues the fork: the same spec by default, or another one."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, default_spec: str, step: int, *, chosen: int | None = None, informed: bool = False) -> None:
-        super().__init__()
-        self.default_spec = default_spec
-        self.step = step  # the fork keeps steps 0..step (an action's replies stay with it)
-        self.chosen = step if chosen is None else chosen  # the step the cursor was on
-        self.informed = informed  # this person has seen the session's hidden information
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="fork-dialog"):
-            keeps = "" if self.chosen == self.step else f" (step {self.chosen}'s action keeps its replies)"
-            yield Label(f"Fork after step {self.step}{keeps}: who continues as the agent?")
-            yield Input(self.default_spec, id="fork-spec")
-            if self.informed:
-                yield Static(INFORMED_WARNING, classes="warning", id="fork-informed")
-            yield Static("scripted:direct-guess · scripted:search-heavy-guess · scripted:ask-first · "
-                         "scripted:search-then-ask · openai:MODEL · human\nenter fork · escape cancel",
-                         classes="hint")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or self.default_spec)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
 class ReplayScreen(RegionsScreen):
     """One stored session, one step at a time."""
 
@@ -92,12 +61,16 @@ class ReplayScreen(RegionsScreen):
                 tooltip="this session's what-if forks (clarify-tui whatif); listed under ?"),
         PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
-        Binding("s", "compose('search')", "Search", id="fork-search"),
-        Binding("k", "compose('ask')", "Ask", id="fork-ask"),
-        Binding("v", "compose('visit')", "Visit", id="fork-visit"),
-        Binding("c", "compose('clarify')", "Clarify", id="fork-clarify"),
-        Binding("enter", "compose('answer')", "Answer", id="fork-answer"),
+        # priority, as on the play screen (play_human.py): the keys typed right after one
+        # go into the form it opens; letters, not actions, while a field has the focus
+        Binding("s", "compose('search')", "Search", id="fork-search", priority=True),
+        Binding("k", "compose('ask')", "Ask", id="fork-ask", priority=True),
+        Binding("v", "compose('visit')", "Visit", id="fork-visit", priority=True),
+        Binding("c", "compose('clarify')", "Clarify", id="fork-clarify", priority=True),
+        Binding("enter", "compose('answer')", "Answer", id="fork-answer", priority=True),
         Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
+        Binding("r", "resume", "Resume", id="replay-resume",  # the head line says so too
+                tooltip="continue your session left unfinished (kept for later) at its last step"),
         Binding("q", "back", "Back", id="replay-back"),
         *QUESTION_BINDINGS,
     ]
@@ -114,12 +87,15 @@ class ReplayScreen(RegionsScreen):
         self.pace = pace
         self.config = config
         self.live: EpisodeDriver | None = None  # the fork's driver while it runs
+        self.live_from = 0  # the live session's steps before the person took over
         self.agent_turn = False
         self.guess: int | None = None
         self.shown_state = EpisodeState()
-        self._seen_hidden = self.spoilers  # the hidden panel opens shown
         self.informed_fork = False
         self.load(session_id)
+        if self.resumable:  # a person's unfinished session: resuming it unseen is no informed play
+            self.set_reactive(ReplayScreen.spoilers, False)
+        self._seen_hidden = self.spoilers  # the hidden panel opens shown
 
     def load(self, session_id: str) -> None:
         self.session = self.store.session(session_id)
@@ -175,6 +151,8 @@ class ReplayScreen(RegionsScreen):
             head += f"\nnote: {' '.join(s.note.split())}"
         if self.live is not None:
             head += " · LIVE"
+        elif self.resumable:
+            head += " · unfinished: r resumes it"
         if not steps:
             self.query_one("#replay-head", Static).update(head + " · no steps")
             self.query_one(Regions).show_hidden(self.task_, locked=False, shown=self.spoilers)
@@ -200,6 +178,11 @@ class ReplayScreen(RegionsScreen):
         self.query_one(Trajectory).mark(self.cursor, self.guess, dim_future=self.live is None)
 
     @property
+    def resumable(self) -> bool:
+        """A person's session left unfinished (a fork kept for later): `r` resumes it."""
+        return self.live is None and self.session.status == "running" and self.session.mode == "human_agent"
+
+    @property
     def agent_is_human(self) -> bool:
         return self.live is not None and self.live.role == "agent"
 
@@ -219,14 +202,17 @@ class ReplayScreen(RegionsScreen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         live = self.live is not None
         if action == "compose":
-            if not (live and self.agent_is_human):
+            bar = self.query_one(ActionBar)
+            if not (live and self.agent_is_human) or isinstance(self.focused, Input) or bar.typeahead is not None:
                 return False
             kind = ActionKind(parameters[0])
             if kind in NEVER_OFFERED.get(self.session.protocol, ()):
                 return False  # InteractComp and DiscoBench have no clarify or visit
-            return True if self.agent_turn and kind in self.query_one(ActionBar).allowed else None
+            return True if self.agent_turn and kind in bar.allowed else None
         if action in ("move", "jump", "fork", "compare_parent", "whatif"):
             return not live
+        if action == "resume":
+            return self.resumable
         if action == "stop_fork":
             return live
         if action == "toggle_panels":
@@ -269,15 +255,34 @@ class ReplayScreen(RegionsScreen):
         except (ForkError, ValueError, ImportError, RuntimeError) as exc:
             self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
             return
-        self.informed_fork = spec == "human" and self.seen_hidden
+        self.go_live(driver)
+
+    def action_resume(self) -> None:
+        """Continue this person's session left unfinished, in place, at its last step."""
+        from clarify_tui.sessions_ops import ForkError
+
+        if not self.resumable:
+            return
+        try:
+            driver = EpisodeDriver.for_resume(self.store, self.session.id, self.post_message, config=self.config)
+        except (ForkError, ValueError, ImportError, RuntimeError) as exc:
+            self.notify(str(exc), title="cannot resume", severity="error", timeout=8)
+            return
+        self.go_live(driver)
+
+    def go_live(self, driver: EpisodeDriver) -> None:
+        """Follow `driver`'s session live (a new fork, or one resumed)."""
+        human = driver.role == "agent"
+        self.informed_fork = human and self.seen_hidden
         if self.informed_fork:
             mark_informed(self.store, driver.session)
+        self.live_from = len(driver.steps)  # what the person plays comes after these
         self.live = driver
         self.session = driver.session
         self.steps = driver.steps
         self.guess = None
         self.query_one(Trajectory).follow = True
-        self.query_one(ActionBar).display = spec == "human"
+        self.query_one(ActionBar).display = human
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
         self.run_fork()
@@ -287,7 +292,10 @@ class ReplayScreen(RegionsScreen):
         driver = self.live
         assert driver is not None
         try:
-            await driver.run(self.pace)
+            if driver.role == "agent":  # a person: stopping leaves it running (kept) unless given up
+                await driver.play_to_the_end()
+            else:
+                await driver.run(self.pace)
         finally:
             if not driver.done:  # the database failed: the fork stops without ending
                 self.post_message(SessionEnded(driver))
@@ -314,6 +322,9 @@ class ReplayScreen(RegionsScreen):
         self.set_reactive(ReplayScreen.cursor, len(self.steps) - 1)
         self.rebuild()
         s = self.session
+        if s.status == "running":
+            self.notify(f"Session {s.id} kept for later: r resumes it (F2 finds it).")
+            return
         self.notify(f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
                     severity="error" if s.status == "errored" else "information")
 
@@ -343,7 +354,40 @@ class ReplayScreen(RegionsScreen):
             self.live.submit_action(action)
             self.refresh_bindings()
 
+    def holds_work(self) -> bool:
+        """A person plays this live session and has played or typed something in it."""
+        live = self.live
+        return (live is not None and live.role == "agent" and not live.done
+                and (len(live.steps) > self.live_from or self.query_one(ActionBar).typed))
+
+    def ask_to_stop(self, then_back: bool) -> None:
+        """Keep it for later, give it up, or cancel; then stop following it (and go back)."""
+        from clarify_tui.tui.screens.leave import GIVE_UP, KEEP, ask_to_leave
+
+        live = self.live
+        assert live is not None
+
+        def answered(choice: str | None) -> None:
+            if choice not in (KEEP, GIVE_UP) or self.live is not live:
+                return
+            self.workers.cancel_group(self, "fork")
+            if then_back:
+                self.live = None  # nothing more to follow here: its last messages are not shown
+            if choice == GIVE_UP:
+                live.give_up("given up by the person")
+                if self.informed_fork and live.session.result.informed is None:
+                    mark_informed(self.store, live.session)
+            if then_back:
+                self._back()
+
+        ask_to_leave(self, f"Stop playing session {live.session.id} unfinished?",
+                     "Kept, it stays unfinished: replaying it (F2) offers r to resume it at its last step.",
+                     answered)
+
     def action_stop_fork(self) -> None:
+        if self.holds_work():
+            self.ask_to_stop(then_back=False)
+            return
         self.workers.cancel_group(self, "fork")
 
     # ---- elsewhere ---------------------------------------------------------------------
@@ -362,8 +406,14 @@ class ReplayScreen(RegionsScreen):
         self.app.push_screen(WhatIfScreen(self.store, self.session.id))
 
     def action_back(self) -> None:
+        if self.holds_work():
+            self.ask_to_stop(then_back=True)
+            return
         if self.live is not None:
             self.workers.cancel_group(self, "fork")
+        self._back()
+
+    def _back(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
         else:

@@ -58,6 +58,11 @@ class ReplyBox(Vertical, can_focus=True):
     def typed(self) -> bool:
         return self.request is not None and self.request.kind != "interactcomp"
 
+    @property
+    def typed_text(self) -> str:
+        """The reply typed and not sent yet."""
+        return self.query_one("#reply-input", Input).value.strip() if self.request is not None else ""
+
     def ask(self, request: ReplyRequest, known: str | None = None) -> None:
         self.request = request
         text = Text("The agent asks: ", style="bold magenta")
@@ -82,10 +87,20 @@ class ReplyBox(Vertical, can_focus=True):
         self.display = True
         self.focus()
         self.refresh_bindings()
+        if hasattr(self.app, "key_sink"):  # tui/typeahead.py
+            self.app.key_sink = self._route
 
     def done(self) -> None:
         self.request = None
         self.display = False
+        self._unroute()
+
+    def on_unmount(self) -> None:
+        self._unroute()
+
+    def _unroute(self) -> None:
+        if getattr(self.app, "key_sink", None) == self._route:
+            self.app.key_sink = None  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         kind = self.request.kind if self.request else None
@@ -125,23 +140,36 @@ class ReplyBox(Vertical, can_focus=True):
                                  immediate=True)
 
     def action_type(self) -> None:
-        self.query_one("#reply-input", Input).focus()
+        self.screen.set_focus(self.query_one("#reply-input", Input))
 
     def _bound_keys(self) -> set[str]:
         kind = self.request.kind if self.request else ""
         return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
 
-    def on_key(self, event) -> None:
-        if event.key in self._bound_keys():
-            return  # the binding handles it
-        if event.key in self.screen.active_bindings:
-            return  # a key the footer lists (q back, h hidden, …) does what it says, not typed
-        if self.typed and self.has_focus and event.is_printable and event.character:
-            field = self.query_one("#reply-input", Input)
-            field.focus()
+    def _route(self, event) -> bool:
+        """Where a key goes while the agent waits for a reply, decided as the app reads it
+        (so the keys after it follow it, however fast they come): a letter no key uses
+        starts the typed reply (the focus moves into the field at once, the letter with
+        it), `t` too; tab and shift+tab keep the focus in the field; the reply keys and
+        the footer's keys (q back, h hidden, …) do what they say. True: taken here."""
+        if self.request is None or not self.is_attached or self.app.screen is not self.screen:
+            return False
+        field = self.query_one("#reply-input", Input)
+        focused = self.screen.focused
+        if focused is field:
+            return event.key in ("tab", "shift+tab")  # the reply has one field: tab stays in it
+        if focused is not self or not self.typed:
+            return False
+        if event.key == "t":
+            self.screen.set_focus(field)
+            return True
+        if event.key in self._bound_keys() or event.key in self.screen.active_bindings:
+            return False  # the binding handles it
+        if event.is_printable and event.character:
+            self.screen.set_focus(field)
             field.insert_text_at_cursor(event.character)
-            event.stop()
-            event.prevent_default()
+            return True
+        return False
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
