@@ -211,12 +211,14 @@ def test_inspect_logs_hold_one_sample_per_counted_task(tmp_path, capsys):
     assert [(s.id, s.metadata["session_id"]) for s in log.samples] == [("i1", kept.id)]
 
 
-async def test_a_run_mixing_roles_is_one_inspect_eval_per_role(tmp_path, capsys):
+def test_a_run_mixing_roles_is_one_inspect_eval_per_role(tmp_path, capsys):
+    """Not an async test: the export runs outside any event loop, as the CLI does (Inspect
+    patches asyncio for the whole process with nest_asyncio when called inside one)."""
     inspect_log = pytest.importorskip("inspect_ai.log")
     db = tmp_path / "tui.db"
     store = Store(db)
-    await play_in_the_tui_driver(store, "agent")  # right
-    await play_in_the_tui_driver(store, "user", agent_spec="scripted:direct-guess")  # wrong
+    asyncio.run(play_in_the_tui_driver(store, "agent"))  # right
+    asyncio.run(play_in_the_tui_driver(store, "user", agent_spec="scripted:direct-guess"))  # wrong
     out = tmp_path / "logs"
     assert cli(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["tui~human_agent.eval", "tui~human_user.eval"]

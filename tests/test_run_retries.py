@@ -151,3 +151,19 @@ def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_pat
     assert main([*run, "--run", "pinned", "--config", str(pinned), "--limit", "12"]) == 0
     assert peak[0] <= 6
     assert "limit pinned by the config (openai.max_concurrency=6)" in capsys.readouterr().err
+
+
+async def test_a_second_run_on_the_same_event_loop_gets_its_own_limit():
+    """One loop can serve two runs (nest_asyncio, as Jupyter and Inspect apply it, keeps a
+    loop across asyncio.run calls): the second run's smaller pinned limit must hold, not
+    the first run's limiter (12 calls at once where 6 were pinned)."""
+    from clarify_tui.llm.client import Endpoint
+
+    endpoint = Endpoint("http://127.0.0.1:9/v1")
+    endpoint.limits += [40, 40, 40]
+    first = endpoint.semaphore()
+    assert first._value == 40
+    endpoint.limits += [6, 6, 6]  # the next run's clients, pinned by its config
+    second = endpoint.semaphore()
+    assert second is not first and second._value == 6
+    assert endpoint.semaphore() is second  # and it stays the one limiter of this loop

@@ -80,12 +80,17 @@ class Endpoint:
         return self.breaker.down
 
     def semaphore(self) -> asyncio.Semaphore:
-        """This loop's limiter, sized by the smallest limit any sharing role configured."""
+        """This loop's limiter, sized by the smallest limit any sharing role configured.
+        A limit that changed since (a second run in the same process pinned a smaller one)
+        makes a new limiter: one loop can serve several runs (an event loop kept alive
+        across `asyncio.run` calls by nest_asyncio, as Jupyter and Inspect apply it), and a
+        run must never go out with the previous run's limit."""
         loop = asyncio.get_running_loop()
-        sem = self._semaphores.get(loop)
-        if sem is None:
-            sem = self._semaphores[loop] = asyncio.Semaphore(min(self.limits or [32]))
-        return sem
+        limit = min(self.limits or [32])
+        held = self._semaphores.get(loop)
+        if held is None or held[0] != limit:
+            held = self._semaphores[loop] = (limit, asyncio.Semaphore(limit))
+        return held[1]
 
 
 _ENDPOINTS: dict[tuple[str | None, str], Endpoint] = {}
