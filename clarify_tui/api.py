@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from clarify_tui.argtypes import TaskLimit, take
+from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig, Session
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: TaskLimit | Non
         missing = [i for i in task_ids if i not in by_id]
         if missing:
             known = ", ".join(list(by_id)[:10])
-            raise ValueError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
+            raise UsageError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
                              f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})")
         tasks = [by_id[i] for i in dict.fromkeys(task_ids)]
     return take(tasks, limit)
@@ -83,14 +84,14 @@ def check_replayable(path: Path, search: str) -> None:
 
     how = "record them first (--search-cache record) or bring them with `clarify-tui cache import`"
     if not path.exists():
-        raise ValueError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
+        raise UsageError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
     store = Store(path, readonly=True, existing=True)
     try:
         found = recorded(store.conn, search)
     finally:
         store.close()
     if not found:
-        raise ValueError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
+        raise UsageError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
 
 
 def run(
@@ -139,12 +140,12 @@ def run(
     if not isinstance(agent, str):
         agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
     if retry_errored and not resume:
-        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+        raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if epochs < 1:
-        raise ValueError(f"--epochs must be at least 1, got {epochs}")
+        raise UsageError(f"--epochs must be at least 1, got {epochs}")
     for role, role_spec in (("agent", agent), ("user", user)):
         if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
                              f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
     episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
     tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
@@ -220,7 +221,7 @@ def score(
 
     if from_export is not None:
         if db is not None:
-            raise ValueError("give --db or --from-export, not both")
+            raise UsageError("give --db or --from-export, not both")
         from clarify_tui.metrics.from_export import load_export
 
         sessions = load_export(Path(from_export), runs=runs, benchmark=benchmark, judge=judge)
@@ -237,7 +238,7 @@ def score(
         known = store.run_names()
         missing = [r for r in runs or [] if r not in known]
         if missing:  # a typo must not look like a run with no sessions (exit 0, "no sessions match")
-            raise ValueError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
+            raise UsageError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
                              f"{', '.join(known) or 'none'}")
         sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     if not include_informed:

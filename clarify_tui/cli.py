@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.getLogger(__name__).debug("read %s: set %s", dotenv, ", ".join(dotenv_keys) or "nothing (all set already)")
     from clarify_tui.atomic_write import OutputError
-    from clarify_tui.errors import BackendError, StoreError
+    from clarify_tui.errors import BackendError, StoreError, UsageError
 
     try:
         if args.command is None:
@@ -126,15 +126,19 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"), ValueError, KeyError,
-            FileNotFoundError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    except (UsageError, BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"),
+            FileNotFoundError) as exc:  # the user's mistake or the world's: one line, exit 2
         err.print("[red]error:[/red] ", end="")
-        err.print(redact(str(message)), markup=False, highlight=False)
+        err.print(redact(str(exc)), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
         return 130
+    except Exception:  # a bug (a plain ValueError or KeyError included): its traceback shows, exit 1
+        where = logsetup.log_crash()
+        err.print(f"[red]clarify-tui hit a bug[/red] (not a mistake of yours); please report this traceback"
+                  f"{f', also in {where}' if where else ''}:", highlight=False)
+        raise
 
 
 def _silence_stdout() -> None:

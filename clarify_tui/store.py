@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from clarify_tui import db_errors, lease
-from clarify_tui.errors import StoreError
+from clarify_tui.errors import NotFound, StoreError
 from clarify_tui.redaction import redact
 
 if TYPE_CHECKING:  # imported where used: opening a store builds no pydantic models (the TUI's first paint)
@@ -286,9 +286,9 @@ class Store:
     def session(self, session_id: str) -> Session:
         rows = list(self._rows("SELECT * FROM sessions WHERE id = ? OR id LIKE ?", [session_id, session_id + "%"]))
         if not rows:
-            raise KeyError(f"no session '{session_id}' in {self.path}")
+            raise NotFound(f"no session '{session_id}' in {self.path}")
         if len(rows) > 1:
-            raise KeyError(f"'{session_id}' matches {len(rows)} sessions; give more of the id")
+            raise NotFound(f"'{session_id}' matches {len(rows)} sessions; give more of the id")
         return self._session(rows[0])
 
     @staticmethod

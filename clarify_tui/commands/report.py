@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
+from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -39,7 +40,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
 
     if args.whatif and args.by != "run":
-        raise ValueError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
+        raise UsageError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
@@ -50,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
     if args.runs:
         missing = [r for r in args.runs if not any(s.run == r for s in sessions)]
         if missing:
-            raise ValueError(f"--run: no sessions in {store.path} for {', '.join(missing)}")
+            raise UsageError(f"--run: no sessions in {store.path} for {', '.join(missing)}")
     if not sessions:
         print("no sessions match", file=sys.stderr)
         return 1

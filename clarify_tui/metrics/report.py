@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any, TypedDict
 
+from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
@@ -84,7 +85,7 @@ def group_sessions(
     unless the sessions of one value have several roles (metrics/roles.py): a person's
     sessions, stepped ones and automated ones are then groups of their own, never one number."""
     if by not in GROUP_BY:
-        raise ValueError(f"--by must be one of: {', '.join(GROUP_BY)}")
+        raise UsageError(f"--by must be one of: {', '.join(GROUP_BY)}")
     by_value: dict[tuple[str, Any], list[ScoredSession]] = {}
     for s in sessions:
         by_value.setdefault((s.protocol, s.key(by)), []).append(s)
