@@ -215,7 +215,7 @@ def score(
     on_note: Callable[[str], None] | None = None,
     profile_subset: str = "common",
 ) -> ScoreReport:
-    """The score report of DESIGN.md (`{"groups": [...]}`), as `score --format json` prints it.
+    """The score report (`{"groups": [...]}`, metrics/report.py ScoreReport), as `score --format json` prints it.
     `profile_subset`: DiscoBench profiles on the "common" subset (the paper's) or "all"."""
     from clarify_tui.metrics import load_sessions, score_sessions
 

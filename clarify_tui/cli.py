@@ -1,7 +1,7 @@
 """The `clarify-tui` command. Each subcommand lives in `clarify_tui/commands/<name>.py`
 with `register(subparsers)`; this module only assembles them and maps errors to exit codes.
 
-Contract (DESIGN.md): clarify-tui | play | run | score | sessions | replay | export | datasets.
+The commands are the README's (`clarify-tui --help` lists them); errors and exit codes: docs/runs.md.
 """
 
 from __future__ import annotations

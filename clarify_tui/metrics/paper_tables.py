@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clarify_tui.errors import UsageError
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, is_orig
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup, score_sessions
 from clarify_tui.metrics.table_rows import group_label
+from clarify_tui.errors import UsageError
 
 NA = "–"  # the papers' empty cell
 ORIG = "orig"  # the CTS baseline's row label (paper 001 Table 2)
