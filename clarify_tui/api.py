@@ -140,9 +140,9 @@ def run(
     if not isinstance(agent, str):
         agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
     if retry_errored and not resume:
-        raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
+        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if epochs < 1:
-        raise UsageError(f"--epochs must be at least 1, got {epochs}")
+        raise ValueError(f"--epochs must be at least 1, got {epochs}")
     for role, role_spec in (("agent", agent), ("user", user)):
         if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
             raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "

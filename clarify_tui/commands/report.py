@@ -9,7 +9,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, at_least, open_store, require_runs, run_name
-from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -38,6 +37,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import paper_report
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
+    from clarify_tui.errors import UsageError
 
     if args.whatif and args.by != "run":
         raise UsageError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
