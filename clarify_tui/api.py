@@ -145,7 +145,7 @@ def run(
         raise ValueError(f"--epochs must be at least 1, got {epochs}")
     for role, role_spec in (("agent", agent), ("user", user)):
         if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
                              f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
     episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
     tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
