@@ -135,10 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         err.print("[yellow]interrupted[/yellow]: finished sessions are saved; continue with --resume")
         return 130
     except Exception:  # a bug (a plain ValueError or KeyError included): its traceback shows, exit 1
+        import traceback
+
         where = logsetup.log_crash()
-        err.print(f"[red]clarify-tui hit a bug[/red] (not a mistake of yours); please report this traceback"
-                  f"{f', also in {where}' if where else ''}:", highlight=False)
-        raise
+        sys.stderr.write(redact(traceback.format_exc()) or "")  # a key the exception quotes stays hidden
+        err.print("[red]clarify-tui hit a bug[/red] ", end="")
+        err.print(f"(not a mistake of yours); please report the traceback above{f', also in {where}' if where else ''}",
+                  markup=False, highlight=False)
+        return 1
 
 
 def _silence_stdout() -> None:

@@ -52,11 +52,27 @@ def test_a_bug_is_not_swallowed_into_one_error_line(exc, tmp_path, capsys, monke
     db = tmp_path / "s.db"
     Store(db).close()
     monkeypatch.setattr(Store, "step_counts", _boom(exc))
-    with pytest.raises(exc):  # main used to return 2 after printing "error: <message>"
-        main(["sessions", "--db", str(db)])
+    assert main(["sessions", "--db", str(db)]) == 1  # it was 2, after printing "error: <message>" alone
     err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and f"{exc.__name__}: " in err and "in step_counts" in err
     assert "error:" not in err and "hit a bug" in err
     assert f"{exc.__name__}: " in (tmp_path / "clarify-tui.log").read_text()
+
+
+def test_a_bugs_traceback_hides_a_key_it_quotes(tmp_path, capsys, monkeypatch):
+    key = "sk-proj-R2d2C3poXwing0000secret"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    db = tmp_path / "s.db"
+    Store(db).close()
+
+    def step_counts(self):
+        raise ValueError(f"bad header Authorization: Bearer {key}")
+
+    monkeypatch.setattr(Store, "step_counts", step_counts)
+    assert main(["sessions", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "Bearer [redacted]" in err and key not in err
+    assert key not in (tmp_path / "clarify-tui.log").read_text()
 
 
 def test_a_users_mistake_stays_one_line_with_exit_2(tmp_path, capsys):
