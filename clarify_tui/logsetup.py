@@ -156,8 +156,8 @@ def redact(secret: str) -> None:
 
 
 def log_crash() -> Path | None:
-    """Write the exception being handled, with its traceback, to the log file only (the
-    interpreter prints it on stderr as it ends). The log file's path, or None without one."""
+    """Write the exception being handled, with its traceback, to the log file only (the CLI
+    prints it on stderr itself, not as a one-line record). The log file's path, or None."""
     root = logging.getLogger()
     record = root.makeRecord("clarify_tui.crash", logging.CRITICAL, __file__, 0, "clarify-tui crashed", (),
                              sys.exc_info())
