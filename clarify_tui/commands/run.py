@@ -247,7 +247,8 @@ def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def check_flag_pairs(args: argparse.Namespace) -> None:
-    """Flags that mean nothing without another (refused, as they would be ignored unsaid)."""
+    """Flags that mean nothing without another, or nothing in a batch run (refused, as they
+    would be ignored unsaid or wait for ever)."""
     if args.retry_errored and not args.resume:
         raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if args.resume and not args.run_name:  # the default name holds the time: it never names a run to continue
@@ -258,6 +259,10 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
         # it used to turn --mode full into forced_ask unsaid (another experiment than the one asked for)
         raise UsageError(f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
                          "(drop --forced-asks, or give --mode forced_ask)")
+    for role in ("agent", "user"):  # api.run refuses it too (a ValueError there, for Python callers)
+        if getattr(args, role).split(":")[0] == "human":  # a batch run has nobody at the keyboard
+            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
