@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from clarify_tui.argtypes import TaskLimit, take
+from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig, Session
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: TaskLimit | Non
         missing = [i for i in task_ids if i not in by_id]
         if missing:
             known = ", ".join(list(by_id)[:10])
-            raise ValueError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
+            raise UsageError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
                              f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})")
         tasks = [by_id[i] for i in dict.fromkeys(task_ids)]
     return take(tasks, limit)
@@ -83,14 +84,14 @@ def check_replayable(path: Path, search: str) -> None:
 
     how = "record them first (--search-cache record) or bring them with `clarify-tui cache import`"
     if not path.exists():
-        raise ValueError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
+        raise UsageError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
     store = Store(path, readonly=True, existing=True)
     try:
         found = recorded(store.conn, search)
     finally:
         store.close()
     if not found:
-        raise ValueError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
+        raise UsageError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
 
 
 @dataclass
@@ -266,13 +267,13 @@ def score(
     on_note: Callable[[str], None] | None = None,
     profile_subset: str = "common",
 ) -> ScoreReport:
-    """The score report of DESIGN.md (`{"groups": [...]}`), as `score --format json` prints it.
+    """The score report (`{"groups": [...]}`, metrics/report.py ScoreReport), as `score --format json` prints it.
     `profile_subset`: DiscoBench profiles on the "common" subset (the paper's) or "all"."""
     from clarify_tui.metrics import load_sessions, score_sessions
 
     if from_export is not None:
         if db is not None:
-            raise ValueError("give --db or --from-export, not both")
+            raise UsageError("give --db or --from-export, not both")
         from clarify_tui.metrics.from_export import load_export
 
         sessions = load_export(Path(from_export), runs=runs, benchmark=benchmark, judge=judge)
@@ -289,7 +290,7 @@ def score(
         known = store.run_names()
         missing = [r for r in runs or [] if r not in known]
         if missing:  # a typo must not look like a run with no sessions (exit 0, "no sessions match")
-            raise ValueError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
+            raise UsageError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
                              f"{', '.join(known) or 'none'}")
         sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     if not include_informed:

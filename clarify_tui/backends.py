@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
+from clarify_tui.errors import UsageError
 from clarify_tui.search.cache import CachedSearch, CacheMode
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from clarify_tui.users.base import UserSimulator
 
 
-class SpecError(ValueError):
+class SpecError(UsageError):
     """A backend spec that names nothing we have."""
 
 

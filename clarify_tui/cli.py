@@ -1,7 +1,7 @@
 """The `clarify-tui` command. Each subcommand lives in `clarify_tui/commands/<name>.py`
 with `register(subparsers)`; this module only assembles them and maps errors to exit codes.
 
-Contract (DESIGN.md): clarify-tui | play | run | score | sessions | replay | export | datasets.
+The commands are the README's (`clarify-tui --help` lists them); errors and exit codes: docs/runs.md.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.getLogger(__name__).debug("read %s: set %s", dotenv, ", ".join(dotenv_keys) or "nothing (all set already)")
     from clarify_tui.atomic_write import OutputError
-    from clarify_tui.errors import BackendError, StoreError
+    from clarify_tui.errors import BackendError, StoreError, UsageError
 
     try:
         if args.command is None:
@@ -126,16 +126,24 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"), ValueError, KeyError,
-            FileNotFoundError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    except (UsageError, BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"),
+            FileNotFoundError) as exc:  # the user's mistake or the world's: one line, exit 2
         err.print("[red]error:[/red] ", end="")
-        err.print(redact(str(message)), markup=False, highlight=False)
+        err.print(redact(str(exc)), markup=False, highlight=False)
         return 2
     except KeyboardInterrupt:
         again = "run the same command again" if args.command == "sweep" else "continue with --resume"
         err.print(f"[yellow]interrupted[/yellow]: finished sessions are saved; {again}")
         return 130
+    except Exception:  # a bug (a plain ValueError or KeyError included): its traceback shows, exit 1
+        import traceback
+
+        where = logsetup.log_crash()
+        sys.stderr.write(redact(traceback.format_exc()) or "")  # a key the exception quotes stays hidden
+        err.print("[red]clarify-tui hit a bug[/red] ", end="")
+        err.print(f"(not a mistake of yours); please report the traceback above{f', also in {where}' if where else ''}",
+                  markup=False, highlight=False)
+        return 1
 
 
 def _silence_stdout() -> None:

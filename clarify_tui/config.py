@@ -23,13 +23,15 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from clarify_tui.errors import UsageError
+
 CONFIG_FILE_NAME = "clarify.toml"
 AGENT_ARGS_ENV = "CLARIFY_AGENT_ARGS"  # a JSON object: a py: agent's arguments (play --agent-arg sets it)
 Role = Literal["agent", "user", "judge", "deep_search"]
 ROLES: tuple[Role, ...] = ("agent", "user", "judge", "deep_search")
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """The configuration is unusable (bad clarify.toml, missing API key)."""
 
 

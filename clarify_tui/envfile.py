@@ -14,8 +14,10 @@ import io
 import os
 from pathlib import Path
 
+from clarify_tui.errors import UsageError
 
-class DotenvError(ValueError):
+
+class DotenvError(UsageError):
     """`.env` cannot be read as text: one line naming it, before any command runs."""
 
 

@@ -153,3 +153,15 @@ def redact(secret: str) -> None:
     """Keep `secret` out of every log handler of this process (stderr and the log file)."""
     for handler in logging.getLogger().handlers:
         handler.addFilter(Redact(secret))
+
+
+def log_crash() -> Path | None:
+    """Write the exception being handled, with its traceback, to the log file only (the CLI
+    prints it on stderr itself, not as a one-line record). The log file's path, or None."""
+    root = logging.getLogger()
+    record = root.makeRecord("clarify_tui.crash", logging.CRITICAL, __file__, 0, "clarify-tui crashed", (),
+                             sys.exc_info())
+    files = [h for h in root.handlers if isinstance(h, logging.FileHandler)]
+    for handler in files:
+        handler.handle(record)
+    return Path(files[0].baseFilename) if files else None

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from clarify_tui.breaker import Breaker, shown_url
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, UsageError
 
 ENTRY_POINT_GROUP = "clarify_tui.agents"
 
 
-class PluginSpecError(ValueError):
+class PluginSpecError(UsageError):
     """A `py:` or `http://` spec that cannot be used: one line naming what is wrong."""
 
 
@@ -256,7 +256,7 @@ def parse_args(items: list[str], flag: str = "--agent-arg") -> dict[str, Any]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip().isidentifier():
-            raise ValueError(f"{flag} expects KEY=VALUE with a Python name as KEY, got '{item}'")
+            raise UsageError(f"{flag} expects KEY=VALUE with a Python name as KEY, got '{item}'")
         try:
             out[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
         except tomllib.TOMLDecodeError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from clarify_tui.argtypes import file_path, spec
+from clarify_tui.errors import UsageError
 
 
 def add_user(p: argparse.ArgumentParser) -> None:
@@ -45,7 +46,7 @@ def parse_overrides(items: list[str]) -> dict:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or "." not in key:
-            raise ValueError(f"--set expects ROLE.FIELD=VALUE, got '{item}'")
+            raise UsageError(f"--set expects ROLE.FIELD=VALUE, got '{item}'")
         try:
             value = tomllib.loads(f"v = {raw}")["v"]
         except tomllib.TOMLDecodeError:

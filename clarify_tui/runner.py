@@ -34,6 +34,7 @@ from clarify_tui.backends import agent_time_limit, close_backends, make_agent, m
 from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
+from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig, Session, Task
 from clarify_tui.results import InteractCompResult
 from clarify_tui.search.cache import CacheMode, CachedSearch
@@ -49,15 +50,15 @@ class RunStopped(RuntimeError):
     """The run stopped early: an endpoint (model or search) failed `stop_after_failures` calls in a row."""
 
 
-class NothingToResume(ValueError):
+class NothingToResume(UsageError):
     """--resume named a run the database does not have."""
 
 
-class RunSpecMismatch(ValueError):
+class RunSpecMismatch(UsageError):
     """--resume asked for a different benchmark, dataset, agent, mode, ... than the run has."""
 
 
-class ProvenanceMismatch(ValueError):
+class ProvenanceMismatch(UsageError):
     """--resume with other role settings, prompt files or dataset contents than the run has."""
 
 
@@ -134,7 +135,7 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
     a delta mixes clarification with search skill."""
     if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
         return
-    raise ValueError(
+    raise UsageError(
         f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "
         "--deep-search SPEC (e.g. scripted:direct-guess or openai:MODEL) or `spec` in [deep_search] of "
         f"clarify.toml ({FIXED_DEEP_SEARCH_RULE})"
@@ -168,7 +169,7 @@ def build_agent(spec: RunSpec, config_obj=None):
     from clarify_tui.agents.custom import PyAgent
 
     if not callable(getattr(spec.agent_object, "act", None)):
-        raise ValueError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
+        raise UsageError(f"{type(spec.agent_object).__name__} is not an agent (no act method)")
     return PyAgent(spec.agent, obj=spec.agent_object, config=config_obj, timeout=agent_time_limit(config_obj))
 
 

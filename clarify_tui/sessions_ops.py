@@ -16,6 +16,7 @@ from clarify_tui import trajectory
 from clarify_tui.agents.base import Agent
 from clarify_tui.annotation import append_note
 from clarify_tui.engine import Episode, build_episode
+from clarify_tui.errors import UsageError
 from clarify_tui.judges.base import Judge
 from clarify_tui.models import FINISHED_STATUSES, Session, SessionMode, Step, Task, now_iso
 from clarify_tui.search.base import SearchBackend
@@ -23,7 +24,7 @@ from clarify_tui.store import Store
 from clarify_tui.users.base import UserSimulator
 
 
-class ForkError(ValueError):
+class ForkError(UsageError):
     """The chosen step cannot be continued from (e.g. the session had already ended)."""
 
 

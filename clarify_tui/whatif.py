@@ -25,7 +25,7 @@ from typing import Any, Literal
 from clarify_tui.agents.base import Agent
 from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, UsageError
 from clarify_tui.metrics.common import bootstrap_mean_ci
 from clarify_tui.models import Action, ActionKind, Protocol, Session, Step
 from clarify_tui.store import Store
@@ -45,7 +45,7 @@ _POINT_KINDS = {"answer": {ActionKind.answer}, "search": {ActionKind.search},
                 "both": {ActionKind.answer, ActionKind.search}}
 
 
-class WhatIfError(ValueError):
+class WhatIfError(UsageError):
     """A what-if request that cannot be carried out (no such run, a person's sessions...)."""
 
 

@@ -1,8 +1,10 @@
 """The wall around Textual's internals (clarify_tui/tui/speed/, docs/textual-internals.md).
 
-- No module outside tui/speed/ imports a private Textual module or name, or reads a
-  private attribute it does not define itself (the campaign server's textual-serve
-  subclass keeps its own short list), or looks at the call stack.
+- No module outside tui/speed/ imports a private Textual module or name, reads a
+  private attribute it does not define itself, overrides a private member of a Textual
+  base class (a `_name` its class defines that a Textual class above it defines too), or
+  looks at the call stack. The campaign server's textual-serve subclass keeps its own
+  short list, which docs/textual-internals.md lists in full.
 - The speed-ups run only on the tested Textual versions (the range pyproject pins);
   outside it, or with CLARIFY_TUI_STOCK_TEXTUAL=1, the workbench runs on stock Textual
   classes and still opens every screen.
@@ -12,6 +14,9 @@
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -28,8 +33,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "clarify_tui"
 WALL = PACKAGE / "tui" / "speed"
 SERVER = PACKAGE / "campaign" / "server.py"
-SERVER_INTERNALS = {"_process_messages",  # textual_serve.server.Server's websocket loop (docs/textual-internals.md)
+SERVER_INTERNALS = {"_make_app",  # textual_serve.server.Server's routes, overridden (docs/textual-internals.md)
+                    "_process_messages",  # Server's websocket loop
                     "_process"}  # an AppService's app process, which textual-serve never waits for (campaign/server.py reap)
+DOCS = ROOT / "docs" / "textual-internals.md"
 
 
 def defined_here(tree: ast.AST) -> set[str]:
@@ -106,19 +113,162 @@ def private_uses(path: Path) -> list[str]:
     return found
 
 
+def _classes(body: list[ast.stmt]):
+    """The classes a module defines at its top level (also under `if`/`try`), each once."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            yield node
+        elif isinstance(node, (ast.If, ast.Try)):
+            yield from _classes(node.body + node.orelse + getattr(node, "finalbody", [])
+                                + [s for h in getattr(node, "handlers", []) for s in h.body])
+
+
+def _members(node: ast.ClassDef):
+    """(name, line) of each method and class attribute the class body defines."""
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield item.name, item.lineno
+        elif isinstance(item, ast.Assign):
+            for target in item.targets:
+                if isinstance(target, ast.Name):
+                    yield target.id, item.lineno
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            yield item.target.id, item.lineno
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def _load(path: Path):
+    """The module at `path`: the package's by its dotted name, any other file (a test's
+    sample) by its own spec."""
+    if PACKAGE in path.parents:
+        return importlib.import_module(_module_name(path))
+    spec = importlib.util.spec_from_file_location(f"_wall_sample_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _is_textual(cls: type) -> bool:
+    return cls.__module__.split(".")[0] in TEXTUAL
+
+
+def _classes_of(module) -> list[type]:
+    return [v for v in vars(module).values() if isinstance(v, type) and v.__module__ == module.__name__]
+
+
+@functools.cache
+def _package_classes() -> tuple[type, ...]:
+    """Every class the package defines at a module's top level (each module imported)."""
+    found: list[type] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name != "__main__.py":
+            found += _classes_of(_load(path))
+    return tuple(found)
+
+
+def _textual_after(classes) -> dict[type, list[type]]:
+    """For each class of ours, the Textual classes after it in the MRO of any of `classes`:
+    what its members override, also when it is a mixin (`class App(ShortCrash, App)`)."""
+    after: dict[type, list[type]] = {}
+    for cls in classes:
+        mro = cls.__mro__
+        for i, ours in enumerate(mro):
+            if _is_textual(ours) or ours is object:
+                continue
+            below = after.setdefault(ours, [])
+            below += [base for base in mro[i + 1:] if _is_textual(base) and base not in below]
+    return after
+
+
+def private_overrides(path: Path) -> list[str]:
+    """Each private member (`_name`, not `__dunder__`) that a class of the module defines
+    while a Textual class after it in some class's MRO defines it too: an override of
+    Textual's internals, which the attribute scan cannot see (defining
+    `_on_mouse_scroll_down` reads nothing). The modules are imported so that bases are
+    resolved through our own classes (`PlayScreen(LaidOutScreen)` overriding
+    `Screen._refresh_layout` is caught, and so is a mixin combined with a Textual class)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module = _load(path)
+    after = _textual_after((*_package_classes(), *_classes_of(module)))
+    where = path.relative_to(ROOT) if ROOT in path.parents else path.name
+    found = []
+    for node in _classes(tree.body):
+        cls = getattr(module, node.name, None)
+        if not isinstance(cls, type):
+            continue
+        for name, line in _members(node):
+            if not name.startswith("_") or (name.startswith("__") and name.endswith("__")):
+                continue
+            owner = next((base for base in after.get(cls, []) if name in vars(base)), None)
+            if owner is not None:
+                found.append(f"{where}:{line}: {node.name}.{name} overrides {owner.__name__}.{name}")
+    return found
+
+
+def _outside_the_wall() -> list[Path]:
+    return [path for path in sorted(PACKAGE.rglob("*.py"))
+            if WALL not in path.parents and path != SERVER and path.name != "__main__.py"]
+
+
 def test_no_private_textual_name_outside_the_wall():
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if WALL in path.parents or path == SERVER:
-            continue
+    for path in _outside_the_wall():
         found += private_uses(path)
     assert found == [], "private Textual names belong in clarify_tui/tui/speed/:\n" + "\n".join(found)
 
 
+def test_no_override_of_a_private_textual_member_outside_the_wall():
+    found = []
+    for path in _outside_the_wall():
+        found += private_overrides(path)
+    assert found == [], "overriding Textual's private members belongs in clarify_tui/tui/speed/:\n" + "\n".join(found)
+
+
 def test_the_campaign_server_touches_only_its_listed_textual_serve_internals():
     used = {line.rsplit(".", 1)[-1] for line in private_uses(SERVER) if ": ." in line}
+    overridden = {line.rsplit(".", 1)[-1] for line in private_overrides(SERVER)}
     imports = [line for line in private_uses(SERVER) if ": ." not in line]
-    assert imports == [] and used <= SERVER_INTERNALS, (imports, used - SERVER_INTERNALS)
+    assert imports == [] and used | overridden == SERVER_INTERNALS, (imports, used | overridden, SERVER_INTERNALS)
+
+
+def _touched(path: Path) -> set[str]:
+    """What the module reaches, as docs/textual-internals.md names it: a private module
+    (`textual.widgets._select`), a private attribute or an overridden member (`_size_updated`)."""
+    names = {line.rsplit(".", 1)[-1] for line in private_overrides(path)}
+    for line in private_uses(path):
+        what = line.split(": ", 1)[1]
+        if what.startswith("from "):
+            module, imported = what[len("from "):].split(" import ")
+            names |= {module if "._" in module else f"{module}.{n.strip()}" for n in imported.split(",")}
+        elif what.startswith("import "):
+            names.add(what[len("import "):])
+        elif what.startswith("."):
+            names.add(what[1:])
+        else:  # getattr(..., '_name')
+            names.add(what.split("'")[1])
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(WALL.glob("*.py")), ids=lambda p: p.name)
+def test_the_docs_list_every_private_name_the_wall_touches(path):
+    """Each module of the wall has a section of docs/textual-internals.md naming all it reaches."""
+    touched = _touched(path)
+    if not touched:
+        return
+    sections = DOCS.read_text(encoding="utf-8").split("\n## ")
+    section = next((s for s in sections if f"`speed/{path.name}`" in s.splitlines()[0]), "")
+    assert section, f"docs/textual-internals.md has no section for speed/{path.name}"
+    assert sorted(n for n in touched if n not in section) == []
+
+
+def test_the_docs_list_every_textual_serve_internal_the_server_touches():
+    text = DOCS.read_text(encoding="utf-8")
+    section = text.split("## The campaign server", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `\w+\.(_\w+)`", section, re.M))
+    assert listed == SERVER_INTERNALS, (listed, SERVER_INTERNALS)
 
 
 def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
@@ -147,6 +297,43 @@ def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
     assert sorted(found) == sorted(["from textual import _time", "from textual.widgets._header import HeaderTitle",
                                     "import textual._context", "._compositor", "._getframe", "._styles_cache",
                                     "getattr(..., '_layout_required')"])
+
+
+def test_the_scanner_sees_an_override_of_a_private_textual_member(tmp_path):
+    """What footer.py did unseen: a widget overriding Widget._on_mouse_scroll_down (also
+    through a class of our own in between, or as a mixin combined with a Textual class);
+    its own private names and public handlers pass."""
+    sample = tmp_path / "overrides.py"
+    sample.write_text(textwrap.dedent("""
+        from textual import events
+        from textual.widget import Widget
+
+        class Ours(Widget):
+            def _mine(self):
+                pass
+
+            def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+                pass
+
+        class Scrolls(Ours):
+            _cache_size = 3
+
+            def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+                pass
+
+            def __init__(self):
+                super().__init__()
+
+        class Mixin:
+            def _size_updated(self, *args):
+                pass
+
+        class Mixed(Mixin, Widget):
+            pass
+    """), encoding="utf-8")
+    found = [line.split(": ", 1)[1] for line in private_overrides(sample)]
+    assert found == ["Scrolls._on_mouse_scroll_down overrides Widget._on_mouse_scroll_down",
+                     "Mixin._size_updated overrides Widget._size_updated"]
 
 
 # ---- the tested range ------------------------------------------------------------------------

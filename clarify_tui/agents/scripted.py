@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 
 from clarify_tui.agent_view import AgentView
+from clarify_tui.errors import UsageError
 from clarify_tui.models import Action, ActionKind, Protocol, SearchHit
 from clarify_tui.text import content_words, mentions, overlap
 
@@ -86,7 +87,7 @@ class ScriptedAgent:
 
     def __init__(self, policy: str, seed: int | None = None) -> None:
         if policy not in POLICIES:
-            raise ValueError(f"unknown scripted policy '{policy}'; choose one of {', '.join(POLICIES)}")
+            raise UsageError(f"unknown scripted policy '{policy}'; choose one of {', '.join(POLICIES)}")
         self.policy = policy
         self.seed = seed
         self.spec = f"scripted:{policy}"

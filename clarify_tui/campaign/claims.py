@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from clarify_tui import db_errors
+from clarify_tui.errors import UsageError
 from clarify_tui.lease import is_zombie, pid_alive, process_id
 from clarify_tui.models import FINISHED_STATUSES, now_iso
 
@@ -101,9 +102,9 @@ class ClaimBook:
 
     def __init__(self, path: str | Path, campaign: Campaign, timeout: float = DEFAULT_TIMEOUT) -> None:
         if campaign.per_task < 1:
-            raise ValueError("--per-task must be at least 1")
+            raise UsageError("--per-task must be at least 1")
         if timeout <= 0:
-            raise ValueError("--claim-timeout must be positive")
+            raise UsageError("--claim-timeout must be positive")
         self.campaign = campaign
         self.timeout = timeout
         self.path = Path(path)
@@ -129,7 +130,7 @@ class ClaimBook:
                     [c.run, c.dataset, c.benchmark, c.per_task, c.seed, json.dumps(c.task_ids), now_iso()],
                 )
             elif (row[0], json.loads(row[1])) != (c.per_task, c.task_ids):
-                raise ValueError(
+                raise UsageError(
                     f"run '{c.run}' is already a campaign with {len(json.loads(row[1]))} tasks and "
                     f"--per-task {row[0]}; serve it with the same dataset, order and --per-task, or name a new run"
                 )

@@ -19,6 +19,8 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
+from clarify_tui.errors import UsageError
+
 ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}$")
 SIG_PARAM = "sig"
 
@@ -40,7 +42,7 @@ def load_secret(path: Path) -> bytes:
     except FileExistsError:
         secret = path.read_bytes()
         if len(secret) < 32:
-            raise ValueError(f"{path}: the signing secret is damaged (under 32 bytes); remove it to make a new one "
+            raise UsageError(f"{path}: the signing secret is damaged (under 32 bytes); remove it to make a new one "
                              "(every link given out stops working)") from None
         return secret
     with os.fdopen(fd, "wb") as out:
@@ -56,22 +58,22 @@ def read_names(path: Path) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ValueError(f"--annotators {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"--annotators {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"--annotators {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") \
+        raise UsageError(f"--annotators {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") \
             from None
     for number, line in enumerate(text.splitlines(), 1):
         name = line.strip()
         if not name or name.startswith("#"):
             continue
         if not ANNOTATOR.match(name):
-            raise ValueError(f"--annotators {path}, line {number}: '{name}' is not a usable name (letters, digits "
+            raise UsageError(f"--annotators {path}, line {number}: '{name}' is not a usable name (letters, digits "
                              "and _ . @ -, up to 40 characters)")
         if name in names:
-            raise ValueError(f"--annotators {path}, line {number}: '{name}' is listed twice")
+            raise UsageError(f"--annotators {path}, line {number}: '{name}' is listed twice")
         names.append(name)
     if not names:
-        raise ValueError(f"--annotators {path}: no names in it (one a line)")
+        raise UsageError(f"--annotators {path}: no names in it (one a line)")
     return names
 
 

@@ -31,14 +31,14 @@ from pathlib import Path
 from clarify_tui import db_errors
 from clarify_tui.atomic_write import remove_leftovers, temporary_name
 from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
-from clarify_tui.errors import StoreError
+from clarify_tui.errors import StoreError, UsageError
 from clarify_tui.store import SCHEMA_VERSION
 
 # table -> primary key columns (None: matched by every column but the local integer id)
 KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
 
 
-class ReleaseMismatch(ValueError):
+class ReleaseMismatch(UsageError):
     """Two inputs hold different contents for the same task id."""
 
 
@@ -66,7 +66,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         conn.execute("SELECT 1 FROM sessions LIMIT 1")
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise ValueError(f"{path} is not a clarify-tui database ({exc})") from None
+        raise UsageError(f"{path} is not a clarify-tui database ({exc})") from None
     version = db_errors.schema_version(conn)
     if version is not None and version > SCHEMA_VERSION:  # its columns may mean what we cannot tell: merged blind
         conn.close()
@@ -124,9 +124,9 @@ def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
     """Merge `inputs` into `out` (created if missing); see the module docstring.
     `pool`: copies of a run name are one run even when they are independent runs."""
     if out.is_dir():
-        raise ValueError(f"--out {out} is a directory; give the merged database's file name")
+        raise UsageError(f"--out {out} is a directory; give the merged database's file name")
     if out.resolve() in {p.resolve() for p in inputs}:
-        raise ValueError(f"--out {out} is also an input; write the merge to a new file")
+        raise UsageError(f"--out {out} is also an input; write the merge to a new file")
     sources: dict[str, sqlite3.Connection] = {}
     try:
         for p in inputs:

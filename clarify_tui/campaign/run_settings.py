@@ -14,6 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from clarify_tui.deviations import Setting, deviations, is_demo_dataset
+from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.provenance import changes, run_provenance
 
@@ -52,7 +53,7 @@ def record_campaign_run(store: Store, run: str, benchmarks: list[str], *, datase
     if row is not None and row.get("provenance"):
         changed = changes(json.loads(row["provenance"]), provenance)
         if changed:
-            raise ValueError(f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
+            raise UsageError(f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
                              "were played with the recorded ones; serve with those, or another --queue")
         return
     lines = (deviations(Setting(benchmark=benchmarks[0], agent=AGENT, user=user, search=search, judge=judge,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import TaskLimit, at_least, seconds, spec, take, task_limit
 from clarify_tui.campaign.claims import DEFAULT_TIMEOUT, Campaign, ClaimBook
+from clarify_tui.errors import UsageError
 from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import PROTOCOLS, Task
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user
@@ -35,13 +36,13 @@ def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: TaskLim
 
     tasks, problems = load_all(dataset, benchmark)
     if problems and not tasks:
-        raise ValueError("; ".join(problems))
+        raise UsageError("; ".join(problems))
     tasks = queue_order(take(tasks, limit), seed)
     if not tasks:
-        raise ValueError(f"no tasks in {dataset}: the campaign would be empty")
+        raise UsageError(f"no tasks in {dataset}: the campaign would be empty")
     ids = [t.id for t in tasks]
     if len(set(ids)) != len(ids):
-        raise ValueError("task ids repeat across benchmarks in this dataset; pass --benchmark")
+        raise UsageError("task ids repeat across benchmarks in this dataset; pass --benchmark")
     campaign = Campaign(run=run, task_ids=ids, per_task=per_task, dataset=str(dataset), benchmark=benchmark,
                         seed=seed)
     return campaign, tasks

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, get_args
 
 # the argparse types live below the commands (campaign.visitor's options use them too)
 from clarify_tui.argtypes import at_least, file_path, id_list, port, run_name, seconds, spec  # noqa: F401
+from clarify_tui.errors import UsageError
 from clarify_tui.paths import default_db_path
 from clarify_tui.task_rows import PROTOCOL_NAMES
 
@@ -57,7 +58,7 @@ def require_runs(store: Store, runs: list[str] | None) -> None:
     known = store.run_names()
     missing = [r for r in runs or [] if r not in known]
     if missing:
-        raise ValueError(f"no run {', '.join(repr(r) for r in missing)} in {store.path}; runs there: "
+        raise UsageError(f"no run {', '.join(repr(r) for r in missing)} in {store.path}; runs there: "
                          f"{', '.join(known) or 'none'}")
 
 

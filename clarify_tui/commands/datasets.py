@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from clarify_tui.commands.listing import add_format, emit
+from clarify_tui.errors import UsageError
 from clarify_tui.models import PROTOCOLS
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.action == "validate":
         if not args.path:
-            raise ValueError("datasets validate needs a PATH")
+            raise UsageError("datasets validate needs a PATH")
         problems = validate_dataset(args.path, args.benchmark)
         if not problems:
             console.print(f"[green]ok[/green]: {args.path} is valid")

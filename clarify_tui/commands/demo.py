@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, file_path, open_store, seconds
+from clarify_tui.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -46,7 +47,7 @@ def pick_task(task_id: str | None, dataset: str = "demo") -> Task:
     if task_id is None:
         tasks = load_tasks("discobench", dataset)
         if not tasks:
-            raise ValueError(f"no DiscoBench task in {dataset}")
+            raise UsageError(f"no DiscoBench task in {dataset}")
         return tasks[0]
     protocol, _, bare = task_id.rpartition(":")
     protocols = [protocol] if protocol else [p.value for p in Protocol]
@@ -58,7 +59,7 @@ def pick_task(task_id: str | None, dataset: str = "demo") -> Task:
         for task in tasks:
             if task.id == bare:
                 return task
-    raise KeyError(f"no task '{task_id}' in {dataset}")
+    raise NotFound(f"no task '{task_id}' in {dataset}")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -72,7 +73,7 @@ def main(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     for spec in (args.agent_a, args.agent_b):
         if spec == "human":
-            raise ValueError("ask-vs-guess plays two automatic agents; use `clarify-tui play --as agent` to play")
+            raise UsageError("ask-vs-guess plays two automatic agents; use `clarify-tui play --as agent` to play")
         make_agent(spec, config)  # a bad spec fails here, before the screen opens
     store = open_store(args)
     from clarify_tui.tui.browse import BrowseApp

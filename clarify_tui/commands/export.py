@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import names_a_folder
 from clarify_tui.atomic_write import OutputError, atomic_output, check_target
+from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
         return export_inspect(args)
     exporter = EXPORTERS.get(args.format)
     if exporter is None:
-        raise ValueError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
+        raise UsageError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
     if args.out:  # refused before the database is opened: --out may name it
         if names_a_folder(args.out):
             raise OutputError(f"--out {args.out} ends in '/': it names a folder, and --format {args.format} writes "
@@ -82,7 +83,7 @@ def check_holds_protocol(store: Store, format_: str, runs: list[str] | None) -> 
     if protocol is None or store.sessions(runs=runs, protocol=protocol):
         return
     where = f"run(s) {', '.join(runs)} of {store.path}" if runs else str(store.path)
-    raise ValueError(f"nothing to export: --format {format_} writes {protocol} sessions and {where} holds none; "
+    raise UsageError(f"nothing to export: --format {format_} writes {protocol} sessions and {where} holds none; "
                      "nothing was written")
 
 
@@ -93,7 +94,7 @@ def export_inspect(args: argparse.Namespace) -> int:
     from clarify_tui.exporters.inspect_eval import export_inspect as write
 
     if not args.out:
-        raise ValueError("export --format inspect writes one .eval log per run: give --out FOLDER")
+        raise UsageError("export --format inspect writes one .eval log per run: give --out FOLDER")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; export --format inspect writes one .eval log per run into a "

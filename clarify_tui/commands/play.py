@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import (BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, seconds,
                                          spec)
+from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -138,4 +139,4 @@ def check_before_screen(args: argparse.Namespace) -> None:
         rows = quick_rows(args.dataset, args.benchmark)  # None when they cannot be told cheaply: the screen says
         if rows is not None and not any(args.task in (row.id, row.key) for row in rows):  # as find_task
             shown = ", ".join(row.id for row in rows[:10]) + (", ..." if len(rows) > 10 else "")
-            raise ValueError(f"--task {args.task}: no such task in {args.dataset} (it has {len(rows)}: {shown})")
+            raise UsageError(f"--task {args.task}: no such task in {args.dataset} (it has {len(rows)}: {shown})")

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import task_limit
+from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
 
 if TYPE_CHECKING:
@@ -50,13 +51,13 @@ def status(args: argparse.Namespace) -> int:
         from clarify_tui.campaign.visitor import campaign_tasks
 
         if args.dataset is None:
-            raise ValueError(f"run '{args.run}' was not served with `clarify-tui serve` in {path}: "
+            raise UsageError(f"run '{args.run}' was not served with `clarify-tui serve` in {path}: "
                              "pass the queue's --dataset (and --benchmark / --limit / --shuffle)")
         campaign, _ = campaign_tasks(args.run, args.dataset, args.benchmark, args.limit, args.shuffle,
                                      args.per_task or 1)
     per_task = args.per_task or campaign.per_task
     if per_task < 1:
-        raise ValueError("--per-task must be at least 1")
+        raise UsageError("--per-task must be at least 1")
     report = campaign_status(path, args.run, campaign.task_ids, per_task)
     for line in report["duplicates"]:
         print(f"warning: {line}", file=sys.stderr)

@@ -25,7 +25,7 @@ def register(sub: Subparsers) -> None:
 
 def main(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=True)
-    session = store.session(args.session_id)  # KeyError (no such / ambiguous id) -> exit 2
+    session = store.session(args.session_id)  # NotFound (no such / ambiguous id) -> exit 2
     from clarify_tui.tui.browse import BrowseApp
 
     app = BrowseApp(store, start="replay", session_id=session.id, pace=args.pace)

@@ -41,9 +41,10 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import paper_report
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
+    from clarify_tui.errors import UsageError
 
     if args.whatif and args.by != "run":
-        raise ValueError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
+        raise UsageError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
     store = open_store(args, must_exist=True)
     sweep = sweep_cells(args, store) if args.sweep else None
     cells = sweep.cells if sweep is not None else None
@@ -56,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     if args.runs:
         missing = [r for r in args.runs if not any(s.run == r for s in sessions)]
         if missing:
-            raise ValueError(f"--run: no sessions in {store.path} for {', '.join(missing)}")
+            raise UsageError(f"--run: no sessions in {store.path} for {', '.join(missing)}")
     if not sessions:
         print("no sessions match", file=sys.stderr)
         return 1

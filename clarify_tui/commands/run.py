@@ -10,6 +10,7 @@ from rich.console import Console
 
 from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
+from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.compat import DEFAULT_COMPAT, strict_note
@@ -251,17 +252,22 @@ def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def check_flag_pairs(args: argparse.Namespace) -> None:
-    """Flags that mean nothing without another (refused, as they would be ignored unsaid)."""
+    """Flags that mean nothing without another, or nothing in a batch run (refused, as they
+    would be ignored unsaid or wait for ever)."""
     if args.retry_errored and not args.resume:
-        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+        raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if args.resume and not args.run_name:  # the default name holds the time: it never names a run to continue
-        raise ValueError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
+        raise UsageError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
     if args.agent_args and not args.agent.startswith("py:"):
-        raise ValueError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
+        raise UsageError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
     if args.forced_asks is not None and args.mode not in (None, "forced_ask"):
         # it used to turn --mode full into forced_ask unsaid (another experiment than the one asked for)
-        raise ValueError(f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
+        raise UsageError(f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
                          "(drop --forced-asks, or give --mode forced_ask)")
+    for role in ("agent", "user"):  # api.run refuses it too (a ValueError there, for Python callers)
+        if getattr(args, role).split(":")[0] == "human":  # a batch run has nobody at the keyboard
+            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
@@ -270,7 +276,7 @@ def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
         return
     rounds = config.max_rounds or 10
     if rounds < config.forced_asks + 1:
-        raise ValueError(
+        raise UsageError(
             f"--mode forced_ask needs --max-rounds >= --forced-asks + 1 ({config.forced_asks} asks + 1 answer "
             f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
             f"with --forced-asks {config.forced_asks}"

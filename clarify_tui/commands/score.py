@@ -1,7 +1,7 @@
 """`clarify-tui score`: every metric of the three papers over saved sessions.
 
 `--format table` prints a rich table per benchmark (metrics as rows, groups as columns),
-`json` the object of DESIGN.md, `csv` one row per group with dotted column names.
+`json` the object of metrics/report.py (ScoreReport), `csv` one row per group with dotted column names.
 `--from-export FILE` scores an `export --format jsonl` file instead of the database, with
 the same numbers (docs/scoring.md).
 """

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import at_least
 from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
+from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.links import Signer
@@ -75,9 +76,9 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.models import PROTOCOLS
 
     if args.token is not None and len(args.token) < 8:
-        raise ValueError("--token must be at least 8 characters")
+        raise UsageError("--token must be at least 8 characters")
     if args.annotators is not None and args.token is not None:
-        raise ValueError("--annotators gives each annotator a signed link instead of the shared --token; give one")
+        raise UsageError("--annotators gives each annotator a signed link instead of the shared --token; give one")
     db = db_path(args).resolve()
     names = read_names(args.annotators) if args.annotators is not None else None
     _check_port(args.host, args.port)  # before the database is made: a bad address leaves no file behind
@@ -197,9 +198,9 @@ def _check_port(host: str, port: int) -> None:
     try:
         socket.getaddrinfo(host, port)
     except (OSError, UnicodeError) as exc:
-        raise ValueError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}; check --host") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}; check --host") from None
     try:
         with socket.create_server((host, port), reuse_port=False):
             pass
     except OSError as exc:
-        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another --port") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another --port") from None

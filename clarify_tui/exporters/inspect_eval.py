@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.errors import UsageError
 from clarify_tui.exporters.counted import counted_once
 from clarify_tui.exporters.inspect_events import Transcript, add_usage
 from clarify_tui.exporters.inspect_events import build as transcript
@@ -37,7 +38,7 @@ HEADLINE = {"interactcomp": "accuracy", "discobench": "accuracy", "cts": "restor
 EXPORTED_STATUSES = ("completed", "errored")
 
 
-class InspectMissing(ValueError):
+class InspectMissing(UsageError):
     """Inspect AI is not installed."""
 
 

@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
+from clarify_tui.errors import UsageError
 from clarify_tui.exporters.counted import counted_once
 from clarify_tui.harness_history import ERRORED_MESSAGE, parse_action_text, render_history
 from clarify_tui.llm import ic_reference
@@ -149,7 +150,7 @@ def export_interactcomp_csv(
     tasks = {s.id: store.task_for(s.id) for s in sessions}
     sealed = [s.task_id for s in sessions if canary_of(tasks[s.id]) is not None]
     if sealed and not include_hidden:
-        raise ValueError(
+        raise UsageError(
             f"{len(sealed)} session(s) (task {sealed[0]}, ...) are from an encrypted release: this format writes "
             "the question and gold answer in plain text; pass --include-hidden to write them anyway"
         )

@@ -16,12 +16,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import provenance_deviations, settings_deviations
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
 from clarify_tui.results import RESULT_MODELS, parse_result
 
 
-class ExportError(ValueError):
+class ExportError(UsageError):
     """A line of the file is not a session record of `export --format jsonl`."""
 
 

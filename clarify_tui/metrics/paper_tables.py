@@ -32,6 +32,7 @@ from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, is_orig
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup, score_sessions
 from clarify_tui.metrics.table_rows import group_label
+from clarify_tui.errors import UsageError
 
 NA = "–"  # the papers' empty cell
 ORIG = "orig"  # the CTS baseline's row label (paper 001 Table 2)
@@ -152,7 +153,7 @@ def build_tables(
 ) -> list[PaperTable]:
     """Every paper table the selection has sessions for, in the order IC, DiscoBench, CTS."""
     if by not in ("run", "agent"):
-        raise ValueError("--by must be run or agent")
+        raise UsageError("--by must be run or agent")
     tables: list[PaperTable] = []
     ic = [s for s in sessions if s.protocol == "interactcomp"]
     if ic:

@@ -2,7 +2,7 @@
 
 `score(store, runs=..., benchmark=..., by="run", judge=None)` returns
 `{"groups": [{"key": {by: value}, "benchmark": B, "n_sessions": N, "metrics": {...}}]}`
-with the metric names of DESIGN.md. `n_sessions` counts the sessions the metrics are
+with the metric names of METRIC_INPUTS below. `n_sessions` counts the sessions the metrics are
 computed over; sessions left out (errored, abandoned, running, unjudged) are counted
 inside `metrics`.
 """
@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any, TypedDict
 
+from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
 from clarify_tui.metrics.discobench import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
@@ -28,7 +29,7 @@ class ScoreGroup(TypedDict):
     """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
     is None for automated sessions grouped by annotator; `"role"` joins it when that value's
     sessions mix roles, metrics/roles.py), its benchmark, the sessions the
-    metrics are computed over, and the metrics by their DESIGN.md names (values are
+    metrics are computed over, and the metrics by their names (METRIC_INPUTS; values are
     numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
 
     key: dict[str, Any]
@@ -84,7 +85,7 @@ def group_sessions(
     unless the sessions of one value have several roles (metrics/roles.py): a person's
     sessions, stepped ones and automated ones are then groups of their own, never one number."""
     if by not in GROUP_BY:
-        raise ValueError(f"--by must be one of: {', '.join(GROUP_BY)}")
+        raise UsageError(f"--by must be one of: {', '.join(GROUP_BY)}")
     by_value: dict[tuple[str, Any], list[ScoredSession]] = {}
     for s in sessions:
         by_value.setdefault((s.protocol, s.key(by)), []).append(s)

@@ -1,8 +1,8 @@
 """A session's role: who acted in it, read from its stored `mode`.
 
 Why: a person's sessions, an agent stepped or edited by a person and an agent left alone
-are different experiments; one number over them means nothing (DESIGN.md: "A person's
-sessions are counted by role (agent or user) and never pooled with automated ones").
+are different experiments; one number over them means nothing: a person's sessions
+are counted by role (agent or user) and never pooled with automated ones (docs/scoring.md).
 The role is part of a session's counting identity (metrics/once.py) and splits a score
 group whose sessions have several (metrics/report.py). The mode is written when the
 session starts (`play --as agent|user`, a replay fork played by a person) and becomes

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from clarify_tui.atomic_write import atomic_output
-from clarify_tui.errors import BackendError
+from clarify_tui.errors import BackendError, UsageError
 from clarify_tui.models import SearchHit, Usage, now_iso
 from clarify_tui.search.base import SearchBackend, SearchResult
 
@@ -102,7 +102,7 @@ class CachedSearch:
         """`write_db`: a connection of its own for filling the cache from a worker thread,
         so a database locked by another process never stalls the event loop (batch runs)."""
         if mode not in ("record", "replay", "off"):
-            raise ValueError(f"search cache mode must be record, replay or off, not {mode!r}")
+            raise UsageError(f"search cache mode must be record, replay or off, not {mode!r}")
         self.backend = backend
         self.db = db
         self.mode = mode
@@ -215,9 +215,9 @@ def read_cache_file(path: Path) -> list[dict]:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         at = exc.object[: exc.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{at}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from exc
+        raise UsageError(f"{path}:{at}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from exc
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -226,11 +226,11 @@ def read_cache_file(path: Path) -> list[dict]:
             kind, backend, query, params = entry["kind"], entry["backend"], entry["query"], entry["params"]
             response = entry["response"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a search cache entry ({exc})") from exc
+            raise UsageError(f"{path}:{number}: not a search cache entry ({exc})") from exc
         except RecursionError:  # 100,000 nested brackets
-            raise ValueError(f"{path}:{number}: not a search cache entry (nested too deeply)") from None
+            raise UsageError(f"{path}:{number}: not a search cache entry (nested too deeply)") from None
         if kind not in ("search", "visit") or not isinstance(params, dict):
-            raise ValueError(f"{path}:{number}: not a search cache entry (kind {kind!r})")
+            raise UsageError(f"{path}:{number}: not a search cache entry (kind {kind!r})")
         rows.append(
             {"key": cache_key(kind, backend, query, params), "kind": kind, "backend": backend, "query": query,
              "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),

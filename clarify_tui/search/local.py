@@ -11,6 +11,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from clarify_tui.errors import UsageError
 from clarify_tui.models import SearchHit
 from clarify_tui.paths import corpus_dir
 from clarify_tui.search.base import SearchResult
@@ -20,7 +21,7 @@ TITLE_WEIGHT = 3.0
 CONTENT_WEIGHT = 1.0
 
 
-class CorpusError(ValueError):
+class CorpusError(UsageError):
     """A corpus file line that is not a valid document."""
 
 

@@ -18,6 +18,7 @@ import copy
 import json
 from typing import Any
 
+from clarify_tui.errors import UsageError
 from clarify_tui.models import Task
 from clarify_tui.tasks.interactcomp import decrypt_field, encrypt_field
 
@@ -73,7 +74,7 @@ def open_dict(data: dict[str, Any]) -> Task:
     if seal is None:
         return Task.model_validate(data)
     if seal.get("scheme") != SCHEME:
-        raise ValueError(f"task {data.get('id')!r} is sealed with an unknown scheme {seal.get('scheme')!r}")
+        raise UsageError(f"task {data.get('id')!r} is sealed with an unknown scheme {seal.get('scheme')!r}")
     plain = copy.deepcopy({k: v for k, v in data.items() if k != SEALED_KEY})  # the caller's data stays sealed
     canary = seal["canary"]
     for path in seal.get("fields") or []:

@@ -14,8 +14,10 @@ import os
 import sys
 from typing import Any
 
+from clarify_tui.errors import UsageError
 
-class NoTerminal(ValueError):
+
+class NoTerminal(UsageError):
     """A screen was asked for where there is no terminal to draw it on."""
 
 

@@ -13,6 +13,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
+from clarify_tui.errors import UsageError
 from clarify_tui.models import Checkpoint, Task, Usage
 from clarify_tui.text import mentions
 from clarify_tui.users.base import IDK, NO, YES, UserReply
@@ -38,7 +39,7 @@ class HumanUser:
 
     def submit(self, text: str) -> None:
         if self.pending and self.pending.kind == "interactcomp" and text not in INTERACTCOMP_REPLIES:
-            raise ValueError(f"InteractComp replies must be one of: {', '.join(INTERACTCOMP_REPLIES)}")
+            raise UsageError(f"InteractComp replies must be one of: {', '.join(INTERACTCOMP_REPLIES)}")
         self._replies.put_nowait(text)
 
     async def _wait(self, request: ReplyRequest) -> UserReply:

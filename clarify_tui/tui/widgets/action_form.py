@@ -25,6 +25,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
+from clarify_tui.errors import UsageError
 from clarify_tui.models import Action, ActionKind
 
 PLACEHOLDER = {
@@ -45,7 +46,7 @@ def resolve_visit(action: Action, steps) -> Action:
     hits = searches[-1].observation.hits if searches else []
     n = int(text)
     if not 1 <= n <= len(hits):
-        raise ValueError(f"No result {n}: the last search has {len(hits)} result(s)." if searches
+        raise UsageError(f"No result {n}: the last search has {len(hits)} result(s)." if searches
                          else "No search yet: type a url, or search first and visit a result by number.")
     return action.model_copy(update={"text": hits[n - 1].url})
 
@@ -61,7 +62,7 @@ def parse_confidence(typed: str) -> float | None:
     except ValueError:
         value = float("nan")
     if not 0 <= value <= 100:  # nan fails too
-        raise ValueError(f"Confidence must be a number from 0 to 100, not '{typed.strip()}'; "
+        raise UsageError(f"Confidence must be a number from 0 to 100, not '{typed.strip()}'; "
                          "type it again (or leave it empty for none).")
     return value
 

@@ -253,8 +253,10 @@ class Footer(Widget, can_focus=False):
             event.stop()
             event.prevent_default()
 
-    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+    # Public handlers, not overrides of Widget's private `_on_mouse_scroll_*` (as Textual's own
+    # Footer has): Textual calls both, ours first, and `prevent_default` above skips Widget's.
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         self._scroll_by(4, event)
 
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self._scroll_by(-4, event)

@@ -10,63 +10,33 @@ Opening a Store creates the file and schema; nothing happens at import time.
 API keys never reach it: only specs (e.g. `openai:gpt-4o`) and model names are stored.
 A bad file (see db_errors) is refused with a StoreError before anything is written;
 `readonly=True` opens an existing file without writing (score on a read-only copy).
+
+The file's shape (tables, added columns, version checks) is `store/schema.py`; how a
+session, a step and a task become rows and back is `store/rows.py`; this module runs the
+queries and serialises the writes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
-import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from clarify_tui import db_errors, lease
-from clarify_tui.errors import StoreError
-from clarify_tui.redaction import redact
+from clarify_tui.errors import NotFound
+from clarify_tui.store import schema
+from clarify_tui.store.rows import field_text, session_from_row, session_row, step_from_row, step_row, task_key
+from clarify_tui.store.schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:  # imported where used: opening a store builds no pydantic models (the TUI's first paint)
     import sqlite_utils
 
     from clarify_tui.models import Session, Step, Task
 
-SCHEMA_VERSION = 1
-
-# The tables as sqlite-utils created them before (same column types, same quoting), so old
-# and new files look alike to every reader, merge included.
-_TABLES = {
-    "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
-    "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT',
-             '"run_id" TEXT'),
-    "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
-    "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
-                 '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
-                 '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
-                 '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
-                 '"finished_at" TEXT', '"counterfactual" TEXT', '"epoch" INTEGER'),
-    "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
-              '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
-              '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
-              '"retries" INTEGER', '"retry_cause" TEXT', 'PRIMARY KEY ("session_id", "idx")'),
-    "judgments": ('"id" INTEGER PRIMARY KEY', '"session_id" TEXT', '"judge" TEXT', '"kind" TEXT', '"verdict" TEXT',
-                  '"created_at" TEXT'),
-}
-# columns added after the first release: older files lack them
-_ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
-                  "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
-                  "runs": (("provenance", "TEXT"), ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
-                           ("run_id", "TEXT"))}
-_INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
-            "idx_judgments_session_id": ("judgments", '"session_id"')}
-
-
-def task_key(task: Task) -> str:
-    """The snapshot key: protocol, id and a hash of the content actually used."""
-    digest = hashlib.sha256(task.model_dump_json().encode()).hexdigest()[:16]
-    return f"{task.protocol.value}:{task.id}:{digest}"
+__all__ = ["SCHEMA_VERSION", "Store", "task_key"]
 
 
 class Store:
@@ -130,19 +100,7 @@ class Store:
                               list(row.values()))
 
     def _check_version(self) -> None:
-        """Refuse, before anything is written, a newer schema, another application's
-        database, and (for readers) a file with no tables at all."""
-        why = db_errors.foreign(self.conn, self.path)
-        if why:
-            raise StoreError(why)
-        if self._existing and not self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
-            raise StoreError(f"{self.path} holds no clarify-tui data (an empty file); nothing was changed, pass --db FILE")
-        version = db_errors.schema_version(self.conn)
-        if version is not None and version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
-                "Upgrade clarify-tui (nothing was changed)."
-            )
+        schema.check(self.conn, self.path, self._existing)
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
@@ -153,27 +111,10 @@ class Store:
     # ---- schema ----------------------------------------------------------------------
 
     def _create_schema(self) -> None:
-        conn = self.conn
-        for table, columns in _TABLES.items():
-            conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (\n   ' + ",\n   ".join(columns) + "\n)")
-        for table, added in _ADDED_COLUMNS.items():
-            have = self._columns(table)
-            for column, kind in added:
-                if column not in have:
-                    try:
-                        conn.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind}')
-                    except sqlite3.OperationalError as exc:  # another process opening the file added it first
-                        if "duplicate column name" not in str(exc):
-                            raise
-        # written on every writable open: a file another process holds locked fails here, at once
-        self._upsert("meta", {"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk=("key",))
-        lease.ensure_table(conn)
-        for name, (table, indexed) in _INDEXES.items():
-            conn.execute(f'CREATE INDEX IF NOT EXISTS "{name}"\n    ON "{table}" ({indexed})')
-        conn.commit()
+        schema.create(self.conn, self._columns)
 
     def _columns(self, table: str) -> set[str]:
-        return {row[1] for row in self.conn.execute(f'PRAGMA table_info("{table}")')}
+        return schema.columns(self.conn, table)
 
     # ---- writing (the engine's StepSink) ----------------------------------------------
 
@@ -196,7 +137,7 @@ class Store:
         # run_id: tells this run from an independent one of the same name (campaign/run_identity.py);
         # kept on --resume, since the row is only written once
         row = {"name": name, "created_at": now_iso(), "run_id": uuid.uuid4().hex,
-               **{k: _text(v) for k, v in fields.items()}}
+               **{k: field_text(v) for k, v in fields.items()}}
         with self._writing():
             self._insert("runs", row, ignore=True)
 
@@ -205,25 +146,7 @@ class Store:
         self._write_session(session, key)
 
     def add_step(self, session: Session, step: Step) -> None:
-        row = {
-            "session_id": session.id,
-            "idx": step.index,
-            "actor": step.actor,
-            "kind": step.action.kind.value,
-            "input": step.action.summary(),
-            "action": step.action.model_dump_json(),
-            "output": redact(step.observation.model_dump_json()),
-            "tokens_in": step.tokens_in,
-            "tokens_out": step.tokens_out,
-            "cost_usd": step.cost_usd,
-            "latency_ms": step.latency_ms,
-            "model": step.model,
-            "error": redact(step.error),
-            "state": json.dumps(step.state.stored()),
-            "created_at": step.created_at,
-            "retries": step.retries,
-            "retry_cause": redact(step.retry_cause),
-        }
+        row = step_row(session.id, step)
         with self._writing():
             self._upsert("steps", row, pk=("session_id", "idx"))
 
@@ -234,12 +157,7 @@ class Store:
         self._write_session(session)
 
     def _write_session(self, session: Session, task_key_: str | None = None) -> None:
-        row = session.model_dump(mode="json")
-        row["error"] = redact(row["error"])  # a server's 401 may quote the key it was sent (redaction.py)
-        row["config"] = json.dumps(row["config"])
-        row["result"] = json.dumps(row["result"])
-        row["counterfactual"] = json.dumps(row["counterfactual"]) if row["counterfactual"] else None
-        row["protocol"] = session.protocol.value
+        row = session_row(session)
         with self._writing():
             if task_key_ is None:
                 existing = self.conn.execute("SELECT task_key FROM sessions WHERE id=?", [session.id]).fetchone()
@@ -281,37 +199,25 @@ class Store:
             params.append(status)
         sql = "SELECT * FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY created_at, id"
-        return [self._session(row) for row in self._rows(sql, params)]
+        return [session_from_row(row) for row in self._rows(sql, params)]
 
     def session(self, session_id: str) -> Session:
         rows = list(self._rows("SELECT * FROM sessions WHERE id = ? OR id LIKE ?", [session_id, session_id + "%"]))
         if not rows:
-            raise KeyError(f"no session '{session_id}' in {self.path}")
+            raise NotFound(f"no session '{session_id}' in {self.path}")
         if len(rows) > 1:
-            raise KeyError(f"'{session_id}' matches {len(rows)} sessions; give more of the id")
-        return self._session(rows[0])
-
-    @staticmethod
-    def _session(row: dict) -> Session:
-        from clarify_tui.models import Session
-
-        row = dict(row)
-        row.pop("task_key", None)
-        row["config"] = json.loads(row["config"] or "{}")
-        row["result"] = json.loads(row["result"] or "{}")
-        if row.get("counterfactual"):
-            row["counterfactual"] = json.loads(row["counterfactual"])
-        return Session.model_validate({k: v for k, v in row.items() if v is not None})
+            raise NotFound(f"'{session_id}' matches {len(rows)} sessions; give more of the id")
+        return session_from_row(rows[0])
 
     def steps(self, session_id: str) -> list[Step]:
         rows = self._rows("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session_id])
-        return [self._step(r) for r in rows]
+        return [step_from_row(r) for r in rows]
 
     def steps_by_session(self, session_ids: Iterable[str] | None = None) -> dict[str, list[Step]]:
         """All steps grouped by session, in one query (metrics over thousands of sessions)."""
         out: dict[str, list[Step]] = {}
         for r in self._rows("SELECT * FROM steps ORDER BY session_id, idx"):
-            out.setdefault(r["session_id"], []).append(self._step(r))
+            out.setdefault(r["session_id"], []).append(step_from_row(r))
         if session_ids is not None:
             wanted = set(session_ids)
             out = {k: v for k, v in out.items() if k in wanted}
@@ -320,28 +226,6 @@ class Store:
     def step_counts(self) -> dict[str, int]:
         """How many steps each session has, without reading them (the sessions lists)."""
         return dict(self.conn.execute("SELECT session_id, COUNT(*) FROM steps GROUP BY session_id").fetchall())
-
-    @staticmethod
-    def _step(r: dict) -> Step:
-        from clarify_tui.models import Action, Observation, Step
-        from clarify_tui.results import EpisodeState
-
-        return Step(
-            index=r["idx"],
-            actor=r["actor"],
-            action=Action.model_validate_json(r["action"]),
-            observation=Observation.model_validate_json(r["output"]),
-            tokens_in=r["tokens_in"] or 0,
-            tokens_out=r["tokens_out"] or 0,
-            cost_usd=r["cost_usd"],  # NULL: an unpriced model's call
-            latency_ms=r["latency_ms"] or 0.0,
-            model=r["model"],
-            error=r["error"],
-            state=EpisodeState.model_validate_json(r["state"] or "{}"),
-            created_at=r["created_at"],
-            retries=r.get("retries") or 0,
-            retry_cause=r.get("retry_cause"),
-        )
 
     def task_for(self, session_id: str) -> Task:
         row = self.conn.execute(
@@ -427,9 +311,3 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
-
-
-def _text(value: Any) -> Any:
-    if isinstance(value, (dict, list)):
-        return json.dumps(value)
-    return value
