@@ -143,10 +143,10 @@ def prepare_run(
     if not isinstance(agent, str):
         agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
     if epochs < 1:
-        raise ValueError(f"--epochs must be at least 1, got {epochs}")
+        raise UsageError(f"--epochs must be at least 1, got {epochs}")
     for role, role_spec in (("agent", agent), ("user", user)):
         if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise ValueError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
+            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
                              f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
     episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
     tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
@@ -216,7 +216,7 @@ def run(
     from clarify_tui.store import Store
 
     if retry_errored and not resume:
-        raise ValueError("--retry-errored continues a run: give --resume (and --run NAME) too")
+        raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     prepared = prepare_run(
         benchmark, agent, dataset=dataset, user=user, search=search, judge=judge, db=db, name=name,
         concurrency=concurrency, limit=limit, task_ids=task_ids, epochs=epochs, seed=seed,

@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, at_least, file_path, open_store, require_runs, run_name
+from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -41,7 +42,6 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import paper_report
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
-    from clarify_tui.errors import UsageError
 
     if args.whatif and args.by != "run":
         raise UsageError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
@@ -79,12 +79,12 @@ def sweep_cells(args: argparse.Namespace, store: Store) -> Sweep:
     from clarify_tui.commands.sweep import read_sweep
 
     if args.runs or args.by != "run":
-        raise ValueError("--sweep chooses the runs and the rows (a row per agent): drop --run and --by")
+        raise UsageError("--sweep chooses the runs and the rows (a row per agent): drop --run and --by")
     sweep = read_sweep(args.sweep)
     known = set(store.run_names())
     cells = [c for c in sweep.cells if c.name in known]
     if not cells:
-        raise ValueError(f"no cell of the sweep {sweep.name} ({args.sweep}) in {store.path}: play it with "
+        raise UsageError(f"no cell of the sweep {sweep.name} ({args.sweep}) in {store.path}: play it with "
                          f"`clarify-tui sweep {args.sweep} --db {store.path}` (or merge its shards)")
     args.runs = [c.name for c in cells]
     sweep.cells = cells

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 
+from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import add_db, at_least, db_path, file_path
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def cell_args(parser: argparse.ArgumentParser, cell: Cell) -> argparse.Namespace
     """The cell as `run` would read it; a value `run` refuses is refused naming the cell."""
 
     def refuse(message: str) -> NoReturn:
-        raise ValueError(f"cell {cell.name}: {message}")
+        raise UsageError(f"cell {cell.name}: {message}")
 
     parser.error = refuse  # type: ignore[method-assign]  # argparse would print run's usage and exit
     return parser.parse_args(cell.argv())
@@ -149,7 +150,7 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
             stray = other_benchmarks_flags(a)
             if stray:
                 flags = ", ".join(f"{flag} ({owner} only)" for flag, owner in stray)
-                raise ValueError(f"{flags} does not apply to {a.benchmark}; set it under [sweep.{_owner_key(stray)}] "
+                raise UsageError(f"{flags} does not apply to {a.benchmark}; set it under [sweep.{_owner_key(stray)}] "
                                  "so it reaches only that benchmark's cells")
             if a.compat is not None and (idle := compat_changes_nothing(a)):
                 console.print(f"warning: cell {cell.name}: --compat {a.compat} {idle}", markup=False, highlight=False)
@@ -161,7 +162,7 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
                 agent_args=parse_args(a.agent_args), argv=[*getattr(args, "argv", []), f"(cell {cell.name})"],
             )
         except ValueError as exc:
-            raise ValueError(f"cell {cell.name}: {exc}") from None
+            raise UsageError(f"cell {cell.name}: {exc}") from None
         prepared.spec.run_id = cell.run_id
         out.append((cell, prepared))
     return out

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.errors import UsageError
+
 ROLE_KEYS = {"benchmarks": "benchmark", "agents": "agent", "users": "user", "judges": "judge"}
 LIST_VALUED = ("set", "agent_arg")  # repeatable `run` flags: a list is their values, not an axis
 NOT_IN_A_SWEEP = {
@@ -51,7 +53,7 @@ NOT_IN_A_SWEEP = {
 RUN_ID_NAMESPACE = uuid.UUID("5b0f1d52-8a7e-4c1b-9d3e-2f6a0c7e91aa")  # fixed: run ids must not change
 
 
-class SweepFileError(ValueError):
+class SweepFileError(UsageError):
     """The sweep file cannot be read as a matrix of runs."""
 
 
