@@ -1,0 +1,93 @@
+"""Small truths a person reads at 80×24 (issue 30): an answer's icon follows its verdict,
+counts are singular when they are one, every key listed under `?` does something or
+says why not, and `?` and the command palette start from the screen in front."""
+
+from __future__ import annotations
+
+import pytest
+
+from clarify_tui.models import EpisodeConfig
+from clarify_tui.search.local import LocalSearch
+from clarify_tui.store import Store
+from clarify_tui.tui import glyphs
+from clarify_tui.tui.app import ClarifyApp
+from clarify_tui.tui.browse import BrowseApp
+from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded
+from tests.conftest import CTS, DISCO, DOCS, IC
+from tests.test_tui import Messages, type_text
+
+SMALL = (80, 24)
+RIGHT, WRONG, UNJUDGED = (glyphs.EMOJI[k] for k in ("answer-right", "answer-wrong", "answer"))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "truths.db")
+    yield s
+    s.close()
+
+
+def shown(app) -> str:
+    """The terminal's text, as a person reads it (the screen in front, dialogs included)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def notes(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def answer_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if " answer " in line and "#" in line]
+
+
+def play_app(store, **kwargs) -> ClarifyApp:
+    return ClarifyApp(tasks=[IC, DISCO, CTS], store=store, search=LocalSearch(DOCS), **kwargs)
+
+
+# ---- an answer's icon ------------------------------------------------------------------
+
+
+async def test_answer_icons_follow_the_verdict_in_replay_checkpoints_included(store):
+    """A stored DiscoBench session: a wrong checkpoint answer and a wrong final answer are
+    drawn wrong (the final verdict is the judge step's: the answer step holds none)."""
+    hook = Messages()
+    app = play_app(store, task_id="d1", as_="agent")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        for answer in ("My Time at Portia", "Focus Entertainment"):  # CP1 wrong, final right
+            await pilot.press("enter")
+            await type_text(pilot, answer)
+            await pilot.press("enter")
+            await hook.next(AgentTurnStarted if answer == "My Time at Portia" else SessionEnded)
+        sid = app.screen.driver.session.id
+    app = BrowseApp(store, start="replay", session_id=sid)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("home")
+        await pilot.pause()
+        lines = answer_lines(shown(app))
+    assert len(lines) == 2, lines
+    assert WRONG in lines[0] and "Portia" in lines[0] and RIGHT not in lines[0]
+    assert RIGHT in lines[1] and "Focus" in lines[1]
+
+
+async def test_a_human_agents_answer_is_unjudged_until_the_end(store):
+    """Playing the agent, a checkpoint answer's verdict is hidden: its card may not say right."""
+    hook = Messages()
+    app = play_app(store, task_id="d1", as_="agent")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.press("enter")
+        await type_text(pilot, "My Time at Portia")
+        await pilot.press("enter")
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        lines = answer_lines(shown(app))
+        assert len(lines) == 1 and UNJUDGED in lines[0], lines
+        assert RIGHT not in lines[0] and WRONG not in lines[0]
+        await pilot.press("enter")
+        await type_text(pilot, "Team17")
+        await pilot.press("enter")
+        await hook.next(SessionEnded)
+        await pilot.pause()
+        lines = answer_lines(shown(app))
+    assert [WRONG in line for line in lines] == [True, True], lines
