@@ -4,20 +4,21 @@ says why not, and `?` and the command palette start from the screen in front."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
-from clarify_tui.tui import glyphs
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded
 from tests.conftest import CTS, DISCO, DOCS, IC
-from tests.test_tui import Messages, type_text
+from tests.test_tui import Messages, settle, type_text
 
 SMALL = (80, 24)
-RIGHT, WRONG, UNJUDGED = (glyphs.EMOJI[k] for k in ("answer-right", "answer-wrong", "answer"))
+RIGHT, WRONG, UNJUDGED = "✅", "❌", "📝"  # glyphs.EMOJI: right, wrong, not judged (yet)
 
 
 @pytest.fixture
@@ -37,7 +38,8 @@ def notes(app) -> list[str]:
 
 
 def answer_lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if " answer " in line and "#" in line]
+    """The head lines of the agent's answer cards."""
+    return [line for line in text.splitlines() if re.search(r"#\d+\s+agent\s+\S+ answer ", line)]
 
 
 def play_app(store, **kwargs) -> ClarifyApp:
@@ -91,3 +93,24 @@ async def test_a_human_agents_answer_is_unjudged_until_the_end(store):
         await pilot.pause()
         lines = answer_lines(shown(app))
     assert [WRONG in line for line in lines] == [True, True], lines
+
+
+# ---- counts ----------------------------------------------------------------------------
+
+
+async def test_one_is_singular_on_the_play_status_line_and_in_the_sessions_list(store):
+    app = play_app(store, task_id="i1", run_mode="step")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(app.screen.driver.steps) == 1
+        text = shown(app)
+        assert "1 step ·" in text and "1 steps" not in text, text
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("f2")
+        await settle(pilot)
+        text = shown(app)
+    assert "1 of 1 session ·" in text and "1 sessions" not in text, text

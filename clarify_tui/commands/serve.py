@@ -15,6 +15,7 @@ from urllib.parse import quote
 from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -70,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
     where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
              ("127.0.0.1", "localhost", "::1") else f"address {args.host}: anyone who can reach it on the network "
              "and has the token can annotate")
-    print(f"Campaign '{args.queue}': {len(campaign.task_ids)} tasks, {args.per_task} annotator(s) per task, "
+    print(f"Campaign '{args.queue}': {plural(len(campaign.task_ids), 'task')}, {args.per_task} annotator(s) per task, "
           f"database {db}", flush=True)
     print(f"Listening on {args.host}:{args.port} — {where}.", flush=True)
     print("Send each annotator this link with their name" + (" (THIS-MACHINE: this machine's address)"

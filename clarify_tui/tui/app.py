@@ -32,6 +32,7 @@ from clarify_tui.tui.screens.play_queue import QueueScreen, QueueSpec, progress
 from clarify_tui.tui.speed import screens_ahead
 from clarify_tui.tui.terminal import NeedsTerminal
 from clarify_tui.tui.workers import NotifiesWorkerErrors
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.models import EpisodeConfig, Task
@@ -209,7 +210,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         if found is None:
             counts = progress(self.store, spec, tasks)
             screen.show_finished(counts, len(tasks))
-            self.notify(f"Queue finished: {sum(counts.values())} of {len(tasks)} tasks done.")
+            self.notify(f"Queue finished: {sum(counts.values())} of {plural(len(tasks), 'task')} done.")
             return
         task, interrupted = found
         position = [t.id for t in queue_order(tasks, spec.seed)].index(task.id) + 1

@@ -27,6 +27,7 @@ from clarify_tui.tui.screens.compare import verdict_text
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.workers import ForwardsWorkerErrors
+from clarify_tui.plural import plural
 
 DEFAULT_A = "scripted:direct-guess"
 DEFAULT_B = "scripted:search-then-ask"
@@ -103,7 +104,7 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
     def update_status(self) -> None:
         parts = []
         for column, driver in self.drivers.items():
-            parts.append(f"{column.upper()}: {len(driver.steps)} steps, {driver.session.status}")
+            parts.append(f"{column.upper()}: {plural(len(driver.steps), 'step')}, {driver.session.status}")
         tail = "both saved to " + str(getattr(self.store, "path", "the database")) if self.finished else \
             f"pace {self.pace:g} s/step"
         self.query_one("#avg-status", Static).update(" · ".join(parts) + " · " + tail)

@@ -23,6 +23,7 @@ from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.speed import LaidOutScreen
 from clarify_tui.tui.roles import ROLES, Role, as_role
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.models import Task
@@ -160,7 +161,7 @@ class PickerScreen(LaidOutScreen):
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
             table.add_row(t.protocol, t.id, t.domain, t.language, question, key=t.key)
         self.show_question(table.cursor_row)
-        status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
+        status = f"{len(self.shown)} of {plural(len(self.tasks), 'task')} · enter opens the task as: {ROLE_LABEL[self.role]}"
         self.query_one("#picker-status", Static).update(status)
 
     def _question_width(self) -> int:

@@ -52,6 +52,7 @@ from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Header
 from clarify_tui.tui.screens.base import RegionsScreen
+from clarify_tui.plural import plural
 
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)
@@ -214,7 +215,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if self.setup.queue:
             position, total = self.setup.queue
             parts += [f"task {position}/{total}", s.annotator or ""]
-        parts += [f"{len(self.driver.steps)} steps", s.status]
+        parts += [plural(len(self.driver.steps), "step"), s.status]
         if self.role != "agent":
             parts.append(f"agent {s.agent}")
         if self.role != "user":

@@ -30,6 +30,7 @@ from clarify_tui.tui.widgets.session_table import (
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
+from clarify_tui.plural import plural
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))
@@ -127,9 +128,10 @@ class SessionsScreen(LaidOutScreen):
         if not self.rows:
             return "No sessions yet: play a task, or run a batch with `clarify-tui run`."
         if not shown:
-            return f"None of the {len(self.rows)} sessions match the filters above."
+            return ("The only session does not match the filters above." if len(self.rows) == 1 else
+                    f"None of the {len(self.rows)} sessions match the filters above.")
         return (
-            f"{shown} of {len(self.rows)} sessions · sorted by {self.sort} {arrow}{marked} · "
+            f"{shown} of {plural(len(self.rows), 'session')} · sorted by {self.sort} {arrow}{marked} · "
             "enter replay · space mark · c compare · s sort · g scores"
         )
 

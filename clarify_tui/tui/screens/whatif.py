@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Header, Static
 
 from clarify_tui.models import Protocol, Session
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.plural import plural
 
 
 def _outcome_text(session: Session) -> str:
@@ -66,7 +67,7 @@ class WhatIfScreen(Screen):
             return
         flips = sum(_outcome_text(f) != parent for f in self.forks)
         head.update(f"Session {self.origin.id} of run {self.origin.run}: {parent}. "
-                    f"{len(self.forks)} fork(s), {flips} with another outcome. Enter: compare.")
+                    f"{plural(len(self.forks), 'fork')}, {flips} with another outcome. Enter: compare.")
         table.add_columns("step", "was", "instead", "parent", "fork", "fork session")
         for fork in self.forks:
             cf = fork.counterfactual or {}

@@ -19,7 +19,8 @@ from textual.color import Color
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.widgets.text_lines import render_lines
-from clarify_tui.models import Action, ActionKind, SearchHit, Step
+from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
+from clarify_tui.plural import plural
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
@@ -36,7 +37,7 @@ def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -
     parts = text.splitlines() or [""]
     out = [p if len(p) <= width else p[: width - 1] + "…" for p in parts[:lines]]
     if len(parts) > lines:
-        out.append(f"… ({len(parts) - lines} more lines)")
+        out.append(f"… ({plural(len(parts) - lines, 'more line')})")
     return "\n".join(out)
 
 
@@ -85,6 +86,12 @@ def action_line(action: Action, verdict: bool | None = None) -> Text:
     else:
         line.append(action.text)
     return line
+
+
+def hits_line(obs: Observation) -> str:
+    """A search's "N results" as drawn: "1 result" for one (the engine's words to the agent,
+    part of its prompt, stay as they are)."""
+    return plural(len(obs.hits), "result") if obs.text == f"{len(obs.hits)} results" else obs.text
 
 
 def usage_text(step: Step) -> Text:
@@ -149,7 +156,7 @@ def _render(step: Step, reveal: bool, folder: _Folder, after: Sequence[Step] = (
     if step.error:
         body.append(Text("   ⚠ " + folder.text(step.error), style="red"))
     elif step.action.kind == ActionKind.search:
-        body.append(Text(f"   {obs.text}", style="dim"))
+        body.append(Text(f"   {hits_line(obs)}", style="dim"))
         if obs.data.get("search_failed"):  # --compat reference: why the agent saw "Search failed"
             body.append(Text("   ⚠ " + folder.text(str(obs.data["search_failed"]), 1), style="red"))
         hits = folder.hits(obs.hits)
@@ -162,7 +169,7 @@ def _render(step: Step, reveal: bool, folder: _Folder, after: Sequence[Step] = (
             card.append(f"\n     {snippet}", style="italic")
             body.append(card)
         if len(obs.hits) > len(hits):
-            body.append(Text(f"   … {len(obs.hits) - len(hits)} more hits (click to unfold)", style="dim"))
+            body.append(Text(f"   … {plural(len(obs.hits) - len(hits), 'more hit')} (click to unfold)", style="dim"))
     elif step.action.kind == ActionKind.clarify and obs.items:
         for i, reply in enumerate(obs.items, 1):
             style = "yellow" if reply.strip().casefold() == "unknown" else ""
