@@ -114,3 +114,29 @@ async def test_one_is_singular_on_the_play_status_line_and_in_the_sessions_list(
         await settle(pilot)
         text = shown(app)
     assert "1 of 1 session ·" in text and "1 sessions" not in text, text
+
+
+# ---- the what-if hint ------------------------------------------------------------------
+
+
+@pytest.fixture
+def one_run_db(tmp_path):
+    """A database (not the default one) with one InteractComp session, run `one`."""
+    from clarify_tui.cli import main
+
+    path = tmp_path / "one.db"
+    assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
+                 "--limit", "1", "--run", "one"]) == 0
+    return path
+
+
+async def test_the_whatif_hint_names_the_database_it_was_opened_with(one_run_db):
+    store = Store(one_run_db)
+    session = store.sessions()[0]
+    app = BrowseApp(store, start="replay", session_id=session.id)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        text = " ".join(shown(app).split())
+    store.close()
+    assert "clarify-tui whatif --run one --sessions all" in text and f"--db {one_run_db}" in text, text

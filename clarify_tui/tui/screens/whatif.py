@@ -4,6 +4,9 @@ compare of parent and fork, scrolled to where they part."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -30,6 +33,18 @@ def forks_of(store, parent_id: str) -> list[Session]:
     forks = [s for s in store.sessions() if s.parent_id == parent_id and s.counterfactual
              and s.status != "superseded"]
     return sorted(forks, key=lambda s: (s.counterfactual.get("step", 0), s.counterfactual.get("intervention", "")))
+
+
+def whatif_command(store, run: str) -> str:
+    """The command that makes a run's what-if forks, with `--db FILE` when this database is
+    not the one the command would open by itself (it would find no such run there)."""
+    from clarify_tui.paths import default_db_path
+
+    command = f"clarify-tui whatif --run {shlex.quote(run)} --sessions all"
+    path = getattr(store, "path", None)
+    if path is not None and Path(path).resolve() != default_db_path().resolve():
+        command += f" --db {shlex.quote(str(path))}"
+    return command
 
 
 class WhatIfScreen(Screen):
@@ -62,7 +77,7 @@ class WhatIfScreen(Screen):
         parent = _outcome_text(self.origin)
         if not self.forks:
             head.update(f"Session {self.origin.id} ({parent}) has no what-if forks yet. Make them with:\n"
-                        f"  clarify-tui whatif --run {self.origin.run} --sessions all")
+                        f"  {whatif_command(self.store, self.origin.run)}")
             table.display = False
             return
         flips = sum(_outcome_text(f) != parent for f in self.forks)
