@@ -140,3 +140,27 @@ async def test_the_whatif_hint_names_the_database_it_was_opened_with(one_run_db)
         text = " ".join(shown(app).split())
     store.close()
     assert "clarify-tui whatif --run one --sessions all" in text and f"--db {one_run_db}" in text, text
+
+
+# ---- c in a CTS game -------------------------------------------------------------------
+
+
+async def test_c_on_the_clarify_form_that_opened_by_itself_is_not_typed(store):
+    """The action bar reads "c clarify" over the form that opened by itself: c is taken
+    as meant (the form is open), not typed into question 1; what follows is typed."""
+    hook = Messages()
+    app = play_app(store, task_id="c1", as_="agent", config=EpisodeConfig(k=1))
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert "question 1" in shown(app)  # the field's placeholder: nothing typed
+        assert any("The form is open" in n for n in notes(app)), notes(app)
+        await pilot.press(*"can")
+        await pilot.pause()
+        assert " can " in shown(app)
+        await pilot.press("enter")
+        await hook.next(AgentTurnStarted)
+        sid = app.screen.driver.session.id
+    assert store.steps(sid)[0].action.items == ["can"]

@@ -325,7 +325,7 @@ class ReplayScreen(RegionsScreen):
         bar = self.query_one(ActionBar)
         bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
         if view.allowed == [ActionKind.clarify]:
-            bar.open(ActionKind.clarify)
+            bar.open(ActionKind.clarify, by_itself=True)
         self.refresh_bindings()
 
     def action_compose(self, kind: str) -> None:

@@ -55,13 +55,15 @@ class ActionBar(Vertical):
     def composing(self) -> bool:
         return bool(self.query(ActionForm))
 
-    def open(self, kind: ActionKind, prefill: Action | None = None) -> bool:
-        """Start typing an action of `kind`; False if the engine does not allow it now."""
+    def open(self, kind: ActionKind, prefill: Action | None = None, *, by_itself: bool = False) -> bool:
+        """Start typing an action of `kind`; False if the engine does not allow it now.
+        `by_itself`: no key opened it (CTS clarify), so its key pressed first is not typed."""
         if kind not in self.allowed:
             self.notify(f"{kind.value} is not allowed now", severity="warning")
             return False
         self.close()
-        self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill))
+        self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill,
+                              opening_key=KEYS.get(kind) if by_itself else None))
         return True
 
     def close(self) -> None:

@@ -51,6 +51,23 @@ def parse_confidence(typed: str) -> float | None:
     return value
 
 
+class Field(Input):
+    """A form's text field. `opening_key`: the key that opens a form which opened by itself
+    (CTS clarify, "c"): a person reading "c clarify" presses it and the form is open
+    already, so that first key is taken as meant, not typed as a stray letter."""
+
+    def __init__(self, *args, opening_key: str | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.opening_key = opening_key
+
+    async def _on_key(self, event) -> None:
+        key, self.opening_key = self.opening_key, None  # only the very first key
+        if key is not None and event.key == key and not self.value:
+            event.stop()
+            event.prevent_default()  # Input._on_key would type it
+            self.notify("The form is open: type here (enter moves on, escape closes it).", timeout=4)
+
+
 class ActionForm(Vertical):
     """Fields for one action of `kind`; enter on the last field submits, escape cancels."""
 
@@ -65,12 +82,13 @@ class ActionForm(Vertical):
         pass
 
     def __init__(self, kind: ActionKind, *, k: int = 1, confidence: bool = False,
-                 prefill: Action | None = None, **kwargs) -> None:
+                 prefill: Action | None = None, opening_key: str | None = None, **kwargs) -> None:
         super().__init__(classes="action-form", **kwargs)
         self.kind = kind
         self.k = k
         self.confidence = confidence and kind == ActionKind.answer
         self.prefill = prefill if prefill is not None and prefill.kind == kind else None
+        self.opening_key = opening_key  # the form opened by itself: see Field
 
     def compose(self) -> ComposeResult:
         pre = self.prefill
@@ -78,12 +96,13 @@ class ActionForm(Vertical):
             yield Label(f"clarify: up to {self.k} question(s); leave all empty for no clarification (orig)")
             for i in range(self.k):
                 value = pre.items[i] if pre and i < len(pre.items) else ""
-                yield Input(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value)
+                yield Field(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value,
+                            opening_key=self.opening_key if i == 0 else None)
             return
         yield Label(f"{self.kind.value}:")
         # a proposal being edited is not selected: typing adds to it instead of wiping it
-        yield Input(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field",
-                    select_on_focus=pre is None)
+        yield Field(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field",
+                    select_on_focus=pre is None, opening_key=self.opening_key)
         if self.confidence:
             conf = pre.confidence if pre and pre.confidence is not None else None
             # a text field, checked on enter: a number field drops what it rejects without a word
