@@ -164,3 +164,40 @@ async def test_c_on_the_clarify_form_that_opened_by_itself_is_not_typed(store):
         await hook.next(AgentTurnStarted)
         sid = app.screen.driver.session.id
     assert store.steps(sid)[0].action.items == ["can"]
+
+
+# ---- ? starts with the screen's own keys ------------------------------------------------
+
+
+def first_section(app) -> str:
+    """The first section title the help dialog draws (the line after its own title)."""
+    bordered = "█" in shown(app)  # the workbench draws help as a dialog over the screen; BrowseApp full screen
+    inside = [line[line.find("█") + 1:line.rfind("█")] if bordered else line for line in shown(app).splitlines()
+              if line.count("█") >= 2 or not bordered]
+    lines = [" ".join(line.strip("▁▂▃▄▅▆▇▀▄ ").split()) for line in inside]
+    start = next(i for i, line in enumerate(lines) if "clarify-tui — keys" in line)
+    return next(line for line in lines[start + 1:] if line)
+
+
+async def test_question_mark_lists_the_screens_own_keys_first(store, one_run_db):
+    app = play_app(store, task_id="i1", run_mode="step")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert first_section(app) == "Step mode · this screen"
+        await pilot.press("escape", "m", "question_mark")  # watch mode: its keys first
+        await pilot.pause()
+        assert first_section(app) == "Watch mode · this screen"
+        await pilot.press("escape", "q", "question_mark")
+        await pilot.pause()
+        assert first_section(app) == "Task picker · this screen"
+    replay_store = Store(one_run_db)
+    app = BrowseApp(replay_store, start="replay", session_id=replay_store.sessions()[0].id)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert first_section(app) == "Replay and fork · this screen"
+        text = shown(app)
+    replay_store.close()
+    assert "one step back" in text  # its keys right below the title, in view at 80×24

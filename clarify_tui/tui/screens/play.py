@@ -143,6 +143,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
     def has_controls(self, kind: type[Controls]) -> bool:
         return kind in self._controls
 
+    @property
+    def controls(self) -> list[type[Controls]]:
+        """This screen's controllers (its role's), in ALL_CONTROLS order."""
+        return list(self._controls)
+
     # ---- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
