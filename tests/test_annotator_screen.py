@@ -104,17 +104,19 @@ async def test_playing_the_agent_at_80x24_footer_status_and_f2_say_the_truth(tmp
 
 
 async def test_the_palette_over_f3_offers_no_play_actions(tmp_path):
-    from clarify_tui.tui.commands import PlayCommands
+    from clarify_tui.tui.commands import ScreenCommands
 
     app = demo_app(Store(tmp_path / "c.db"), task_id="ic-05", run_mode="step")
     async with app.run_test(size=LARGE) as pilot:
         await settle(pilot)
         play = app.screen
-        assert PlayCommands(play)._actions()[0] is play  # on the play screen: its actions
+        assert ScreenCommands(play)._entries()[0] is play  # on the play screen: its actions
         await pilot.press("f3")
         await settle(pilot)
         assert type(app.screen).__name__ == "ScoresScreen"
-        assert PlayCommands(app.screen)._actions() == (None, [])
+        screen, actions, _ = ScreenCommands(app.screen)._entries()
+        assert screen is app.screen and "Propose" not in [name for name, _, _ in actions]
+        assert "Numbers/Charts" in [name for name, _, _ in actions]  # the scores screen's own
 
 
 async def test_the_standalone_replay_app_has_help_sessions_and_scores(db):

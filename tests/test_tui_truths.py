@@ -201,3 +201,43 @@ async def test_question_mark_lists_the_screens_own_keys_first(store, one_run_db)
         text = shown(app)
     replay_store.close()
     assert "one step back" in text  # its keys right below the title, in view at 80×24
+
+
+# ---- the command palette on every screen --------------------------------------------------
+
+
+async def test_the_demos_palette_has_the_apps_and_the_screens_commands(tmp_path):
+    """ctrl+p in `clarify-tui demo ask-vs-guess` offered Textual's commands only."""
+    from clarify_tui.commands.demo import pick_task
+
+    store = Store(tmp_path / "avg.db")
+    app = BrowseApp(store, start="ask-vs-guess", task=pick_task(None), pace=0)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        listed = shown(app)
+        await type_text(pilot, "scores")
+        await pilot.pause(0.2)  # the palette searches in a worker
+        await pilot.press("enter")
+        await settle(pilot)
+        opened = type(app.screen).__name__
+    store.close()
+    for name in ("Compare", "Again", "Sessions", "Scores", "Help"):
+        assert name in listed, listed
+    assert opened == "ScoresScreen"
+
+
+async def test_the_demos_keys_before_the_end_say_why(tmp_path):
+    from clarify_tui.commands.demo import pick_task
+
+    store = Store(tmp_path / "avg.db")
+    app = BrowseApp(store, start="ask-vs-guess", task=pick_task(None), pace=600)  # never ends in the test
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.press("c", "r")
+        await pilot.pause()
+        said = notes(app)
+        assert type(app.screen).__name__ == "AskVsGuessScreen"
+    store.close()
+    assert sum("still playing" in n for n in said) == 2, said

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from clarify_tui.tui.commands import PlayCommands
+from clarify_tui.tui.commands import ScreenCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT, Role
 from clarify_tui.tui.screens.picker import PickerScreen
@@ -62,7 +62,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
 
     CSS_PATH = ["app.tcss", "browse.tcss"]
     TITLE = "clarify-tui"
-    COMMANDS = App.COMMANDS | {PlayCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
@@ -345,6 +345,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, App):
         # listed even while blocked: picking one says why (action_sessions / action_scores)
         yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions)
         yield SystemCommand("Scores", "scores and charts of this database (F3)" + blind, self.action_scores)
+        yield SystemCommand("Help", "every key, this screen's first (?)", self.action_help)
 
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen
