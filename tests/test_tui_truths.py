@@ -33,6 +33,13 @@ def shown(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+def drawn_in(app, widget) -> str:
+    """The terminal's text within `widget`'s region (not the screen beneath a dialog)."""
+    region = widget.region
+    lines = shown(app).splitlines()[region.y:region.bottom]
+    return "\n".join(line[region.x:region.right] for line in lines)
+
+
 def notes(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
@@ -215,16 +222,20 @@ async def test_the_demos_palette_has_the_apps_and_the_screens_commands(tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause()
-        listed = shown(app)
-        await type_text(pilot, "scores")
-        await pilot.pause(0.2)  # the palette searches in a worker
-        await pilot.press("enter")
+        found = {}
+        for name in ("Compare", "Again", "Sessions", "Help", "Scores"):  # the screen's, then the app's
+            app.screen.query_one("CommandInput").value = name.lower()
+            for _ in range(100):  # the palette searches in a worker: until its list is drawn
+                await pilot.pause(0.02)
+                found[name] = drawn_in(app, app.screen.query_one("CommandList"))
+                if name in found[name]:
+                    break
+        await pilot.press("enter")  # Scores, the best match
         await settle(pilot)
         opened = type(app.screen).__name__
     store.close()
-    for name in ("Compare", "Again", "Sessions", "Scores", "Help"):
-        assert name in listed, listed
+    for name, listed in found.items():
+        assert name in listed, (name, listed)
     assert opened == "ScoresScreen"
 
 
@@ -241,3 +252,130 @@ async def test_the_demos_keys_before_the_end_say_why(tmp_path):
         assert type(app.screen).__name__ == "AskVsGuessScreen"
     store.close()
     assert sum("still playing" in n for n in said) == 2, said
+
+
+# ---- no key listed under ? does nothing in silence --------------------------------------
+
+
+def listed_keys(screen) -> list[str]:
+    """The keys of `screen` (as `?` lists them under its sections), as Pilot presses them:
+    a play screen's bindings but those of another role's controllers."""
+    from clarify_tui.tui.screens.play import OWNER
+
+    mine = getattr(screen, "_controls", None)
+    keys = []
+    for binding in screen.BINDINGS:
+        owner = OWNER.get(binding.action.partition("(")[0])
+        if mine is not None and owner is not None and owner not in mine:
+            continue
+        keys += binding.key.split(",")
+    return list(dict.fromkeys(keys))
+
+
+async def silent_keys(app, pilot, keys: list[str]) -> list[str]:
+    """The keys that change nothing drawn and say nothing, each pressed on the screen in
+    front (any screen or dialog a key opens is closed again before the next)."""
+    said: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **kw: (said.append(str(message)), notify(message, **kw))[1]  # type: ignore
+    home = app.screen
+    silent = []
+    for key in keys:
+        before, heard = shown(app), len(said)
+        await pilot.press(key)
+        await settle(pilot)
+        if app.screen is home and shown(app) == before and len(said) == heard:
+            silent.append(key)
+        while app.screen is not home:
+            app.pop_screen()
+            await pilot.pause()
+    return silent
+
+
+LEAVES = {"q", "ctrl+q"}  # back or quit: they end the test's screen
+
+
+async def test_every_replay_key_does_something_or_says_why(one_run_db):
+    """At 80×24 at step 0 of a finished session: `left` on step 0, `h` with the hidden
+    panel off screen, escape with no fork, s/k/v/enter (a fork's keys) said nothing."""
+    store = Store(one_run_db)
+    app = BrowseApp(store, start="replay", session_id=store.sessions()[0].id)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("home")
+        await pilot.pause()
+        keys = [k for k in listed_keys(app.screen) if k not in LEAVES]
+        assert {"left", "h", "escape", "s", "enter"} <= set(keys)
+        silent = await silent_keys(app, pilot, keys)
+    store.close()
+    assert silent == []
+
+
+async def test_every_key_of_a_finished_play_screen_does_something_or_says_why(store):
+    """At 80×24, a watched session that has ended: m switched mode unseen, h changed a
+    panel off screen, escape cancelled nothing, + at the fastest pace, all in silence."""
+    hook = Messages()
+    app = play_app(store, task_id="i1")
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        app.screen.pace = 0
+        await hook.next(SessionEnded)
+        await settle(pilot)
+        keys = [k for k in listed_keys(app.screen) if k not in LEAVES | {"ctrl+n"}]  # ctrl+n: a note field
+        assert {"m", "h", "escape", "plus", "space"} <= set(keys)
+        silent = await silent_keys(app, pilot, keys)
+    assert silent == []
+
+
+async def test_h_in_a_persons_live_fork_says_the_panel_stays_locked(one_run_db):
+    store = Store(one_run_db)
+    session = store.sessions()[0]
+    app = BrowseApp(store, start="replay", session_id=session.id)
+    async with app.run_test(size=SMALL, message_hook=(hook := Messages())) as pilot:
+        app.screen.start_fork(0, "human")
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        app.screen.query_one("#replay-action-bar").close()  # the keys, not a form, have focus
+        app.screen.focus()
+        await pilot.press("h")
+        await pilot.pause()
+        said = notes(app)
+    store.close()
+    assert any("stays locked while you play" in n for n in said), said
+
+
+@pytest.mark.parametrize("key, screen_name", [("f2", "SessionsScreen"), ("f3", "ScoresScreen")])
+async def test_r_with_nothing_new_says_so(store, key, screen_name):
+    app = play_app(store, task_id="i1")
+    async with app.run_test(size=SMALL, message_hook=(hook := Messages())) as pilot:
+        app.screen.pace = 0
+        await hook.next(SessionEnded)
+        await pilot.press("q")
+        await pilot.press(key)
+        await settle(pilot)
+        assert type(app.screen).__name__ == screen_name
+        await pilot.press("r")
+        await settle(pilot)
+        said = notes(app)
+    assert any(n.startswith("Reloaded: 1 session") and "nothing new" in n for n in said), said
+
+
+async def test_a_campaign_lists_no_f2_or_f3_under_question_mark(tmp_path):
+    """They are shut for a campaign's visitors: `?` listed them, and they did nothing."""
+    from clarify_tui.tui.campaign import CampaignApp
+    from tests.test_campaign_claims import TASKS, book
+
+    db = tmp_path / "c.db"
+    store = Store(db)
+    app = CampaignApp(book(db, n=1), "ana", [TASKS["t00"]], store=store, search=LocalSearch(DOCS))
+    async with app.run_test(size=(80, 60), message_hook=(hook := Messages())) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        await pilot.press("ctrl+t")  # paused: keys, not the form
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_text = shown(app)
+        while "Everywhere" not in help_text:
+            await pilot.press("pagedown")
+            help_text += shown(app)
+    store.close()
+    assert "Everywhere" in help_text and "every stored session" not in help_text
+    assert "F2" not in help_text and "F3" not in help_text

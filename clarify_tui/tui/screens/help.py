@@ -45,8 +45,9 @@ def key_text(binding: Binding) -> str:
     return " / ".join(KEY_NAMES.get(key, key) for key in binding.key.split(","))
 
 
-def sections(app_bindings: Iterable[Binding] = ()) -> list[tuple[str, list[Binding]]]:
-    """(title, bindings) of every part of the workbench, in the order a person meets them."""
+def sections(app_bindings: Iterable[Binding] = (), browsing: bool = True) -> list[tuple[str, list[Binding]]]:
+    """(title, bindings) of every part of the workbench, in the order a person meets them;
+    without the browsing screens where they never open (`browsing` False: a campaign)."""
     from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
     from clarify_tui.tui.screens.picker import PickerScreen
     from clarify_tui.tui.screens.play_controls import QueueControls, StepControls, WatchControls
@@ -58,7 +59,8 @@ def sections(app_bindings: Iterable[Binding] = ()) -> list[tuple[str, list[Bindi
                      QueueControls):
         out.setdefault(controls.TITLE, []).extend(controls.help_bindings())
     out[PLAY] = [PANELS_BINDING, *COMMON_BINDINGS, *QUESTION_BINDINGS]
-    out.update(browsing_sections())
+    if browsing:
+        out.update(browsing_sections())
     out[EVERYWHERE] = [*app_bindings, PALETTE]
     return list(out.items())
 
@@ -98,10 +100,10 @@ def browsing_screens() -> list[tuple[str, type]]:
             ("Ask vs guess (demo)", AskVsGuessScreen)]
 
 
-def help_tables(app_bindings: Iterable[Binding] = ()) -> dict[str, Group]:
+def help_tables(app_bindings: Iterable[Binding] = (), browsing: bool = True) -> dict[str, Group]:
     """Each section's two-column table (key, what it does) and a blank line, by title."""
     tables = {}
-    for title, bindings in sections(app_bindings):
+    for title, bindings in sections(app_bindings, browsing):
         table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
         table.add_column(style="bold cyan", no_wrap=True, min_width=12)
         table.add_column()
@@ -218,7 +220,8 @@ class HelpScreen(Dialog[None]):
         # an app's key that is shut for good there (a campaign's F2 / F3) is not listed
         app_bindings = [b for b in app.BINDINGS if isinstance(b, Binding)
                         and app.check_action(*parse_action(b.action)) is not False]
-        self._tables = help_tables(app_bindings)
+        browsing = app.check_action("sessions", ()) is not False  # else sessions, replay, scores never open
+        self._tables = help_tables(app_bindings, browsing)
         self._first = sections_of(self.beneath())
         with VerticalScroll(id="help-dialog"):
             yield Static("clarify-tui — keys", classes="dialog-title")

@@ -200,6 +200,9 @@ class PickerScreen(LaidOutScreen):
     def _open(self, row: int) -> None:
         if 0 <= row < len(self.shown):
             self._choose(self.shown[row])
+        else:
+            self.notify("No task matches the filters: clear the search box or pick \"all\"." if self.tasks
+                        else "No tasks loaded yet.", timeout=4)
 
     def _choose(self, row: TaskRow) -> None:
         if self.loaded is None:  # still being validated: opens when set_tasks brings it

@@ -362,6 +362,8 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             return controls.refusal(action, parameters) if controls else None
         if action == "toggle_hidden" and self.locked:
             return "The hidden panel opens when the task ends."
+        if action == "toggle_panels":
+            return self.panels_refusal()
         return None
 
     def action_toggle_hidden(self) -> None:
@@ -369,10 +371,14 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             self.notify("The hidden panel opens when the session ends.", severity="warning")
             return
         self.spoilers = not self.spoilers
+        self.say_hidden_toggled(self.spoilers)
 
     def action_toggle_fold(self) -> None:
         trajectory = self.query_one(Trajectory)
         trajectory.set_expanded(not trajectory.expanded)
+        if not trajectory.folds_anything:
+            self.notify("Nothing to fold or unfold: every card is shown whole." if self.driver.steps
+                        else "No steps yet: nothing to fold.", timeout=4)
 
     def action_cancel(self) -> None:
         if self.busy:
@@ -386,6 +392,9 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         elif self.driver.pending is not None and self.role != "agent":
             self.driver.pending = None
             self.refresh_all()
+        else:
+            self.notify("Nothing to cancel: no backend call is running"
+                        + (" and no action is pending." if self.role != "agent" else "."), timeout=4)
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "engine")

@@ -30,6 +30,7 @@ from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.screens.base import RegionsScreen
+from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -78,7 +79,7 @@ class ForkDialog(Dialog[str | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(RegionsScreen):
+class ReplayScreen(KeysThatSayWhy, RegionsScreen):
     """One stored session, one step at a time."""
 
     BINDINGS = [
@@ -207,14 +208,21 @@ class ReplayScreen(RegionsScreen):
 
     def action_move(self, delta: int) -> None:
         if self.steps:
-            self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
+            self._go(max(0, min(len(self.steps) - 1, self.cursor + delta)))
 
     def action_jump(self, where: str) -> None:
         if self.steps:
-            self.cursor = 0 if where == "start" else len(self.steps) - 1
+            self._go(0 if where == "start" else len(self.steps) - 1)
+
+    def _go(self, step: int) -> None:
+        """Put the cursor on `step`; at either end already, say so (the key did nothing)."""
+        if step == self.cursor:
+            self.notify(f"Already at the {'first' if step == 0 else 'last'} step (step {step}).", timeout=3)
+        self.cursor = step
 
     def action_toggle_hidden(self) -> None:
         self.spoilers = not self.spoilers
+        self.say_hidden_toggled(self.spoilers)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         live = self.live is not None
@@ -231,7 +239,33 @@ class ReplayScreen(RegionsScreen):
             return live
         if action == "toggle_panels":
             return self.panels_check()
+        if action == "toggle_hidden":
+            return None if self.agent_is_human else True
         return True
+
+    def refusal(self, action: str, parameters: tuple) -> str | None:
+        """Why a key of this screen does nothing now (KeysThatSayWhy tells the person)."""
+        live = self.live is not None
+        if action in ("move", "jump", "fork", "compare_parent", "whatif") and live:
+            return "A fork is running: escape stops it first (what it played so far is kept)."
+        if action == "stop_fork" and not live:
+            return "No fork is running: q goes back."
+        if action == "toggle_hidden" and self.agent_is_human:
+            return "The hidden panel stays locked while you play the fork's agent."
+        if action == "toggle_panels":
+            return self.panels_refusal()
+        if action == "compose":
+            kind = ActionKind(parameters[0])
+            if not (live and self.agent_is_human):
+                return f"{kind.value} is for playing a fork's agent yourself: f forks here (agent: human)."
+            if kind in NEVER_OFFERED.get(self.session.protocol, ()):
+                return f"{self.session.protocol.value} has no {kind.value}."
+            if not self.agent_turn:
+                return "Wait: your last action is still running."
+            if kind not in self.query_one(ActionBar).allowed:
+                allowed = ", ".join(k.value for k in self.query_one(ActionBar).allowed) or "nothing"
+                return f"{kind.value} is not allowed now (allowed: {allowed})."
+        return None
 
     # ---- fork --------------------------------------------------------------------------
 

@@ -220,7 +220,10 @@ class ScoresScreen(LaidOutScreen):
         tabs.active = "charts" if tabs.active == "numbers" else "numbers"
 
     def action_reload(self) -> None:
+        changed = data_mark(self.store) != self._read_at
         self.reload()
+        self.notify(f"Reloaded: {plural(len(self.sessions), 'session')}"
+                    + (", computing…" if changed else ", nothing new since the last read."), timeout=3)
 
     def action_back(self) -> None:
         go_back(self)

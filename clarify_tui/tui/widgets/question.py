@@ -73,6 +73,13 @@ class QuestionPanel(Static):
         "more ↓": `force` scrolls it within its text's height."""
         self.scroll_relative(y=lines, animate=False, force=True, immediate=True)
 
+    def hidden_lines(self) -> int:
+        """How many lines of the text the panel cannot show at once (0: it fits)."""
+        region = self.content_region
+        if not region.height:
+            return 0
+        return max(0, self.get_content_height(region.size, region.size, region.width) - region.height)
+
     def on_mouse_scroll_down(self, event) -> None:
         self.scroll_text(1)
         event.stop()

@@ -127,21 +127,28 @@ class ReplyBox(Vertical, can_focus=True):
     def action_type(self) -> None:
         self.query_one("#reply-input", Input).focus()
 
-    def _bound_keys(self) -> set[str]:
-        kind = self.request.kind if self.request else ""
-        return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
-
     def on_key(self, event) -> None:
-        if event.key in self._bound_keys():
-            return  # the binding handles it
-        if event.key in self.screen.active_bindings:
-            return  # a key the footer lists (q back, h hidden, …) does what it says, not typed
-        if self.typed and self.has_focus and event.is_printable and event.character:
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return  # a reply key, or one the footer lists (q back, h hidden, …): it does what it says
+        kind = self.request.kind if self.request else None
+        if not (self.has_focus and event.is_printable and event.character):
+            return
+        if kind == "discobench" and event.key == "c":
+            why = "No clue for this checkpoint: type a reply (t)."  # `c` is listed: said, not typed
+        elif self.typed:  # another benchmark's reply key (y, u, …) or any letter: a typed reply starts
             field = self.query_one("#reply-input", Input)
             field.focus()
             field.insert_text_at_cursor(event.character)
-            event.stop()
-            event.prevent_default()
+            why = None
+        elif kind == "interactcomp":
+            why = "InteractComp: reply y, n or i (nothing else is accepted)."
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        if why:
+            self.notify(why, severity="warning", timeout=4)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -111,6 +111,11 @@ class Trajectory(ScrollView, can_focus=True):
         self._toggled.clear()
         self._keep_top_card(self._relayout)
 
+    @property
+    def folds_anything(self) -> bool:
+        """Whether unfolding (or folding) changes any card drawn (`f` says so when not)."""
+        return any(card.folds for _key, cards in self._drawn.values() for card in cards.values())
+
     def mark(self, current: int | None, guess: int | None = None, dim_future: bool = False) -> None:
         """Replay's cursor: step `current` stands out (and is scrolled into view), steps
         after it fade when `dim_future`, step `guess` is flagged as the guess."""
