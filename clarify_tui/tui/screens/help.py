@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.containers import VerticalScroll
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -87,7 +88,8 @@ def browsing_sections() -> dict[str, list[Binding]]:
     return {title: [b for b in screen.BINDINGS if isinstance(b, Binding)] for title, screen in browsing_screens()}
 
 
-def browsing_screens() -> list[tuple[str, type]]:
+def browsing_screens() -> list[tuple[str, type[Screen]]]:
+    """(section title, screen class) of the browsing screens."""
     from clarify_tui.tui.screens.ask_vs_guess import AskVsGuessScreen
     from clarify_tui.tui.screens.compare import CompareScreen
     from clarify_tui.tui.screens.replay import ReplayScreen
