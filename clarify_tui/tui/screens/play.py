@@ -352,7 +352,14 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             return not self.setup.queue  # the queue quits instead
         if action == "toggle_panels":
             return self.panels_check()
+        if action == "cancel":
+            return True if self.cancellable else None
         return True
+
+    @property
+    def cancellable(self) -> bool:
+        """Whether escape has something to cancel: a backend call, a pending action."""
+        return bool(self.busy) or (self.driver.pending is not None and self.role != "agent")
 
     def refusal(self, action: str, parameters: tuple) -> str | None:
         """Why `action` cannot run now, or None (it can, or it is not for this role)."""
@@ -364,6 +371,9 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             return "The hidden panel opens when the task ends."
         if action == "toggle_panels":
             return self.panels_refusal()
+        if action == "cancel" and not self.cancellable:
+            return ("Nothing to cancel: no backend call is running"
+                    + (" and no action is pending." if self.role != "agent" else "."))
         return None
 
     def action_toggle_hidden(self) -> None:
@@ -393,8 +403,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             self.driver.pending = None
             self.refresh_all()
         else:
-            self.notify("Nothing to cancel: no backend call is running"
-                        + (" and no action is pending." if self.role != "agent" else "."), timeout=4)
+            self.notify(self.refusal("cancel", ()) or "", timeout=4)
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "engine")
