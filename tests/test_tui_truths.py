@@ -379,3 +379,36 @@ async def test_a_campaign_lists_no_f2_or_f3_under_question_mark(tmp_path):
     store.close()
     assert "Everywhere" in help_text and "every stored session" not in help_text
     assert "F2" not in help_text and "F3" not in help_text
+
+
+@pytest.fixture
+def two_run_db(tmp_path):
+    """Two sessions of one task: a guess and an ask (compare has two columns that differ)."""
+    from clarify_tui.cli import main
+
+    path = tmp_path / "two.db"
+    for agent in ("direct-guess", "search-then-ask"):
+        assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", f"scripted:{agent}",
+                     "--limit", "1", "--run", agent]) == 0
+    return path
+
+
+@pytest.mark.parametrize("start", ["sessions", "scores", "compare", "whatif", "picker"])
+async def test_every_key_of_the_browsing_screens_does_something_or_says_why(two_run_db, start):
+    store = Store(two_run_db)
+    a, b = (s.id for s in store.sessions())
+    if start == "picker":
+        app = play_app(store)
+    elif start == "whatif":
+        app = BrowseApp(store, start="replay", session_id=a)
+    else:
+        app = BrowseApp(store, start=start, session_id=a, other_id=b)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        if start == "whatif":
+            await pilot.press("i")
+            await settle(pilot)
+        keys = [k for k in listed_keys(app.screen) if k not in LEAVES | {"escape"}]
+        silent = await silent_keys(app, pilot, keys)
+    store.close()
+    assert silent == []

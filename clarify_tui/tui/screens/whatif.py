@@ -79,6 +79,7 @@ class WhatIfScreen(Screen):
             head.update(f"Session {self.origin.id} ({parent}) has no what-if forks yet. Make them with:\n"
                         f"  {whatif_command(self.store, self.origin.run)}")
             table.display = False
+            table.disabled = True  # focused, its enter took the key: enter says there is nothing to compare
             return
         flips = sum(_outcome_text(f) != parent for f in self.forks)
         head.update(f"Session {self.origin.id} of run {self.origin.run}: {parent}. "
