@@ -272,9 +272,11 @@ def listed_keys(screen) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-async def silent_keys(app, pilot, keys: list[str]) -> list[str]:
+async def silent_keys(app, pilot, keys: list[str], reset=None, settled: bool = True) -> list[str]:
     """The keys that change nothing drawn and say nothing, each pressed on the screen in
-    front (any screen or dialog a key opens is closed again before the next)."""
+    front (any screen or dialog a key opens is closed again before the next; `reset`, if
+    given, puts the screen back as it was). `settled`: wait for the workers after each key
+    (not while a person plays the agent: that worker waits for them)."""
     said: list[str] = []
     notify = app.notify
     app.notify = lambda message, **kw: (said.append(str(message)), notify(message, **kw))[1]  # type: ignore
@@ -283,12 +285,14 @@ async def silent_keys(app, pilot, keys: list[str]) -> list[str]:
     for key in keys:
         before, heard = shown(app), len(said)
         await pilot.press(key)
-        await settle(pilot)
+        await (settle(pilot) if settled else pilot.pause())
         if app.screen is home and shown(app) == before and len(said) == heard:
             silent.append(key)
         while app.screen is not home:
             app.pop_screen()
             await pilot.pause()
+        if reset is not None:
+            await reset()
     return silent
 
 
@@ -411,4 +415,32 @@ async def test_every_key_of_the_browsing_screens_does_something_or_says_why(two_
         keys = [k for k in listed_keys(app.screen) if k not in LEAVES | {"escape"}]
         silent = await silent_keys(app, pilot, keys)
     store.close()
+    assert silent == []
+
+
+@pytest.mark.parametrize("task", ["i1", "d1", "c1"])
+async def test_every_key_of_a_person_playing_the_agent_does_something_or_says_why(store, task):
+    """In turn, each key listed under ? for the agent (one at a time: a form a key opens
+    is closed, a paused clock resumed, before the next)."""
+    from clarify_tui.tui.screens.play_human import TaskClockControls
+    from clarify_tui.tui.widgets.action_bar import ActionBar
+
+    hook = Messages()
+    app = play_app(store, task_id=task, as_="agent", config=EpisodeConfig(k=1))
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        await hook.next(AgentTurnStarted)
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one(ActionBar).close()  # CTS: the clarify form opened by itself
+        screen.focus()
+
+        async def reset() -> None:
+            if screen.driver.clock.paused:
+                screen.controls_of(TaskClockControls).set_paused(False)
+            screen.query_one(ActionBar).close()
+            app.set_focus(None)
+            await pilot.pause()
+
+        keys = [k for k in listed_keys(screen) if k not in LEAVES | {"ctrl+n"}]
+        silent = await silent_keys(app, pilot, keys, reset, settled=False)
     assert silent == []

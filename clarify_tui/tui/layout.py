@@ -88,9 +88,9 @@ class PanelsMixin:
         if panel.hidden_lines() <= 0:  # as its border says (no "more" hint): said, not silent
             self.notify("The question is shown whole: nothing to scroll.", timeout=4)  # type: ignore[attr-defined]
             return
-        before = panel.scroll_y
+        before = panel.top
         panel.scroll_text(direction * max(1, panel.scrollable_content_region.height - 1))
-        if panel.scroll_y == before:
+        if panel.top == before:
             self.notify("At the end of the question: ctrl+↑ scrolls up." if direction > 0 else  # type: ignore[attr-defined]
                         "At the top of the question: ctrl+↓ scrolls down.", timeout=4)
 

@@ -111,9 +111,11 @@ class ActionForm(Vertical):
 
     def on_mount(self) -> None:
         narrow = self.screen.has_class("-narrow")  # one-line fields on a small terminal
-        for field in self.query(Input):
+        fields = self.query(Input)
+        for field in fields:
             field.compact = narrow
-        self.query(Input).first().focus()
+        if fields:  # none: the form was closed as it opened (a key right after the one that opened it)
+            fields.first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

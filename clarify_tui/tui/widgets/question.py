@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widgets import Static
 
 from clarify_tui.agent_view import AgentView
@@ -62,16 +64,37 @@ class QuestionPanel(Static):
         self._shown: tuple[Task, AgentView] | None = None
         self._compact = False
         self._hint = ""
+        self._all_lines: tuple[tuple, Visual, list[Strip]] | None = None  # (key, content, lines): render_line
+        self.top = 0
+        """The first line of the text shown (ctrl+↓ / the wheel move it)."""
 
     @property
     def compact(self) -> bool:
         return self.is_mounted and self.screen.has_class("-narrow")
 
     def scroll_text(self, lines: int) -> None:
-        """Scroll the question's text. Textual scrolls only widgets with children or a
-        layout, so ctrl+↓ and the wheel did nothing on this Static though the border said
-        "more ↓": `force` scrolls it within its text's height."""
-        self.scroll_relative(y=lines, animate=False, force=True, immediate=True)
+        """Scroll the question's text by `lines` (within its hidden lines). Textual scrolls
+        only widgets with children or a layout: on this Static ctrl+↓ and the wheel moved
+        `scroll_y` (clamped to a virtual size that was stale after a relayout) and the panel
+        still drew its first lines. So the panel keeps its own first line, `top`, and
+        `render_line` draws from it."""
+        top = max(0, min(self.hidden_lines(), self.top + lines))
+        if top != self.top:
+            self.top = top
+            self.refresh()
+        self.update_hint()
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y` of the view: the text's line `top + y` (all of it drawn once per
+        width, style and content)."""
+        width, visual = self.size.width, self.visual
+        key = (width, self.visual_style)
+        cached = self._all_lines
+        if cached is None or cached[0] != key or cached[1] is not visual:
+            cached = self._all_lines = (key, visual, Visual.to_strips(self, visual, width, None, self.visual_style))
+        lines = cached[2]
+        index = self.top + y
+        return lines[index] if index < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
     def hidden_lines(self) -> int:
         """How many lines of the text the panel cannot show at once (0: it fits)."""
@@ -107,9 +130,12 @@ class QuestionPanel(Static):
         if not region.height:
             return
         hidden = self.get_content_height(region.size, region.size, region.width) - region.height
+        if self.top > max(0, hidden):  # the text got shorter, or the panel taller
+            self.top = max(0, hidden)
+            self.refresh()
         if hidden <= 0:
             hint = ""
-        elif self.scroll_y >= hidden:
+        elif self.top >= hidden:
             hint = "end · ctrl+↑ scrolls up"
         else:
             hint = "more ↓ ctrl+↓ or wheel"
@@ -119,7 +145,3 @@ class QuestionPanel(Static):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.update_hint)
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        self.update_hint()
