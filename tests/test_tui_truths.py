@@ -444,3 +444,28 @@ async def test_every_key_of_a_person_playing_the_agent_does_something_or_says_wh
         keys = [k for k in listed_keys(screen) if k not in LEAVES | {"ctrl+n"}]
         silent = await silent_keys(app, pilot, keys, reset, settled=False)
     assert silent == []
+
+
+@pytest.mark.parametrize("task", ["i1", "d1", "c1"])
+async def test_every_reply_key_of_a_person_playing_the_user_does_something_or_says_why(store, task):
+    """The agent asks; each reply box key listed under ? (another benchmark's too)."""
+    from clarify_tui.tui.messages import ReplyRequested
+    from clarify_tui.tui.widgets.reply_box import ReplyBox
+
+    hook = Messages()
+    app = play_app(store, task_id=task, as_="user", agent_spec="scripted:ask-first", config=EpisodeConfig(k=1))
+    async with app.run_test(size=SMALL, message_hook=hook) as pilot:
+        app.screen.pace = 0
+        await hook.next(ReplyRequested)
+        await pilot.pause()
+        box = app.screen.query_one(ReplyBox)
+        replies = {"i1": "yni", "d1": "c", "c1": "u"}[task]  # they reply: the session moves on
+        keys = [k for b in ReplyBox.BINDINGS for k in b.key.split(",") if k not in replies]
+
+        async def reset() -> None:  # a typed letter: the field emptied, the box focused again
+            box.query_one("#reply-input").value = ""
+            box.focus()
+            await pilot.pause()
+
+        silent = await silent_keys(app, pilot, keys, reset, settled=False)
+    assert silent == []
