@@ -363,7 +363,8 @@ async def test_r_with_nothing_new_says_so(store, key, screen_name):
 
 
 async def test_a_campaign_lists_no_f2_or_f3_under_question_mark(tmp_path):
-    """They are shut for a campaign's visitors: `?` listed them, and they did nothing."""
+    """They are shut for a campaign's visitors: `?` listed them, and they did nothing;
+    now they are not listed, and pressed anyway they say why."""
     from clarify_tui.tui.campaign import CampaignApp
     from tests.test_campaign_claims import TASKS, book
 
@@ -373,6 +374,9 @@ async def test_a_campaign_lists_no_f2_or_f3_under_question_mark(tmp_path):
     async with app.run_test(size=(80, 60), message_hook=(hook := Messages())) as pilot:
         await hook.next(AgentTurnStarted)
         await pilot.pause()
+        await pilot.press("f2", "f3")  # shut, unlisted, and still not silent
+        await pilot.pause()
+        said = notes(app)
         await pilot.press("ctrl+t")  # paused: keys, not the form
         await pilot.press("question_mark")
         await pilot.pause()
@@ -383,6 +387,7 @@ async def test_a_campaign_lists_no_f2_or_f3_under_question_mark(tmp_path):
     store.close()
     assert "Everywhere" in help_text and "every stored session" not in help_text
     assert "F2" not in help_text and "F3" not in help_text
+    assert sum("Not in a campaign" in n for n in said) == 2, said
 
 
 @pytest.fixture

@@ -128,6 +128,12 @@ class CampaignApp(ShortCrash, ClarifyApp):
     def action_scores(self) -> None:
         self.action_sessions()
 
+    def on_key(self, event) -> None:
+        """F2 / F3, hidden (`check_action`) and not listed under `?`, still say why when
+        pressed: a visitor who knows them from the docs is not met with silence."""
+        if event.key in ("f2", "f3"):
+            self.action_sessions()
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
             if command.title.lower() not in SHUT:
