@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
 from clarify_tui.results import DiscoBenchState
+from clarify_tui.plural import plural
 
 GUESS_KINDS = (ActionKind.search, ActionKind.answer)
 
@@ -30,7 +31,7 @@ def action_groups(steps: list[Step]) -> list[list[Step]]:
 def action_group_end(steps: list[Step], index: int) -> int:
     """The index of the last step in the action group holding step `index`."""
     if not 0 <= index < len(steps):
-        raise IndexError(f"step {index} does not exist (the session has {len(steps)} steps)")
+        raise IndexError(f"step {index} does not exist (the session has {plural(len(steps), 'step')})")
     end = -1
     for group in action_groups(steps):
         end += len(group)

@@ -141,3 +141,20 @@ def test_help_formats_exists_and_lists_every_format(capsys):
     assert exit_.value.code == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert listed == [*EXPORTERS, "inspect"]
+
+
+def test_export_out_says_what_it_wrote(db, tmp_path):
+    """`--out FILE` used to write in silence: it says where, how many sessions, which format."""
+    from tests.clitools import run_cli
+
+    runs = {"cts-direct-guess": len(Store(db).sessions(runs=["cts-direct-guess"]))}
+    single = tmp_path / "one.db"
+    assert main(["run", "--db", str(single), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
+                 "--limit", "1", "--run", "one"]) == 0
+    for path, run, fmt, n in ((db, "cts-direct-guess", "jsonl", runs["cts-direct-guess"]),
+                              (db, "cts-direct-guess", "csv", runs["cts-direct-guess"]), (single, "one", "csv", 1)):
+        out = tmp_path / f"{run}.{fmt}"
+        code, stdout, err = run_cli("export", "--db", str(path), "--run", run, "--format", fmt, "--out", str(out))
+        assert code == 0 and stdout == "", err
+        noun = "session" if n == 1 else "sessions"
+        assert f"wrote {n} {noun} to {out} ({fmt})" in err, err

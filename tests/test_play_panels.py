@@ -24,6 +24,7 @@ async def test_the_question_panel_and_status_line_show_each_new_step(store, sear
             await settle(pilot)
             question, status = shown(screen)
             assert f"rounds {rounds}/" in question, question
-            assert status.startswith(f"{len(screen.driver.steps)} steps ·")
+            n = len(screen.driver.steps)
+            assert status.startswith(f"{n} step{'' if n == 1 else 's'} ·")
         screen.refresh_all()  # nothing changed: the same text stays
         assert shown(screen) == (question, status)

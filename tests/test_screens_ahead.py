@@ -67,7 +67,7 @@ async def test_f2_built_ahead_shows_a_session_stored_after_it_was_built(tmp_path
         await pilot.pause()
         assert app.screen is ahead
         assert [r.id for r in ahead.query_one(SessionTable).rows_shown] == [session.id]
-        assert "1 of 1 sessions" in str(ahead.query_one("#sessions-status", Static).render())
+        assert "1 of 1 session ·" in str(ahead.query_one("#sessions-status", Static).render())
 
 
 async def test_f2_built_ahead_shows_a_session_another_process_stored(tmp_path):

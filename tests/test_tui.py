@@ -199,8 +199,10 @@ async def test_switching_from_step_to_watch_runs_on_and_back_to_step_stops(store
         assert screen.run_mode == "watch"
         await settle(pilot)
         assert screen.driver.done
-        await pilot.press("m")
-        assert screen.run_mode == "step" and not screen.auto
+        await pilot.press("m")  # the session is over: m says so instead of switching in silence
+        await pilot.pause()
+        assert screen.run_mode == "watch"
+        assert any("The session is over" in str(n.message) for n in app._notifications)
         session = store.session(screen.driver.session.id)
     assert session.mode == "stepped" and session.status == "completed"
 

@@ -246,7 +246,7 @@ async def test_the_what_if_view_lists_a_sessions_forks_and_enter_compares_at_the
         assert table.row_count == len(forks) == 2
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert [r[1] for r in rows] == ["search", "answer"] and all(r[2].startswith("ask") for r in rows)
-        assert "2 fork(s)" in str(screen.query_one("#whatif-head", Static).render())
+        assert "2 forks," in str(screen.query_one("#whatif-head", Static).render())
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)

@@ -11,6 +11,7 @@ from clarify_tui.argtypes import names_a_folder
 from clarify_tui.atomic_write import OutputError, atomic_output, check_target
 from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -64,7 +65,9 @@ def main(args: argparse.Namespace) -> int:
         exporter(store, args.runs, sys.stdout, include_hidden=args.include_hidden)
         return 0
     with atomic_output(Path(args.out), protect=[store.path], newline="") as out:
-        exporter(store, args.runs, out, include_hidden=args.include_hidden)
+        written = exporter(store, args.runs, out, include_hidden=args.include_hidden)
+    # on stderr, as export's other messages (notes, inspect's files): stdout is for data
+    print(f"wrote {plural(written, 'session')} to {args.out} ({args.format})", file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,8 @@ import os
 import time
 from typing import TYPE_CHECKING
 
+from clarify_tui.plural import plural
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -69,7 +71,7 @@ class RunProgress:
         return f"{(self.total - self.done) / rate:.0f} s"
 
     def line(self) -> str:
-        return (f"{self.label}: {self.done}/{self.total} sessions, {self.errored} errored, "
+        return (f"{self.label}: {self.done}/{plural(self.total, 'session')}, {self.errored} errored, "
                 f"{self.rate():.2f}/s, ETA {self.eta()}")
 
     def advance(self, session: Session) -> None:

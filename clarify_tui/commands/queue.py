@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from clarify_tui.argtypes import task_limit
 from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.status import CampaignStatus
@@ -77,10 +78,10 @@ def print_status(report: CampaignStatus) -> None:
 
     console = report_console()
     if not report["annotators"]:
-        console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({report['tasks']} tasks)")
+        console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({plural(report['tasks'], 'task')})")
         return
     cts = any(a["restore_score_mean"] is not None for a in report["annotators"])
-    table = Table(title=f"queue {report['run']}: {report['tasks']} tasks, {report['per_task']} annotator(s) per "
+    table = Table(title=f"queue {report['run']}: {plural(report['tasks'], 'task')}, {report['per_task']} annotator(s) per "
                         f"task, {report['tasks_complete']} complete", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("annotator", overflow="fold")
     for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n") + (("CTS",) if cts else ()):

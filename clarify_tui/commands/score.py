@@ -281,7 +281,9 @@ def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"{benchmark} — by {by} ({len(groups)} groups; all metrics: --format json or csv)",
+    from clarify_tui.plural import plural
+
+    table = Table(title=f"{benchmark} — by {by} ({plural(len(groups), 'group')}; all metrics: --format json or csv)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column(by, overflow="fold", min_width=8)
     table.add_column("n", justify="right", no_wrap=True)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from clarify_tui.argtypes import at_least
 from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
 from clarify_tui.errors import UsageError
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.links import Signer
@@ -115,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
     where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
              ("127.0.0.1", "localhost", "::1") else f"address {args.host}: anyone who can reach it on the network "
              f"and {who} can annotate")
-    print(f"Campaign '{args.queue}': {len(campaign.task_ids)} tasks, {args.per_task} annotator(s) per task, "
+    print(f"Campaign '{args.queue}': {plural(len(campaign.task_ids), 'task')}, {args.per_task} annotator(s) per task, "
           f"database {db}", flush=True)
     print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.",
           flush=True)

@@ -63,9 +63,13 @@ def candidate_record(session, task) -> dict:
 
 def export_cts_candidates(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
-) -> None:
+) -> int:
+    """Returns how many candidates (sessions) were written."""
+    written = 0
     for session in counted_once(store.sessions(runs=runs, protocol="cts", status="completed"), "cts-candidates"):
         if session.result.answer is None:
             continue
         record = candidate_record(session, store.task_for(session.id))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        written += 1
+    return written

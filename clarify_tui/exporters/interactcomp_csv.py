@@ -142,7 +142,8 @@ def unpriced_agents(sessions: list[Session], all_steps: dict[str, list[Step]]) -
 
 def export_interactcomp_csv(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
-) -> None:
+) -> int:
+    """Returns how many rows (sessions) were written."""
     sessions = counted_once([
         s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")
     ], "interactcomp-csv")
@@ -202,6 +203,7 @@ def export_interactcomp_csv(
             "a task it could not run; `score` leaves them out of accuracy and counts them in accuracy_all",
             file=sys.stderr,
         )
+    return len(sessions)
 
 
 def error_history(session: Session) -> str | None:

@@ -114,7 +114,8 @@ def score_inputs(session, steps, judgments: list[dict], duplicate_of: str | None
     }
 
 
-def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> None:
+def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> int:
+    """Every session of `runs`, one JSON line each; returns how many were written."""
     from clarify_tui.metrics.once import count_once
 
     sessions = store.sessions(runs=runs)
@@ -130,3 +131,4 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
                                 include_hidden=include_hidden, provenance=provenances.get(session.run),
                                 duplicate_of=duplicate_of.get(session.id))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(sessions)

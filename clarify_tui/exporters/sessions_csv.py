@@ -65,7 +65,8 @@ def metric_cells(session) -> dict[str, Any]:
 
 def export_sessions_csv(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
-) -> None:
+) -> int:
+    """One row per session; returns how many."""
     sessions = store.sessions(runs=runs)
     steps = store.steps_by_session([s.id for s in sessions])
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", restval="")
@@ -83,6 +84,7 @@ def export_sessions_csv(
             "informed": int(bool(s.result.informed)),
             "note": s.note or "",
         })
+    return len(sessions)
 
 
 def _cost(steps) -> float | str:

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from clarify_tui.tui.commands import PlayCommands
+from clarify_tui.tui.commands import ScreenCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT, Role
 from clarify_tui.tui.screens.picker import PickerScreen
@@ -33,6 +33,7 @@ from clarify_tui.tui.speed import screens_ahead
 from clarify_tui.tui.terminal import NeedsTerminal
 from clarify_tui.tui.typeahead import TypeaheadApp
 from clarify_tui.tui.workers import NotifiesWorkerErrors
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.config import Config
@@ -63,7 +64,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
 
     CSS_PATH = ["app.tcss", "browse.tcss"]
     TITLE = "clarify-tui"
-    COMMANDS = App.COMMANDS | {PlayCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
@@ -215,7 +216,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         if found is None:
             counts = progress(self.store, spec, tasks)
             screen.show_finished(counts, len(tasks))
-            self.notify(f"Queue finished: {sum(counts.values())} of {len(tasks)} tasks done.")
+            self.notify(f"Queue finished: {sum(counts.values())} of {plural(len(tasks), 'task')} done.")
             return
         task, interrupted = found
         position = [t.id for t in queue_order(tasks, spec.seed)].index(task.id) + 1
@@ -360,6 +361,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         # listed even while blocked: picking one says why (action_sessions / action_scores)
         yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions)
         yield SystemCommand("Scores", "scores and charts of this database (F3)" + blind, self.action_scores)
+        yield SystemCommand("Help", "every key, this screen's first (?)", self.action_help)
 
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen

@@ -10,8 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from textual.app import App
+from collections.abc import Iterable
+
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
+
+from clarify_tui.tui.commands import ScreenCommands
 
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.terminal import NeedsTerminal
@@ -26,6 +31,7 @@ class BrowseApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahea
     list, so `q` there shows the session among its family (and any fork just made)."""
 
     CSS_PATH = "browse.tcss"
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     TITLE = "clarify-tui"
@@ -76,6 +82,13 @@ class BrowseApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahea
         if session_id is None:
             raise ValueError(f"{self.start} needs a session id")
         return session_id
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The app's own commands, as the workbench offers them (the demo's palette had none)."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)", self.action_sessions)
+        yield SystemCommand("Scores", "scores and charts of this database (F3)", self.action_scores)
+        yield SystemCommand("Help", "every key, this screen's first (?)", self.action_help)
 
     def action_help(self) -> None:
         from clarify_tui.tui.screens.help import HelpScreen

@@ -27,6 +27,7 @@ from clarify_tui.tui import glyphs
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play_queue import QueueSpec, progress
 from clarify_tui.tui.speed.crash import ShortCrash
+from clarify_tui.plural import plural
 
 SHUT = ("sessions", "scores")
 RETRY_S = 15.0
@@ -79,7 +80,7 @@ class CampaignApp(ShortCrash, ClarifyApp):
         if isinstance(claim, NoTask):
             if claim.waiting:
                 screen.show_problem(
-                    f"{claim.waiting} task(s) left are being played by other annotators right now. "
+                    f"{plural(claim.waiting, 'task')} left {'is' if claim.waiting == 1 else 'are'} being played by other annotators right now. "
                     f"This page checks again every {self.retry_s:.0f} s (a task comes back if they leave)."
                 )
                 self.set_timer(self.retry_s, self.serve_next)
@@ -126,6 +127,12 @@ class CampaignApp(ShortCrash, ClarifyApp):
 
     def action_scores(self) -> None:
         self.action_sessions()
+
+    def on_key(self, event) -> None:
+        """F2 / F3, hidden (`check_action`) and not listed under `?`, still say why when
+        pressed: a visitor who knows them from the docs is not met with silence."""
+        if event.key in ("f2", "f3"):
+            self.action_sessions()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):

@@ -1,5 +1,7 @@
-"""Command palette provider: the play screen's actions that are usable right now, and
-the ones that are not, with the reason (picking one shows it)."""
+"""Command palette provider: the actions of the screen in front that are usable right
+now, and the ones that are not, with the reason (picking one shows it). Every screen of
+both apps (the workbench, BrowseApp: replay, the ask-vs-guess demo) has its own keys here;
+the app's own commands (sessions, scores, help) come from its `get_system_commands`."""
 
 from __future__ import annotations
 
@@ -7,45 +9,38 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from clarify_tui.tui.screens.play_keys import palette_entries
 
-class PlayCommands(Provider):
-    """Offers the same actions as the play screen's keys, filtered by the current state."""
 
-    def _refusals(self):
-        screen, _ = self._actions()
-        if screen is None:
-            return None, []
-        return screen, screen.palette_refusals()
+class ScreenCommands(Provider):
+    """Offers the same actions as the screen's keys, filtered by what can run now."""
 
-    def _actions(self):
-        from clarify_tui.tui.screens.play import PlayScreen
-
+    def _entries(self):
+        """(the screen beneath the palette, its usable actions, its refused ones)."""
         from textual.command import CommandPalette
 
-        # The palette is a screen on top; the screen beneath it is the one it was opened
-        # on. Only a play screen there has these actions: on F3 or Compare above a play
-        # screen they would do nothing.
+        # The palette is a screen on top; the screen beneath it is the one it was opened on.
         beneath = [s for s in self.app.screen_stack if not isinstance(s, CommandPalette)]
         screen = beneath[-1] if beneath else None
-        if not isinstance(screen, PlayScreen):
-            return None, []
-        return screen, screen.palette_actions()
+        if screen is None:
+            return None, [], []
+        actions, refusals = palette_entries(screen)
+        return screen, actions, refusals
 
     async def discover(self) -> Hits:
-        screen, actions = self._actions()
+        screen, actions, _ = self._entries()
         for name, help_text, action in actions:
             yield DiscoveryHit(name, partial(screen.run_action, action), help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        screen, actions = self._actions()
+        screen, actions, refusals = self._entries()
         for name, help_text, action in actions:
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), partial(screen.run_action, action), help=help_text)
         # What cannot run now is still found, and picking it says why (and closes the
         # palette) instead of leaving the typed query, and every key, in the palette.
-        screen, refusals = self._refusals()
         for name, reason in refusals:
             score = matcher.match(name)
             if score > 0:

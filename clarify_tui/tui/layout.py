@@ -65,12 +65,34 @@ class PanelsMixin:
         """check_action for toggle_panels: only in a narrow terminal."""
         return True if self.narrow else False
 
+    def panels_refusal(self) -> str | None:
+        """Why `w` does nothing (a wide terminal shows the side panels already)."""
+        return None if self.narrow else "The side panels are on screen already (w swaps them in below 120 columns)."
+
+    @property
+    def panels_off_screen(self) -> bool:
+        """The side panels (hidden info, state) are not drawn: narrow, the trajectory in front."""
+        return self.narrow and not self.has_class("-panels")  # type: ignore[attr-defined]
+
+    def say_hidden_toggled(self, shown: bool) -> None:
+        """`h` changed the hidden panel: when it is off screen, say so (else nothing showed)."""
+        if self.panels_off_screen:
+            self.notify(f"Hidden info {'shown' if shown else 'hidden'} in the side panels: w shows them.",  # type: ignore[attr-defined]
+                        timeout=4)
+
     def action_toggle_panels(self) -> None:
         self.toggle_class("-panels")  # type: ignore[attr-defined]
 
     def action_scroll_question(self, direction: int) -> None:
         panel = self.query_one(f"#{self.QUESTION_ID}")  # type: ignore[attr-defined]
+        if panel.max_scroll_y <= 0:  # as its border says (no "more" hint): said, not silent
+            self.notify("The question is shown whole: nothing to scroll.", timeout=4)  # type: ignore[attr-defined]
+            return
+        before = panel.scroll_y
         panel.scroll_page(direction)
+        if panel.scroll_y == before:
+            self.notify("At the end of the question: ctrl+↑ scrolls up." if direction > 0 else  # type: ignore[attr-defined]
+                        "At the top of the question: ctrl+↓ scrolls down.", timeout=4)
 
     def on_screen_resume(self) -> None:
         self.on_resize()

@@ -24,9 +24,11 @@ from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.messages import StepsChanged
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.screens.compare import verdict_text
+from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.workers import ForwardsWorkerErrors
+from clarify_tui.plural import plural
 
 DEFAULT_A = "scripted:direct-guess"
 DEFAULT_B = "scripted:search-then-ask"
@@ -34,7 +36,7 @@ RUN_NAME = "ask-vs-guess"
 COLUMNS = ("a", "b")
 
 
-class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
+class AskVsGuessScreen(KeysThatSayWhy, ForwardsWorkerErrors, Screen):
     """Agent A | agent B on one task."""
 
     BINDINGS = [
@@ -103,7 +105,7 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
     def update_status(self) -> None:
         parts = []
         for column, driver in self.drivers.items():
-            parts.append(f"{column.upper()}: {len(driver.steps)} steps, {driver.session.status}")
+            parts.append(f"{column.upper()}: {plural(len(driver.steps), 'step')}, {driver.session.status}")
         tail = "both saved to " + str(getattr(self.store, "path", "the database")) if self.finished else \
             f"pace {self.pace:g} s/step"
         self.query_one("#avg-status", Static).update(" · ".join(parts) + " · " + tail)
@@ -146,6 +148,12 @@ class AskVsGuessScreen(ForwardsWorkerErrors, Screen):
         if action in ("compare", "restart"):
             return True if self.finished else None
         return True
+
+    def refusal(self, action: str, parameters: tuple) -> str | None:
+        if action in ("compare", "restart") and not self.finished:
+            what = "c compares them" if action == "compare" else "r plays again"
+            return f"Both agents are still playing: {what} once both have ended."
+        return None
 
     def action_compare(self) -> None:
         from clarify_tui.tui.screens.compare import CompareScreen

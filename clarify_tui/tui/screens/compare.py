@@ -98,7 +98,7 @@ def session_title(session: Session) -> Text:
 def render_group(group: list[Step] | None):
     if group is None:
         return Text("—", style="dim")
-    return Group(*(render_step(s, reveal=True) for s in group))
+    return Group(*(render_step(s, reveal=True, after=group[i + 1:]) for i, s in enumerate(group)))
 
 
 class CompareScreen(Screen):

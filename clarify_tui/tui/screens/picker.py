@@ -23,6 +23,7 @@ from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.speed import LaidOutScreen
 from clarify_tui.tui.roles import ROLES, Role, as_role
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.models import Task
@@ -160,7 +161,7 @@ class PickerScreen(LaidOutScreen):
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
             table.add_row(t.protocol, t.id, t.domain, t.language, question, key=t.key)
         self.show_question(table.cursor_row)
-        status = f"{len(self.shown)} of {len(self.tasks)} tasks · enter opens the task as: {ROLE_LABEL[self.role]}"
+        status = f"{len(self.shown)} of {plural(len(self.tasks), 'task')} · enter opens the task as: {ROLE_LABEL[self.role]}"
         self.query_one("#picker-status", Static).update(status)
 
     def _question_width(self) -> int:
@@ -199,6 +200,9 @@ class PickerScreen(LaidOutScreen):
     def _open(self, row: int) -> None:
         if 0 <= row < len(self.shown):
             self._choose(self.shown[row])
+        else:
+            self.notify("No task matches the filters: clear the search box or pick \"all\"." if self.tasks
+                        else "No tasks loaded yet.", timeout=4)
 
     def _choose(self, row: TaskRow) -> None:
         if self.loaded is None:  # still being validated: opens when set_tasks brings it

@@ -52,6 +52,7 @@ from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Header
 from clarify_tui.tui.screens.base import RegionsScreen
+from clarify_tui.plural import plural
 
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)
@@ -144,6 +145,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
     def has_controls(self, kind: type[Controls]) -> bool:
         return kind in self._controls
 
+    @property
+    def controls(self) -> list[type[Controls]]:
+        """This screen's controllers (its role's), in ALL_CONTROLS order."""
+        return list(self._controls)
+
     # ---- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -221,7 +227,7 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if self.setup.queue:
             position, total = self.setup.queue
             parts += [f"task {position}/{total}", s.annotator or ""]
-        parts += [f"{len(self.driver.steps)} steps", s.status, mode]  # the mode and pace `a` + - change: at 80 columns too
+        parts += [plural(len(self.driver.steps), "step"), s.status, mode]  # the mode and pace `a` + - change: at 80 columns too
         if self.role != "agent":
             parts.append(f"agent {s.agent}")
         if self.role != "user":
@@ -353,7 +359,14 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             return not self.setup.queue  # the queue quits instead
         if action == "toggle_panels":
             return self.panels_check()
+        if action == "cancel":
+            return True if self.cancellable else None
         return True
+
+    @property
+    def cancellable(self) -> bool:
+        """Whether escape has something to cancel: a backend call, a pending action."""
+        return bool(self.busy) or (self.driver.pending is not None and self.role != "agent")
 
     def refusal(self, action: str, parameters: tuple) -> str | None:
         """Why `action` cannot run now, or None (it can, or it is not for this role)."""
@@ -363,6 +376,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             return controls.refusal(action, parameters) if controls else None
         if action == "toggle_hidden" and self.locked:
             return "The hidden panel opens when the task ends."
+        if action == "toggle_panels":
+            return self.panels_refusal()
+        if action == "cancel" and not self.cancellable:
+            return ("Nothing to cancel: no backend call is running"
+                    + (" and no action is pending." if self.role != "agent" else "."))
         return None
 
     def action_toggle_hidden(self) -> None:
@@ -370,10 +388,14 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             self.notify("The hidden panel opens when the session ends.", severity="warning")
             return
         self.spoilers = not self.spoilers
+        self.say_hidden_toggled(self.spoilers)
 
     def action_toggle_fold(self) -> None:
         trajectory = self.query_one(Trajectory)
         trajectory.set_expanded(not trajectory.expanded)
+        if not trajectory.folds_anything:
+            self.notify("Nothing to fold or unfold: every card is shown whole." if self.driver.steps
+                        else "No steps yet: nothing to fold.", timeout=4)
 
     def action_cancel(self) -> None:
         if self.busy:
@@ -387,6 +409,8 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         elif self.driver.pending is not None and self.role != "agent":
             self.driver.pending = None
             self.refresh_all()
+        else:
+            self.notify(self.refusal("cancel", ()) or "", timeout=4)
 
     def holds_work(self) -> bool:
         """An unfinished session in which a person has played or typed something: `q`

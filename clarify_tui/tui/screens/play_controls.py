@@ -181,12 +181,12 @@ class WatchControls(Controls):
 
     def check(self, action: str, params: tuple) -> bool | None:
         if action == "toggle_mode":
-            return True
+            return None if self.driver.done else True
         return False if self.screen.run_mode != "watch" else (None if self.driver.done else True)
 
     def refusal(self, action: str, params: tuple) -> str | None:
         if action == "toggle_mode":
-            return None
+            return "The session is over: nothing is left to watch or step." if self.driver.done else None
         if self.screen.run_mode != "watch":
             return "Step mode: m switches to watch mode first."
         return "The session is over." if self.driver.done else None
@@ -210,7 +210,12 @@ class WatchControls(Controls):
         self.screen.auto = not self.screen.auto
 
     def action_pace(self, delta: int) -> None:
-        self.screen.pace = max(0, min(len(self.screen.paces) - 1, self.screen.pace + delta))
+        paces = self.screen.paces
+        pace = max(0, min(len(paces) - 1, self.screen.pace + delta))
+        if pace == self.screen.pace:
+            which = "fastest" if delta < 0 else "slowest"
+            self.screen.notify(f"Already the {which} pace ({paces[pace]:g} s/step).", timeout=4)
+        self.screen.pace = pace
 
     def action_toggle_mode(self) -> None:
         self.screen.run_mode = "step" if self.screen.run_mode == "watch" else "watch"

@@ -111,7 +111,7 @@ class HumanAgentControls(Controls):
         self.turn = True
         self.bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
         if view.allowed == [ActionKind.clarify] and not self.driver.clock.paused:
-            self.bar.open(ActionKind.clarify)
+            self.bar.open(ActionKind.clarify, by_itself=True)
 
     def chosen(self, action: Action) -> None:
         """The person's action from the action bar: the agent's turn is over."""
@@ -171,7 +171,7 @@ class TaskClockControls(Controls):
             clock.resume()
             agent = self.screen.controls_of(HumanAgentControls)
             if agent.turn and bar.allowed == [ActionKind.clarify] and not bar.composing:
-                bar.open(ActionKind.clarify)
+                bar.open(ActionKind.clarify, by_itself=True)
         self.screen.set_class(clock.paused, "paused")
         self.clock_widget.tick()
         self.screen.refresh_all()

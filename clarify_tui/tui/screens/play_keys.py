@@ -32,29 +32,43 @@ def parse_action(action: str) -> tuple[str, tuple[str, ...]]:
     return name, params
 
 
+def palette_entries(screen) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """The command palette's entries for `screen`: (name, help, action) of each binding
+    usable now, and (name, reason) of each that is not but says why (a screen's
+    `refusal(action, params)`, if it has one). A name is offered once (two `q` bindings,
+    `escape` doing what `q` does)."""
+    refusal = getattr(screen, "refusal", None)
+    actions: list[tuple[str, str, str]] = []
+    refusals: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for binding in screen.BINDINGS:
+        if not isinstance(binding, Binding):
+            continue
+        name, params = parse_action(binding.action)
+        if screen.check_action(name, params):
+            if binding.description not in seen:
+                seen.add(binding.description)
+                actions.append((binding.description, binding.tooltip or binding.description, binding.action))
+        elif refusal is not None and (reason := refusal(name, params)):
+            refusals.append((binding.description, reason))
+    said: dict[str, str] = {}
+    for name, reason in refusals:  # one reason a name (the first); none for a name usable now
+        if name not in seen:
+            said.setdefault(name, reason)
+    return actions, list(said.items())
+
+
 class KeysThatSayWhy:
     """Screen mixin (the screen has `refusal(action, params)`): the command palette's
     usable and refused actions, and a bell with the reason for a key that cannot run."""
 
     def palette_actions(self) -> list[tuple[str, str, str]]:
         """(name, help, action) for every binding that is usable now."""
-        out = []
-        for binding in self.BINDINGS:  # type: ignore[attr-defined]
-            name, params = parse_action(binding.action)
-            if self.check_action(name, params):  # type: ignore[attr-defined]
-                out.append((binding.description, binding.tooltip or binding.description, binding.action))
-        return out
+        return palette_entries(self)[0]
 
     def palette_refusals(self) -> list[tuple[str, str]]:
         """(name, reason) for the bindings that cannot run now but would be asked for."""
-        out = []
-        for binding in self.BINDINGS:  # type: ignore[attr-defined]
-            name, params = parse_action(binding.action)
-            if not self.check_action(name, params):  # type: ignore[attr-defined]
-                reason = self.refusal(name, params)  # type: ignore[attr-defined]
-                if reason:
-                    out.append((binding.description, reason))
-        return out
+        return palette_entries(self)[1]
 
     def on_key(self, event) -> None:
         """A key that does nothing now says why (the binding check comes after this)."""

@@ -22,6 +22,7 @@ from textual.widgets import Header, Static
 
 from clarify_tui.argtypes import TaskLimit, take
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.models import Task
@@ -77,7 +78,7 @@ class QueueScreen(Screen):
         done = sum(counts.values())
         text = Text()
         text.append("The queue is finished.\n\n", style="bold green")
-        text.append(f"{done} of {total} tasks done in run '{self.spec.run}' by {self.spec.annotator}")
+        text.append(f"{done} of {plural(total, 'task')} done in run '{self.spec.run}' by {self.spec.annotator}")
         parts = [f"{n} {status}" for status, n in sorted(counts.items())]
         if parts:
             text.append(f" ({', '.join(parts)})")

@@ -33,6 +33,7 @@ from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.screens.base import RegionsScreen
+from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -47,7 +48,7 @@ from clarify_tui.tui.speed import Header
 
 NEVER_OFFERED = {Protocol.interactcomp: (ActionKind.clarify, ActionKind.visit),
                  Protocol.discobench: (ActionKind.clarify, ActionKind.visit)}
-class ReplayScreen(RegionsScreen):
+class ReplayScreen(KeysThatSayWhy, RegionsScreen):
     """One stored session, one step at a time."""
 
     BINDINGS = [
@@ -190,14 +191,21 @@ class ReplayScreen(RegionsScreen):
 
     def action_move(self, delta: int) -> None:
         if self.steps:
-            self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
+            self._go(max(0, min(len(self.steps) - 1, self.cursor + delta)))
 
     def action_jump(self, where: str) -> None:
         if self.steps:
-            self.cursor = 0 if where == "start" else len(self.steps) - 1
+            self._go(0 if where == "start" else len(self.steps) - 1)
+
+    def _go(self, step: int) -> None:
+        """Put the cursor on `step`; at either end already, say so (the key did nothing)."""
+        if step == self.cursor:
+            self.notify(f"Already at the {'first' if step == 0 else 'last'} step (step {step}).", timeout=3)
+        self.cursor = step
 
     def action_toggle_hidden(self) -> None:
         self.spoilers = not self.spoilers
+        self.say_hidden_toggled(self.spoilers)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         live = self.live is not None
@@ -217,7 +225,35 @@ class ReplayScreen(RegionsScreen):
             return live
         if action == "toggle_panels":
             return self.panels_check()
+        if action == "toggle_hidden":
+            return None if self.agent_is_human else True
         return True
+
+    def refusal(self, action: str, parameters: tuple) -> str | None:
+        """Why a key of this screen does nothing now (KeysThatSayWhy tells the person)."""
+        live = self.live is not None
+        if action in ("move", "jump", "fork", "compare_parent", "whatif") and live:
+            return "A fork is running: escape stops it first (what it played so far is kept)."
+        if action == "stop_fork" and not live:
+            return "No fork is running: q goes back."
+        if action == "resume" and not self.resumable:
+            return "Nothing to resume: r continues a fork of yours that you kept for later."
+        if action == "toggle_hidden" and self.agent_is_human:
+            return "The hidden panel stays locked while you play the fork's agent."
+        if action == "toggle_panels":
+            return self.panels_refusal()
+        if action == "compose":
+            kind = ActionKind(parameters[0])
+            if not (live and self.agent_is_human):
+                return f"{kind.value} is for playing a fork's agent yourself: f forks here (agent: human)."
+            if kind in NEVER_OFFERED.get(self.session.protocol, ()):
+                return f"{self.session.protocol.value} has no {kind.value}."
+            if not self.agent_turn:
+                return "Wait: your last action is still running."
+            if kind not in self.query_one(ActionBar).allowed:
+                allowed = ", ".join(k.value for k in self.query_one(ActionBar).allowed) or "nothing"
+                return f"{kind.value} is not allowed now (allowed: {allowed})."
+        return None
 
     # ---- fork --------------------------------------------------------------------------
 
@@ -336,7 +372,7 @@ class ReplayScreen(RegionsScreen):
         bar = self.query_one(ActionBar)
         bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
         if view.allowed == [ActionKind.clarify]:
-            bar.open(ActionKind.clarify)
+            bar.open(ActionKind.clarify, by_itself=True)
         self.refresh_bindings()
 
     def action_compose(self, kind: str) -> None:

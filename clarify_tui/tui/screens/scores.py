@@ -42,6 +42,7 @@ from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
+from clarify_tui.plural import plural
 
 
 def chart_widgets() -> list:
@@ -50,10 +51,6 @@ def chart_widgets() -> list:
     return [BarChart(id="chart-accuracy"), ReliabilityChart(id="chart-calibration"),
             GroupedBars(id="chart-profile-share"), GroupedBars(id="chart-profile-pass"),
             GroupedBars(id="chart-restore")]
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 class ScoresScreen(LaidOutScreen):
@@ -225,7 +222,10 @@ class ScoresScreen(LaidOutScreen):
         tabs.active = "charts" if tabs.active == "numbers" else "numbers"
 
     def action_reload(self) -> None:
+        changed = data_mark(self.store) != self._read_at
         self.reload()
+        self.notify(f"Reloaded: {plural(len(self.sessions), 'session')}"
+                    + (", computing…" if changed else ", nothing new since the last read."), timeout=3)
 
     def action_back(self) -> None:
         go_back(self)

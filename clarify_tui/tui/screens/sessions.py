@@ -30,6 +30,7 @@ from clarify_tui.tui.widgets.session_table import (
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
+from clarify_tui.plural import plural
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))
@@ -127,9 +128,10 @@ class SessionsScreen(LaidOutScreen):
         if not self.rows:
             return "No sessions yet: play a task, or run a batch with `clarify-tui run`."
         if not shown:
-            return f"None of the {len(self.rows)} sessions match the filters above."
+            return ("The only session does not match the filters above." if len(self.rows) == 1 else
+                    f"None of the {len(self.rows)} sessions match the filters above.")
         return (
-            f"{shown} of {len(self.rows)} sessions · sorted by {self.sort} {arrow}{marked} · "
+            f"{shown} of {plural(len(self.rows), 'session')} · sorted by {self.sort} {arrow}{marked} · "
             "enter replay · space mark · c compare · s sort · g scores"
         )
 
@@ -164,6 +166,12 @@ class SessionsScreen(LaidOutScreen):
         sid = self.query_one(SessionTable).current_id
         if sid:
             self.open_replay(sid)
+        else:
+            self.notify(self.none_shown(), timeout=4)
+
+    def none_shown(self) -> str:
+        return ("No session matches the filters above." if self.rows else
+                "No sessions yet: play a task, or run a batch with `clarify-tui run`.")
 
     def open_replay(self, session_id: str) -> None:
         from clarify_tui.tui.screens.replay import ReplayScreen
@@ -171,7 +179,11 @@ class SessionsScreen(LaidOutScreen):
         self.app.push_screen(ReplayScreen(self.store, session_id))
 
     def action_mark(self) -> None:
-        self.query_one(SessionTable).toggle_mark()
+        table = self.query_one(SessionTable)
+        if table.current_id is None:
+            self.notify(self.none_shown(), timeout=4)
+            return
+        table.toggle_mark()
         self.refresh_table()
 
     def action_compare(self) -> None:
@@ -201,7 +213,11 @@ class SessionsScreen(LaidOutScreen):
         self.app.push_screen(ScoresScreen(self.store))
 
     def action_reload(self) -> None:
+        before = {r.id for r in self.rows}
         self.reload()
+        new = sum(r.id not in before for r in self.rows)
+        self.notify(f"Reloaded: {plural(len(self.rows), 'session')}, "
+                    + (f"{new} new." if new else "nothing new."), timeout=3)
 
     def action_back(self) -> None:
         go_back(self)

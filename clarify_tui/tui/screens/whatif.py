@@ -4,6 +4,9 @@ compare of parent and fork, scrolled to where they part."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -11,6 +14,7 @@ from textual.widgets import DataTable, Header, Static
 
 from clarify_tui.models import Protocol, Session
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.plural import plural
 
 
 def _outcome_text(session: Session) -> str:
@@ -29,6 +33,18 @@ def forks_of(store, parent_id: str) -> list[Session]:
     forks = [s for s in store.sessions() if s.parent_id == parent_id and s.counterfactual
              and s.status != "superseded"]
     return sorted(forks, key=lambda s: (s.counterfactual.get("step", 0), s.counterfactual.get("intervention", "")))
+
+
+def whatif_command(store, run: str) -> str:
+    """The command that makes a run's what-if forks, with `--db FILE` when this database is
+    not the one the command would open by itself (it would find no such run there)."""
+    from clarify_tui.paths import default_db_path
+
+    command = f"clarify-tui whatif --run {shlex.quote(run)} --sessions all"
+    path = getattr(store, "path", None)
+    if path is not None and Path(path).resolve() != default_db_path().resolve():
+        command += f" --db {shlex.quote(str(path))}"
+    return command
 
 
 class WhatIfScreen(Screen):
@@ -61,12 +77,13 @@ class WhatIfScreen(Screen):
         parent = _outcome_text(self.origin)
         if not self.forks:
             head.update(f"Session {self.origin.id} ({parent}) has no what-if forks yet. Make them with:\n"
-                        f"  clarify-tui whatif --run {self.origin.run} --sessions all")
+                        f"  {whatif_command(self.store, self.origin.run)}")
             table.display = False
+            table.disabled = True  # focused, its enter took the key: enter says there is nothing to compare
             return
         flips = sum(_outcome_text(f) != parent for f in self.forks)
         head.update(f"Session {self.origin.id} of run {self.origin.run}: {parent}. "
-                    f"{len(self.forks)} fork(s), {flips} with another outcome. Enter: compare.")
+                    f"{plural(len(self.forks), 'fork')}, {flips} with another outcome. Enter: compare.")
         table.add_columns("step", "was", "instead", "parent", "fork", "fork session")
         for fork in self.forks:
             cf = fork.counterfactual or {}

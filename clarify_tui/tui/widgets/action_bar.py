@@ -71,11 +71,12 @@ class ActionBar(Vertical):
         """Whether the open form holds anything typed (leaving would lose it)."""
         return any(form.typed for form in self.query(ActionForm))
 
-    def open(self, kind: ActionKind, prefill: Action | None = None) -> bool:
+    def open(self, kind: ActionKind, prefill: Action | None = None, *, by_itself: bool = False) -> bool:
         """Start typing an action of `kind`; False if the engine does not allow it now.
         The form of `kind` already open keeps what it holds (it gets the focus back); a
         form closed unsent (escape, another action's key, the clock paused) comes back
-        as it was left."""
+        as it was left. `by_itself`: no key opened it (CTS clarify), so its key pressed
+        first is not typed."""
         if kind not in self.allowed:
             self.notify(f"{kind.value} is not allowed now", severity="warning")
             return False
@@ -85,7 +86,8 @@ class ActionBar(Vertical):
                 return True
         self.close()
         self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill,
-                              draft=self.drafts.get(kind) if prefill is None else None))
+                              draft=self.drafts.get(kind) if prefill is None else None,
+                              opening_key=KEYS.get(kind) if by_itself else None))
         if hasattr(self.app, "key_sink"):  # until the form can take keys, keep them for it (tui/typeahead.py)
             self.typeahead = []
             self.app.key_sink = self._keep

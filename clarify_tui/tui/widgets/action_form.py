@@ -69,7 +69,21 @@ def parse_confidence(typed: str) -> float | None:
 
 class FormField(Input):
     """One field of an ActionForm: a paste with tabs or line breaks fills the next fields
-    too instead of being cut at its first line."""
+    too instead of being cut at its first line. `opening_key`: the key that opens a form
+    which opened by itself (CTS clarify, "c"): a person reading "c clarify" presses it and
+    the form is open already, so that first key is taken as meant, not typed as a stray letter."""
+
+    def __init__(self, *args, opening_key: str | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.opening_key = opening_key
+
+    def on_key(self, event: events.Key) -> None:
+        # runs before Input's own key handler (a subclass's handler first); prevent_default stops it
+        key, self.opening_key = self.opening_key, None  # only the very first key
+        if key is not None and event.key == key and not self.value:
+            event.stop()
+            event.prevent_default()
+            self.notify("The form is open: type here (enter moves on, escape closes it).", timeout=4)
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
@@ -101,7 +115,8 @@ class ActionForm(Vertical):
         pass
 
     def __init__(self, kind: ActionKind, *, k: int = 1, confidence: bool = False,
-                 prefill: Action | None = None, draft: list[str] | None = None, **kwargs) -> None:
+                 prefill: Action | None = None, draft: list[str] | None = None, opening_key: str | None = None,
+                 **kwargs) -> None:
         super().__init__(classes="action-form", **kwargs)
         self.kind = kind
         self.k = k
@@ -109,6 +124,7 @@ class ActionForm(Vertical):
         self.prefill = prefill if prefill is not None and prefill.kind == kind else None
         self.draft = draft
         """The fields' values as a person left them in a form of this kind closed unsent."""
+        self.opening_key = opening_key  # the form opened by itself: see FormField
 
     def compose(self) -> ComposeResult:
         pre = self.prefill
@@ -116,12 +132,13 @@ class ActionForm(Vertical):
             yield Label(f"clarify: up to {self.k} question(s); leave all empty for no clarification (orig)")
             for i in range(self.k):
                 value = pre.items[i] if pre and i < len(pre.items) else ""
-                yield FormField(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value)
+                yield FormField(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value,
+                                opening_key=self.opening_key if i == 0 else None)
         else:
             yield Label(f"{self.kind.value}:")
             # a proposal being edited is not selected: typing adds to it instead of wiping it
             yield FormField(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field",
-                            select_on_focus=pre is None)
+                            select_on_focus=pre is None, opening_key=self.opening_key)
             if self.confidence:
                 conf = pre.confidence if pre and pre.confidence is not None else None
                 # a text field, checked on enter: a number field drops what it rejects without a word

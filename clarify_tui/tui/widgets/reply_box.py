@@ -110,6 +110,8 @@ class ReplyBox(Vertical, can_focus=True):
             return kind == "discobench" and bool(self.request and self.request.clue)
         if action == "type":
             return self.typed
+        if action == "scroll_known":  # pgup/pgdn read the question and what the user knows: only while asked
+            return self.request is not None
         return True
 
     def action_reply(self, which: str) -> None:
@@ -136,6 +138,10 @@ class ReplyBox(Vertical, can_focus=True):
 
     def action_scroll_known(self, direction: int) -> None:
         question = self.query_one("#reply-scroll")
+        if question.max_scroll_y <= 0 or question.scroll_y == (question.max_scroll_y if direction > 0 else 0):
+            self.notify("Nothing more to read here: it is all on screen." if question.max_scroll_y <= 0 else
+                        ("At the end." if direction > 0 else "At the top."), timeout=4)
+            return
         question.scroll_relative(y=direction * max(1, question.scrollable_content_region.height - 1), animate=False,
                                  immediate=True)
 
@@ -146,29 +152,48 @@ class ReplyBox(Vertical, can_focus=True):
         kind = self.request.kind if self.request else ""
         return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
 
+    def _enabled(self, key: str) -> bool:
+        active = self.screen.active_bindings.get(key)
+        return active is not None and active.enabled
+
+    def _say(self, why: str) -> bool:
+        """A key that can do nothing now is said, not typed and not dropped silently."""
+        self.notify(why, severity="warning", timeout=4)
+        return True
+
     def _route(self, event) -> bool:
         """Where a key goes while the agent waits for a reply, decided as the app reads it
         (so the keys after it follow it, however fast they come): a letter no key uses
         starts the typed reply (the focus moves into the field at once, the letter with
         it), `t` too; tab and shift+tab keep the focus in the field; the reply keys and
-        the footer's keys (q back, h hidden, …) do what they say. True: taken here."""
+        the footer's keys (q back, h hidden, …) do what they say; a listed key that can
+        do nothing now (DiscoBench `c` with no clue) and InteractComp's other letters
+        say why. True: taken here."""
         if self.request is None or not self.is_attached or self.app.screen is not self.screen:
             return False
         field = self.query_one("#reply-input", Input)
         focused = self.screen.focused
         if focused is field:
             return event.key in ("tab", "shift+tab")  # the reply has one field: tab stays in it
-        if focused is not self or not self.typed:
+        if focused is not self:
             return False
-        if event.key == "t":
+        if self.typed and event.key == "t":
             self.screen.set_focus(field)
             return True
+        if self._enabled(event.key):
+            return False  # a reply key, or one the footer lists: the binding handles it
+        if self.request.kind == "discobench" and event.key == "c":
+            return self._say("No clue for this checkpoint: type a reply (t).")  # `c` is listed
         if event.key in self._bound_keys() or event.key in self.screen.active_bindings:
-            return False  # the binding handles it
-        if event.is_printable and event.character:
+            return False
+        if not (event.is_printable and event.character):
+            return False
+        if self.typed:
             self.screen.set_focus(field)
             field.insert_text_at_cursor(event.character)
             return True
+        if self.request.kind == "interactcomp":
+            return self._say("InteractComp: reply y, n or i (nothing else is accepted).")
         return False
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from clarify_tui.models import Task
+from clarify_tui.plural import plural
 from clarify_tui.results import (
     STATE_MODELS,
     AnyResult,
@@ -63,7 +64,7 @@ def render_discobench(task: Task, state: EpisodeState, proto: DiscoBenchState, r
     lines: list[Any] = [Text(_rounds(state), style="bold")]
     cps = proto.checkpoints
     if not reveal:
-        lines.append(Text(f"{len(cps)} checkpoints — details hidden until the session ends.", style="dim italic"))
+        lines.append(Text(f"{plural(len(cps), 'checkpoint')} — details hidden until the session ends.", style="dim italic"))
         return Group(*lines)
     table = Table(box=None, pad_edge=False, expand=True, show_edge=False)
     for col in ("#", "type", "status", "asked", "right"):

@@ -7,7 +7,8 @@ trajectory widget renders these cards line by line (`widgets/trajectory.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import takewhile
 from typing import NamedTuple
 
 from rich.console import Console, Group
@@ -18,7 +19,8 @@ from textual.color import Color
 from clarify_tui.engine.cts import user_reply
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.widgets.text_lines import render_lines
-from clarify_tui.models import Action, ActionKind, SearchHit, Step
+from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
+from clarify_tui.plural import plural
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}
@@ -35,14 +37,41 @@ def fold(text: str, expanded: bool, lines: int = FOLD_LINES, width: int = 400) -
     parts = text.splitlines() or [""]
     out = [p if len(p) <= width else p[: width - 1] + "…" for p in parts[:lines]]
     if len(parts) > lines:
-        out.append(f"… ({len(parts) - lines} more lines)")
+        out.append(f"… ({plural(len(parts) - lines, 'more line')})")
     return "\n".join(out)
 
 
-def action_line(action: Action) -> Text:
+def answer_verdict(step: Step, after: Sequence[Step] = ()) -> bool | None:
+    """The judge's verdict on an agent's answer, from the judge steps right `after` it (a
+    final answer's is recorded after the answer step; a DiscoBench checkpoint answer's
+    observation is the same words right or wrong); None: not judged, or not yet."""
+    if step.actor != "agent" or step.action.kind != ActionKind.answer:
+        return None
+    if "correct" in step.observation.data:
+        return bool(step.observation.data["correct"])
+    judges = list(takewhile(lambda s: s.actor == "judge", after))
+    for judge in judges:
+        if "correct" in judge.observation.data:
+            return bool(judge.observation.data["correct"])
+    checkpoint = step.observation.data.get("checkpoint")
+    for judge in judges:
+        data = judge.observation.data
+        if checkpoint is not None and data.get("checkpoint") == checkpoint and "status" in data:
+            return data["status"] == "passed"
+    return None
+
+
+def action_icon(action: Action, verdict: bool | None = None) -> str:
+    """The action's icon; an answer's says right or wrong only once judged (and shown)."""
+    if action.kind == ActionKind.answer and verdict is not None:
+        return glyphs.icon("answer-right" if verdict else "answer-wrong")
+    return glyphs.icon(action.kind.value)
+
+
+def action_line(action: Action, verdict: bool | None = None) -> Text:
     """The action's kind and content on one line (also used for the pending action)."""
     line = Text()
-    line.append(f"{glyphs.icon(action.kind.value)} {action.kind.value} ", style="bold")
+    line.append(f"{action_icon(action, verdict)} {action.kind.value} ", style="bold")
     if action.kind == ActionKind.clarify:
         if not action.items:
             line.append("(no questions: orig baseline)", style="dim")
@@ -57,6 +86,12 @@ def action_line(action: Action) -> Text:
     else:
         line.append(action.text)
     return line
+
+
+def hits_line(obs: Observation) -> str:
+    """A search's "N results" as drawn: "1 result" for one (the engine's words to the agent,
+    part of its prompt, stay as they are)."""
+    return plural(len(obs.hits), "result") if obs.text == f"{len(obs.hits)} results" else obs.text
 
 
 def usage_text(step: Step) -> Text:
@@ -90,9 +125,10 @@ class _Folder:
         return content if self.expanded else clipped
 
 
-def render_step(step: Step, *, reveal: bool = True, expanded: bool = False) -> Group:
-    """The card of `step`: a head line (who, what, usage) and what came back."""
-    return _render(step, reveal, _Folder(expanded))
+def render_step(step: Step, *, reveal: bool = True, expanded: bool = False, after: Sequence[Step] = ()) -> Group:
+    """The card of `step`: a head line (who, what, usage) and what came back. `after`: the
+    steps after it (an answer's icon follows the judge steps that follow it)."""
+    return _render(step, reveal, _Folder(expanded), after)
 
 
 def folds(step: Step, *, reveal: bool) -> bool:
@@ -103,13 +139,14 @@ def folds(step: Step, *, reveal: bool) -> bool:
     return folder.cut
 
 
-def _render(step: Step, reveal: bool, folder: _Folder) -> Group:
+def _render(step: Step, reveal: bool, folder: _Folder, after: Sequence[Step] = ()) -> Group:
     head = Text()
     head.append(f"#{step.index:<3}" + (" " if step.index >= 100 else ""), style="dim")  # "#120 agent"
     head.append(f"{step.actor:<6} ", style=ACTOR_STYLE.get(step.actor, "bold"))
     replying = step.actor == "user" and step.action.kind == ActionKind.reply
     question, reply = user_reply(step) if replying else (None, "")
-    head.append_text(action_line(Action(kind=ActionKind.reply, text=reply) if replying else step.action))
+    verdict = answer_verdict(step, after) if reveal else None
+    head.append_text(action_line(Action(kind=ActionKind.reply, text=reply) if replying else step.action, verdict))
     if step.action.human:
         head.append(f"  ✎ {HUMAN_MADE[step.action.human]}", style="bold magenta")
     head.append("  ")
@@ -119,7 +156,7 @@ def _render(step: Step, reveal: bool, folder: _Folder) -> Group:
     if step.error:
         body.append(Text("   ⚠ " + folder.text(step.error), style="red"))
     elif step.action.kind == ActionKind.search:
-        body.append(Text(f"   {obs.text}", style="dim"))
+        body.append(Text(f"   {hits_line(obs)}", style="dim"))
         if obs.data.get("search_failed"):  # --compat reference: why the agent saw "Search failed"
             body.append(Text("   ⚠ " + folder.text(str(obs.data["search_failed"]), 1), style="red"))
         hits = folder.hits(obs.hits)
@@ -132,7 +169,7 @@ def _render(step: Step, reveal: bool, folder: _Folder) -> Group:
             card.append(f"\n     {snippet}", style="italic")
             body.append(card)
         if len(obs.hits) > len(hits):
-            body.append(Text(f"   … {len(obs.hits) - len(hits)} more hits (click to unfold)", style="dim"))
+            body.append(Text(f"   … {plural(len(obs.hits) - len(hits), 'more hit')} (click to unfold)", style="dim"))
     elif step.action.kind == ActionKind.clarify and obs.items:
         for i, reply in enumerate(obs.items, 1):
             style = "yellow" if reply.strip().casefold() == "unknown" else ""
@@ -174,7 +211,7 @@ class Card(NamedTuple):
 
 
 def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], console: Console, width: int, *,
-              reveal: bool, expanded: bool, gap: int) -> Card:
+              reveal: bool, expanded: bool, gap: int, after: Sequence[Step] = ()) -> Card:
     """`step` as strips in the colours of its actor, error and replay mark (`marks`);
     `style(name)` is the trajectory's component style ("" for its own)."""
     base = style("")
@@ -187,7 +224,7 @@ def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], consol
         marker = style("trajectory--" + "-".join(n for n in ("guess", "current") if n in marks))
         base += Style(bgcolor=marker.bgcolor)
     folder = _Folder(expanded)
-    card = _render(step, reveal, folder)
+    card = _render(step, reveal, folder, after)
     return Card(card_lines(card, console, width, base, marker=marker, gap=gap,
                            fade=FUTURE_OPACITY if "future" in marks else None), folder.cut)
 

@@ -14,7 +14,7 @@ are left out while spoilers are hidden.
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, takewhile
 
 from rich.segment import Segment
 from rich.style import Style
@@ -24,7 +24,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from clarify_tui.models import Step
+from clarify_tui.models import ActionKind, Step
 from clarify_tui.tui.speed import set_virtual_size
 from clarify_tui.tui.widgets.replay_marks import ReplayMarks
 from clarify_tui.tui.widgets.step_card import Card, draw_card
@@ -110,6 +110,11 @@ class Trajectory(ScrollView, can_focus=True):
         self.expanded = expanded
         self._toggled.clear()
         self._keep_top_card(self._relayout)
+
+    @property
+    def folds_anything(self) -> bool:
+        """Whether unfolding (or folding) changes any card drawn (`f` says so when not)."""
+        return any(card.folds for _key, cards in self._drawn.values() for card in cards.values())
 
     def mark(self, current: int | None, guess: int | None = None, dim_future: bool = False) -> None:
         """Replay's cursor: step `current` stands out (and is scrolled into view), steps
@@ -197,17 +202,26 @@ class Trajectory(ScrollView, can_focus=True):
 
     # ---- layout ------------------------------------------------------------------------
 
-    def _key(self, step: Step, width: int) -> tuple:
+    def _key(self, step: Step, width: int, after: list[Step]) -> tuple:
         """What a card's lines depend on, but unfolding (a card keeps both, so a fold
-        toggle draws a card once each way)."""
+        toggle draws a card once each way); an answer's icon, on the judge steps after it."""
         marks = self.marks(step.index)
-        return (id(step), width, self.reveal, "current" in marks, "guess" in marks, "future" in marks)
+        return (id(step), width, self.reveal, "current" in marks, "guess" in marks, "future" in marks,
+                tuple(map(id, after)))
+
+    def _judged_by(self, step: Step) -> list[Step]:
+        """The judge steps right after an answer (its verdict); nothing for other steps."""
+        pos = self._position.get(step.index)
+        if step.action.kind != ActionKind.answer or pos is None:
+            return []
+        return list(takewhile(lambda s: s.actor == "judge", self._steps[pos + 1:]))
 
     def _card(self, step: Step, width: int) -> list[list[Segment]]:
         """The card of `step` as lines `width` wide, from the cache or drawn now. A card
         that unfolding does not change is drawn once for both (unfold all draws only the
         cards it changes)."""
-        key = self._key(step, width)
+        after = self._judged_by(step)
+        key = self._key(step, width, after)
         cached = self._drawn.get(step.index)
         if cached is None or cached[0] != key:
             cached = self._drawn[step.index] = (key, {})
@@ -216,7 +230,8 @@ class Trajectory(ScrollView, can_focus=True):
         card = cards.get(unfolded)
         if card is None:
             card = cards[unfolded] = draw_card(step, self.marks(step.index), self._style, self.app.console, width,
-                                               reveal=self.reveal, expanded=unfolded, gap=self.GAP)
+                                               reveal=self.reveal, expanded=unfolded, gap=self.GAP,
+                                               after=after)
             if not card.folds:
                 cards[not unfolded] = card
         return card.lines
