@@ -260,6 +260,13 @@ class Store:
 
     # ---- reading ---------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads that must agree (db_errors.snapshot); this process's writes wait
+        meanwhile, since they share the connection (a write would end the transaction)."""
+        with self._lock, db_errors.snapshot(self.conn) as conn:
+            yield conn
+
     def sessions(
         self,
         runs: Iterable[str] | None = None,

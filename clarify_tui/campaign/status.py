@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from clarify_tui import db_errors
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
 
 if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
@@ -104,11 +105,12 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
 
     conn = read_only(path)
     try:
-        live = _live(conn, run, timeout)
-        steps_ms = dict(conn.execute(
-            "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
-            "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
-        sessions = load_sessions(conn, runs=[run])
+        with db_errors.snapshot(conn):  # the claims, the clocks and the sessions of one moment
+            live = _live(conn, run, timeout)
+            steps_ms = dict(conn.execute(
+                "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
+                "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
+            sessions = load_sessions(conn, runs=[run])
     finally:
         conn.close()
     tasks = set(task_ids)
