@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -48,6 +49,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 FIRST = (b"Your turn", b"being played")
+ECHO_TIMEOUT_S = 20.0
 KEY_LETTERS = "xzj"  # no binding outside the input, and drawn nowhere else on the play screen
 
 
@@ -75,6 +77,11 @@ def visitor_process(server: psutil.Process, annotator: str) -> psutil.Process | 
     return None
 
 
+def note(text: str) -> None:
+    """Progress on stderr (the results go to stdout)."""
+    print(f"{time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
+
+
 def cpu_of(p: psutil.Process) -> float:
     t = p.cpu_times()
     return t.user + t.system
@@ -89,6 +96,7 @@ class Visitor:
         self.error: str | None = None
         self.process: psutil.Process | None = None
         self.frames: asyncio.Queue[bytes] = asyncio.Queue()
+        self.tail = b""  # the end of what was drawn (said when a visitor fails)
 
 
 async def visit(v: Visitor, base: str, token: str, server: psutil.Process, started: asyncio.Event,
@@ -106,7 +114,9 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
             async def read() -> None:
                 async for msg in ws:
                     if msg.type == aiohttp.WSMsgType.BINARY:
-                        await v.frames.put(ANSI.sub(b"", msg.data))
+                        text = ANSI.sub(b"", msg.data)
+                        v.tail = (v.tail + text)[-600:]
+                        await v.frames.put(text)
             reader = asyncio.create_task(read())
             try:
                 seen = b""
@@ -121,15 +131,22 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
                 await typing.wait()
                 if b"Your turn" in seen and keys:
                     await ws.send_str(json.dumps(["stdin", "s"]))
-                    await asyncio.sleep(1.0)  # the search box opens
+                    drawn = b""
+                    while b"search query" not in drawn:  # the search box's placeholder: it is open
+                        drawn = drawn[-100:] + await asyncio.wait_for(v.frames.get(), timeout)
+                    await asyncio.sleep(0.5)
                     for i in range(keys):
                         while not v.frames.empty():
                             v.frames.get_nowait()
                         letter = KEY_LETTERS[i % len(KEY_LETTERS)].encode()
                         sent = time.perf_counter()
                         await ws.send_str(json.dumps(["stdin", letter.decode()]))
-                        while letter not in await asyncio.wait_for(v.frames.get(), timeout):
-                            pass
+                        drawn = b""
+                        while letter not in drawn:
+                            left = sent + ECHO_TIMEOUT_S - time.perf_counter()
+                            if left <= 0:
+                                raise asyncio.TimeoutError(f"key {letter.decode()!r} not drawn; last: {drawn[-300:]!r}")
+                            drawn = await asyncio.wait_for(v.frames.get(), left)
                         v.echoes.append(time.perf_counter() - sent)
                         await asyncio.sleep(0.2)
                     for _ in range(keys):  # leave the input empty again
@@ -138,6 +155,7 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
                 await asyncio.sleep(3600)  # stay until cancelled: idle CPU is measured meanwhile
             except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
                 v.error = v.error or f"{type(exc).__name__} {exc}"
+                note(f"{v.name} failed: {v.error}; last drawn: {v.tail.decode(errors='replace')!r}")
             finally:
                 started.set()
                 done_typing.set()
@@ -158,6 +176,7 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
                     break
             else:
                 raise SystemExit(f"serve did not start: {' '.join(cmd)}")
+            threading.Thread(target=proc.stdout.read, daemon=True).start()  # a full pipe would stop serve
             server = psutil.Process(proc.pid)
             load_before = os.getloadavg()
             visitors = [Visitor(f"v{i:03d}") for i in range(n)]
@@ -166,9 +185,11 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
             tasks = [asyncio.create_task(visit(v, f"http://127.0.0.1:{port}", token, server, s, typing, d, keys,
                                                timeout)) for v, s, d in zip(visitors, starts, dones)]
             await asyncio.gather(*(s.wait() for s in starts))
+            note("every visitor has its first screen (or failed)")
             await asyncio.sleep(2.0)  # the last ones' start-up work settles
             typing.set()
             await asyncio.wait([asyncio.create_task(d.wait()) for d in dones], timeout=timeout)
+            note("typing done")
             await asyncio.sleep(1.0)
             live = [v.process for v in visitors if v.process is not None and v.process.is_running()]
             before = {p.pid: cpu_of(p) for p in live}
@@ -181,6 +202,7 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
                 except psutil.Error:
                     pass
             load_after = os.getloadavg()
+            note("idle measured")
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
