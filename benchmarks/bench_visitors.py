@@ -35,6 +35,7 @@ import os
 import re
 import secrets
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -65,16 +66,26 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
 
 
-def visitor_process(server: psutil.Process, annotator: str) -> psutil.Process | None:
-    """The app process serving `annotator` (textual-serve's shell execs it)."""
-    for child in server.children(recursive=True):
-        try:
-            cmd = child.cmdline()
-        except psutil.Error:
-            continue
-        if "clarify_tui.campaign.visitor" in cmd and annotator in cmd:
-            return child
-    return None
+def visitor_process(db: Path, annotator: str) -> psutil.Process | None:
+    """The app process serving `annotator`: its claim's holder (`host:pid:...`), whether
+    serve started it itself or forked it from its zygote (campaign/zygote.py)."""
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT holder FROM claims WHERE annotator=? AND holder IS NOT NULL", [annotator]).fetchone()
+    if row is None:
+        return None
+    try:
+        return psutil.Process(int(row[0].split(":")[1]))
+    except psutil.Error:
+        return None
+
+
+def drain(stream, log: str | None) -> None:
+    """Read serve's output (its access lines), into the --log file if given."""
+    out = open(log, "w", encoding="utf-8") if log else None
+    for line in stream:
+        if out:
+            out.write(line)
+            out.flush()
 
 
 def note(text: str) -> None:
@@ -96,12 +107,25 @@ class Visitor:
         self.error: str | None = None
         self.process: psutil.Process | None = None
         self.frames: asyncio.Queue[bytes] = asyncio.Queue()
+        self.stage = "page"
         self.tail = b""  # the end of what was drawn (said when a visitor fails)
 
 
-async def visit(v: Visitor, base: str, token: str, server: psutil.Process, started: asyncio.Event,
+async def visit(v: Visitor, *args) -> None:
+    """One visitor; whatever goes wrong is its error, never a hang of the others."""
+    try:
+        await _visit(v, *args)
+    except Exception as exc:  # noqa: BLE001 (reported per visitor)
+        v.error = v.error or f"{type(exc).__name__} {exc}"
+        note(f"{v.name} failed at the {v.stage}: {v.error}")
+    finally:
+        args[3].set()  # started
+        args[5].set()  # done typing
+
+
+async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.Event,
                 typing: asyncio.Event, done_typing: asyncio.Event, keys: int, timeout: float) -> None:
-    async with aiohttp.ClientSession() as http:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=timeout, sock_read=None)) as http:
         t0 = time.perf_counter()
         async with http.get(f"{base}/", params={"token": token, "annotator": v.name}) as r:
             page = await r.text()
@@ -110,7 +134,9 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
             v.error = "no websocket in the page"
             started.set()
             return
+        v.stage = "websocket"
         async with http.ws_connect(url.group(0) + "?width=80&height=24", max_msg_size=0) as ws:
+            v.stage = "first screen"
             async def read() -> None:
                 async for msg in ws:
                     if msg.type == aiohttp.WSMsgType.BINARY:
@@ -124,7 +150,7 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
                 while not any(f in seen for f in FIRST):
                     seen = seen[-200:] + await asyncio.wait_for(v.frames.get(), deadline - time.perf_counter())
                 v.first_s = time.perf_counter() - t0
-                v.process = visitor_process(server, v.name)
+                v.process = visitor_process(db, v.name)
                 if v.process is not None:
                     v.start_cpu = cpu_of(v.process)
                 started.set()
@@ -162,11 +188,12 @@ async def visit(v: Visitor, base: str, token: str, server: psutil.Process, start
                 reader.cancel()
 
 
-async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra: list[str]) -> dict:
+async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra: list[str], log: str | None = None) -> dict:
     port, token = free_port(), secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="bench-visitors-") as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        cmd = [python, "-m", "clarify_tui", "serve", "--queue", "bench", "--db", str(Path(tmp) / "c.db"),
+        db = Path(tmp) / "c.db"
+        cmd = [python, "-m", "clarify_tui", "serve", "--queue", "bench", "--db", str(db),
                "--port", str(port), "--token", token, *extra]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
@@ -176,15 +203,23 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
                     break
             else:
                 raise SystemExit(f"serve did not start: {' '.join(cmd)}")
-            threading.Thread(target=proc.stdout.read, daemon=True).start()  # a full pipe would stop serve
-            server = psutil.Process(proc.pid)
+            threading.Thread(target=drain, args=(proc.stdout, log), daemon=True).start()  # a full pipe would stop serve
+            while socket.socket().connect_ex(("127.0.0.1", port)) != 0:  # serve prints before it listens
+                if proc.poll() is not None:
+                    raise SystemExit(f"serve ended: {' '.join(cmd)}")
+                await asyncio.sleep(0.05)
             load_before = os.getloadavg()
             visitors = [Visitor(f"v{i:03d}") for i in range(n)]
             starts = [asyncio.Event() for _ in visitors]
             typing, dones = asyncio.Event(), [asyncio.Event() for _ in visitors]
-            tasks = [asyncio.create_task(visit(v, f"http://127.0.0.1:{port}", token, server, s, typing, d, keys,
+            tasks = [asyncio.create_task(visit(v, f"http://127.0.0.1:{port}", token, db, s, typing, d, keys,
                                                timeout)) for v, s, d in zip(visitors, starts, dones)]
-            await asyncio.gather(*(s.wait() for s in starts))
+            waits = [asyncio.create_task(s.wait()) for s in starts]
+            await asyncio.wait(waits, timeout=timeout + 10)
+            for v, s in zip(visitors, starts):
+                if not s.is_set():
+                    v.error = f"no first screen: stuck at the {v.stage}"
+                    note(f"{v.name} {v.error}")
             note("every visitor has its first screen (or failed)")
             await asyncio.sleep(2.0)  # the last ones' start-up work settles
             typing.set()
@@ -261,9 +296,10 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=180.0)
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--log", default=None, help="write serve's output to this file")
     p.add_argument("serve_args", nargs="*", help="more `serve` options, after --")
     a = p.parse_args()
-    r = asyncio.run(run(a.visitors, a.keys, a.idle, a.timeout, a.python, a.serve_args))
+    r = asyncio.run(run(a.visitors, a.keys, a.idle, a.timeout, a.python, a.serve_args, a.log))
     print(json.dumps(r, indent=2)) if a.json else show(r)
 
 
