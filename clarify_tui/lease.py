@@ -173,7 +173,21 @@ def process_id(pid: int) -> str | None:
     except OSError:
         return None
     fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": field 3 onwards
+    if fields and fields[0] in ("Z", "X"):  # ended, only not reaped yet (an orphan waits for init)
+        return None
     return f"{boot}:{fields[19]}" if len(fields) > 19 else None
+
+
+def _ended(pid: int) -> bool:
+    """A zombie: the process ended and its parent (init, for an orphan) has not reaped it.
+    Why: a campaign visitor orphaned by `serve -9` stayed a zombie under this machine's
+    init, and its claim was held as if it were alive."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:][:1] in ("Z", "X")
 
 
 def process_started_at(pid: int) -> float | None:
@@ -199,4 +213,4 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return not _ended(pid)

@@ -193,6 +193,8 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
         threading.Thread(target=watch, name="launcher-watch", daemon=True).start()
         from clarify_tui.campaign import visitor
 
+        visitor.parent_death_signal(os.getppid())  # the zygote dies with the server (-9 too): so do we, at once
+
         code = visitor.main(request["argv"])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
