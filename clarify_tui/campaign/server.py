@@ -190,10 +190,10 @@ def visitor_command(python: str, db: Path, run: str, options: list[str], *, zygo
     common = ["--db", str(db), "--queue", run, *identity, *options]
     socket_path = None
     if zygote:
-        from clarify_tui.campaign import zygote as warm
+        from clarify_tui.campaign import launch
 
-        socket_path = warm.start(python, common)
-    entry = ["clarify_tui.campaign.zygote", "launch", socket_path] if socket_path else ["clarify_tui.campaign.visitor"]
+        socket_path = launch.start(python, common)
+    entry = ["clarify_tui.campaign.launch", socket_path] if socket_path else ["clarify_tui.campaign.visitor"]
 
     def command_for(annotator: str) -> str:
         argv = [python, "-m", *entry, *common, "--annotator", annotator]

@@ -6,15 +6,15 @@ so a class of 30 opening the link together on 2 cores waited ~13 s (issue 30,
 benchmarks/bench_visitors.py). The zygote does that work once, then forks a child per
 visitor, which only builds its app.
 
-- `serve` starts it (`start`, from `campaign.server.visitor_command`): `python -m
+- `serve` starts it (`launch.start`, from `campaign.server.visitor_command`): `python -m
   clarify_tui.campaign.zygote serve SOCKET VISITOR-ARGS...`, with the environment
   textual-serve gives its apps (Textual reads it at import). It listens on a Unix socket
   in a private temporary folder, and ends with the server (as a visitor does, see
   `visitor.die_with_server`).
-- textual-serve runs the launcher for each visitor: `python -m clarify_tui.campaign.zygote
-  launch SOCKET VISITOR-ARGS...`. It imports nothing but the standard library, hands its
-  standard input, output and error (SCM_RIGHTS) with its environment to the zygote, and
-  waits for the child's exit code. Without a zygote (gone, refused) it runs the visitor
+- textual-serve runs the launcher for each visitor (campaign/launch.py): `python -m
+  clarify_tui.campaign.launch SOCKET VISITOR-ARGS...`. It imports nothing but the
+  standard library, hands its standard input, output and error (SCM_RIGHTS) with its
+  environment to the zygote, and waits for the child's exit code. Without a zygote (gone, refused) it runs the visitor
   itself (`exec`), as before the zygote.
 - the child makes the launcher's environment its own, runs `visitor.main` on the
   launcher's pipes, and ends when the launcher does (textual-serve's `reap` kills a
@@ -32,81 +32,13 @@ import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import traceback
 
-FORKED, REFUSED = b"F", b"N"
-WEB_ENV = {  # what textual-serve's AppService sets for its apps and Textual reads at import
-    "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver",
-    "TEXTUAL_FPS": "60",
-    "TEXTUAL_COLOR_SYSTEM": "truecolor",
-}
-READY_TIMEOUT_S = 120.0
+from clarify_tui.campaign.launch import FORKED, REFUSED, recv_exactly
+
 WATCH_EVERY_S = 0.5
-
-
-# ---- serve's side ---------------------------------------------------------------------
-
-
-def start(python: str, visitor_args: list[str]) -> str | None:
-    """Start the zygote for visitors run with `visitor_args` (the server's pid among
-    them); its socket's path once it listens, or None when it could not start (visitors
-    then start on their own)."""
-    folder = tempfile.mkdtemp(prefix="clarify-visitors-")  # 0700: only this user can connect
-    path = os.path.join(folder, "zygote.sock")
-    env = {**os.environ, **WEB_ENV}
-    try:
-        proc = subprocess.Popen([python, "-m", "clarify_tui.campaign.zygote", "serve", path, *visitor_args],
-                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-    except OSError:
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
-    assert proc.stdout is not None
-    ready = threading.Timer(READY_TIMEOUT_S, proc.kill)  # a zygote that hangs warming up is no zygote
-    ready.start()
-    line = proc.stdout.readline()
-    ready.cancel()
-    proc.stdout.close()
-    if line.strip() != b"ready":
-        proc.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
-    return path
-
-
-# ---- the launcher (one per visitor; the standard library only) ------------------------
-
-
-def launch(path: str, visitor_args: list[str]) -> int:
-    """Run one visitor's app in a child of the zygote at `path`, or here if it will not."""
-    try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(path)
-        payload = json.dumps({"argv": visitor_args, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
-        socket.send_fds(conn, [struct.pack("!I", len(payload)) + payload], [0, 1, 2])
-        answer = conn.recv(1)
-    except OSError:
-        answer = b""
-    if answer != FORKED:
-        os.execv(sys.executable, [sys.executable, "-m", "clarify_tui.campaign.visitor", *visitor_args])
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # the child holds the pipes now: textual-serve sees them close when it ends
-        os.dup2(null, fd)
-    code = _recv_exactly(conn, 4)
-    return struct.unpack("!i", code)[0] if len(code) == 4 else 1
-
-
-def _recv_exactly(conn: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 # ---- the zygote --------------------------------------------------------------------------
@@ -149,7 +81,7 @@ def _fork_for(conn: socket.socket, listener: socket.socket) -> None:
     try:
         conn.settimeout(10)
         head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
-        payload = _recv_exactly(conn, struct.unpack("!I", head)[0]) if len(head) == 4 else b""
+        payload = recv_exactly(conn, struct.unpack("!I", head)[0]) if len(head) == 4 else b""
         request = json.loads(payload)
         if len(fds) != 3 or not _same_textual(request["env"]):
             conn.sendall(REFUSED)
@@ -210,11 +142,10 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 2 or argv[0] not in ("serve", "launch"):
-        print("usage: python -m clarify_tui.campaign.zygote serve|launch SOCKET VISITOR-ARGS...", file=sys.stderr)
+    if len(argv) < 2 or argv[0] != "serve":
+        print("usage: python -m clarify_tui.campaign.zygote serve SOCKET VISITOR-ARGS...", file=sys.stderr)
         return 2
-    command, path, rest = argv[0], argv[1], argv[2:]
-    return serve(path, rest) if command == "serve" else launch(path, rest)
+    return serve(argv[1], argv[2:])
 
 
 if __name__ == "__main__":
