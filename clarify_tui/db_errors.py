@@ -163,3 +163,23 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
         return None
     row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     return int(row[0]) if row and str(row[0]).isdigit() else None
+
+
+@contextlib.contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction around several SELECTs, so they all see the same database.
+
+    Why: a reader running its queries one by one (sessions, then their steps, then their
+    difficulty) saw a session another process wrote in between in the later queries only
+    (60 campaign visitors starting together: `KeyError` in metrics/records.py). In WAL
+    mode a transaction reads one snapshot from its first SELECT on, and never blocks a
+    writer. Inside a transaction the caller already opened, that one is the snapshot."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:  # nothing was written: ending it only lets the snapshot go
+            conn.execute("COMMIT")

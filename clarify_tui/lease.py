@@ -193,6 +193,8 @@ def process_id(pid: int) -> str | None:
     except OSError:
         return None
     fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": field 3 onwards
+    if fields and fields[0] in ("Z", "X"):  # ended, only not reaped yet (an orphan waits for init)
+        return None
     return f"{boot}:{fields[19]}" if len(fields) > 19 else None
 
 

@@ -46,15 +46,17 @@ def free_port() -> int:
 
 
 def children(pid: int) -> list[int]:
-    """Direct child processes of `pid` (from /proc)."""
+    """Direct child processes of `pid` (from /proc) serving visitors: its warm zygote
+    (campaign/zygote.py), started with the server, serves nobody until a visitor comes."""
     out = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
+                command = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"clarify_tui.campaign.zygote" not in command:
                 out.append(int(entry.name))
     return out
 

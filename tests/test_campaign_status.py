@@ -176,3 +176,28 @@ def test_a_task_played_twice_by_one_annotator_counts_once_in_queue_status_and_sc
     group = next(g for g in json.loads(captured.out)["groups"] if g["key"]["annotator"] == "ana")
     assert group["n_sessions"] == 3 and group["metrics"]["accuracy"] == pytest.approx(ana["accuracy"])
     assert f"left out {again.id}" in captured.err
+
+
+def test_a_visitors_own_progress_counts_as_queue_status_does(campaign_db):
+    """`annotator_progress` (what a visitor's status line reads at every task, without
+    validating the other annotators' sessions) gives each annotator queue status's counts,
+    also after a task played twice, a running session after a completed one, and a claim."""
+    from clarify_tui.campaign.status import annotator_progress, campaign_status
+
+    def both_agree() -> None:
+        report = campaign_status(campaign_db, RUN, list(TASKS), 2)
+        assert {a["annotator"] for a in report["annotators"]} == {"ana", "bob", "cy"}
+        for row in report["annotators"]:
+            mine = annotator_progress(campaign_db, RUN, list(TASKS), 2, row["annotator"])
+            assert (mine.done, mine.skipped, mine.in_progress, mine.remaining) == (
+                row["done"], row["skipped"], row["in_progress"], row["remaining"]), row["annotator"]
+
+    both_agree()  # ana: 3 done (t0-t2), 1 skipped, t4 claimed; bob: 3 done, t3 running; cy: t4 done
+    store = Store(campaign_db)
+    answer(store, "t0", "ana", WRONG)  # completed twice: the later one is left out
+    answer(store, "t4", "cy", None)  # running after a completed session of the same task
+    answer(store, "t3", "cy", RIGHT)
+    store.close()
+    both_agree()
+    dan = annotator_progress(campaign_db, RUN, list(TASKS), 2, "dan")  # new: only t3 has fewer than 2 others
+    assert (dan.done, dan.in_progress, dan.remaining) == (0, 0, 1)

@@ -242,15 +242,22 @@ def access_line(text: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
 
 
-def visitor_command(python: str, db: Path, run: str, options: list[str]) -> Callable[[str], str]:
-    """`command_for`: the visitor module with the campaign's options and the annotator."""
+def visitor_command(python: str, db: Path, run: str, options: list[str], *, zygote: bool = True) -> Callable[[str], str]:
+    """`command_for`: the visitor module with the campaign's options and the annotator;
+    with `zygote`, started here, through it (campaign/zygote.py: one warm fork per visitor)."""
 
     server = os.getpid()  # visitors end when this process is gone (visitor.die_with_server)
     identity = ["--server-pid", str(server)] + (["--server-id", ident] if (ident := process_id(server)) else [])
+    common = ["--db", str(db), "--queue", run, *identity, *options]
+    socket_path = None
+    if zygote:
+        from clarify_tui.campaign import launch
+
+        socket_path = launch.start(python, common)
+    entry = ["clarify_tui.campaign.launch", socket_path] if socket_path else ["clarify_tui.campaign.visitor"]
 
     def command_for(annotator: str) -> str:
-        argv = [python, "-m", "clarify_tui.campaign.visitor", "--db", str(db), "--queue", run,
-                "--annotator", annotator, *identity, *options]
+        argv = [python, "-m", *entry, *common, "--annotator", annotator]
         return " ".join(shlex.quote(a) for a in argv)
 
     return command_for

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from clarify_tui import db_errors
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
 
 if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
@@ -94,6 +95,73 @@ def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, 
         return set()
 
 
+def _tally(p: AnnotatorProgress, task_ids: list[str], per_task: int, state: dict[tuple[str, str], str],
+           covered: dict[str, set[str]], holders: dict[str, set[str]]) -> None:
+    """Count p's tasks: done, skipped, in progress, and remaining (open to them: taken
+    by fewer than K others). `state`: (annotator, task) -> the latest status or 'claimed'."""
+    who = p.annotator
+    for task in task_ids:
+        status = state.get((who, task))
+        if status in COVERED:
+            p.done += 1
+        elif status == "abandoned":
+            p.skipped += 1
+        elif status in ("running", "claimed"):
+            p.in_progress += 1
+        elif len((covered.get(task, set()) | holders.get(task, set())) - {who}) < per_task:
+            p.remaining += 1
+
+
+def annotator_progress(path: Path, run: str, task_ids: list[str], per_task: int, annotator: str,
+                       timeout: float = DEFAULT_TIMEOUT) -> AnnotatorProgress:
+    """One annotator's done / skipped / in progress / remaining, counted as `campaign_status`
+    counts them, from the statuses alone.
+
+    Why not campaign_status: a visitor's app asks at every task (its status line's 'task
+    3/12'), and campaign_status validates every session of the run and reads every step
+    (all annotators'), before the first paint: at a class's start that was CPU each of N
+    processes spent on the others' sessions (benchmarks/bench_visitors.py)."""
+    conn = read_only(path)
+    try:
+        with db_errors.snapshot(conn):
+            live = _live(conn, run, timeout)
+            columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
+            baseline = " AND counterfactual IS NULL" if "counterfactual" in columns else ""  # as load_sessions
+            epoch = "epoch" if "epoch" in columns else "0"
+            mine = conn.execute(
+                f"SELECT id, task_id, protocol, status, {epoch} FROM sessions WHERE run=? AND annotator=?{baseline} "
+                "ORDER BY created_at, id", [run, annotator]).fetchall()
+            others = conn.execute(
+                f"SELECT DISTINCT task_id, annotator FROM sessions WHERE run=? AND annotator<>?{baseline} "
+                f"AND status IN ({', '.join('?' for _ in COVERED)})", [run, annotator, *COVERED]).fetchall()
+    finally:
+        conn.close()
+    tasks = set(task_ids)
+    state: dict[tuple[str, str], str] = {}
+    covered: dict[str, set[str]] = {}
+    scored: set[tuple] = set()
+    for _sid, task, protocol, status, ep in mine:  # oldest first: the latest status wins
+        if task not in tasks:
+            continue
+        if status == "completed":  # metrics/once.py: a later completed duplicate is left out
+            if (protocol, task, ep or 0) in scored:
+                continue
+            scored.add((protocol, task, ep or 0))
+        state[(annotator, task)] = status
+    for task, who in others:
+        if task in tasks and who:
+            covered.setdefault(task, set()).add(who)
+    holders: dict[str, set[str]] = {}
+    for who, task in live:
+        if task in tasks:
+            holders.setdefault(task, set()).add(who)
+            if who == annotator:
+                state.setdefault((who, task), "claimed")
+    p = AnnotatorProgress(annotator)
+    _tally(p, task_ids, per_task, state, covered, holders)
+    return p
+
+
 def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
                     timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
@@ -104,11 +172,12 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
 
     conn = read_only(path)
     try:
-        live = _live(conn, run, timeout)
-        steps_ms = dict(conn.execute(
-            "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
-            "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
-        sessions = load_sessions(conn, runs=[run])
+        with db_errors.snapshot(conn):  # the claims, the clocks and the sessions of one moment
+            live = _live(conn, run, timeout)
+            steps_ms = dict(conn.execute(
+                "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
+                "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
+            sessions = load_sessions(conn, runs=[run])
     finally:
         conn.close()
     tasks = set(task_ids)
@@ -137,16 +206,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     for who, task in live:
         holders.setdefault(task, set()).add(who)
     for who, p in people.items():
-        for task in task_ids:
-            status = state.get((who, task))
-            if status in COVERED:
-                p.done += 1
-            elif status == "abandoned":
-                p.skipped += 1
-            elif status in ("running", "claimed"):
-                p.in_progress += 1
-            elif len((covered.get(task, set()) | holders.get(task, set())) - {who}) < per_task:
-                p.remaining += 1
+        _tally(p, task_ids, per_task, state, covered, holders)
         p.accuracy = p.correct / p.graded if p.graded else None
         p.accuracy_ci95 = wilson(p.correct, p.graded)
         p.restore_score_mean = sum(p.restore_scores) / len(p.restore_scores) if p.restore_scores else None

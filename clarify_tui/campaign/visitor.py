@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,10 +92,8 @@ def die_with_server(pid: int, ident: str | None) -> None:
     server's identity (pid and start time, lease.process_id) is checked twice a second: a
     reused pid is not the server. Where the server is our parent (textual-serve's shell
     exec'd us), the kernel's parent-death signal ends us at once too."""
-    _parent_death_signal(pid)
-
-    def gone() -> bool:
-        return process_id(pid) != ident if ident else not pid_alive(pid)
+    parent_death_signal(pid)
+    gone = server_gone_check(pid, ident)
 
     def watch() -> None:
         while not gone():
@@ -104,7 +103,17 @@ def die_with_server(pid: int, ident: str | None) -> None:
     threading.Thread(target=watch, name="server-watch", daemon=True).start()
 
 
-def _parent_death_signal(server: int) -> None:
+def server_gone_check(pid: int | None, ident: str | None) -> Callable[[], bool]:
+    """Whether the server (pid and identity, lease.process_id) is gone; never, without a pid."""
+    def gone() -> bool:
+        if pid is None:
+            return False
+        return process_id(pid) != ident if ident else not pid_alive(pid)
+
+    return gone
+
+
+def parent_death_signal(server: int) -> None:
     """prctl(PR_SET_PDEATHSIG, SIGKILL) when the server is our parent (Linux only)."""
     if os.getppid() != server or not sys.platform.startswith("linux"):
         return
@@ -118,7 +127,7 @@ def _parent_death_signal(server: int) -> None:
         os._exit(0)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="clarify_tui.campaign.visitor")
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--queue", required=True, metavar="RUN")
@@ -126,14 +135,47 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server-pid", type=int, default=None, help="end when this process (the server) is gone")
     p.add_argument("--server-id", default=None, help="the server's process identity (lease.process_id)")
     add_campaign_options(p)
-    args = p.parse_args(argv)
+    return p
+
+
+_WARM: dict[tuple, tuple[Campaign, list[Task]]] = {}  # campaign_tasks, loaded by the zygote before it forks
+
+
+def _tasks_of(args: argparse.Namespace) -> tuple[Campaign, list[Task]]:
+    key = (args.queue, args.dataset, args.benchmark, args.limit, args.shuffle, args.per_task)
+    if key not in _WARM:
+        _WARM[key] = campaign_tasks(*key)
+    return _WARM[key]
+
+
+def warm_up(args: argparse.Namespace) -> None:
+    """What every visitor's app start needs, done once in the zygote (campaign/zygote.py)
+    before it forks: the imports of the app, its play screen and the rule components, the
+    campaign's tasks, the local search index. Opens no database: a child must not share
+    a connection with its parent."""
+    import importlib
+
+    for module in ("clarify_tui.store", "clarify_tui.tui.campaign", "clarify_tui.tui.screens.play",
+                   "clarify_tui.tui.driver", "clarify_tui.users.rule", "clarify_tui.judges.rule",
+                   "clarify_tui.sessions_ops", "textual.drivers.web_driver"):
+        importlib.import_module(module)
+    _tasks_of(args)
+    if args.search == "local":
+        from clarify_tui.backends import make_search
+        from clarify_tui.search.local import LocalSearch
+
+        if isinstance(search := make_search("local"), LocalSearch):
+            search.search_sync("warm up")  # builds the (process-wide) index
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     if args.server_pid is not None:
         die_with_server(args.server_pid, args.server_id)
     from clarify_tui.store import Store
     from clarify_tui.tui.campaign import CampaignApp
 
-    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
-                                     args.per_task)
+    campaign, tasks = _tasks_of(args)
     store = Store(args.db)  # before any other connection of this process (see ClaimBook)
     book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
     book.register()

@@ -180,11 +180,25 @@ def load_sessions(
 ) -> list[ScoredSession]:
     """Every session of the selection, with judgments applied and usage per role.
 
-    `store_or_db` is a Store or its `sqlite_utils.Database` (`store.db`). The forks
-    `whatif` made are left out unless `counterfactuals` (docs/whatif.md).
+    `store_or_db` is a Store, its `sqlite_utils.Database` (`store.db`) or a sqlite3
+    connection. The forks `whatif` made are left out unless `counterfactuals`
+    (docs/whatif.md). Its queries read one snapshot of the file (db_errors.snapshot): a
+    session another process writes meanwhile is in all of them or in none.
     """
-    conn = getattr(store_or_db, "conn", store_or_db)  # both have one; Store.db would import sqlite-utils
-    runs = list(runs or [])
+    with _snapshot(store_or_db) as conn:
+        return _load(conn, list(runs or []), benchmark, judge, counterfactuals)
+
+
+def _snapshot(store_or_db: Any) -> Any:
+    from clarify_tui import db_errors
+
+    if callable(getattr(store_or_db, "snapshot", None)):  # a Store: its writes from other threads wait
+        return store_or_db.snapshot()
+    return db_errors.snapshot(getattr(store_or_db, "conn", store_or_db))  # Store.db would import sqlite-utils
+
+
+def _load(conn: Any, runs: list[str], benchmark: str | None, judge: str | None,
+          counterfactuals: bool) -> list[ScoredSession]:
     columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
     where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
     # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0

@@ -1,14 +1,18 @@
 """Offline search: SQLite FTS5 with BM25 over the bundled corpus, Tavily-shaped results.
 
 Limits: lexical matching only (no synonyms, no stemming); Chinese is matched through
-character bigrams, so a one-character Chinese query matches nothing. Built in memory at
-start-up (a few ms for hundreds of documents).
+character bigrams, so a one-character Chinese query matches nothing. The index is built
+in memory at the first search, not when the backend is made: tokenising the bundled
+corpus (Chinese documents load OpenCC) costs ~80 ms of CPU, which every browser visitor
+of a campaign paid before its first screen although nobody searches in the first second
+(benchmarks/bench_visitors.py).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 
 from clarify_tui.errors import UsageError
@@ -51,24 +55,28 @@ class LocalSearch:
     def __init__(self, docs: list[dict] | None = None) -> None:
         self.docs = load_corpus() if docs is None else docs
         self._by_url = {d["url"]: d for d in self.docs}
-        self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._db.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(title, content, tokenize='unicode61')"
-        )
-        self._db.executemany(
-            "INSERT INTO docs(rowid, title, content) VALUES (?, ?, ?)",
-            [
-                (i, " ".join(tokens(d["title"])), " ".join(tokens(d["content"])))
-                for i, d in enumerate(self.docs)
-            ],
-        )
+        self._db: sqlite3.Connection | None = None
+        self._building = threading.Lock()
+
+    def _index(self) -> sqlite3.Connection:
+        """The FTS5 index, built on first use (once, whichever thread asks first)."""
+        with self._building:
+            if self._db is None:
+                db = sqlite3.connect(":memory:", check_same_thread=False)
+                db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, content, tokenize='unicode61')")
+                db.executemany(
+                    "INSERT INTO docs(rowid, title, content) VALUES (?, ?, ?)",
+                    [(i, " ".join(tokens(d["title"])), " ".join(tokens(d["content"]))) for i, d in enumerate(self.docs)],
+                )
+                self._db = db
+            return self._db
 
     def search_sync(self, query: str, max_results: int = 5) -> list[SearchHit]:
         terms = sorted(set(tokens(query)))
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
-        rows = self._db.execute(
+        rows = self._index().execute(
             f"SELECT rowid, bm25(docs, {TITLE_WEIGHT}, {CONTENT_WEIGHT}) AS rank FROM docs "
             "WHERE docs MATCH ? ORDER BY rank LIMIT ?",
             (match, max_results),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -179,6 +180,13 @@ class Store:
             self.conn.execute("DELETE FROM sessions WHERE id=?", [session_id])
 
     # ---- reading ---------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads that must agree (db_errors.snapshot); this process's writes wait
+        meanwhile, since they share the connection (a write would end the transaction)."""
+        with self._lock, db_errors.snapshot(self.conn) as conn:
+            yield conn
 
     def sessions(
         self,

@@ -101,15 +101,12 @@ class CampaignApp(ShortCrash, ClarifyApp):
     def own_progress(self) -> tuple[int, int]:
         """(this task's number for this annotator, the tasks they have or may still get):
         the campaign's order says nothing to a person who gets every other task."""
-        from clarify_tui.campaign.status import campaign_status
+        from clarify_tui.campaign.status import annotator_progress
 
         c = self.book.campaign
-        report = campaign_status(Path(self.book.path), c.run, c.task_ids, c.per_task, self.book.timeout)
-        me = next((a for a in report["annotators"] if a["annotator"] == self.annotator), None)
-        if me is None:
-            return 1, 1
-        finished = me["done"] + me["skipped"]
-        return finished + 1, max(finished + 1, finished + me["in_progress"] + me["remaining"])
+        me = annotator_progress(Path(self.book.path), c.run, c.task_ids, c.per_task, self.visitor, self.book.timeout)
+        finished = me.done + me.skipped
+        return finished + 1, max(finished + 1, finished + me.in_progress + me.remaining)
 
     def saved_where(self) -> str:
         """Toasts never show annotators the server's file paths."""
