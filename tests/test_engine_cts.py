@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.engine.cts import restore_score
+from clarify_tui.protocols.cts.rules import restore_score
 from clarify_tui.models import Action, EpisodeConfig
 from tests.conftest import CTS
 
@@ -48,7 +48,7 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
     """Like an agent's ask step: the question goes in, the answer comes out, in the step and
     in the database's input/output columns; an older database (reply in, question out)
     still reads as (question, reply)."""
-    from clarify_tui.engine.cts import user_reply
+    from clarify_tui.protocols.cts.rules import user_reply
     from clarify_tui.models import ActionKind, Observation, Step
     from clarify_tui.store import Store
 

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 from clarify_tui.agents.base import Agent
-from clarify_tui.engine.cts import CTSRules
-from clarify_tui.engine.discobench import DiscoBenchRules
 from clarify_tui.engine.episode import Episode, Rules, StepSink
-from clarify_tui.engine.interactcomp import InteractCompRules
 from clarify_tui.judges.base import Judge
 from clarify_tui.models import EpisodeConfig, Protocol, Session, Task
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.users.base import UserSimulator
 
-RULES: dict[Protocol, type[Rules]] = {
-    Protocol.interactcomp: InteractCompRules,
-    Protocol.discobench: DiscoBenchRules,
-    Protocol.cts: CTSRules,
-}
+def rules_for(protocol: Protocol) -> type[Rules]:
+    """The rules class of a protocol (imported here, late: each imports engine.episode)."""
+    from clarify_tui.protocols.cts.rules import CTSRules
+    from clarify_tui.protocols.discobench.rules import DiscoBenchRules
+    from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+
+    rules: dict[Protocol, type[Rules]] = {
+        Protocol.interactcomp: InteractCompRules,
+        Protocol.discobench: DiscoBenchRules,
+        Protocol.cts: CTSRules,
+    }
+    return rules[protocol]
 
 
 def build_episode(
@@ -41,7 +45,7 @@ def build_episode(
         config=config,
         session=session,
         sink=sink,
-        rules_class=RULES[task.protocol],
+        rules_class=rules_for(task.protocol),
         deep_search=deep_search,
     )
 
