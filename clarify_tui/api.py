@@ -254,8 +254,8 @@ def score(
             on_note(f"warning: {d.describe()}")
     report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
                             profile_subset=profile_subset)
-    from clarify_tui.compat import strict_note
-    from clarify_tui.metrics.interactcomp import confidence_warnings
+    from clarify_tui.protocols.interactcomp.compat import strict_note
+    from clarify_tui.protocols.interactcomp.metrics import confidence_warnings
     from clarify_tui.results import InteractCompResult
 
     if on_note is not None:

@@ -191,7 +191,7 @@ def _normal(spec: str) -> str:
 
 def reply_readings(s: Setting) -> Iterable[str]:
     """InteractComp's `--compat strict`: our readings of replies, not the reference's."""
-    from clarify_tui.compat import compat_deviations
+    from clarify_tui.protocols.interactcomp.compat import compat_deviations
 
     return compat_deviations(s.config.compat) if s.benchmark == "interactcomp" else ()
 

@@ -70,7 +70,7 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
 async def test_restore_score_is_stored_at_full_precision(make_episode):
     """Three nuggets of weight 1, one covered: 100/3 = 33.333..., stored unrounded and equal
     to the metric's value (it used to be rounded to 4 places)."""
-    from clarify_tui.metrics.cts import session_score
+    from clarify_tui.protocols.cts.metrics import session_score
     from clarify_tui.results import CTSResult
     from clarify_tui.models import Nugget
 

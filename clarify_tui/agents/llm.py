@@ -11,10 +11,11 @@ llm/ic_actions.py).
 from __future__ import annotations
 
 from clarify_tui.agent_view import AgentView
-from clarify_tui.llm import ic_prompts, render
+from clarify_tui.llm import render
+from clarify_tui.protocols.interactcomp import prompts as ic_prompts
 from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_action, parse_questions
 from clarify_tui.llm.client import ChatClient, Completion
-from clarify_tui.llm.ic_actions import lenient_action, reference_action
+from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
 from clarify_tui.llm.prompts import render as prompt
 from clarify_tui.llm.prompts import template
 from clarify_tui.models import Action, ActionKind, Protocol

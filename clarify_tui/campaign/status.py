@@ -97,7 +97,7 @@ def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, 
 def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
                     timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
-    from clarify_tui.metrics.cts import score_of
+    from clarify_tui.protocols.cts.metrics import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
     from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import load_sessions

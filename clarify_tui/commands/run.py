@@ -12,7 +12,7 @@ from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
-from clarify_tui.compat import DEFAULT_COMPAT, strict_note
+from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.redaction import redact
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
@@ -216,7 +216,7 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
         console.print(f"note: {note}", markup=False, highlight=False)
     if benchmark == "interactcomp":
-        from clarify_tui.metrics.interactcomp import confidence_warnings
+        from clarify_tui.protocols.interactcomp.metrics import confidence_warnings
 
         for warning in confidence_warnings([s.result for s in done if isinstance(s.result, InteractCompResult)]):
             console.print(warning, markup=False, highlight=False)

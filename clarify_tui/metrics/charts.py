@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from clarify_tui.metrics.cts import session_score
-from clarify_tui.metrics.interactcomp import CALIBRATION_BINS, calibration_bin, harness_confidence
+from clarify_tui.protocols.cts.metrics import session_score
+from clarify_tui.protocols.interactcomp.metrics import CALIBRATION_BINS, calibration_bin, harness_confidence
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreReport, group_sessions, score_sessions

@@ -13,7 +13,7 @@ from __future__ import annotations
 from math import comb, sqrt
 from typing import Sequence
 
-from clarify_tui.metrics.cts import score_of
+from clarify_tui.protocols.cts.metrics import score_of
 from clarify_tui.metrics.records import ScoredSession
 
 

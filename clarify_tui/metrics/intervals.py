@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import TypedDict
 
-from clarify_tui.metrics.cts import is_orig, score_of
+from clarify_tui.protocols.cts.metrics import is_orig, score_of
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.stats import cohen_kappa, fleiss_kappa, mean_t_interval, wilson_interval
 

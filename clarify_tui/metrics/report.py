@@ -14,10 +14,10 @@ from concurrent.futures import Executor
 from typing import Any, TypedDict
 
 from clarify_tui.metrics.comparability import comparability
-from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
-from clarify_tui.metrics.discobench import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
+from clarify_tui.protocols.cts.metrics import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
+from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.metrics.epochs import epoch_metrics
-from clarify_tui.metrics.interactcomp import interactcomp_metrics
+from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting, choose_k, common_subset
 from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role

@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from clarify_tui.models import Task
-from clarify_tui.tasks.interactcomp import decrypt_field, encrypt_field
+from clarify_tui.protocols.interactcomp.tasks import decrypt_field, encrypt_field
 
 SCHEME = "interactcomp-release"  # Base64(UTF-8 XOR SHA-256(canary) repeated): tasks/interactcomp.py
 SEALED_KEY = "sealed"
