@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator, model_validator
 
+from clarify_tui.protocols import registry
 from clarify_tui.results import EpisodeState, SessionResult, Stored, parse_result
 
 
@@ -30,7 +31,7 @@ class Protocol(StrEnum):
     cts = "cts"
 
 
-PROTOCOLS: tuple[str, ...] = tuple(p.value for p in Protocol)  # the names flags and files use
+PROTOCOLS: tuple[str, ...] = registry.names()  # the names flags and files use (the registry's list)
 
 
 class AmbiguityType(StrEnum):

@@ -14,6 +14,7 @@ from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_cho
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT, strict_note
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.protocols import registry
 from clarify_tui.redaction import redact
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
 from clarify_tui.results import CTSResult, InteractCompResult
@@ -232,17 +233,12 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     return RunCounts(errored=len(errored), agent_ended=faults.ended, total=len(sessions))
 
 
-# flags that only one benchmark reads: given for another, they would be dropped unsaid
-_BENCHMARK_FLAGS = {"interactcomp": ("mode", "forced_asks", "actions"),
-                    "discobench": ("prompting", "ablation", "checkpoints"), "cts": ("k", "deep_search")}
-_OWNERS = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts": "CTS"}
-
-
 def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(flag, benchmark name) for each flag given that another benchmark than --benchmark reads.
     A warning, not a refusal, as for --compat: one command line looped over benchmarks stays valid."""
-    return [(f"--{dest.replace('_', '-')}", _OWNERS[owner]) for owner, dests in _BENCHMARK_FLAGS.items()
-            if owner != args.benchmark for dest in dests if getattr(args, dest) is not None]
+    others = [registry.get(name) for name in registry.in_report_order() if name != args.benchmark]
+    return [(f"--{dest.replace('_', '-')}", spec.title) for spec in others
+            for dest in spec.run_flags if getattr(args, dest) is not None]
 
 
 def check_flag_pairs(args: argparse.Namespace) -> None:

@@ -6,21 +6,13 @@ from clarify_tui.agents.base import Agent
 from clarify_tui.engine.episode import Episode, Rules, StepSink
 from clarify_tui.judges.base import Judge
 from clarify_tui.models import EpisodeConfig, Protocol, Session, Task
+from clarify_tui.protocols import registry
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.users.base import UserSimulator
 
 def rules_for(protocol: Protocol) -> type[Rules]:
-    """The rules class of a protocol (imported here, late: each imports engine.episode)."""
-    from clarify_tui.protocols.cts.rules import CTSRules
-    from clarify_tui.protocols.discobench.rules import DiscoBenchRules
-    from clarify_tui.protocols.interactcomp.rules import InteractCompRules
-
-    rules: dict[Protocol, type[Rules]] = {
-        Protocol.interactcomp: InteractCompRules,
-        Protocol.discobench: DiscoBenchRules,
-        Protocol.cts: CTSRules,
-    }
-    return rules[protocol]
+    """The rules class of a protocol: the engine knows none, it asks the registry."""
+    return registry.get(protocol).rules
 
 
 def build_episode(

@@ -1,0 +1,57 @@
+"""ProtocolSpec: everything the rest of the program asks of a protocol, in one typed place.
+
+A protocol is a folder `protocols/<name>/` whose `spec.py` holds one `SPEC`; the registry
+(`protocols/registry.py`) is the one place a name becomes a spec. Callers ask the spec
+(`get(name).title`, `.rules`, `.score(...)`) instead of comparing names, so adding a
+protocol means adding a folder, not extending switches across the program.
+
+This module imports nothing of the program at run time (the types below are for mypy
+only), so the foundation may name `ProtocolSpec` without pulling in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clarify_tui.engine.rules import Rules
+    from clarify_tui.metrics.profiles import KSetting
+    from clarify_tui.metrics.records import ScoredSession
+    from clarify_tui.results import AnyResult
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """The `score` options a protocol's scorer may read (each reads its own)."""
+
+    profile_k: KSetting = None  # DiscoBench: the profiles' K (metrics/profiles.py)
+    profile_subset: str = "common"  # DiscoBench: "common" or "all"
+    bootstrap: int = 10_000  # CTS: bootstrap resamples of delta_vs_orig
+    seed: int = 0
+    executor: Executor | None = None
+
+
+# A protocol's scorer: every session of the protocol being scored (in load order) and
+# their groups; one metrics object per group, in the groups' order (`score --format json`).
+Scorer = Callable[["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", ScoreOptions], "list[dict[str, Any]]"]
+
+
+def _judged(s: ScoredSession) -> bool:
+    return s.scorable and s.result.correct is not None
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """One protocol as the program sees it (protocols/README.md says what each field is for)."""
+
+    name: str  # as flags, files and the database spell it
+    title: str  # as people read it: "InteractComp"
+    rules: type[Rules]  # the engine's rules for one episode
+    result: type[AnyResult]  # the result model its episodes store
+    score: Scorer  # its metrics (DESIGN.md names)
+    report_rank: int  # where its tables stand in `score`/`report` (the papers' order)
+    run_flags: tuple[str, ...] = ()  # `run` flags (argparse dests) only this protocol reads
+    counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict

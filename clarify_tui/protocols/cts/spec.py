@@ -1,0 +1,37 @@
+"""Clarify-Then-Search as the registry knows it (protocols/README.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
+from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
+from clarify_tui.protocols.cts.rules import CTSRules
+from clarify_tui.results import CTSResult
+
+
+def counted(s: ScoredSession) -> bool:
+    """Scorable with a restore score (CTS has no right/wrong verdict)."""
+    return s.scorable and score_of(s) is not None
+
+
+def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
+          options: ScoreOptions) -> list[dict[str, Any]]:
+    """Every group's delta_vs_orig against the orig sessions of the whole selection."""
+    orig = [s for s in every if is_orig(s) and counted(s)]
+    return [cts_metrics(members, orig=orig, resamples=options.bootstrap, seed=options.seed, executor=options.executor)
+            for members in groups]
+
+
+SPEC = ProtocolSpec(
+    name="cts",
+    title="CTS",
+    rules=CTSRules,
+    result=CTSResult,
+    score=score,
+    report_rank=2,
+    run_flags=("k", "deep_search"),
+    counted=counted,
+)

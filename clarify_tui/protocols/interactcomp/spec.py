@@ -1,0 +1,29 @@
+"""InteractComp as the registry knows it (protocols/README.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
+from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
+from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+from clarify_tui.results import InteractCompResult
+
+
+def score(_all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
+          _options: ScoreOptions) -> list[dict[str, Any]]:
+    """Each group on its own: InteractComp's metrics share nothing across groups."""
+    return [interactcomp_metrics(members) for members in groups]
+
+
+SPEC = ProtocolSpec(
+    name="interactcomp",
+    title="InteractComp",
+    rules=InteractCompRules,
+    result=InteractCompResult,
+    score=score,
+    report_rank=0,
+    run_flags=("mode", "forced_asks", "actions"),
+)
