@@ -35,6 +35,7 @@ from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
 from clarify_tui.models import EpisodeConfig, Session, Task
+from clarify_tui.protocols import registry
 from clarify_tui.results import InteractCompResult
 from clarify_tui.search.cache import CacheMode, CachedSearch
 from clarify_tui.store import Store
@@ -86,13 +87,13 @@ class RunSpec:
         return self.task_attempts or default_task_attempts(self.benchmark)
 
 
-REFERENCE_TASK_ATTEMPTS = 3  # InteractComp harness, core/benchmark.py:106: stop_after_attempt(3)
 ATTEMPT_NOTE = "attempt "  # how a superseded attempt's error begins (counted again on --resume)
 
 
 def default_task_attempts(benchmark: str) -> int:
-    """InteractComp: as its reference harness; DiscoBench and CTS publish no harness: once."""
-    return REFERENCE_TASK_ATTEMPTS if benchmark == "interactcomp" else 1
+    """The protocol's own (InteractComp: as its reference harness; DiscoBench and CTS publish
+    no harness: once); once for a run of no one benchmark."""
+    return registry.get(benchmark).task_attempts if benchmark in registry.names() else 1
 
 
 def plays_again(session: Session) -> bool:

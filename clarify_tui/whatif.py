@@ -28,6 +28,7 @@ from clarify_tui.engine import Episode, build_episode
 from clarify_tui.errors import BackendError
 from clarify_tui.metrics.common import bootstrap_mean_ci
 from clarify_tui.models import Action, ActionKind, Protocol, Session, Step
+from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 
 Intervention = Literal["ask", "answer"]
@@ -87,7 +88,7 @@ def outcome(session: Session) -> float | None:
     if session.status != "completed":
         return None
     result: Any = session.result
-    if session.protocol == Protocol.cts:
+    if registry.get(session.protocol).graded_by == "nuggets":
         return getattr(result, "restore_score", None)
     correct = getattr(result, "correct", None)
     return None if correct is None else float(bool(correct))
@@ -97,7 +98,7 @@ def failed(session: Session) -> bool:
     value = outcome(session)
     if value is None:
         return False
-    return value < (100.0 if session.protocol == Protocol.cts else 1.0)
+    return value < (100.0 if registry.get(session.protocol).graded_by == "nuggets" else 1.0)
 
 
 # ---- decision points --------------------------------------------------------------------
@@ -442,7 +443,7 @@ def stored(store: Store, run: str, intervention: str) -> WhatIfResult:
 
 def summarize(result: WhatIfResult, *, resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
     """The JSON object of `whatif --format json` (docs/whatif.md)."""
-    cts = result.protocol == Protocol.cts.value
+    cts = registry.get(result.protocol).graded_by == "nuggets"  # restore scores move up or down, answers flip
     scored = [f for f in result.forks if f.outcome is not None and f.parent_outcome is not None]
     if cts:
         flips = {"improved": sum(f.outcome > f.parent_outcome for f in scored),  # type: ignore[operator]

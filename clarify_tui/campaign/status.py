@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
     from clarify_tui.metrics.intervals import CohenPair
@@ -124,10 +125,11 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         if s.status in COVERED:
             covered.setdefault(s.task_id, set()).add(who)
         p.active_ms += float(s.result.active_ms or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
-        if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.correct is not None:
+        graded_by = registry.get(s.protocol).graded_by
+        if s.scorable and graded_by == "answer" and s.result.correct is not None:
             p.graded += 1
             p.correct += bool(s.result.correct)
-        elif s.scorable and s.protocol == "cts" and (v := score_of(s)) is not None:
+        elif s.scorable and graded_by == "nuggets" and (v := score_of(s)) is not None:
             p.restore_scores.append(v)
     for who, task in live:
         if task in tasks:

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from clarify_tui.engine.rules import Rules
     from clarify_tui.metrics.profiles import KSetting
     from clarify_tui.metrics.records import ScoredSession
+    from clarify_tui.models import Session
     from clarify_tui.results import AnyResult
 
 
@@ -43,6 +44,16 @@ def _judged(s: ScoredSession) -> bool:
     return s.scorable and s.result.correct is not None
 
 
+def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]:
+    return []
+
+
+# Its words after `run`, appended to "run NAME: N completed, M errored" (given the completed
+# sessions, at least one, and the errored ones), and the lines printed below it.
+RunLine = Callable[["Sequence[Session]", "Sequence[Session]"], str]
+RunNotes = Callable[["Sequence[Session]", "Sequence[Session]"], "list[str]"]
+
+
 @dataclass(frozen=True)
 class ProtocolSpec:
     """One protocol as the program sees it (protocols/README.md says what each field is for)."""
@@ -53,5 +64,9 @@ class ProtocolSpec:
     result: type[AnyResult]  # the result model its episodes store
     score: Scorer  # its metrics (DESIGN.md names)
     report_rank: int  # where its tables stand in `score`/`report` (the papers' order)
+    run_line: RunLine
+    graded_by: Literal["answer", "nuggets"] = "answer"  # a right/wrong answer, or a 0-100 restore score
     run_flags: tuple[str, ...] = ()  # `run` flags (argparse dests) only this protocol reads
+    run_notes: RunNotes = field(default=_no_notes)
+    task_attempts: int = 1  # `run --task-attempts` default (attempts of a task whose session errored)
     counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict

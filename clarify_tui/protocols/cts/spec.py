@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.cts import summary
 from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.rules import CTSRules
@@ -31,6 +32,8 @@ SPEC = ProtocolSpec(
     rules=CTSRules,
     result=CTSResult,
     score=score,
+    run_line=summary.run_line,
+    graded_by="nuggets",
     report_rank=2,
     run_flags=("k", "deep_search"),
     counted=counted,

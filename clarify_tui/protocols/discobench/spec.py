@@ -7,6 +7,7 @@ from typing import Any
 
 from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.discobench import summary
 from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
@@ -29,6 +30,7 @@ SPEC = ProtocolSpec(
     rules=DiscoBenchRules,
     result=DiscoBenchResult,
     score=score,
+    run_line=summary.run_line,
     report_rank=1,
     run_flags=("prompting", "ablation", "checkpoints"),
 )

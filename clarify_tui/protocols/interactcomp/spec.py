@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.interactcomp import summary
 from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+
+REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_attempt(3)
 from clarify_tui.results import InteractCompResult
 
 
@@ -24,6 +27,9 @@ SPEC = ProtocolSpec(
     rules=InteractCompRules,
     result=InteractCompResult,
     score=score,
+    run_line=summary.run_line,
+    run_notes=summary.run_notes,
+    task_attempts=REFERENCE_TASK_ATTEMPTS,
     report_rank=0,
     run_flags=("mode", "forced_asks", "actions"),
 )
