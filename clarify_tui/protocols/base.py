@@ -5,39 +5,28 @@ A protocol is a folder `protocols/<name>/` whose `spec.py` holds one `SPEC`; the
 (`get(name).title`, `.rules`, `.score(...)`) instead of comparing names, so adding a
 protocol means adding a folder, not extending switches across the program.
 
-This module imports nothing of the program at run time (the types below are for mypy
-only), so the foundation may name `ProtocolSpec` without pulling in the engine.
+It sits above the engine and the metrics (a spec holds their pieces); the registry, far
+below, names `ProtocolSpec` for mypy only and loads each spec by its module's name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from clarify_tui.deviations import PaperSetting, Setting
     from clarify_tui.engine.rules import Rules
-    from clarify_tui.metrics.profiles import KSetting
+    from clarify_tui.metrics.options import ScoreOptions
     from clarify_tui.metrics.records import ScoredSession
     from clarify_tui.models import Session
     from clarify_tui.results import AnyResult
 
 
-@dataclass(frozen=True)
-class ScoreOptions:
-    """The `score` options a protocol's scorer may read (each reads its own)."""
-
-    profile_k: KSetting = None  # DiscoBench: the profiles' K (metrics/profiles.py)
-    profile_subset: str = "common"  # DiscoBench: "common" or "all"
-    bootstrap: int = 10_000  # CTS: bootstrap resamples of delta_vs_orig
-    seed: int = 0
-    executor: Executor | None = None
-
-
 # A protocol's scorer: every session of the protocol being scored (in load order) and
 # their groups; one metrics object per group, in the groups' order (`score --format json`).
-Scorer = Callable[["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", ScoreOptions], "list[dict[str, Any]]"]
+Scorer = Callable[["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"], "list[dict[str, Any]]"]
 
 
 def _judged(s: ScoredSession) -> bool:
@@ -65,6 +54,8 @@ class ProtocolSpec:
     score: Scorer  # its metrics (DESIGN.md names)
     report_rank: int  # where its tables stand in `score`/`report` (the papers' order)
     run_line: RunLine
+    paper: PaperSetting  # what its paper used for each role (deviations.py)
+    deviations: tuple[Callable[[Setting], Iterable[str]], ...]  # its own ways to depart from the paper
     graded_by: Literal["answer", "nuggets"] = "answer"  # a right/wrong answer, or a 0-100 restore score
     run_flags: tuple[str, ...] = ()  # `run` flags (argparse dests) only this protocol reads
     run_notes: RunNotes = field(default=_no_notes)

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.cts import summary
-from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
+from clarify_tui.protocols.cts import deviations, summary
+from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.rules import CTSRules
 from clarify_tui.results import CTSResult
@@ -33,6 +34,8 @@ SPEC = ProtocolSpec(
     result=CTSResult,
     score=score,
     run_line=summary.run_line,
+    paper=deviations.PAPER,
+    deviations=deviations.SOURCES,
     graded_by="nuggets",
     report_rank=2,
     run_flags=("k", "deep_search"),

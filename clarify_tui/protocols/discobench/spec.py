@@ -7,8 +7,9 @@ from typing import Any
 
 from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.discobench import summary
-from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
+from clarify_tui.protocols.discobench import deviations, summary
+from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
 from clarify_tui.results import DiscoBenchResult
@@ -31,6 +32,8 @@ SPEC = ProtocolSpec(
     result=DiscoBenchResult,
     score=score,
     run_line=summary.run_line,
+    paper=deviations.PAPER,
+    deviations=deviations.SOURCES,
     report_rank=1,
     run_flags=("prompting", "ablation", "checkpoints"),
 )

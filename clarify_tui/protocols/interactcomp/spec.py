@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.interactcomp import summary
-from clarify_tui.protocols.base import ProtocolSpec, ScoreOptions
+from clarify_tui.protocols.interactcomp import deviations, summary
+from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
 
@@ -28,6 +29,8 @@ SPEC = ProtocolSpec(
     result=InteractCompResult,
     score=score,
     run_line=summary.run_line,
+    paper=deviations.PAPER,
+    deviations=deviations.SOURCES,
     run_notes=summary.run_notes,
     task_attempts=REFERENCE_TASK_ATTEMPTS,
     report_rank=0,
