@@ -31,3 +31,22 @@ def test_an_unknown_protocol_is_refused_with_the_known_names():
 
 def test_score_and_report_list_the_tables_in_the_papers_order():
     assert registry.in_report_order() == ("interactcomp", "discobench", "cts")
+
+
+async def test_every_table_row_column_and_input_a_spec_names_is_a_metric_its_scorer_returns(make_episode):
+    """A protocol's table rows, wide-table columns and metric inputs name metrics its own
+    scorer puts in `score --format json` (a misspelled key would print `-` forever)."""
+    from clarify_tui.metrics.records import from_session
+    from clarify_tui.metrics.report import score_sessions
+    from tests.conftest import CTS, DISCO, IC
+
+    sessions = []
+    for task in (IC, DISCO, CTS):
+        episode = make_episode(task, "direct-guess")
+        await episode.run()
+        sessions.append(from_session(episode.session, episode.steps, task=task))
+    groups = {g["benchmark"]: g["metrics"] for g in score_sessions(sessions, by="annotator")["groups"]}
+    for name in registry.names():
+        spec, metrics = registry.get(name), groups[name]
+        named = [k for k, _, _ in spec.table_rows + spec.ci_rows] + [*spec.summary_columns, *spec.metric_inputs]
+        assert [k for k in named if k not in metrics] == [], name

@@ -19,7 +19,7 @@ from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
 from clarify_tui.protocols import registry
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.cts.metrics import DEFAULT_BOOTSTRAP
-from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
+from clarify_tui.metrics.records import ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role
 
 
@@ -46,34 +46,7 @@ class ScoreReport(TypedDict):
 
 
 GROUP_BY = ("run", "agent", "mode", "annotator")
-ENGINE = "engine"  # a result field no judgment replaces
-# Per benchmark: metric -> the judgment kind whose verdict it reads (exports' score_inputs).
-METRIC_INPUTS: dict[str, dict[str, str]] = {
-    "interactcomp": {
-        "accuracy": ANSWER_KIND, "accuracy_std": ANSWER_KIND, "calibration_error": ANSWER_KIND,
-        "rounds": ENGINE, "interaction_rate": ENGINE, "interact_rounds": ENGINE,
-    },
-    "discobench": {
-        **dict.fromkeys(
-            ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision", "detection_recall",
-             "detection_f1", "ce_a", "ce_b", "profiles", "by_ambiguity_type", "by_difficulty"),
-            ANSWER_KIND,
-        ),
-        "ask_turns": ENGINE, "tool_turns": ENGINE,
-    },
-    "cts": {
-        **dict.fromkeys(
-            ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
-             "restore_score_max", "delta_vs_orig"),
-            NUGGETS_KIND,
-        ),
-        **dict.fromkeys(
-            ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate", "known_cnt",
-             "per_turn"),
-            ENGINE,
-        ),
-    },
-}
+
 
 
 def group_sessions(

@@ -11,7 +11,7 @@ below, names `ProtocolSpec` for mypy only and loads each spec by its module's na
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -54,6 +54,10 @@ class ProtocolSpec:
     score: Scorer  # its metrics (DESIGN.md names)
     report_rank: int  # where its tables stand in `score`/`report` (the papers' order)
     run_line: RunLine
+    table_rows: tuple[tuple[str, str, str], ...]  # its rows in the score tables: (metric, label, kind)
+    ci_rows: tuple[tuple[str, str, str], ...]  # its intervals' rows (score --by annotator)
+    metric_inputs: Mapping[str, str]  # metric -> the judgment kind it reads (exports' score_inputs)
+    summary_columns: Mapping[str, str]  # the wide score table's columns: metric -> short header
     paper: PaperSetting  # what its paper used for each role (deviations.py)
     deviations: tuple[Callable[[Setting], Iterable[str]], ...]  # its own ways to depart from the paper
     graded_by: Literal["answer", "nuggets"] = "answer"  # a right/wrong answer, or a 0-100 restore score

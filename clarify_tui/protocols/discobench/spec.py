@@ -7,7 +7,7 @@ from typing import Any
 
 from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.discobench import deviations, summary
+from clarify_tui.protocols.discobench import deviations, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
@@ -32,6 +32,10 @@ SPEC = ProtocolSpec(
     result=DiscoBenchResult,
     score=score,
     run_line=summary.run_line,
+    table_rows=table.ROWS,
+    ci_rows=table.CI_ROWS,
+    metric_inputs=table.METRIC_INPUTS,
+    summary_columns=table.SUMMARY_COLUMNS,
     paper=deviations.PAPER,
     deviations=deviations.SOURCES,
     report_rank=1,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.interactcomp import deviations, summary
+from clarify_tui.protocols.interactcomp import deviations, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
@@ -29,6 +29,10 @@ SPEC = ProtocolSpec(
     result=InteractCompResult,
     score=score,
     run_line=summary.run_line,
+    table_rows=table.ROWS,
+    ci_rows=table.CI_ROWS,
+    metric_inputs=table.METRIC_INPUTS,
+    summary_columns=table.SUMMARY_COLUMNS,
     paper=deviations.PAPER,
     deviations=deviations.SOURCES,
     run_notes=summary.run_notes,

@@ -184,7 +184,7 @@ class ScoresScreen(LaidOutScreen):
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         for key, label, kind in benchmark_rows(benchmark, groups) + COMMON_ROWS:
             table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
-        if benchmark == "discobench":
+        if all("profiles" in g["metrics"] for g in groups):  # DiscoBench's profiles
             for name in PROFILES:
                 cells = [profile_cell(g["metrics"]["profiles"][name]) for g in groups]
                 table.add_row(f"profile {name} share / pass", *cells)
