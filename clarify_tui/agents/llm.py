@@ -4,8 +4,8 @@ Stateless between calls: each round rebuilds the prompt from the AgentView alone
 InteractComp harness's system + act prompt scheme), so a stepped or forked session
 resumes exactly. Output the protocol cannot use becomes an `invalid` action carrying
 the corrective feedback; the engine shows it and applies the protocol's invalid limit.
-InteractComp prompts and parsing follow the reference harness (llm/ic_prompts.py,
-llm/ic_actions.py).
+InteractComp prompts and parsing follow the reference harness (protocols/interactcomp/prompts.py,
+protocols/interactcomp/actions.py).
 """
 
 from __future__ import annotations

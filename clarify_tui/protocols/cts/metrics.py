@@ -6,7 +6,7 @@
 - ua_unknown_rate: share of all UA answers that are `unknown` (pooled; a reply that only
   says the intent does not specify it counts as unknown, users/unknown.py).
 - cq_region_rate: share of clarification questions that ask about region (among their
-  aspects, clarify_tui/aspects.py; result.aspect_sets, or result.aspects in older rows);
+  aspects, protocols/cts/aspects.py; result.aspect_sets, or result.aspects in older rows);
   region_only_n: questions whose ONLY aspect is region; region_only_unknown_rate: the
   unknown rate among those (Tables 4-5, lines 284-305).
 - all_unknown_rate: share of clarified sessions whose k answers are all unknown;
