@@ -98,7 +98,6 @@ def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, 
 def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
                     timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
-    from clarify_tui.protocols.cts.metrics import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
     from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import load_sessions
@@ -125,11 +124,11 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         if s.status in COVERED:
             covered.setdefault(s.task_id, set()).add(who)
         p.active_ms += float(s.result.active_ms or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
-        graded_by = registry.get(s.protocol).graded_by
-        if s.scorable and graded_by == "answer" and s.result.correct is not None:
+        spec = registry.get(s.protocol)
+        if s.scorable and spec.graded_by == "answer" and s.result.correct is not None:
             p.graded += 1
             p.correct += bool(s.result.correct)
-        elif s.scorable and graded_by == "nuggets" and (v := score_of(s)) is not None:
+        elif s.scorable and spec.graded_by == "nuggets" and (v := spec.value(s)) is not None:
             p.restore_scores.append(v)
     for who, task in live:
         if task in tasks:

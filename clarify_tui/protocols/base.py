@@ -33,6 +33,17 @@ def _judged(s: ScoredSession) -> bool:
     return s.scorable and s.result.correct is not None
 
 
+def _answer_value(s: ScoredSession) -> float | None:
+    return None if s.result.correct is None else float(bool(s.result.correct))
+
+
+def _answer_intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
+    from clarify_tui.metrics.intervals import wilson
+
+    graded = [bool(s.result.correct) for s in sessions if s.scorable and s.result.correct is not None]
+    return {"accuracy_ci95": wilson(sum(graded), len(graded))}
+
+
 def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]:
     return []
 
@@ -65,3 +76,6 @@ class ProtocolSpec:
     run_notes: RunNotes = field(default=_no_notes)
     task_attempts: int = 1  # `run --task-attempts` default (attempts of a task whose session errored)
     counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict
+    value: Callable[[ScoredSession], float | None] = field(default=_answer_value)  # 1/0, or its restore score
+    # a group's interval metrics (score --by annotator): accuracy's Wilson interval by default
+    intervals: Callable[[Sequence[ScoredSession]], dict[str, list[float] | None]] = field(default=_answer_intervals)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from clarify_tui.metrics.intervals import t_interval
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.cts import deviations, summary, table
 from clarify_tui.metrics.options import ScoreOptions
@@ -17,6 +18,12 @@ from clarify_tui.results import CTSResult
 def counted(s: ScoredSession) -> bool:
     """Scorable with a restore score (CTS has no right/wrong verdict)."""
     return s.scorable and score_of(s) is not None
+
+
+def intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
+    """The t interval of the clarified sessions' mean restore score (orig ones left out)."""
+    scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not is_orig(s)]
+    return {"restore_score_ci95": t_interval(scores)}
 
 
 def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
@@ -44,4 +51,6 @@ SPEC = ProtocolSpec(
     report_rank=2,
     run_flags=("k", "deep_search"),
     counted=counted,
+    value=score_of,
+    intervals=intervals,
 )
