@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from clarify_tui.metrics.profiles import KSetting
 
+DEFAULT_BOOTSTRAP = 10_000  # bootstrap resamples (CTS's delta_vs_orig)
+
 
 @dataclass(frozen=True)
 class ScoreOptions:
@@ -14,6 +16,6 @@ class ScoreOptions:
 
     profile_k: KSetting = None  # DiscoBench: the profiles' K (metrics/profiles.py)
     profile_subset: str = "common"  # DiscoBench: "common" or "all"
-    bootstrap: int = 10_000  # CTS: bootstrap resamples of delta_vs_orig
+    bootstrap: int = DEFAULT_BOOTSTRAP  # CTS: bootstrap resamples of delta_vs_orig
     seed: int = 0
     executor: Executor | None = None

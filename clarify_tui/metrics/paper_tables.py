@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clarify_tui.protocols.cts.metrics import DEFAULT_BOOTSTRAP, is_orig
+from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP
+from clarify_tui.protocols.cts.metrics import is_orig
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup, score_sessions
 from clarify_tui.metrics.table_rows import group_label

@@ -17,8 +17,7 @@ from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
 from clarify_tui.protocols import registry
-from clarify_tui.metrics.options import ScoreOptions
-from clarify_tui.protocols.cts.metrics import DEFAULT_BOOTSTRAP
+from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
 from clarify_tui.metrics.records import ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role
 

@@ -37,12 +37,12 @@ from clarify_tui.metrics.common import (
     summary,
     usage_totals,
 )
+from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP
 from clarify_tui.metrics.records import ScoredSession, result_as
 from clarify_tui.results import CTSResult, NuggetCoverage
 from clarify_tui.users.unknown import is_unknown  # noqa: F401  (re-exported: metrics.cts.is_unknown)
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
-DEFAULT_BOOTSTRAP = 10_000
 
 
 def restore_score(coverage: Sequence[NuggetCoverage]) -> float | None:
