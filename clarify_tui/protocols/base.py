@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from clarify_tui.deviations import PaperSetting, Setting
     from clarify_tui.engine.rules import Rules
     from clarify_tui.metrics.options import ScoreOptions
+    from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
     from clarify_tui.models import Session
     from clarify_tui.results import AnyResult
@@ -44,6 +45,10 @@ def _answer_intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float
     return {"accuracy_ci95": wilson(sum(graded), len(graded))}
 
 
+def _no_words(config: dict) -> str:
+    return ""
+
+
 def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]:
     return []
 
@@ -51,6 +56,9 @@ def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]
 # Its words after `run`, appended to "run NAME: N completed, M errored" (given the completed
 # sessions, at least one, and the errored ones), and the lines printed below it.
 RunLine = Callable[["Sequence[Session]", "Sequence[Session]"], str]
+PaperTables = Callable[
+    ["Sequence[ScoredSession]", "dict[str, dict]", str, "ScoreOptions"], "list[PaperTable]"
+]
 RunNotes = Callable[["Sequence[Session]", "Sequence[Session]"], "list[str]"]
 
 
@@ -79,3 +87,7 @@ class ProtocolSpec:
     value: Callable[[ScoredSession], float | None] = field(default=_answer_value)  # 1/0, or its restore score
     # a group's interval metrics (score --by annotator): accuracy's Wilson interval by default
     intervals: Callable[[Sequence[ScoredSession]], dict[str, list[float] | None]] = field(default=_answer_intervals)
+    # its paper's tables in `report` (None: it has none) and what sets a session apart from
+    # their main setting, in words ("": the main setting), from the session's stored config
+    paper_tables: PaperTables | None = None
+    setting_words: Callable[[dict], str] = field(default=_no_words)

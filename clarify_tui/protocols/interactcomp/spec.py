@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.interactcomp import deviations, summary, table
+from clarify_tui.protocols.interactcomp import deviations, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
@@ -37,6 +37,8 @@ SPEC = ProtocolSpec(
     deviations=deviations.SOURCES,
     run_notes=summary.run_notes,
     task_attempts=REFERENCE_TASK_ATTEMPTS,
+    paper_tables=paper_table.paper_tables,
+    setting_words=paper_table.setting_words,
     report_rank=0,
     run_flags=("mode", "forced_asks", "actions"),
 )
