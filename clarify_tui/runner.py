@@ -132,7 +132,8 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
     """CTS with a clarifier that is not one of our scripted ones (openai:, later py:/http://)
     needs a fixed deep-search agent of its own: else the model under test also searches and
     a delta mixes clarification with search skill."""
-    if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
+    plays_deep_search = benchmark in registry.names() and "deep_search" in registry.get(benchmark).run_flags
+    if not plays_deep_search or deep_search or agent.split(":")[0] == "scripted":
         return
     raise ValueError(
         f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "

@@ -45,6 +45,10 @@ def _answer_intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float
     return {"accuracy_ci95": wilson(sum(graded), len(graded))}
 
 
+def _no_score_notes(sessions: Sequence[ScoredSession]) -> list[str]:
+    return []
+
+
 def _no_words(config: dict) -> str:
     return ""
 
@@ -82,6 +86,8 @@ class ProtocolSpec:
     graded_by: Literal["answer", "nuggets"] = "answer"  # a right/wrong answer, or a 0-100 restore score
     run_flags: tuple[str, ...] = ()  # `run` flags (argparse dests) only this protocol reads
     run_notes: RunNotes = field(default=_no_notes)
+    # lines `score` (api.score's on_note) prints under the numbers, given every session scored
+    score_notes: Callable[[Sequence[ScoredSession]], list[str]] = field(default=_no_score_notes)
     task_attempts: int = 1  # `run --task-attempts` default (attempts of a task whose session errored)
     counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict
     value: Callable[[ScoredSession], float | None] = field(default=_answer_value)  # 1/0, or its restore score

@@ -36,6 +36,7 @@ SPEC = ProtocolSpec(
     paper=deviations.PAPER,
     deviations=deviations.SOURCES,
     run_notes=summary.run_notes,
+    score_notes=summary.score_notes,
     task_attempts=REFERENCE_TASK_ATTEMPTS,
     paper_tables=paper_table.paper_tables,
     setting_words=paper_table.setting_words,
