@@ -147,9 +147,12 @@ def round_limit(s: Setting) -> Iterable[str]:
 def single_attempt(s: Setting) -> Iterable[str]:
     """InteractComp's reference re-runs a task whose agent raised up to 3 times
     (core/benchmark.py:106); fewer attempts score some of those tasks otherwise."""
-    if s.benchmark == "interactcomp" and s.task_attempts is not None and s.task_attempts != 3:
-        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to 3 times "
-               "(core/benchmark.py:106, stop_after_attempt(3))")
+    if s.benchmark not in registry.names() or s.task_attempts is None:
+        return
+    spec = registry.get(s.benchmark)
+    if spec.task_attempts > 1 and s.task_attempts != spec.task_attempts:  # its harness re-runs failing tasks
+        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to "
+               f"{spec.task_attempts} times ({spec.task_attempts_source})")
 
 
 SOURCES: tuple[Callable[[Setting], Iterable[str]], ...] = (

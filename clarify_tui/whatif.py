@@ -36,7 +36,6 @@ At = Literal["answer", "search", "both"]
 Which = Literal["failed", "all"]
 
 RUN_SUFFIX = "-whatif"
-CTS_MAX_K = 3  # paper 001 §4: k in {0, 1, 2, 3}
 FORCED_NOTICE = {
     # After the reference harness's forced_ask constraints line (run_benchmark.py:71-85).
     "ask": "Constraints: You must perform an ask action now. Other actions will be rejected.",
@@ -107,9 +106,10 @@ def failed(session: Session) -> bool:
 def decision_points(session: Session, steps: Sequence[Step], at: At, intervention: Intervention) -> list[DecisionPoint]:
     """Where the intervention can replace the agent's action. Replacing an answer by an
     answer changes nothing, so `--intervention answer` forks searches only. CTS has one
-    point, its clarify step, for `ask` (k + 1 questions) while k < 3."""
-    if session.protocol == Protocol.cts:
-        if intervention != "ask" or session.config.k >= CTS_MAX_K:
+    point, its clarify step, for `ask` (k + 1 questions) while k < 3 (a protocol that asks
+    its questions up front: its spec's `clarify_budget`)."""
+    if (budget := registry.get(session.protocol).clarify_budget) is not None:
+        if intervention != "ask" or session.config.k >= budget:
             return []
         return [DecisionPoint(session.id, session.task_id, 0, "clarify")]
     kinds = set(_POINT_KINDS[at])
@@ -252,7 +252,7 @@ class Player:
         task = self.store.task_for(parent.id)
         b = self.backends(parent)
         config = parent.config.model_copy()
-        if parent.protocol == Protocol.cts:
+        if registry.get(parent.protocol).clarify_budget is not None:  # one more question up front
             config = config.model_copy(update={"k": parent.config.k + 1})
         session = Session(
             run=parent.run + RUN_SUFFIX, task_id=task.id, protocol=task.protocol, agent=parent.agent,
@@ -266,7 +266,7 @@ class Player:
 
     def forkable(self, parent: Session, point: DecisionPoint, intervention: Intervention) -> str | None:
         """None, or why the protocol does not allow the intervention at this point."""
-        if parent.protocol == Protocol.cts:
+        if registry.get(parent.protocol).clarify_budget is not None:  # decision_points checked the budget
             return None
         episode = self._episode(parent, point, intervention, sink=None)
         episode.restore(self.store.steps(parent.id)[: point.step])
@@ -279,7 +279,7 @@ class Player:
         episode = self._episode(parent, point, intervention, sink=self.store)
         steps = self.store.steps(parent.id)
         try:
-            if parent.protocol == Protocol.cts:
+            if registry.get(parent.protocol).clarify_budget is not None:
                 episode.restore([])
                 proposed = await episode.propose()
                 k = episode.config.k

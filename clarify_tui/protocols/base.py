@@ -89,6 +89,7 @@ class ProtocolSpec:
     # lines `score` (api.score's on_note) prints under the numbers, given every session scored
     score_notes: Callable[[Sequence[ScoredSession]], list[str]] = field(default=_no_score_notes)
     task_attempts: int = 1  # `run --task-attempts` default (attempts of a task whose session errored)
+    task_attempts_source: str = ""  # where its harness says so, when more than one
     counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict
     value: Callable[[ScoredSession], float | None] = field(default=_answer_value)  # 1/0, or its restore score
     # a group's interval metrics (score --by annotator): accuracy's Wilson interval by default
@@ -96,4 +97,7 @@ class ProtocolSpec:
     # its paper's tables in `report` (None: it has none) and what sets a session apart from
     # their main setting, in words ("": the main setting), from the session's stored config
     paper_tables: PaperTables | None = None
+    # None: the agent asks inside its rounds; a number: it asks up to that many questions up
+    # front, in one clarify step (CTS, k <= 3), and a what-if `ask` asks one more there
+    clarify_budget: int | None = None
     setting_words: Callable[[dict], str] = field(default=_no_words)

@@ -52,6 +52,7 @@ SPEC = ProtocolSpec(
     report_rank=2,
     run_flags=("k", "deep_search"),
     counted=counted,
+    clarify_budget=3,  # paper 001 §4: k in {0, 1, 2, 3}
     value=score_of,
     intervals=intervals,
 )

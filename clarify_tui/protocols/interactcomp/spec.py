@@ -38,6 +38,7 @@ SPEC = ProtocolSpec(
     run_notes=summary.run_notes,
     score_notes=summary.score_notes,
     task_attempts=REFERENCE_TASK_ATTEMPTS,
+    task_attempts_source="core/benchmark.py:106, stop_after_attempt(3)",
     paper_tables=paper_table.paper_tables,
     setting_words=paper_table.setting_words,
     report_rank=0,
