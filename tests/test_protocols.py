@@ -50,3 +50,23 @@ async def test_every_table_row_column_and_input_a_spec_names_is_a_metric_its_sco
         spec, metrics = registry.get(name), groups[name]
         named = [k for k, _, _ in spec.table_rows + spec.ci_rows] + [*spec.summary_columns, *spec.metric_inputs]
         assert [k for k in named if k not in metrics] == [], name
+
+
+def test_a_protocol_without_a_panel_of_its_own_shows_rounds_and_the_answer():
+    """The generic state panel (clarify_tui/state_panel.py), drawn as the TUI would."""
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from clarify_tui.results import EpisodeState
+    from clarify_tui.state_panel import generic_panel
+    from tests.conftest import IC
+
+    console = Console(width=60, record=True)
+    proto = SimpleNamespace(answer="Hornussen", correct=True)
+    console.print(generic_panel(IC, EpisodeState(rounds_used=2, max_rounds=10), proto, False, False))
+    hidden = console.export_text()
+    console.print(generic_panel(IC, EpisodeState(rounds_used=2, max_rounds=10), proto, True, False))
+    shown = console.export_text()
+    assert "rounds 2 / 10" in hidden and "answer: Hornussen" in hidden and "correct" not in hidden
+    assert "correct" in shown

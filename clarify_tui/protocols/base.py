@@ -15,7 +15,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from clarify_tui.state_panel import generic_panel, verdict
+
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
+
     from clarify_tui.deviations import PaperSetting, Setting
     from clarify_tui.engine.rules import Rules
     from clarify_tui.metrics.options import ScoreOptions
@@ -100,4 +105,8 @@ class ProtocolSpec:
     # None: the agent asks inside its rounds; a number: it asks up to that many questions up
     # front, in one clarify step (CTS, k <= 3), and a what-if `ask` asks one more there
     clarify_budget: int | None = None
+    # what the TUI's state panel shows (Rich renderables, from the engine's state snapshot:
+    # task, state, its protocol state, reveal, spoilers) and the one-line verdict at the end
+    state_panel: Callable[..., RenderableType] = field(default=generic_panel)
+    score_card: Callable[[AnyResult], Text] = field(default=verdict)
     setting_words: Callable[[dict], str] = field(default=_no_words)
