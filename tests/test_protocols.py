@@ -70,3 +70,9 @@ def test_a_protocol_without_a_panel_of_its_own_shows_rounds_and_the_answer():
     shown = console.export_text()
     assert "rounds 2 / 10" in hidden and "answer: Hornussen" in hidden and "correct" not in hidden
     assert "correct" in shown
+
+
+def test_the_engines_rules_table_still_reads_for_code_written_before_the_registry():
+    from clarify_tui.engine import RULES
+
+    assert {p.value: cls for p, cls in RULES.items()} == {n: registry.get(n).rules for n in registry.names()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from clarify_tui.agents.base import Agent
 from clarify_tui.engine.episode import Episode, Rules, StepSink
 from clarify_tui.judges.base import Judge
@@ -40,6 +42,14 @@ def build_episode(
         rules_class=rules_for(task.protocol),
         deep_search=deep_search,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """`RULES` (protocol -> its rules class), for code written before the registry: built
+    on first use, as each rules module imports the engine."""
+    if name == "RULES":
+        return {Protocol(n): registry.get(n).rules for n in registry.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["Episode", "EpisodeConfig", "Rules", "StepSink", "build_episode"]
