@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from clarify_tui.deviations import PaperSetting, Setting
     from clarify_tui.engine.rules import Rules
+    from clarify_tui.metrics.charts import ScoresData
     from clarify_tui.metrics.options import ScoreOptions
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
@@ -105,6 +106,8 @@ class ProtocolSpec:
     # None: the agent asks inside its rounds; a number: it asks up to that many questions up
     # front, in one clarify step (CTS, k <= 3), and a what-if `ask` asks one more there
     clarify_budget: int | None = None
+    # its own series in the TUI's scores charts, given a group's label, metrics and sessions
+    charts: Callable[[str, dict[str, Any], Sequence[ScoredSession], ScoresData], None] | None = None
     # what the TUI's state panel shows (Rich renderables, from the engine's state snapshot:
     # task, state, its protocol state, reveal, spoilers) and the one-line verdict at the end
     state_panel: Callable[..., RenderableType] = field(default=generic_panel)

@@ -7,7 +7,7 @@ from typing import Any
 
 from clarify_tui.metrics.intervals import t_interval
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.cts import deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
@@ -49,6 +49,7 @@ SPEC = ProtocolSpec(
     deviations=deviations.SOURCES,
     graded_by="nuggets",
     paper_tables=paper_table.paper_tables,
+    charts=charts.charts,
     state_panel=panel.state_panel,
     score_card=panel.score_card,
     report_rank=2,

@@ -7,7 +7,7 @@ from typing import Any
 
 from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.discobench import deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
@@ -40,6 +40,7 @@ SPEC = ProtocolSpec(
     deviations=deviations.SOURCES,
     paper_tables=paper_table.paper_tables,
     setting_words=paper_table.setting_words,
+    charts=charts.charts,
     state_panel=panel.state_panel,
     score_card=panel.score_card,
     report_rank=1,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.interactcomp import deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
@@ -41,6 +41,7 @@ SPEC = ProtocolSpec(
     task_attempts_source="core/benchmark.py:106, stop_after_attempt(3)",
     paper_tables=paper_table.paper_tables,
     setting_words=paper_table.setting_words,
+    charts=charts.charts,
     state_panel=panel.state_panel,
     score_card=panel.score_card,
     report_rank=0,
