@@ -251,7 +251,7 @@ def test_errored_forks_are_counted_and_named_and_all_errored_prints_no_delta():
 
     summary = {"forks": 3, "forks_errored": 3, "flips": {"wrong_to_right": 0, "right_to_wrong": 0, "unchanged": 0},
                "value_of_asking": {"delta": None, "ci95": None}}
-    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."],
+    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."], whatif_digits=2,
                        rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})])
     add_whatif([table], {"r1": {"ask": summary}}, 100, 0)
     assert table.rows[0].cells == ["r1", "0.00", "3", "0", "–", "–", "–", "–"]

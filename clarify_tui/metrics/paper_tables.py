@@ -71,6 +71,10 @@ class PaperTable:
     label_at: int = 0  # the column holding the row label (1 when a `k` column comes first)
     prefixed: set[str] = field(default_factory=set)  # spans whose name always goes in front of their titles
     agent_cost_only: bool = False  # a Cost($) column of the agent under test (a footnote gives every role's)
+    # `report --whatif`: None = no what-if columns (its rows are no runs); else the digits
+    # of its Δ (as the table's own numbers), in restore score (True) or accuracy points
+    whatif_digits: int | None = None
+    whatif_restore: bool = False
 
 
 def pct(value: float | None, digits: int = 2) -> str:

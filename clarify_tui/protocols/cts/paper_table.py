@@ -55,7 +55,7 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
             key="cts-k1",
             caption="Clarify-Then-Search (paper 001, Table 2): restore_score_100 at k = 1; "
                     "Δ = mean difference vs. orig",
-            columns=["System", "mean (Δ)", "p50", "p90"], rows=main[1],
+            columns=["System", "mean (Δ)", "p50", "p90"], rows=main[1], whatif_digits=3, whatif_restore=True,
         ))
     multi = [k for k in budgets if k in (2, 3)]
     if multi:
@@ -67,7 +67,8 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
             key="cts-k23",
             caption="Clarify-Then-Search (paper 001, Table 6): restore_score_100 at k = 2, 3; "
                     "Δ = mean difference vs. orig",
-            columns=["k", "System", "mean (Δ)", "p50", "p90"], rows=rows, label_at=1,
+            columns=["k", "System", "mean (Δ)", "p50", "p90"], rows=rows, label_at=1, whatif_digits=3,
+            whatif_restore=True,
         ))
     if deltas:
         with_k = any(k != 1 for k, _ in deltas)

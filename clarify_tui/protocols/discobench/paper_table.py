@@ -69,6 +69,7 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
         columns=["Model", *(f"{h}" for h in DISCO_HEADERS), *(f"{h}" for h in DISCO_HEADERS)],
         spans=[("Neutral", n), ("Guided", n)],
         rows=list(rows.values()),
+        whatif_digits=1,
     )]
 
 

@@ -41,4 +41,5 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
         spans=[("Interaction", 2), ("Performance", 2), ("Cost", 1)],
         rows=rows,
         agent_cost_only=True,
+        whatif_digits=2,
     )]
