@@ -307,18 +307,10 @@ def score(
             on_note(f"warning: {d.describe()}")
     report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
                             profile_subset=profile_subset)
-    from clarify_tui.compat import strict_note
-    from clarify_tui.metrics.interactcomp import confidence_warnings
-    from clarify_tui.results import InteractCompResult
-
     if on_note is not None:
-        for line in confidence_warnings([s.result for s in sessions if s.scorable
-                                         and isinstance(s.result, InteractCompResult)]):
-            on_note(line)
+        from clarify_tui.protocols import registry
 
-    if on_note is not None and (note := strict_note(
-        s.result.compat for s in sessions  # type: ignore[union-attr]  # InteractComp results only
-        if s.protocol == "interactcomp" and s.status in ("completed", "errored")
-    )):
-        on_note(f"note: {note}")
+        for name in registry.in_report_order():  # what each protocol's numbers need said
+            for line in registry.get(name).score_notes(sessions):
+                on_note(line)
     return report

@@ -10,7 +10,8 @@ records them on the run (`runs.deviations`); `score` carries them on every group
 shows them. The bundled demo is exempt: its offline stand-ins are the point of it.
 
 A source is a function from the run's `Setting` to its deviation lines; adding one is one
-line in `SOURCES` (e.g. InteractComp's `--compat`, a provenance check).
+line in `SOURCES` (e.g. a provenance check), or, for one protocol's, one in its folder's
+`protocols/<name>/deviations.py` (e.g. InteractComp's `--compat`), with its `PAPER`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.paths import demo_dir
+from clarify_tui.protocols import registry
 
 
 @dataclass(frozen=True)
@@ -39,42 +41,49 @@ class Setting:
     task_attempts: int | None = None
 
 
-def _kind(spec: str) -> str:
+def spec_kind(spec: str) -> str:
+    """A role spec's kind: `openai` of `openai:gpt-4o`, `rule` of `rule`."""
     return (spec or "").split(":")[0].split("/")[0]
 
 
-# What the papers used for each role (paper line in docs/paper-readings.md, "Deviations").
-PAPER_USER = {
-    "interactcomp": "GPT-4o at T=1.0 (paper 003 A.3, line 713)",
-    "discobench": "an LLM user simulator that judges the ask and releases the checkpoint's clue (paper 000 §3)",
-    "cts": "ERNIE-4.5-Turbo at T=0 as the User Answerer and Rewriter (paper 001 line 223)",
-}
-PAPER_JUDGE = {
-    "interactcomp": "GPT-4o at T=0.0 as the grader (paper 003 A.4, line 745)",
-    "discobench": "an LLM answer-equivalence judge (paper 000 B.1, line 293)",
-    "cts": "ERNIE-4.5-Turbo as the nugget judge (paper 001 Table 1, line 205)",
-}
-PAPER_SEARCH = {
-    "interactcomp": ("serper", "Google's top 5 results (the reference harness, through Serper)"),
-    "discobench": ("tavily", "the web through Tavily (paper 000 appendix H, line 457)"),
-    "cts": (None, "the web, from WebDancer's deep search (paper 001 line 113)"),
-}
+@dataclass(frozen=True)
+class PaperSetting:
+    """What a protocol's paper used for each role (paper lines in docs/paper-readings.md,
+    "Deviations"): the user, the judge, the search backend's kind (None: any) and its words,
+    and the round limit its rules play by default (engine rules' default_max_rounds)."""
+
+    user: str
+    judge: str
+    search: tuple[str | None, str]
+    rounds: tuple[int, str]
+
+
+def paper_of(benchmark: str) -> PaperSetting | None:
+    """The protocol's paper setting (its spec's); None for no one protocol."""
+    return registry.get(benchmark).paper if benchmark in registry.names() else None
+
+
+def protocol_own(s: Setting) -> Iterable[str]:
+    """The protocol's own deviations (its spec's `deviations`: protocols/<name>/deviations.py)."""
+    if s.benchmark in registry.names():
+        for source in registry.get(s.benchmark).deviations:
+            yield from source(s)
 
 
 def stand_in_user(s: Setting) -> Iterable[str]:
-    if _kind(s.user) == "rule" and s.benchmark in PAPER_USER:
-        yield f"user simulator: rule (offline stand-in), the paper used {PAPER_USER[s.benchmark]}"
+    if spec_kind(s.user) == "rule" and (paper := paper_of(s.benchmark)) is not None:
+        yield f"user simulator: rule (offline stand-in), the paper used {paper.user}"
 
 
 def stand_in_judge(s: Setting) -> Iterable[str]:
-    if _kind(s.judge) == "rule" and s.benchmark in PAPER_JUDGE:
-        yield f"judge: rule (offline stand-in), the paper used {PAPER_JUDGE[s.benchmark]}"
+    if spec_kind(s.judge) == "rule" and (paper := paper_of(s.benchmark)) is not None:
+        yield f"judge: rule (offline stand-in), the paper used {paper.judge}"
 
 
 def stand_in_search(s: Setting) -> Iterable[str]:
-    if s.benchmark not in PAPER_SEARCH:
+    if (setting := paper_of(s.benchmark)) is None:
         return
-    paper, words = PAPER_SEARCH[s.benchmark]
+    paper, words = setting.search
     kind = _searched_by(s)
     if kind == "local" or (paper is not None and kind not in (paper, "stored", "")):
         what = "local (offline corpus)" if kind == "local" else kind
@@ -92,29 +101,7 @@ def _searched_by(s: Setting) -> str:
     (files imported before its search was named so record `import:recorded`)."""
     if s.search == REFERENCE_SERPER or (s.agent == HARNESS_IMPORT and s.search == "import:recorded"):
         return "serper"
-    return _kind(s.search)
-
-
-def checkpoint_reading(s: Setting) -> Iterable[str]:
-    if s.benchmark != "discobench":
-        return
-    if s.config.checkpoints == "strict":
-        yield ("checkpoints: strict (a wrong intermediate answer ends the task), the paper moves on to the next "
-               "checkpoint without telling the agent (paper 000 appendix I case 1, line 477)")
-    elif s.config.checkpoints == "trajectory":
-        yield ("checkpoints: trajectory (outcomes inferred from a single-answer trajectory), the paper's agent "
-               "answers each checkpoint (paper 000 §3, lines 79-83)")
-
-
-def action_parsing(s: Setting) -> Iterable[str]:
-    if s.benchmark == "interactcomp" and s.config.actions == "lenient":
-        yield "action parsing: lenient (ours), the reference harness accepts only its exact action format"
-
-
-def unfixed_deep_search(s: Setting) -> Iterable[str]:
-    if s.benchmark == "cts" and s.config.k != 0 and not s.config.deep_search:
-        yield ("deep search: the agent under test, the paper kept the deep-search backend fixed while varying the "
-               "clarifier (paper 001 line 203)")
+    return spec_kind(s.search)
 
 
 # The sampling the papers state, per call purpose (llm/client.PAPER_SAMPLING sends these by
@@ -144,23 +131,15 @@ def sampling(s: Setting) -> Iterable[str]:
                 yield f"{who} {name}: {shown}, the paper used {paper} ({where})"
 
 
-# The round limit each protocol plays by default (engine rules' default_max_rounds).
-PAPER_ROUNDS = {
-    "interactcomp": (10, "the reference harness's exp_config.yaml"),
-    "discobench": (20, "our default; the paper states no limit"),
-    "cts": (10, "deep-search rounds, our default; the paper states no limit"),
-}
-
-
 def round_limit(s: Setting) -> Iterable[str]:
     """`--max-rounds` other than the protocol's. Not for an imported session: the importer
     sizes its limit to the recorded history; nor InteractComp's answer_only (one round)."""
     rounds = s.config.max_rounds
-    if rounds is None or s.benchmark not in PAPER_ROUNDS or _kind(s.agent) == "import":
+    if rounds is None or (setting := paper_of(s.benchmark)) is None or spec_kind(s.agent) == "import":
         return
     if s.benchmark == "interactcomp" and s.config.interactcomp_mode == "answer_only":
         return
-    paper, words = PAPER_ROUNDS[s.benchmark]
+    paper, words = setting.rounds
     if rounds != paper:
         yield f"max rounds: {rounds}, the protocol plays {paper} ({words})"
 
@@ -168,43 +147,19 @@ def round_limit(s: Setting) -> Iterable[str]:
 def single_attempt(s: Setting) -> Iterable[str]:
     """InteractComp's reference re-runs a task whose agent raised up to 3 times
     (core/benchmark.py:106); fewer attempts score some of those tasks otherwise."""
-    if s.benchmark == "interactcomp" and s.task_attempts is not None and s.task_attempts != 3:
-        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to 3 times "
-               "(core/benchmark.py:106, stop_after_attempt(3))")
-
-
-def own_model_deep_search(s: Setting) -> Iterable[str]:
-    """A CTS 'fixed' deep search that is the clarifier's own model: clarification and
-    search skill mix again, as with no fixed deep search."""
-    deep = s.config.deep_search
-    if s.benchmark != "cts" or s.config.k == 0 or not deep or _kind(s.agent) == "scripted":
+    if s.benchmark not in registry.names() or s.task_attempts is None:
         return
-    if _normal(deep) == _normal(s.agent):
-        yield (f"deep search: {deep}, the clarifier's own model, the paper kept the deep-search backend "
-               "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)")
-
-
-def _normal(spec: str) -> str:
-    """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
-    return "openai:" + spec[len("openai/"):] if spec.startswith("openai/") else spec
-
-
-def reply_readings(s: Setting) -> Iterable[str]:
-    """InteractComp's `--compat strict`: our readings of replies, not the reference's."""
-    from clarify_tui.compat import compat_deviations
-
-    return compat_deviations(s.config.compat) if s.benchmark == "interactcomp" else ()
+    spec = registry.get(s.benchmark)
+    if spec.task_attempts > 1 and s.task_attempts != spec.task_attempts:  # its harness re-runs failing tasks
+        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to "
+               f"{spec.task_attempts} times ({spec.task_attempts_source})")
 
 
 SOURCES: tuple[Callable[[Setting], Iterable[str]], ...] = (
     stand_in_user,
     stand_in_judge,
     stand_in_search,
-    checkpoint_reading,
-    action_parsing,
-    unfixed_deep_search,
-    own_model_deep_search,
-    reply_readings,
+    protocol_own,
     sampling,
     round_limit,
     single_attempt,

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator, model_validator
 
+from clarify_tui.protocols import registry
 from clarify_tui.results import EpisodeState, SessionResult, Stored, parse_result
 
 
@@ -30,7 +31,7 @@ class Protocol(StrEnum):
     cts = "cts"
 
 
-PROTOCOLS: tuple[str, ...] = tuple(p.value for p in Protocol)  # the names flags and files use
+PROTOCOLS: tuple[str, ...] = registry.names()  # the names flags and files use (the registry's list)
 
 
 class AmbiguityType(StrEnum):
@@ -311,7 +312,7 @@ SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
 FINISHED_STATUSES: tuple[str, ...] = ("completed", "errored", "abandoned")  # over for good; never resumed
 
 
-# InteractComp reply readings (clarify_tui/compat.py); "ours" is the old name of "strict".
+# InteractComp reply readings (protocols/interactcomp/compat.py); "ours" is the old name of "strict".
 Compat = Literal["paper", "strict", "reference"]
 
 
@@ -326,7 +327,7 @@ class EpisodeConfig(BaseModel):
     forced_asks: int = Field(default=5, ge=0)  # the reference's enforce_ask_min default
     # InteractComp: how model output becomes an action ("reference": the harness's exact
     # names and params; "lenient": aliases, flat params, <answer> tags) and which readings
-    # of responder/grader replies are used (clarify_tui/compat.py: "paper", the harness's
+    # of responder/grader replies are used (protocols/interactcomp/compat.py: "paper", the harness's
     # readings; "strict", ours; "reference", the harness's readings and failure handling).
     actions: Literal["reference", "lenient"] = "reference"
     compat: Compat = "paper"

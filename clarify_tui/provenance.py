@@ -75,7 +75,7 @@ def prompt_hashes(benchmark: str, model_roles: set[str]) -> dict[str, str]:
     if benchmark != "interactcomp" and model_roles & {"agent", "deep_search"}:
         names += [p for p in sorted(prompts_dir().glob("*.txt")) if p.name.startswith(("action_", "react_"))]
     if benchmark == "interactcomp" and "agent" in model_roles:
-        from clarify_tui.llm.ic_prompts import ACTION_PROMPTS  # the action texts its system prompt lists
+        from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS  # the action texts its system prompt lists
 
         names += [prompts_dir() / f"{name}.txt" for name in ACTION_PROMPTS]
     return {p.name: sha256_file(p) for p in sorted(names)}

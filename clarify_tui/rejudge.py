@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from clarify_tui.compat import reads_as_reference
-from clarify_tui.metrics.cts import restore_score
+from clarify_tui.protocols.interactcomp.compat import reads_as_reference
+from clarify_tui.protocols.cts.metrics import restore_score
+from clarify_tui.protocols import registry
 from clarify_tui.results import (
     ADVANCED_OUTCOMES,
     CheckpointResult,
@@ -94,7 +95,7 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
         return None
     task = store.task_for(session.id)
     protocol = str(session.protocol)
-    if protocol == "cts":
+    if registry.get(protocol).graded_by == "nuggets":
         nuggets = task.cts_part.nuggets
         judgement = await judge.nuggets(answer, nuggets, query=task.cts_part.fused_query)
         coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)]

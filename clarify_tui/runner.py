@@ -36,6 +36,7 @@ from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_datase
 from clarify_tui.engine import build_episode
 from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig, Session, Task
+from clarify_tui.protocols import registry
 from clarify_tui.results import InteractCompResult
 from clarify_tui.search.cache import CacheMode, CachedSearch
 from clarify_tui.store import Store
@@ -88,13 +89,13 @@ class RunSpec:
         return self.task_attempts or default_task_attempts(self.benchmark)
 
 
-REFERENCE_TASK_ATTEMPTS = 3  # InteractComp harness, core/benchmark.py:106: stop_after_attempt(3)
 ATTEMPT_NOTE = "attempt "  # how a superseded attempt's error begins (counted again on --resume)
 
 
 def default_task_attempts(benchmark: str) -> int:
-    """InteractComp: as its reference harness; DiscoBench and CTS publish no harness: once."""
-    return REFERENCE_TASK_ATTEMPTS if benchmark == "interactcomp" else 1
+    """The protocol's own (InteractComp: as its reference harness; DiscoBench and CTS publish
+    no harness: once); once for a run of no one benchmark."""
+    return registry.get(benchmark).task_attempts if benchmark in registry.names() else 1
 
 
 def plays_again(session: Session) -> bool:
@@ -133,7 +134,8 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
     """CTS with a clarifier that is not one of our scripted ones (openai:, later py:/http://)
     needs a fixed deep-search agent of its own: else the model under test also searches and
     a delta mixes clarification with search skill."""
-    if benchmark != "cts" or deep_search or agent.split(":")[0] == "scripted":
+    plays_deep_search = benchmark in registry.names() and "deep_search" in registry.get(benchmark).run_flags
+    if not plays_deep_search or deep_search or agent.split(":")[0] == "scripted":
         return
     raise UsageError(
         f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "

@@ -5,6 +5,7 @@ The same words in `clarify-tui sessions` and the TUI's sessions list and replay 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from clarify_tui.models import Session
@@ -33,6 +34,14 @@ def failed(session: Session) -> bool:
     if isinstance(r, CTSResult) and r.restore_score is not None:
         return r.restore_score < 100.0
     return r.correct is False
+
+
+def ended_by_invalid(done: Sequence[Session]) -> str:
+    """`; N ended by 3 invalid outputs in a row …` after `run` (empty when none was), for the
+    protocols whose own line does not count them."""
+    if skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None)):
+        return f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
+    return ""
 
 
 def seconds(session: Session) -> float | None:

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.protocols import registry
+
 DEMO = "demo"
-# The protocols' names in the order `load_all` reads the demo's files: models.PROTOCOLS,
-# for code that must not import pydantic (a test keeps the two equal).
-PROTOCOL_NAMES = ("discobench", "interactcomp", "cts")
+# The protocols' names in the order `load_all` reads the demo's files (the registry's list;
+# it imports no pydantic, so `play` opens the TUI fast).
+PROTOCOL_NAMES = registry.names()
 
 
 @dataclass(frozen=True)

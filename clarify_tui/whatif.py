@@ -28,6 +28,7 @@ from clarify_tui.engine import Episode, build_episode
 from clarify_tui.errors import BackendError, UsageError
 from clarify_tui.metrics.common import bootstrap_mean_ci
 from clarify_tui.models import Action, ActionKind, Protocol, Session, Step
+from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 
 Intervention = Literal["ask", "answer"]
@@ -35,7 +36,6 @@ At = Literal["answer", "search", "both"]
 Which = Literal["failed", "all"]
 
 RUN_SUFFIX = "-whatif"
-CTS_MAX_K = 3  # paper 001 §4: k in {0, 1, 2, 3}
 FORCED_NOTICE = {
     # After the reference harness's forced_ask constraints line (run_benchmark.py:71-85).
     "ask": "Constraints: You must perform an ask action now. Other actions will be rejected.",
@@ -87,7 +87,7 @@ def outcome(session: Session) -> float | None:
     if session.status != "completed":
         return None
     result: Any = session.result
-    if session.protocol == Protocol.cts:
+    if registry.get(session.protocol).graded_by == "nuggets":
         return getattr(result, "restore_score", None)
     correct = getattr(result, "correct", None)
     return None if correct is None else float(bool(correct))
@@ -97,7 +97,7 @@ def failed(session: Session) -> bool:
     value = outcome(session)
     if value is None:
         return False
-    return value < (100.0 if session.protocol == Protocol.cts else 1.0)
+    return value < (100.0 if registry.get(session.protocol).graded_by == "nuggets" else 1.0)
 
 
 # ---- decision points --------------------------------------------------------------------
@@ -106,9 +106,10 @@ def failed(session: Session) -> bool:
 def decision_points(session: Session, steps: Sequence[Step], at: At, intervention: Intervention) -> list[DecisionPoint]:
     """Where the intervention can replace the agent's action. Replacing an answer by an
     answer changes nothing, so `--intervention answer` forks searches only. CTS has one
-    point, its clarify step, for `ask` (k + 1 questions) while k < 3."""
-    if session.protocol == Protocol.cts:
-        if intervention != "ask" or session.config.k >= CTS_MAX_K:
+    point, its clarify step, for `ask` (k + 1 questions) while k < 3 (a protocol that asks
+    its questions up front: its spec's `clarify_budget`)."""
+    if (budget := registry.get(session.protocol).clarify_budget) is not None:
+        if intervention != "ask" or session.config.k >= budget:
             return []
         return [DecisionPoint(session.id, session.task_id, 0, "clarify")]
     kinds = set(_POINT_KINDS[at])
@@ -251,7 +252,7 @@ class Player:
         task = self.store.task_for(parent.id)
         b = self.backends(parent)
         config = parent.config.model_copy()
-        if parent.protocol == Protocol.cts:
+        if registry.get(parent.protocol).clarify_budget is not None:  # one more question up front
             config = config.model_copy(update={"k": parent.config.k + 1})
         session = Session(
             run=parent.run + RUN_SUFFIX, task_id=task.id, protocol=task.protocol, agent=parent.agent,
@@ -265,7 +266,7 @@ class Player:
 
     def forkable(self, parent: Session, point: DecisionPoint, intervention: Intervention) -> str | None:
         """None, or why the protocol does not allow the intervention at this point."""
-        if parent.protocol == Protocol.cts:
+        if registry.get(parent.protocol).clarify_budget is not None:  # decision_points checked the budget
             return None
         episode = self._episode(parent, point, intervention, sink=None)
         episode.restore(self.store.steps(parent.id)[: point.step])
@@ -278,7 +279,7 @@ class Player:
         episode = self._episode(parent, point, intervention, sink=self.store)
         steps = self.store.steps(parent.id)
         try:
-            if parent.protocol == Protocol.cts:
+            if registry.get(parent.protocol).clarify_budget is not None:
                 episode.restore([])
                 proposed = await episode.propose()
                 k = episode.config.k
@@ -442,7 +443,7 @@ def stored(store: Store, run: str, intervention: str) -> WhatIfResult:
 
 def summarize(result: WhatIfResult, *, resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
     """The JSON object of `whatif --format json` (docs/whatif.md)."""
-    cts = result.protocol == Protocol.cts.value
+    cts = registry.get(result.protocol).graded_by == "nuggets"  # restore scores move up or down, answers flip
     scored = [f for f in result.forks if f.outcome is not None and f.parent_outcome is not None]
     if cts:
         flips = {"improved": sum(f.outcome > f.parent_outcome for f in scored),  # type: ignore[operator]

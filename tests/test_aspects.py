@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.aspects import classify_aspects, classify_question, is_region_only
+from clarify_tui.protocols.cts.aspects import classify_aspects, classify_question, is_region_only
 
 CASES = [
     # English, one aspect

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.engine.cts import restore_score
+from clarify_tui.protocols.cts.rules import restore_score
 from clarify_tui.models import Action, EpisodeConfig
 from tests.conftest import CTS
 
@@ -48,7 +48,7 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
     """Like an agent's ask step: the question goes in, the answer comes out, in the step and
     in the database's input/output columns; an older database (reply in, question out)
     still reads as (question, reply)."""
-    from clarify_tui.engine.cts import user_reply
+    from clarify_tui.protocols.cts.rules import user_reply
     from clarify_tui.models import ActionKind, Observation, Step
     from clarify_tui.store import Store
 
@@ -70,7 +70,7 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
 async def test_restore_score_is_stored_at_full_precision(make_episode):
     """Three nuggets of weight 1, one covered: 100/3 = 33.333..., stored unrounded and equal
     to the metric's value (it used to be rounded to 4 places)."""
-    from clarify_tui.metrics.cts import session_score
+    from clarify_tui.protocols.cts.metrics import session_score
     from clarify_tui.results import CTSResult
     from clarify_tui.models import Nugget
 

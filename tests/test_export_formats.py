@@ -14,7 +14,7 @@ from clarify_tui.exporters.cts_candidates import FIELDS
 from clarify_tui.exporters.interactcomp_csv import COLUMNS as HARNESS_COLUMNS
 from clarify_tui.exporters.sessions_csv import COLUMNS as SESSION_COLUMNS
 from clarify_tui.importers.harness_csv import parse_action_counts
-from clarify_tui.harness_history import parse_history
+from clarify_tui.protocols.interactcomp.harness_history import parse_history
 from clarify_tui.store import Store
 
 

@@ -12,7 +12,7 @@ import pytest
 from clarify_tui import cli
 from clarify_tui.importers import ImportFileError, import_harness
 from clarify_tui.importers.harness_csv import parse_action_counts
-from clarify_tui.harness_history import HistoryError, parse_history, render_history
+from clarify_tui.protocols.interactcomp.harness_history import HistoryError, parse_history, render_history
 from clarify_tui.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harness"

@@ -312,7 +312,7 @@ def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_war
     the run summary and in `score` that its numbers are not the paper's; an explicit --compat
     with the rule user and judge (fixed words, nothing to read) warns that it changes nothing."""
     from clarify_tui.cli import main
-    from clarify_tui.compat import compat_deviations
+    from clarify_tui.protocols.interactcomp.compat import compat_deviations
 
     db = str(tmp_path / "c.db")
     common = ["run", "--benchmark", "interactcomp", "--agent", "scripted:search-then-ask", "--limit", "2", "--db", db]

@@ -25,7 +25,7 @@ from clarify_tui.metrics import (
     score,
 )
 from clarify_tui.metrics.common import bootstrap_mean_ci, percentile
-from clarify_tui.metrics.interactcomp import calibration_bin
+from clarify_tui.protocols.interactcomp.metrics import calibration_bin
 from clarify_tui.models import (
     Action,
     Answer,

@@ -6,7 +6,9 @@ import itertools
 
 import pytest
 
-from clarify_tui.metrics.charts import HIST_BINS, compute_scores, reliability_points, restore_histogram
+from clarify_tui.metrics.charts import HIST_BINS, compute_scores
+from clarify_tui.protocols.cts.charts import restore_histogram
+from clarify_tui.protocols.interactcomp.charts import reliability_points
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.table_rows import group_label, profile_cell

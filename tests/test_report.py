@@ -105,12 +105,12 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
     """Groups carrying `comparable: false` and `deviations` (issue 23) get a † and a footnote;
     an unpriced agent (`agent_cost_usd: null`) prints "unpriced", never 0.00."""
     from clarify_tui.exporters.paper_report import csv_text, latex, markdown
-    from clarify_tui.metrics.paper_tables import PaperTable, _row, add_footnotes
+    from clarify_tui.metrics.paper_tables import PaperTable, make_row, add_footnotes
 
     group = {"key": {"run": "r1"}, "benchmark": "interactcomp", "n_sessions": 3, "comparable": False,
              "deviations": ["user simulator: rule, the paper used GPT-4o at T=1.0"],
              "metrics": {"errored": 1, "abandoned": 1, "unjudged": 1, "agent_cost_usd": None, "cost_usd": None}}
-    row = _row("r1", ["1.00"], group)
+    row = make_row("r1", ["1.00"], group)
     row.cells.append(row.agent_cost)
     table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Round", "Cost($)"], rows=[row])
     add_footnotes(table)
@@ -251,7 +251,7 @@ def test_errored_forks_are_counted_and_named_and_all_errored_prints_no_delta():
 
     summary = {"forks": 3, "forks_errored": 3, "flips": {"wrong_to_right": 0, "right_to_wrong": 0, "unchanged": 0},
                "value_of_asking": {"delta": None, "ci95": None}}
-    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."],
+    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."], whatif_digits=2,
                        rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})])
     add_whatif([table], {"r1": {"ask": summary}}, 100, 0)
     assert table.rows[0].cells == ["r1", "0.00", "3", "0", "–", "–", "–", "–"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.aspects import classify_question
+from clarify_tui.protocols.cts.aspects import classify_question
 from clarify_tui.judges.rule import RuleJudge, answers_match
 from clarify_tui.models import Answer, Nugget
 from clarify_tui.search.local import LocalSearch

@@ -113,7 +113,7 @@ def test_under_compat_strict_the_graders_reply_is_kept_too(tmp_path, dataset, mo
 ])
 def test_which_replies_are_unreadable(reply, correct, unreadable):
     from clarify_tui.judges.llm import unreadable_grade
-    from clarify_tui.llm.ic_reference import grader_reading
+    from clarify_tui.protocols.interactcomp.reference import grader_reading
 
     assert grader_reading(reply) is correct
     assert unreadable_grade(reply, correct) is unreadable

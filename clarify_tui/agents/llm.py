@@ -4,17 +4,18 @@ Stateless between calls: each round rebuilds the prompt from the AgentView alone
 InteractComp harness's system + act prompt scheme), so a stepped or forked session
 resumes exactly. Output the protocol cannot use becomes an `invalid` action carrying
 the corrective feedback; the engine shows it and applies the protocol's invalid limit.
-InteractComp prompts and parsing follow the reference harness (llm/ic_prompts.py,
-llm/ic_actions.py).
+InteractComp prompts and parsing follow the reference harness (protocols/interactcomp/prompts.py,
+protocols/interactcomp/actions.py).
 """
 
 from __future__ import annotations
 
 from clarify_tui.agent_view import AgentView
-from clarify_tui.llm import ic_prompts, render
+from clarify_tui.llm import render
+from clarify_tui.protocols.interactcomp import prompts as ic_prompts
 from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_action, parse_questions
 from clarify_tui.llm.client import ChatClient, Completion
-from clarify_tui.llm.ic_actions import lenient_action, reference_action
+from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
 from clarify_tui.llm.prompts import render as prompt
 from clarify_tui.llm.prompts import template
 from clarify_tui.models import Action, ActionKind, Protocol

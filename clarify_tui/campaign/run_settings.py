@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from clarify_tui.deviations import Setting, deviations, is_demo_dataset
 from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.protocols import registry
 from clarify_tui.provenance import changes, run_provenance
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def campaign_provenance(benchmarks: list[str], *, dataset: str, user: str, judge
     """`run_provenance` of the campaign; over several benchmarks (the demo's three), each
     role's calls and the prompts of every benchmark, and one hash of their datasets."""
     each = [run_provenance(benchmark=b, dataset=dataset, agent=AGENT, user=user, judge=judge, search=search,
-                           deep_search=deep_search if b == "cts" else None, config_obj=config_obj, argv=argv)
+                           deep_search=deep_search if "deep_search" in registry.get(b).run_flags else None, config_obj=config_obj, argv=argv)
             for b in benchmarks]
     out = each[0]
     for other in each[1:]:

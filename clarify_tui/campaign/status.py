@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from clarify_tui import db_errors
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
     from clarify_tui.metrics.intervals import CohenPair
@@ -165,7 +166,6 @@ def annotator_progress(path: Path, run: str, task_ids: list[str], per_task: int,
 def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
                     timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
-    from clarify_tui.metrics.cts import score_of
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
     from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import load_sessions
@@ -193,10 +193,11 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
         if s.status in COVERED:
             covered.setdefault(s.task_id, set()).add(who)
         p.active_ms += float(s.result.active_ms or 0) if s.status in FINISHED else steps_ms.get(s.id, 0.0)
-        if s.scorable and s.protocol in ("interactcomp", "discobench") and s.result.correct is not None:
+        spec = registry.get(s.protocol)
+        if s.scorable and spec.graded_by == "answer" and s.result.correct is not None:
             p.graded += 1
             p.correct += bool(s.result.correct)
-        elif s.scorable and s.protocol == "cts" and (v := score_of(s)) is not None:
+        elif s.scorable and spec.graded_by == "nuggets" and (v := spec.value(s)) is not None:
             p.restore_scores.append(v)
     for who, task in live:
         if task in tasks:

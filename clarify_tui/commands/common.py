@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, get_args
 from clarify_tui.argtypes import at_least, file_path, id_list, port, run_name, seconds, spec  # noqa: F401
 from clarify_tui.errors import UsageError
 from clarify_tui.paths import default_db_path
-from clarify_tui.task_rows import PROTOCOL_NAMES
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.store import Store
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     # what `add_subparsers()` returns: every command's `register(sub)` adds its parser to it
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
-BENCHMARKS = PROTOCOL_NAMES  # models.PROTOCOLS, without importing pydantic (`play` opens the TUI faster)
+BENCHMARKS = registry.names()  # the registry's list (it imports no pydantic: `play` opens the TUI faster)
 
 
 def config_choices(field: str) -> tuple[str, ...]:

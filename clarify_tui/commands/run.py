@@ -13,11 +13,11 @@ from clarify_tui.argtypes import task_limit
 from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
-from clarify_tui.compat import DEFAULT_COMPAT, strict_note
+from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.protocols import registry
 from clarify_tui.redaction import redact
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
-from clarify_tui.results import CTSResult, InteractCompResult
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -189,6 +189,7 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     outputs, retries, errored sessions); returns the counts the exit code is made of."""
     from clarify_tui.agent_faults import agent_faults
 
+    protocol = registry.get(benchmark)
     sessions = [s for s in store.sessions(runs=[name]) if s.status in ("completed", "errored")]
     done = [s for s in sessions if s.status == "completed"]
     errored = [s for s in sessions if s.status == "errored"]
@@ -200,32 +201,13 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     if summary.replayed:
         line += f", {summary.replayed} attempt(s) played again (--task-attempts; kept as superseded)"
     if done:
-        if benchmark == "cts":
-            scores = [(s.result.restore_score if isinstance(s.result, CTSResult) else None) or 0.0 for s in done]
-            line += f"; mean restore score {sum(scores) / len(scores):.1f}"
-            line += "; " + deep_search_line(done[0].config.deep_search)
-        else:
-            correct = sum(1 for s in done if s.result.correct)
-            line += f"; accuracy {correct / len(done):.2f} ({correct}/{len(done)})"
-            if benchmark == "interactcomp":
-                every = len(done) + len(errored)
-                skips = sum(1 for s in done if isinstance(s.result, InteractCompResult)
-                            and s.result.outcome == "invalid_skip")
-                line += f", accuracy_all {correct / every:.2f} ({correct}/{every}, errored as wrong)"
-                line += f"; {skips} invalid skip{'s' * (skips != 1)} (scored wrong)"
-        if benchmark in ("discobench", "cts") and (skips := sum(1 for s in done if getattr(s.result, "invalid_skip", None))):
-            line += f"; {skips} ended by 3 invalid outputs in a row (scored wrong, not errored)"
+        line += protocol.run_line(done, errored)
         if unreadable := sum(getattr(s.result, "unreadable_verdicts", 0) for s in done):
             line += (f"; {unreadable} unreadable grader repl{'ies' if unreadable != 1 else 'y'} scored wrong "
                      f"(the paper's reading; the replies are on the judge steps)")
     console.print(line)
-    if benchmark == "interactcomp" and (note := strict_note(s.config.compat for s in sessions)):
-        console.print(f"note: {note}", markup=False, highlight=False)
-    if benchmark == "interactcomp":
-        from clarify_tui.metrics.interactcomp import confidence_warnings
-
-        for warning in confidence_warnings([s.result for s in done if isinstance(s.result, InteractCompResult)]):
-            console.print(warning, markup=False, highlight=False)
+    for note in protocol.run_notes(sessions, done):
+        console.print(note, markup=False, highlight=False)
     retries, steps, causes = store.retry_totals(name)
     if retries:
         because = ", ".join(f"{cause} ×{n}" for cause, n in sorted(causes.items(), key=lambda kv: -kv[1]))
@@ -238,17 +220,12 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     return RunCounts(errored=len(errored), agent_ended=faults.ended, total=len(sessions))
 
 
-# flags that only one benchmark reads: given for another, they would be dropped unsaid
-_BENCHMARK_FLAGS = {"interactcomp": ("mode", "forced_asks", "actions"),
-                    "discobench": ("prompting", "ablation", "checkpoints"), "cts": ("k", "deep_search")}
-_OWNERS = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts": "CTS"}
-
-
 def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(flag, benchmark name) for each flag given that another benchmark than --benchmark reads.
     A warning, not a refusal, as for --compat: one command line looped over benchmarks stays valid."""
-    return [(f"--{dest.replace('_', '-')}", _OWNERS[owner]) for owner, dests in _BENCHMARK_FLAGS.items()
-            if owner != args.benchmark for dest in dests if getattr(args, dest) is not None]
+    others = [registry.get(name) for name in registry.in_report_order() if name != args.benchmark]
+    return [(f"--{dest.replace('_', '-')}", spec.title) for spec in others
+            for dest in spec.run_flags if getattr(args, dest) is not None]
 
 
 def check_flag_pairs(args: argparse.Namespace) -> None:
@@ -299,8 +276,3 @@ def compat_changes_nothing(args: argparse.Namespace) -> str | None:
     return None
 
 
-def deep_search_line(spec: str | None) -> str:
-    """What ran CTS deep search: the paper keeps it fixed (WebDancer) while clarifiers vary."""
-    if spec:
-        return f"deep search: {spec} (fixed)"
-    return "deep search: the agent under test (no --deep-search given; the paper keeps it fixed)"

@@ -25,6 +25,7 @@ from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, PROFILES, SUBSETS
 from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,15 +35,6 @@ if TYPE_CHECKING:
     from clarify_tui.metrics.report import ScoreGroup, ScoreReport
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
-SUMMARY_COLUMNS = {  # metric key -> short header
-    "interactcomp": {"accuracy": "acc", "accuracy_ci95": "acc 95% CI", "rounds": "rounds", "interaction_rate": "IR", "calibration_error": "CE"},
-    "discobench": {"accuracy": "acc", "accuracy_ci95": "acc 95% CI", "checkpoint_pass_rate": "CP", "detection_accuracy": "det acc",
-                   "detection_f1": "det F1", "ce_a": "CE-A", "ce_b": "CE-B", "ask_turns": "asks",
-                   "tool_turns": "tools"},
-    "cts": {"restore_score_mean": "mean", "restore_score_ci95": "mean 95% CI", "restore_score_p50": "p50", "restore_score_p90": "p90",
-            "delta_vs_orig": "Δ vs orig [95% CI]", "ua_unknown_rate": "unknown", "all_unknown_rate": "all unk"},
-}
-
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
@@ -201,7 +193,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
             _print_footnotes(console, groups)
             continue
         caption = None
-        if benchmark == "discobench":
+        if all("profile_k" in g["metrics"] for g in groups):  # DiscoBench's profiles
             ks = ", ".join(
                 f"{group_label(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
                 for g in groups
@@ -228,14 +220,14 @@ def print_tables(report: ScoreReport, by: str) -> None:
                 f"  {role} in/out/USD",
                 *[_role_cell(g["metrics"]["tokens_by_role"].get(role)) for g in groups],
             )
-        if benchmark == "discobench":
+        if all("profiles" in g["metrics"] for g in groups):
             table.add_section()
             for name in PROFILES:
                 table.add_row(
                     f"{name} share/pass",
                     *[profile_cell(g["metrics"]["profiles"][name]) for g in groups],
                 )
-        if benchmark == "discobench":
+        if all("by_ambiguity_type" in g["metrics"] for g in groups):
             types = sorted({t for g in groups for t in g["metrics"].get("by_ambiguity_type", {})})
             if types:
                 table.add_section()
@@ -244,7 +236,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
                     f"{t} recall/pass",
                     *[_type_cell(g["metrics"]["by_ambiguity_type"].get(t)) for g in groups],
                 )
-        if benchmark == "cts" and any(g["metrics"].get("per_turn") for g in groups):
+        if any(g["metrics"].get("per_turn") for g in groups):
             table.add_section()
             turns = max(len(g["metrics"].get("per_turn") or []) for g in groups)
             for t in range(turns):
@@ -287,7 +279,7 @@ def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column(by, overflow="fold", min_width=8)
     table.add_column("n", justify="right", no_wrap=True)
-    headers = SUMMARY_COLUMNS[benchmark]
+    headers = registry.get(benchmark).summary_columns
     columns = [(key, label, kind) for key, label, kind in benchmark_rows(benchmark, groups) if key in headers]
     for key, _label, kind in columns:
         table.add_column(headers[key], justify="right", no_wrap=kind != "delta", overflow="fold")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from clarify_tui.commands.common import add_db, file_path, open_store, run_name
 from clarify_tui.commands.common import at_least
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
@@ -74,7 +75,7 @@ def print_table(summary: dict) -> None:
     from rich.table import Table
 
     console = Console()
-    cts = summary["benchmark"] == "cts"
+    cts = registry.get(summary["benchmark"]).graded_by == "nuggets"  # restore scores, not answers
     voa = summary["value_of_asking"]
     ci = voa["ci95"]
     if cts:

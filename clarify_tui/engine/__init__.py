@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from clarify_tui.agents.base import Agent
-from clarify_tui.engine.cts import CTSRules
-from clarify_tui.engine.discobench import DiscoBenchRules
 from clarify_tui.engine.episode import Episode, Rules, StepSink
-from clarify_tui.engine.interactcomp import InteractCompRules
 from clarify_tui.judges.base import Judge
 from clarify_tui.models import EpisodeConfig, Protocol, Session, Task
+from clarify_tui.protocols import registry
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.users.base import UserSimulator
 
-RULES: dict[Protocol, type[Rules]] = {
-    Protocol.interactcomp: InteractCompRules,
-    Protocol.discobench: DiscoBenchRules,
-    Protocol.cts: CTSRules,
-}
+def rules_for(protocol: Protocol) -> type[Rules]:
+    """The rules class of a protocol: the engine knows none, it asks the registry."""
+    return registry.get(protocol).rules
 
 
 def build_episode(
@@ -41,9 +39,17 @@ def build_episode(
         config=config,
         session=session,
         sink=sink,
-        rules_class=RULES[task.protocol],
+        rules_class=rules_for(task.protocol),
         deep_search=deep_search,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """`RULES` (protocol -> its rules class), for code written before the registry: built
+    on first use, as each rules module imports the engine."""
+    if name == "RULES":
+        return {Protocol(n): registry.get(n).rules for n in registry.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["Episode", "EpisodeConfig", "Rules", "StepSink", "build_episode"]

@@ -1,6 +1,6 @@
 """Rules: what every protocol's rules answer, and where an episode's steps go.
 
-`engine/<protocol>.py` subclasses `Rules` (which actions are allowed, what one does, the
+`protocols/<name>/rules.py` subclasses `Rules` (which actions are allowed, what one does, the
 result); `engine/episode.py` drives any of them through the shared loop. Kept apart so a
 protocol's author reads the contract without the loop, and the loop without the rules.
 """

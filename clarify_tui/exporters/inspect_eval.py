@@ -34,7 +34,6 @@ from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
 
 SCORER = "clarify_tui"
-HEADLINE = {"interactcomp": "accuracy", "discobench": "accuracy", "cts": "restore_score_mean"}
 EXPORTED_STATUSES = ("completed", "errored")
 
 

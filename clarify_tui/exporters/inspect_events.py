@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.protocols import registry
 
 
 @dataclass
@@ -38,10 +39,15 @@ class Transcript:
     role_usage: dict[str, Any] = field(default_factory=dict)
 
 
+def _fixes_deep_search(session: Session) -> bool:
+    """Its protocol hands the search phase to a fixed deep searcher (CTS's `--deep-search`)."""
+    return "deep_search" in registry.get(session.protocol).run_flags
+
+
 def step_role(session: Session, step: Step, searching: bool) -> str:
     """Who made the step: the actor, but in CTS with a fixed deep searcher its search phase
     (after the rewrite, or all of `k=0`) is the deep searcher's, not the clarifier's."""
-    if step.actor == "agent" and session.protocol == Protocol.cts and session.config.deep_search and searching:
+    if step.actor == "agent" and session.config.deep_search and searching and _fixes_deep_search(session):
         return "deep_search"
     return step.actor
 

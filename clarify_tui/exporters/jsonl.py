@@ -23,7 +23,8 @@ import json
 from typing import IO, Any, Iterable
 
 from clarify_tui.metrics.records import from_session
-from clarify_tui.metrics.report import METRIC_INPUTS, is_counted
+from clarify_tui.metrics.report import is_counted
+from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 
 
@@ -99,7 +100,7 @@ def _selection(session, steps, judgments: list[dict], judge: str | None, duplica
 
 
 def _kinds(protocol: str) -> list[str]:
-    return sorted({kind for kind in METRIC_INPUTS.get(protocol, {}).values() if kind != "engine"})
+    return sorted({kind for kind in metric_inputs(protocol).values() if kind != "engine"})
 
 
 def score_inputs(session, steps, judgments: list[dict], duplicate_of: str | None = None) -> dict:
@@ -110,7 +111,7 @@ def score_inputs(session, steps, judgments: list[dict], duplicate_of: str | None
     return {
         "default": {"judge": None, **_selection(session, steps, judgments, None, duplicate_of)},
         "by_judge": {spec: _selection(session, steps, judgments, spec, duplicate_of) for spec in specs},
-        "metrics": METRIC_INPUTS.get(str(session.protocol), {}),
+        "metrics": metric_inputs(str(session.protocol)),
     }
 
 
@@ -132,3 +133,8 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
                                 duplicate_of=duplicate_of.get(session.id))
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return len(sessions)
+
+
+def metric_inputs(protocol: str) -> dict[str, str]:
+    """Metric -> the judgment kind it reads, as the protocol's spec says ({} for no protocol)."""
+    return dict(registry.get(protocol).metric_inputs) if protocol in registry.names() else {}

@@ -47,7 +47,7 @@ from clarify_tui.importers.common import (
     check_run_free,
     write_all,
 )
-from clarify_tui.harness_history import ERRORED_MESSAGE
+from clarify_tui.protocols.interactcomp.harness_history import ERRORED_MESSAGE
 from clarify_tui.importers.harness_csv import HarnessRow, apportion_costs, read_rows
 from clarify_tui.models import (
     Action,

@@ -13,7 +13,7 @@ What is read, and how (`importers/harness.py` turns the rows into sessions):
   first, then with whitespace collapsed and case folded. `correct_answer`, when not
   empty, must be the task's answer or an alias (the same check, catching the wrong
   dataset).
-* `history` is parsed by `clarify_tui.harness_history` into rounds; each must name an
+* `history` is parsed by `clarify_tui.protocols.interactcomp.harness_history` into rounds; each must name an
   action (search with a query, ask/ask_NL with a question, answer last).
 * `predicted_answer` and `confidence` are the answer's text and confidence (a number
   0-100, a trailing % allowed; anything else is kept as no confidence).
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clarify_tui.harness_history import HarnessRound, HistoryError, parse_history
+from clarify_tui.protocols.interactcomp.harness_history import HarnessRound, HistoryError, parse_history
 from clarify_tui.judges.rule import answers_match
 from clarify_tui.models import Task
 from clarify_tui.tasks.problems import Problems, short

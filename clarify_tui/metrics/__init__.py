@@ -9,12 +9,39 @@ judgments laid over it) and its usage per role. One module per protocol plus pro
 
 from __future__ import annotations
 
-from clarify_tui.metrics.cts import cts_metrics, restore_score
-from clarify_tui.metrics.discobench import discobench_metrics
-from clarify_tui.metrics.interactcomp import calibration_error, interactcomp_metrics
-from clarify_tui.metrics.profiles import profile_metrics
-from clarify_tui.metrics.records import ScoredSession, from_session, load_sessions
-from clarify_tui.metrics.report import flatten, group_sessions, score, score_sessions
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # loaded on first use: a protocol's metrics module imports metrics.common first
+    from clarify_tui.protocols.cts.metrics import cts_metrics, restore_score
+    from clarify_tui.protocols.discobench.metrics import discobench_metrics
+    from clarify_tui.protocols.interactcomp.metrics import calibration_error, interactcomp_metrics
+    from clarify_tui.metrics.profiles import profile_metrics
+    from clarify_tui.metrics.records import ScoredSession, from_session, load_sessions
+    from clarify_tui.metrics.report import flatten, group_sessions, score, score_sessions
+
+_WHERE = {
+    "cts_metrics": "clarify_tui.protocols.cts.metrics",
+    "restore_score": "clarify_tui.protocols.cts.metrics",
+    "discobench_metrics": "clarify_tui.protocols.discobench.metrics",
+    "calibration_error": "clarify_tui.protocols.interactcomp.metrics",
+    "interactcomp_metrics": "clarify_tui.protocols.interactcomp.metrics",
+    "profile_metrics": "clarify_tui.metrics.profiles",
+    "ScoredSession": "clarify_tui.metrics.records",
+    "from_session": "clarify_tui.metrics.records",
+    "load_sessions": "clarify_tui.metrics.records",
+    "flatten": "clarify_tui.metrics.report",
+    "group_sessions": "clarify_tui.metrics.report",
+    "score": "clarify_tui.metrics.report",
+    "score_sessions": "clarify_tui.metrics.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ScoredSession",

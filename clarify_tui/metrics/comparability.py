@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from clarify_tui.protocols import registry
 from clarify_tui.deviations import Setting, deviations
 from clarify_tui.models import EpisodeConfig
 
@@ -31,7 +32,7 @@ def demo_task_keys() -> frozenset[str]:
     from clarify_tui.store import task_key
     from clarify_tui.tasks import load_tasks
 
-    return frozenset(task_key(t) for b in ("discobench", "interactcomp", "cts") for t in load_tasks(b, "demo"))
+    return frozenset(task_key(t) for b in registry.names() for t in load_tasks(b, "demo"))
 
 
 def _config(text: str | None) -> EpisodeConfig:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from math import comb, sqrt
 from typing import Sequence
 
-from clarify_tui.metrics.cts import score_of
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols import registry
 
 
 def _std(values: list[float]) -> float:
@@ -41,12 +41,11 @@ def epoch_metrics(benchmark: str, counted: Sequence[ScoredSession]) -> dict | No
     epochs = sorted({e for (_, _, e) in seen})
     if len(epochs) < 2:
         return None
-    binary = benchmark != "cts"
+    spec = registry.get(benchmark)
+    binary = spec.graded_by == "answer"
 
     def value(s: ScoredSession) -> float:
-        if binary:
-            return 1.0 if s.result.correct else 0.0
-        return float(score_of(s) or 0.0)
+        return float(spec.value(s) or 0.0)
 
     per_epoch = {}
     for e in epochs:

@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import TypedDict
 
-from clarify_tui.metrics.cts import is_orig, score_of
+from clarify_tui.protocols import registry
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.stats import cohen_kappa, fleiss_kappa, mean_t_interval, wilson_interval
 
@@ -66,12 +66,9 @@ def t_interval(values: Sequence[float], alpha: float = ALPHA) -> list[float] | N
 
 
 def group_intervals(protocol: str, sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
-    """The interval metrics of one group of sessions (the same sessions its metrics use)."""
-    if protocol == "cts":
-        scores = [v for s in sessions if s.scorable and (v := score_of(s)) is not None and not is_orig(s)]
-        return {"restore_score_ci95": t_interval(scores)}
-    graded = [bool(s.result.correct) for s in sessions if s.scorable and s.result.correct is not None]
-    return {"accuracy_ci95": wilson(sum(graded), len(graded))}
+    """The interval metrics of one group of sessions (the same sessions its metrics use):
+    the protocol's own (its spec's `intervals`)."""
+    return registry.get(protocol).intervals(sessions)
 
 
 def agreement(ratings: dict[str, list[bool]], k: int) -> Agreement:

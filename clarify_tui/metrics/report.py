@@ -15,12 +15,11 @@ from typing import Any, TypedDict
 
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
-from clarify_tui.metrics.cts import DEFAULT_BOOTSTRAP, cts_metrics, is_orig, score_of
-from clarify_tui.metrics.discobench import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.metrics.epochs import epoch_metrics
-from clarify_tui.metrics.interactcomp import interactcomp_metrics
-from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting, choose_k, common_subset
-from clarify_tui.metrics.records import ANSWER_KIND, NUGGETS_KIND, ScoredSession, load_sessions
+from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
+from clarify_tui.protocols import registry
+from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
+from clarify_tui.metrics.records import ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role
 
 
@@ -46,36 +45,8 @@ class ScoreReport(TypedDict):
     groups: list[ScoreGroup]
 
 
-BENCHMARKS = ("interactcomp", "discobench", "cts")
 GROUP_BY = ("run", "agent", "mode", "annotator")
-ENGINE = "engine"  # a result field no judgment replaces
-# Per benchmark: metric -> the judgment kind whose verdict it reads (exports' score_inputs).
-METRIC_INPUTS: dict[str, dict[str, str]] = {
-    "interactcomp": {
-        "accuracy": ANSWER_KIND, "accuracy_std": ANSWER_KIND, "calibration_error": ANSWER_KIND,
-        "rounds": ENGINE, "interaction_rate": ENGINE, "interact_rounds": ENGINE,
-    },
-    "discobench": {
-        **dict.fromkeys(
-            ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision", "detection_recall",
-             "detection_f1", "ce_a", "ce_b", "profiles", "by_ambiguity_type", "by_difficulty"),
-            ANSWER_KIND,
-        ),
-        "ask_turns": ENGINE, "tool_turns": ENGINE,
-    },
-    "cts": {
-        **dict.fromkeys(
-            ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
-             "restore_score_max", "delta_vs_orig"),
-            NUGGETS_KIND,
-        ),
-        **dict.fromkeys(
-            ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate", "known_cnt",
-             "per_turn"),
-            ENGINE,
-        ),
-    },
-}
+
 
 
 def group_sessions(
@@ -101,11 +72,7 @@ def group_key(by: str, value: Any, role: str | None) -> dict[str, Any]:
 
 def is_counted(s: ScoredSession) -> bool:
     """Whether a session enters this benchmark's metrics (completed, judged, with a verdict)."""
-    if not s.scorable:
-        return False
-    if s.protocol == "cts":
-        return score_of(s) is not None
-    return s.result.correct is not None
+    return registry.get(s.protocol).counted(s)
 
 
 def score_sessions(
@@ -126,21 +93,19 @@ def score_sessions(
     from clarify_tui.metrics.once import count_once
 
     sessions, _ = count_once(sessions)
-    orig = [s for s in sessions if s.protocol == "cts" and is_orig(s) and is_counted(s)]
-    k, k_source = choose_k(profile_checkpoints(s for s in sessions if s.protocol == "discobench"), profile_k)
     out: list[ScoreGroup] = []
     grouped = group_sessions(sessions, by)
-    disco_groups = [members for (benchmark, _, _), members in grouped.items() if benchmark == "discobench"]
-    subset = (common_subset(keyed_profile_checkpoints(m) for m in disco_groups)
-              if profile_subset == "common" and len(disco_groups) > 1 else None)
+    options = ScoreOptions(profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed,
+                           executor=executor)
+    scored: dict[tuple[str, Any, str | None], dict[str, Any]] = {}
+    for name in dict.fromkeys(benchmark for benchmark, _, _ in grouped):  # each protocol scores its own groups
+        if name not in registry.names():
+            continue
+        keys = [key for key in grouped if key[0] == name]
+        every = [s for s in sessions if s.protocol == name]
+        scored.update(zip(keys, registry.get(name).score(every, [grouped[key] for key in keys], options)))
     for (benchmark, value, role), members in grouped.items():
-        if benchmark == "interactcomp":
-            metrics = interactcomp_metrics(members)
-        elif benchmark == "discobench":
-            metrics = discobench_metrics(members, k=k, k_source=k_source, profile_subset=subset)
-        elif benchmark == "cts":
-            metrics = cts_metrics(members, orig=orig, resamples=bootstrap, seed=seed, executor=executor)
-        else:
+        if (metrics := scored.get((benchmark, value, role))) is None:
             continue
         if by == "annotator":  # a person's result with its uncertainty (metrics/intervals.py)
             from clarify_tui.metrics.intervals import group_intervals
@@ -161,7 +126,7 @@ def score_sessions(
             "deviations": comparable["deviations"],
             "metrics": metrics,
         })
-    order = {b: i for i, b in enumerate(BENCHMARKS)}
+    order = {b: i for i, b in enumerate(registry.in_report_order())}
     out.sort(key=lambda g: order.get(str(g["benchmark"]), len(order)))  # stable: keeps group order
     return {"groups": out}
 

@@ -14,9 +14,8 @@ from typing import Any
 
 from clarify_tui.metrics.paper_tables import NA, PaperTable, Row
 
-# The main tables, whose rows are runs; CTS Table 3 (Δ vs orig) repeats Table 2's runs.
-TABLES = ("interactcomp", "discobench", "cts-k1", "cts-k23")
-DIGITS = {"interactcomp": 2, "discobench": 1, "cts-k1": 3, "cts-k23": 3}  # as the table's own numbers
+# The columns go on the main tables, whose rows are runs (a table's `whatif_digits`; CTS
+# Table 3, Δ vs orig, repeats Table 2's runs and has none).
 BINARY = ["forks", "forked tasks", "W→R", "R→W", "Δ", "95% CI"]
 CTS = ["forks", "forked tasks", "improved", "worsened", "Δ", "95% CI"]
 
@@ -80,9 +79,9 @@ def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: in
     intervention the table's runs have forks for (`ask` always), with a footnote saying
     what they count and one naming each run's errored forks."""
     for t in tables:
-        if t.key not in TABLES:
+        if t.whatif_digits is None:
             continue
-        cts = t.key.startswith("cts")
+        cts = t.whatif_restore
         runs = [str(r.key.get("run")) for r in t.rows]
         found = {i for run in runs for i in summaries.get(run, {})}
         for intervention in sorted(found | {"ask"}, key=lambda i: (i != "ask", i)):
@@ -92,7 +91,7 @@ def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: in
             t.notes.append(_note(intervention, cts, bootstrap, seed))
             for row in t.rows:
                 summary = summaries.get(str(row.key.get("run")), {}).get(intervention)
-                row.cells += cells(summary, DIGITS[t.key], cts)
+                row.cells += cells(summary, t.whatif_digits, cts)
                 _errored_note(t, row, intervention, summary)
             _over_note(t, intervention, summaries)
 

@@ -20,9 +20,9 @@ from typing import Any
 
 from clarify_tui.errors import UsageError
 from clarify_tui.models import Task
-from clarify_tui.tasks.interactcomp import decrypt_field, encrypt_field
+from clarify_tui.protocols.interactcomp.tasks import decrypt_field, encrypt_field
 
-SCHEME = "interactcomp-release"  # Base64(UTF-8 XOR SHA-256(canary) repeated): tasks/interactcomp.py
+SCHEME = "interactcomp-release"  # Base64(UTF-8 XOR SHA-256(canary) repeated): protocols/interactcomp/tasks.py
 SEALED_KEY = "sealed"
 # Field paths: a dotted path to a string, or to a list of strings.
 SEALED_FIELDS = ("question", "domain", "answer.text", "answer.aliases", "interactcomp.context",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from clarify_tui.aspects import classify_aspects
+from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.text import content_words, mentions
 from clarify_tui.users.context_facts import context_reply

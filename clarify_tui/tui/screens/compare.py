@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Static
 
-from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.models import ActionKind, Session, Step
+from clarify_tui.protocols import registry
 from clarify_tui.results import CTSResult
 from clarify_tui.trajectory import action_groups
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
@@ -69,7 +70,7 @@ def verdict_text(session: Session, steps: list[Step]) -> Text:
     text = Text()
     if v["status"] != "completed":
         text.append(f"{v['status']} ", style="bold red" if v["status"] == "errored" else "bold yellow")
-    if session.protocol == Protocol.cts:
+    if registry.get(session.protocol).graded_by == "nuggets":
         if v["restore_score"] is not None:
             score = v["restore_score"]
             text.append(f"restore {score:.1f}/100", style="bold green" if score >= 100 else "bold yellow")

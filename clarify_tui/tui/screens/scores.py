@@ -36,7 +36,8 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.roles import mixed_role_lines
-from clarify_tui.metrics.report import BENCHMARKS, GROUP_BY, ScoreGroup, format_metric
+from clarify_tui.metrics.report import GROUP_BY, ScoreGroup, format_metric
+from clarify_tui.protocols import registry
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
@@ -148,7 +149,7 @@ class ScoresScreen(LaidOutScreen):
         if not groups:
             container.mount(Static("No sessions to score.", classes="hint"))
             return
-        pieces = [(benchmark, mine) for benchmark in BENCHMARKS
+        pieces = [(benchmark, mine) for benchmark in registry.in_report_order()
                   if (mine := [g for g in groups if g["benchmark"] == benchmark])]
         if self.is_current:
             container.mount_all([w for benchmark, mine in pieces for w in self._table(benchmark, mine)])
@@ -180,7 +181,7 @@ class ScoresScreen(LaidOutScreen):
         table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
         for key, label, kind in benchmark_rows(benchmark, groups) + COMMON_ROWS:
             table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
-        if benchmark == "discobench":
+        if all("profiles" in g["metrics"] for g in groups):  # DiscoBench's profiles
             for name in PROFILES:
                 cells = [profile_cell(g["metrics"]["profiles"][name]) for g in groups]
                 table.add_row(f"profile {name} share / pass", *cells)

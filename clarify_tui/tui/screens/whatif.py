@@ -12,7 +12,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
-from clarify_tui.models import Protocol, Session
+from clarify_tui.models import Session
+from clarify_tui.protocols import registry
 from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.plural import plural
 
@@ -23,7 +24,7 @@ def _outcome_text(session: Session) -> str:
     value = outcome(session)
     if value is None:
         return session.status
-    if session.protocol == Protocol.cts:
+    if registry.get(session.protocol).graded_by == "nuggets":
         return f"restore {value:.0f}"
     return "right" if value else "wrong"
 

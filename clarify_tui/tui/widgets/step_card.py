@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
-from clarify_tui.engine.cts import user_reply
+from clarify_tui.protocols.cts.rules import user_reply
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.widgets.text_lines import render_lines
 from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step

@@ -6,7 +6,7 @@
 - ua_unknown_rate: share of all UA answers that are `unknown` (pooled; a reply that only
   says the intent does not specify it counts as unknown, users/unknown.py).
 - cq_region_rate: share of clarification questions that ask about region (among their
-  aspects, clarify_tui/aspects.py; result.aspect_sets, or result.aspects in older rows);
+  aspects, protocols/cts/aspects.py; result.aspect_sets, or result.aspects in older rows);
   region_only_n: questions whose ONLY aspect is region; region_only_unknown_rate: the
   unknown rate among those (Tables 4-5, lines 284-305).
 - all_unknown_rate: share of clarified sessions whose k answers are all unknown;
@@ -37,12 +37,12 @@ from clarify_tui.metrics.common import (
     summary,
     usage_totals,
 )
+from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP
 from clarify_tui.metrics.records import ScoredSession, result_as
 from clarify_tui.results import CTSResult, NuggetCoverage
 from clarify_tui.users.unknown import is_unknown  # noqa: F401  (re-exported: metrics.cts.is_unknown)
 
 COVERAGE_SCORE = {"full": 1.0, "partial": 0.5, "none": 0.0}
-DEFAULT_BOOTSTRAP = 10_000
 
 
 def restore_score(coverage: Sequence[NuggetCoverage]) -> float | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clarify_tui.aspects import classify_aspects
+from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.llm.actions import final_output_answer
 from clarify_tui.models import Action, ActionKind, Observation

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from clarify_tui.llm.actions import ActionParseError, parse_action, parse_confidence
-from clarify_tui.llm.ic_reference import NO_ANSWER, invalid_feedback
+from clarify_tui.protocols.interactcomp.reference import NO_ANSWER, invalid_feedback
 from clarify_tui.models import Action, ActionKind
 
 _FENCED = re.compile(r"```(?:json)?\s*(\{[\s\S]*?\})\s*```", re.IGNORECASE)

@@ -1,0 +1,115 @@
+"""ProtocolSpec: everything the rest of the program asks of a protocol, in one typed place.
+
+A protocol is a folder `protocols/<name>/` whose `spec.py` holds one `SPEC`; the registry
+(`protocols/registry.py`) is the one place a name becomes a spec. Callers ask the spec
+(`get(name).title`, `.rules`, `.score(...)`) instead of comparing names, so adding a
+protocol means adding a folder, not extending switches across the program.
+
+It sits above the engine and the metrics (a spec holds their pieces); the registry, far
+below, names `ProtocolSpec` for mypy only and loads each spec by its module's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from clarify_tui.state_panel import generic_panel, verdict
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
+
+    from clarify_tui.deviations import PaperSetting, Setting
+    from clarify_tui.engine.rules import Rules
+    from clarify_tui.metrics.charts import ScoresData
+    from clarify_tui.metrics.options import ScoreOptions
+    from clarify_tui.metrics.paper_tables import PaperTable
+    from clarify_tui.metrics.records import ScoredSession
+    from clarify_tui.models import Session
+    from clarify_tui.results import AnyResult
+
+
+# A protocol's scorer: every session of the protocol being scored (in load order) and
+# their groups; one metrics object per group, in the groups' order (`score --format json`).
+Scorer = Callable[["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"], "list[dict[str, Any]]"]
+
+
+def _judged(s: ScoredSession) -> bool:
+    return s.scorable and s.result.correct is not None
+
+
+def _answer_value(s: ScoredSession) -> float | None:
+    return None if s.result.correct is None else float(bool(s.result.correct))
+
+
+def _answer_intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None]:
+    from clarify_tui.metrics.intervals import wilson
+
+    graded = [bool(s.result.correct) for s in sessions if s.scorable and s.result.correct is not None]
+    return {"accuracy_ci95": wilson(sum(graded), len(graded))}
+
+
+def _no_score_notes(sessions: Sequence[ScoredSession]) -> list[str]:
+    return []
+
+
+def _no_words(config: dict) -> str:
+    return ""
+
+
+def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]:
+    return []
+
+
+# Its words after `run`, appended to "run NAME: N completed, M errored" (given the completed
+# sessions, at least one, and the errored ones), and the lines printed below it.
+RunLine = Callable[["Sequence[Session]", "Sequence[Session]"], str]
+PaperTables = Callable[
+    ["Sequence[ScoredSession]", "dict[str, dict]", str, "ScoreOptions"], "list[PaperTable]"
+]
+RunNotes = Callable[["Sequence[Session]", "Sequence[Session]"], "list[str]"]
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """One protocol as the program sees it (protocols/README.md says what each field is for)."""
+
+    name: str  # as flags, files and the database spell it
+    title: str  # as people read it: "InteractComp"
+    rules: type[Rules]  # the engine's rules for one episode
+    result: type[AnyResult]  # the result model its episodes store
+    score: Scorer  # its metrics (DESIGN.md names)
+    report_rank: int  # where its tables stand in `score`/`report` (the papers' order)
+    run_line: RunLine
+    table_rows: tuple[tuple[str, str, str], ...]  # its rows in the score tables: (metric, label, kind)
+    ci_rows: tuple[tuple[str, str, str], ...]  # its intervals' rows (score --by annotator)
+    metric_inputs: Mapping[str, str]  # metric -> the judgment kind it reads (exports' score_inputs)
+    summary_columns: Mapping[str, str]  # the wide score table's columns: metric -> short header
+    paper: PaperSetting  # what its paper used for each role (deviations.py)
+    deviations: tuple[Callable[[Setting], Iterable[str]], ...]  # its own ways to depart from the paper
+    graded_by: Literal["answer", "nuggets"] = "answer"  # a right/wrong answer, or a 0-100 restore score
+    run_flags: tuple[str, ...] = ()  # `run` flags (argparse dests) only this protocol reads
+    run_notes: RunNotes = field(default=_no_notes)
+    # lines `score` (api.score's on_note) prints under the numbers, given every session scored
+    score_notes: Callable[[Sequence[ScoredSession]], list[str]] = field(default=_no_score_notes)
+    task_attempts: int = 1  # `run --task-attempts` default (attempts of a task whose session errored)
+    task_attempts_source: str = ""  # where its harness says so, when more than one
+    counted: Callable[[ScoredSession], bool] = field(default=_judged)  # a scorable session with a verdict
+    value: Callable[[ScoredSession], float | None] = field(default=_answer_value)  # 1/0, or its restore score
+    # a group's interval metrics (score --by annotator): accuracy's Wilson interval by default
+    intervals: Callable[[Sequence[ScoredSession]], dict[str, list[float] | None]] = field(default=_answer_intervals)
+    # its paper's tables in `report` (None: it has none) and what sets a session apart from
+    # their main setting, in words ("": the main setting), from the session's stored config
+    paper_tables: PaperTables | None = None
+    # None: the agent asks inside its rounds; a number: it asks up to that many questions up
+    # front, in one clarify step (CTS, k <= 3), and a what-if `ask` asks one more there
+    clarify_budget: int | None = None
+    # its own series in the TUI's scores charts, given a group's label, metrics and sessions
+    charts: Callable[[str, dict[str, Any], Sequence[ScoredSession], ScoresData], None] | None = None
+    # what the TUI's state panel shows (Rich renderables, from the engine's state snapshot:
+    # task, state, its protocol state, reveal, spoilers) and the one-line verdict at the end
+    state_panel: Callable[..., RenderableType] = field(default=generic_panel)
+    score_card: Callable[[AnyResult], Text] = field(default=verdict)
+    setting_words: Callable[[dict], str] = field(default=_no_words)

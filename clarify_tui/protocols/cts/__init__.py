@@ -1,0 +1,1 @@
+"""The cts protocol: its rules, metrics, tasks and helpers (../README.md)."""

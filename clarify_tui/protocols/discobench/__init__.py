@@ -1,0 +1,1 @@
+"""The discobench protocol: its rules, metrics, tasks and helpers (../README.md)."""

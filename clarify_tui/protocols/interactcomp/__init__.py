@@ -1,0 +1,1 @@
+"""The interactcomp protocol: its rules, metrics, tasks and helpers (../README.md)."""

@@ -1,0 +1,49 @@
+"""InteractComp as the registry knows it (protocols/README.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.protocols.base import ProtocolSpec
+from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
+from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+
+REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_attempt(3)
+from clarify_tui.results import InteractCompResult
+
+
+def score(_all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
+          _options: ScoreOptions) -> list[dict[str, Any]]:
+    """Each group on its own: InteractComp's metrics share nothing across groups."""
+    return [interactcomp_metrics(members) for members in groups]
+
+
+SPEC = ProtocolSpec(
+    name="interactcomp",
+    title="InteractComp",
+    rules=InteractCompRules,
+    result=InteractCompResult,
+    score=score,
+    run_line=summary.run_line,
+    table_rows=table.ROWS,
+    ci_rows=table.CI_ROWS,
+    metric_inputs=table.METRIC_INPUTS,
+    summary_columns=table.SUMMARY_COLUMNS,
+    paper=deviations.PAPER,
+    deviations=deviations.SOURCES,
+    run_notes=summary.run_notes,
+    score_notes=summary.score_notes,
+    task_attempts=REFERENCE_TASK_ATTEMPTS,
+    task_attempts_source="core/benchmark.py:106, stop_after_attempt(3)",
+    paper_tables=paper_table.paper_tables,
+    setting_words=paper_table.setting_words,
+    charts=charts.charts,
+    state_panel=panel.state_panel,
+    score_card=panel.score_card,
+    report_rank=0,
+    run_flags=("mode", "forced_asks", "actions"),
+)
