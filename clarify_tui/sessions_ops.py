@@ -166,6 +166,24 @@ def left_running(store: Store, task: Task, mode: SessionMode, annotator: str | N
             and s.annotator == annotator and not s.parent_id]
 
 
+def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
+    """Why this person has already seen `task`'s hidden information (context, clues, the
+    gold answer), or None: they played its user (the user's screen shows it from the first
+    step), or ended a session of it as its agent (the hidden panel opens at the end). A
+    session they then play as the agent is informed: `score` leaves it out of baselines
+    (docs/scoring.md), as replay's forks by a person who saw the end."""
+    if not annotator:
+        return None
+    for s in store.sessions():
+        if s.task_id != task.id or s.protocol != task.protocol or s.annotator != annotator:
+            continue
+        if s.mode == "human_user":
+            return f"you played this task's user (session {s.id}), whose screen shows its hidden information"
+        if s.mode in ("human_agent", "stepped") and s.status in FINISHED_STATUSES:
+            return f"you ended session {s.id} of this task, and its end shows the hidden information"
+    return None
+
+
 def abandon(store: Store, sessions: list[Session], why: str) -> None:
     """Mark sessions that will never finish `abandoned` (never scored), saying why in their note."""
     for s in sessions:

@@ -226,3 +226,24 @@ def test_a_run_mixing_roles_is_one_inspect_eval_per_role(tmp_path, capsys):
         log = inspect_log.read_eval_log(str(out / f"tui~{role}.eval"))
         assert [s.id for s in log.samples] == ["i1"] and log.eval.metadata["role"] == role
         assert log.results.scores[0].metrics["accuracy"].value == accuracy
+
+
+def test_the_user_first_then_the_agent_is_informed_and_left_out(tmp_path, capsys):
+    """The other order: the user's screen shows the task's hidden information, so the same
+    person's later agent session of it is informed (score leaves it out, says so, and
+    --include-informed keeps it); the agent first, then the user, is not."""
+    db = tmp_path / "tui.db"
+    store = Store(db)
+    asyncio.run(play_in_the_tui_driver(store, "user", agent_spec="scripted:direct-guess"))
+    agent = asyncio.run(play_in_the_tui_driver(store, "agent"))
+    assert agent.result.informed is True
+    assert store.session(agent.id).result.informed is True  # as stored, after the engine's final result
+    out, err = score(capsys, db, "--format", "json")
+    assert "1 informed session(s) left out" in err
+    assert [g["key"].get("role") for g in json.loads(out)["groups"]] == [None]  # only the user's session scored
+    out, _ = score(capsys, db, "--format", "json", "--include-informed")
+    assert sorted(g["key"]["role"] for g in json.loads(out)["groups"]) == ["human_agent", "human_user"]
+    other = Store(tmp_path / "other.db")
+    first = asyncio.run(play_in_the_tui_driver(other, "agent"))
+    asyncio.run(play_in_the_tui_driver(other, "user", agent_spec="scripted:direct-guess"))
+    assert not other.session(first.id).result.informed

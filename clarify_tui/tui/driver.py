@@ -119,6 +119,8 @@ class EpisodeDriver:
             self.episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search, judge=judge,
                                           config=services)
             self.episode.sink = self  # from now on every write goes through the driver
+            if self.episode.session.result.informed:  # it stays so to its end
+                self.informed_because = "it was marked informed when it began"
             self.started = True
             saved = self.episode.session.result.active_ms  # the clock as it was last saved
             self.clock.base_ms = saved if saved is not None else sum(
@@ -135,6 +137,10 @@ class EpisodeDriver:
             mode=initial_mode(role),
             annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
         )
+        if role == "agent":  # a person who has seen this task's hidden information plays it informed
+            from clarify_tui.sessions_ops import seen_hidden
+
+            self.informed_because = seen_hidden(store, setup.task, session.annotator)
         self.episode = build_episode(setup.task, agent=agent, user=user, search=search, judge=judge,
                                      config=setup.config.model_copy(), session=session, sink=self,
                                      deep_search=make_deep_search(setup.config.deep_search, services))
@@ -217,7 +223,16 @@ class EpisodeDriver:
 
     # ---- the StepSink the engine writes to ---------------------------------------------
 
+    informed_because: str | None = None
+    """Why the person playing this session's agent had seen the task's hidden information
+    (sessions_ops.seen_hidden); its result is then marked informed, at every write."""
+
+    def _flag(self, session: Session) -> None:
+        if self.informed_because:  # the engine's final result replaces the result object: flag it again
+            session.result.informed = True
+
     def start_session(self, session: Session, task: Task) -> None:
+        self._flag(session)
         self.store.start_session(session, task)
         self.started = True
 
@@ -238,6 +253,7 @@ class EpisodeDriver:
         self.clock.stop()
         if self.timed:
             session.result.active_ms = round(self.clock.active_ms(), 1)
+        self._flag(session)
         self.store.finish_session(session)
         self.post(StepsChanged(self))
         self.post(SessionEnded(self))

@@ -179,6 +179,9 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         for controls in self._controls.values():
             controls.on_mount()
         self.refresh_all()
+        if self.driver.informed_because:
+            self.notify(f"This session is marked informed and left out of baselines: {self.driver.informed_because}.",
+                        title="informed", severity="warning", timeout=12)
 
     @property
     def pace_seconds(self) -> float:
