@@ -26,9 +26,22 @@ def new_id() -> str:
 
 
 class Protocol(StrEnum):
+    """A protocol's name: the three built-ins as members, and an installed package's protocol
+    (registry.py's entry points) as a member made on first use, so `Protocol("mine")` and a
+    stored `"protocol": "mine"` read as the built-ins' do."""
+
     discobench = "discobench"
     interactcomp = "interactcomp"
     cts = "cts"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Protocol | None:
+        if not isinstance(value, str) or value not in registry.installed():
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = value, value
+        found: Protocol = cls._value2member_map_.setdefault(value, member)  # type: ignore[assignment]
+        return found
 
 
 PROTOCOLS: tuple[str, ...] = registry.names()  # the names flags and files use (the registry's list)
@@ -120,6 +133,9 @@ class Task(BaseModel):
     discobench: DiscoBenchPart | None = None
     interactcomp: InteractCompPart | None = None
     cts: CTSPart | None = None
+    # An installed protocol's part (written under its name in a task file, like the
+    # built-ins'), kept as data: the protocol's own code reads it (`Task.own_part`).
+    own: dict[str, Any] | None = None
     # The canary of the encrypted release it came from: written encrypted (tasks/sealed.py).
     _canary: str | None = PrivateAttr(default=None)
 
@@ -128,9 +144,24 @@ class Task(BaseModel):
     def _id_as_str(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) else value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _own_part_by_name(cls, data: Any) -> Any:
+        """An installed protocol's task file names its part by the protocol, as the built-ins' do."""
+        if isinstance(data, dict) and isinstance(data.get("protocol"), str) and "own" not in data:
+            name = data["protocol"]
+            if not registry.is_builtin(name) and name in data:
+                data = {k: v for k, v in data.items() if k != name} | {"own": data[name]}
+        return data
+
     @model_validator(mode="after")
     def _part_matches_protocol(self) -> Task:
-        part = getattr(self, self.protocol.value)
+        builtin = registry.is_builtin(self.protocol.value)
+        if not builtin and self.own is None:
+            raise ValueError(f"a {self.protocol.value} task needs its '{self.protocol.value}' part")
+        if builtin and self.own is not None:
+            raise ValueError(f"a {self.protocol.value} task has no part of an installed protocol")
+        part = getattr(self, self.protocol.value) if builtin else self.own
         if part is None:
             raise ValueError(f"a {self.protocol.value} task needs its '{self.protocol.value}' part")
         if self.protocol != Protocol.cts and self.answer is None:
@@ -157,6 +188,13 @@ class Task(BaseModel):
             raise ValueError(f"task {self.id} is not a cts task")
         return self.cts
 
+    @property
+    def own_part(self) -> dict[str, Any]:
+        """An installed protocol's part, as its task file gave it."""
+        if self.own is None:
+            raise ValueError(f"task {self.id} is not a task of an installed protocol")
+        return self.own
+
     def hidden_strings(self) -> list[str]:
         """Every hidden text an agent must not see before the user reveals it."""
         hidden: list[str] = []
@@ -171,7 +209,20 @@ class Task(BaseModel):
         if self.cts:
             hidden.append(self.cts.fused_query)
             hidden += [n.text for n in self.cts.nuggets]
+        if self.own:
+            hidden += _strings(self.own)  # an installed protocol's part: all of it is hidden
         return [h for h in hidden if h and h.strip()]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 class ActionKind(StrEnum):

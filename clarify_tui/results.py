@@ -13,7 +13,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    Tag,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapSerializer,
+    WrapValidator,
+)
+
+from clarify_tui.protocols import registry
 
 CheckpointStatus = Literal["pending", "current", "passed", "failed", "unreached"]
 CheckpointOutcome = Literal["correct_answer", "missed_ambiguity_correct", "failed", "unreached"]
@@ -114,12 +128,46 @@ def _state_protocol(value: Any) -> str:
     return "cts" if "phase" in value else "interactcomp"
 
 
-AnyState = DiscoBenchState | InteractCompState | CTSState
+class OwnState(Stored):
+    """An installed protocol's state (its spec's `state` subclasses it): tagged, since its
+    shape tells nothing."""
+
+    protocol: str = ""  # stored: the tag is how a snapshot is read back as its model
+
+
+def _own_model(kind: str) -> Any:
+    """A wrap validator: a value tagged with an installed protocol's name is read as the
+    model its spec names (`result` or `state`); the built-ins' go through the union."""
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        tag = value.get("protocol") if isinstance(value, dict) else getattr(value, "protocol", None)
+        if isinstance(tag, str) and tag and not registry.is_builtin(tag):
+            if isinstance(value, OwnState | OwnResult):
+                return value
+            model: type[Stored] = getattr(registry.get(tag), kind)
+            return model.model_validate(value)
+        return handler(value)
+
+    return WrapValidator(validate)
+
+
+def _own_dump(value: Any, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+    """An installed protocol's model is written by itself (the built-ins' union knows it not)."""
+    if isinstance(value, OwnState | OwnResult):
+        return value.model_dump(mode=info.mode, exclude_unset=info.exclude_unset)
+    return handler(value)
+
+
+AnyState = DiscoBenchState | InteractCompState | CTSState | OwnState
 ProtocolState = Annotated[
-    Annotated[DiscoBenchState, Tag("discobench")]
-    | Annotated[InteractCompState, Tag("interactcomp")]
-    | Annotated[CTSState, Tag("cts")],
-    Discriminator(_state_protocol),
+    Annotated[
+        Annotated[DiscoBenchState, Tag("discobench")]
+        | Annotated[InteractCompState, Tag("interactcomp")]
+        | Annotated[CTSState, Tag("cts")],
+        Discriminator(_state_protocol),
+    ],
+    _own_model("state"),
+    WrapSerializer(_own_dump),
 ]
 
 
@@ -231,8 +279,22 @@ class CTSResult(_Kept, _CTSFields):
     """Clarify-Then-Search (paper 001): the clarification, the rewrite and nugget coverage."""
 
 
-AnyResult = DiscoBenchResult | InteractCompResult | CTSResult
-SessionResult = Annotated[AnyResult, Field(discriminator="protocol")]
+class OwnResult(_Kept):
+    """An installed protocol's result (its spec's `result` subclasses it): an answer and its
+    verdict, as the generic metrics and tables read them, and whatever else it adds."""
+
+    protocol: str = Field(default="", exclude=True)
+    answer: str | None = None
+    correct: bool | None = None
+    invalid_skip: bool | None = None
+
+
+AnyResult = DiscoBenchResult | InteractCompResult | CTSResult | OwnResult
+SessionResult = Annotated[
+    Annotated[DiscoBenchResult | InteractCompResult | CTSResult, Field(discriminator="protocol")],
+    _own_model("result"),
+    WrapSerializer(_own_dump),
+]
 RESULT_MODELS: dict[str, type[AnyResult]] = {
     "discobench": DiscoBenchResult,
     "interactcomp": InteractCompResult,
@@ -247,6 +309,12 @@ STATE_MODELS: dict[str, type[AnyState]] = {
 }
 
 
+def result_model(protocol: str) -> type[AnyResult]:
+    """The result model of a protocol, built-in or installed (KeyError: no such protocol)."""
+    return RESULT_MODELS.get(str(protocol)) or registry.get(str(protocol)).result
+
+
 def parse_result(protocol: str, data: dict[str, Any] | None) -> AnyResult:
     """A stored result (a JSON object; `{}` or None: not finished) as its protocol's model."""
-    return RESULT_MODELS[str(protocol)].model_validate(data or {})
+    return result_model(protocol).model_validate({**(data or {}), **({} if registry.is_builtin(str(protocol))
+                                                                       else {"protocol": str(protocol)})})

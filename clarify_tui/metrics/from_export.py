@@ -19,7 +19,8 @@ from typing import Any
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import provenance_deviations, settings_deviations
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
-from clarify_tui.results import RESULT_MODELS, parse_result
+from clarify_tui.protocols import registry
+from clarify_tui.results import parse_result
 
 
 class ExportError(UsageError):
@@ -71,7 +72,7 @@ def read_export(lines: Iterable[str], source: str = "export") -> list[dict[str, 
                 f"{source} line {number}: not a session record of `export --format jsonl` "
                 "(needs session.id, session.task_id, session.protocol)"
             )
-        if session["protocol"] not in RESULT_MODELS:
+        if session["protocol"] not in registry.names():
             raise ExportError(f"{source} line {number}: unknown protocol {session['protocol']!r}")
         records.append(record)
     return records

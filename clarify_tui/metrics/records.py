@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from clarify_tui.results import RESULT_MODELS, AnyResult
+from clarify_tui.results import AnyResult, result_model
 
 ROLES = ("agent", "user", "judge", "environment")
 SCORED_STATUS = "completed"
@@ -213,7 +213,7 @@ def _load(conn: Any, runs: list[str], benchmark: str | None, judge: str | None,
         sessions[sid] = ScoredSession(
             id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
             mode=mode or "automated", annotator=annotator, status=status or "running",
-            result=RESULT_MODELS[protocol].model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
+            result=result_model(protocol).model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
             created_at=created, epoch=ep or 0,
         )
     if not sessions:

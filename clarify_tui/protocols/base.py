@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from clarify_tui.results import OwnState
 from clarify_tui.state_panel import generic_panel, verdict
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
     from clarify_tui.models import Session
-    from clarify_tui.results import AnyResult
+    from clarify_tui.results import AnyResult, AnyState
 
 
 # A protocol's scorer: every session of the protocol being scored (in load order) and
@@ -113,3 +115,8 @@ class ProtocolSpec:
     state_panel: Callable[..., RenderableType] = field(default=generic_panel)
     score_card: Callable[[AnyResult], Text] = field(default=verdict)
     setting_words: Callable[[dict], str] = field(default=_no_words)
+    # An installed protocol (an entry point, docs/protocols.md): the state model its rules
+    # snapshot (an `OwnState`; its `result` is an `OwnResult`) and its bundled tasks
+    # (`--dataset demo`: a JSONL file of tasks in our format, None: it has none).
+    state: type[AnyState] = OwnState
+    demo_tasks: Callable[[], Path] | None = None

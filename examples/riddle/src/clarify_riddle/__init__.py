@@ -1,0 +1,1 @@
+"""Riddle: a small protocol from an installed package (clarify-tui docs/protocols.md)."""

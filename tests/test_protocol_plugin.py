@@ -1,0 +1,73 @@
+"""Issue 32: a protocol from an installed package (the `clarify_tui.protocols` entry point
+group) is listed, played, stored and scored as the built-ins are. The example package
+examples/riddle is registered the way pip installs it (a dist-info with entry_points.txt
+on the path), in subprocesses, so this process's registry stays the built-ins'."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RIDDLE = ROOT / "examples" / "riddle"
+
+
+@pytest.fixture
+def installed(tmp_path: Path) -> dict[str, str]:
+    """An environment in which clarify-riddle is installed (its dist-info and entry point)."""
+    site = tmp_path / "site"
+    info = site / "clarify_riddle-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clarify-riddle\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[clarify_tui.protocols]\nriddle = clarify_riddle.spec:SPEC\n")
+    path = os.pathsep.join([str(ROOT), str(RIDDLE / "src"), str(site)])
+    return {**os.environ, "PYTHONPATH": path, "CLARIFY_DB": str(tmp_path / "x.db"), "NO_COLOR": "1"}
+
+
+def cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "clarify_tui", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Warning" not in done.stderr, done.stderr  # e.g. a result the serializer did not know
+    return done.stdout + done.stderr if args[0] == "run" else done.stdout  # run's summary is on stderr
+
+
+def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dict[str, str], tmp_path: Path) -> None:
+    listed = cli(installed, "datasets")
+    assert any(line.split()[:3] == ["riddle", "demo", "3"] for line in listed.splitlines()), listed
+
+    for policy in ("direct-guess", "ask-first"):
+        ran = cli(installed, "run", "--benchmark", "riddle", "--dataset", "demo", "--agent", f"scripted:{policy}",
+                  "--user", "rule", "--run", policy)
+        assert "3 completed, 0 errored" in ran, ran
+
+    scored = json.loads(cli(installed, "score", "--format", "json"))
+    groups = {g["key"]["run"]: g for g in scored["groups"]}
+    assert set(groups) == {"direct-guess", "ask-first"}
+    assert all(g["benchmark"] == "riddle" and g["n_sessions"] == 3 for g in groups.values())
+    # its own metric, from its own result model read back from the store
+    assert groups["direct-guess"]["metrics"]["ask_rate"] == 0.0
+    assert groups["ask-first"]["metrics"]["ask_rate"] == 1.0
+    assert groups["direct-guess"]["metrics"]["accuracy"] is not None
+
+    out = tmp_path / "e.jsonl"
+    cli(installed, "export", "--format", "jsonl", "--out", str(out))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["session"]["protocol"] for r in records] == ["riddle"] * 6
+    # the rule user's reply is the task's hint, stored as the user's step
+    replies = [s["input"]["text"] for r in records for s in r["steps"] if s["actor"] == "user"]
+    assert "It is the capital of Australia." in replies
+    from_export = json.loads(cli(installed, "score", "--from-export", str(out), "--format", "json"))
+    assert {g["key"]["run"]: g["metrics"]["ask_rate"] for g in from_export["groups"]} == {
+        "direct-guess": 0.0, "ask-first": 1.0}
+
+
+def test_the_example_package_tests_pass_when_installed(installed: dict[str, str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(RIDDLE / "tests")],
+                          env=installed, capture_output=True, text=True, timeout=120, cwd=RIDDLE)
+    assert done.returncode == 0, done.stdout + done.stderr
