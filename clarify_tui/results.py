@@ -11,7 +11,7 @@ older row lacks. The schema is published as docs/result.schema.json (results_sch
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -290,11 +290,14 @@ class OwnResult(_Kept):
 
 
 AnyResult = DiscoBenchResult | InteractCompResult | CTSResult | OwnResult
-SessionResult = Annotated[
-    Annotated[DiscoBenchResult | InteractCompResult | CTSResult, Field(discriminator="protocol")],
-    _own_model("result"),
-    WrapSerializer(_own_dump),
-]
+if TYPE_CHECKING:
+    SessionResult = AnyResult
+else:  # the built-ins by their tag; an installed protocol's by its spec (_own_model)
+    SessionResult = Annotated[
+        Annotated[DiscoBenchResult | InteractCompResult | CTSResult, Field(discriminator="protocol")],
+        _own_model("result"),
+        WrapSerializer(_own_dump),
+    ]
 RESULT_MODELS: dict[str, type[AnyResult]] = {
     "discobench": DiscoBenchResult,
     "interactcomp": InteractCompResult,

@@ -55,7 +55,7 @@ def get(name: str) -> ProtocolSpec:
     loaded = entry.load()
     if getattr(loaded, "name", None) != name:
         raise KeyError(f"the entry point {name!r} ({entry.value}) is not a ProtocolSpec named {name!r}")
-    return loaded  # type: ignore[no-any-return]
+    return loaded
 
 
 def in_report_order() -> tuple[str, ...]:
