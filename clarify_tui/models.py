@@ -25,11 +25,11 @@ def new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+# A protocol's name: the three built-ins as members, and an installed package's protocol
+# (registry.py's entry points) as a member made on first use, so `Protocol("mine")` and a
+# stored `"protocol": "mine"` read as the built-ins' do. (A comment, not a docstring: the
+# published agent schemas would carry it.)
 class Protocol(StrEnum):
-    """A protocol's name: the three built-ins as members, and an installed package's protocol
-    (registry.py's entry points) as a member made on first use, so `Protocol("mine")` and a
-    stored `"protocol": "mine"` read as the built-ins' do."""
-
     discobench = "discobench"
     interactcomp = "interactcomp"
     cts = "cts"
