@@ -55,6 +55,11 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
     assert groups["ask-first"]["metrics"]["ask_rate"] == 1.0
     assert groups["direct-guess"]["metrics"]["accuracy"] is not None
 
+    report = cli(installed, "report")  # its own table, from its spec's paper_tables
+    assert "Riddle: accuracy and ask rate (%)" in report
+    assert [line.split("|")[3].strip() for line in report.splitlines()
+            if line.startswith(("| direct-guess ", "| ask-first "))] == ["0.0", "100.0"]
+
     out = tmp_path / "e.jsonl"
     cli(installed, "export", "--format", "jsonl", "--out", str(out))
     records = [json.loads(line) for line in out.read_text().splitlines()]

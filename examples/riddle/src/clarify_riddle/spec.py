@@ -10,7 +10,9 @@ from typing import Any
 from clarify_tui.deviations import PaperSetting
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.metrics.paper_tables import PaperTable, make_row, pct, row_label
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.report import score_sessions
 from clarify_tui.models import Session
 from clarify_tui.protocols.base import ProtocolSpec
 
@@ -33,6 +35,15 @@ def metrics(sessions: Sequence[ScoredSession]) -> dict[str, Any]:
 def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
           options: ScoreOptions) -> list[dict[str, Any]]:
     return [metrics(members) for members in groups]
+
+
+def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str,
+                 options: ScoreOptions) -> list[PaperTable]:
+    """`report`'s table: one row per run (or agent), accuracy and ask rate in percent."""
+    rows = [make_row(row_label(g), [pct(g["metrics"].get("accuracy"), 1), pct(g["metrics"].get("ask_rate"), 1)], g)
+            for g in score_sessions(sessions, by=by)["groups"]]
+    return [PaperTable(key="riddle", caption="Riddle: accuracy and ask rate (%)",
+                       columns=["Run" if by == "run" else "Agent", "Acc.", "Ask rate"], rows=rows)]
 
 
 def run_line(done: Sequence[Session], errored: Sequence[Session]) -> str:
@@ -59,5 +70,6 @@ SPEC = ProtocolSpec(
     summary_columns={"accuracy": "acc", "ask_rate": "ask"},
     paper=PaperSetting(user="rule", judge="rule", search=(None, "any"), rounds=(5, "riddle's own default")),
     deviations=(),
+    paper_tables=paper_tables,
     demo_tasks=demo_tasks,
 )
