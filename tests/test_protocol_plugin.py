@@ -76,3 +76,21 @@ def test_the_example_package_tests_pass_when_installed(installed: dict[str, str]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(RIDDLE / "tests")],
                           env=installed, capture_output=True, text=True, timeout=120, cwd=RIDDLE)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell(monkeypatch) -> None:
+    from importlib import metadata
+
+    from clarify_tui.protocols import registry
+
+    found = [metadata.EntryPoint(name, "somewhere:SPEC", registry.ENTRY_POINT_GROUP)
+             for name in ("cts", "Bad-Name", "mine")]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: found if group == registry.ENTRY_POINT_GROUP else [])
+    registry.installed.cache_clear()
+    try:
+        assert registry.names() == ("discobench", "interactcomp", "cts", "mine")
+        assert registry.get("cts").title == "CTS"  # the built-in, never the package's
+        with pytest.raises(KeyError, match="no protocol 'Bad-Name'"):
+            registry.get("Bad-Name")
+    finally:
+        registry.installed.cache_clear()
