@@ -135,7 +135,7 @@ class Task(BaseModel):
     cts: CTSPart | None = None
     # An installed protocol's part (written under its name in a task file, like the
     # built-ins'), kept as data: the protocol's own code reads it (`Task.own_part`).
-    own: dict[str, Any] | None = None
+    own: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
     # The canary of the encrypted release it came from: written encrypted (tasks/sealed.py).
     _canary: str | None = PrivateAttr(default=None)
 
