@@ -317,6 +317,11 @@ def result_model(protocol: str) -> type[AnyResult]:
     return RESULT_MODELS.get(str(protocol)) or registry.get(str(protocol)).result
 
 
+def state_model(protocol: str) -> type[AnyState]:
+    """The state model of a protocol, built-in or installed (KeyError: no such protocol)."""
+    return STATE_MODELS.get(str(protocol)) or registry.get(str(protocol)).state
+
+
 def parse_result(protocol: str, data: dict[str, Any] | None) -> AnyResult:
     """A stored result (a JSON object; `{}` or None: not finished) as its protocol's model."""
     return result_model(protocol).model_validate({**(data or {}), **({} if registry.is_builtin(str(protocol))

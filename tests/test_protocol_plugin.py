@@ -94,3 +94,37 @@ def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell
             registry.get("Bad-Name")
     finally:
         registry.installed.cache_clear()
+
+
+@pytest.fixture
+def riddle_here(monkeypatch):
+    """clarify-riddle registered in this process (its entry point and its source on the path)."""
+    from importlib import metadata
+
+    from clarify_tui.protocols import registry
+
+    monkeypatch.syspath_prepend(str(RIDDLE / "src"))
+    found = [metadata.EntryPoint("riddle", "clarify_riddle.spec:SPEC", registry.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: found if group == registry.ENTRY_POINT_GROUP else [])
+    registry.installed.cache_clear()
+    yield
+    from clarify_tui.models import Protocol
+
+    registry.installed.cache_clear()
+    registry.get.cache_clear()
+    Protocol._value2member_map_.pop("riddle", None)  # the member made on first use: gone with the package
+
+
+def test_the_tui_state_panel_draws_an_installed_protocol_before_its_first_step(riddle_here) -> None:
+    from rich.console import Console
+
+    from clarify_tui.models import Task
+    from clarify_tui.results import EpisodeState
+    from clarify_tui.tui.widgets.state import render_state
+
+    task = Task.model_validate_json((RIDDLE / "src" / "clarify_riddle" / "tasks.jsonl").read_text().splitlines()[0])
+    console = Console(width=60, record=True, color_system=None)
+    console.print(render_state(task, EpisodeState(max_rounds=5), reveal=False, spoilers=False))
+    drawn = console.export_text()
+    assert "rounds 0 / 5" in drawn
+    assert "Australia" not in drawn  # its part is hidden: the hint is the user's to give

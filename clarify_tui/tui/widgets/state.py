@@ -14,11 +14,11 @@ from textual.widgets import Static
 
 from clarify_tui.models import Task
 from clarify_tui.protocols import registry
-from clarify_tui.results import STATE_MODELS, AnyResult, EpisodeState
+from clarify_tui.results import AnyResult, EpisodeState, state_model
 
 
 def render_state(task: Task, state: EpisodeState, *, reveal: bool, spoilers: bool) -> RenderableType:
-    proto = state.protocol if state.protocol is not None else STATE_MODELS[task.protocol.value]()
+    proto = state.protocol if state.protocol is not None else state_model(task.protocol.value)()
     return registry.get(task.protocol).state_panel(task, state, proto, reveal, spoilers)
 
 
