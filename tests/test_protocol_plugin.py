@@ -71,6 +71,11 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
     assert {g["key"]["run"]: g["metrics"]["ask_rate"] for g in from_export["groups"]} == {
         "direct-guess": 0.0, "ask-first": 1.0}
 
+    # what-if: its sessions fork with an ask where the agent searched or answered, and play on
+    whatif = json.loads(cli(installed, "whatif", "--run", "direct-guess", "--format", "json"))
+    assert whatif["benchmark"] == "riddle" and whatif["sessions"] == 3
+    assert whatif["forks"] == whatif["decision_points"] > 0 and whatif["forks_errored"] == 0
+
 
 def test_the_example_package_tests_pass_when_installed(installed: dict[str, str]) -> None:
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(RIDDLE / "tests")],
