@@ -86,6 +86,7 @@ def test_the_example_package_tests_pass_when_installed(installed: dict[str, str]
 def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell(monkeypatch) -> None:
     from importlib import metadata
 
+    from clarify_tui.errors import UsageError
     from clarify_tui.protocols import registry
 
     found = [metadata.EntryPoint(name, "somewhere:SPEC", registry.ENTRY_POINT_GROUP)
@@ -97,6 +98,9 @@ def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell
         assert registry.get("cts").title == "CTS"  # the built-in, never the package's
         with pytest.raises(KeyError, match="no protocol 'Bad-Name'"):
             registry.get("Bad-Name")
+        with pytest.raises(UsageError, match=r"the installed protocol 'mine' \(somewhere:SPEC\) failed to load: "
+                                             r"ModuleNotFoundError"):
+            registry.get("mine")
     finally:
         registry.installed.cache_clear()
 

@@ -16,6 +16,8 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from clarify_tui.errors import UsageError
+
 if TYPE_CHECKING:
     from clarify_tui.protocols.base import ProtocolSpec
 
@@ -45,16 +47,21 @@ def is_builtin(name: str) -> bool:
 
 @cache
 def get(name: str) -> ProtocolSpec:
-    """The spec of the protocol called `name` (KeyError: no such protocol)."""
+    """The spec of the protocol called `name` (KeyError: no such protocol; UsageError: an
+    installed one that does not load, or is no spec of that name)."""
     if name in BUILTIN:
         spec: ProtocolSpec = importlib.import_module(f"clarify_tui.protocols.{name}.spec").SPEC
         return spec
     entry = installed().get(name)
     if entry is None:
         raise KeyError(f"no protocol {name!r} (known: {', '.join(names())})")
-    loaded = entry.load()
+    try:
+        loaded = entry.load()
+    except Exception as exc:  # a broken package: one line naming it, never a traceback
+        raise UsageError(f"the installed protocol {name!r} ({entry.value}) failed to load: "
+                         f"{type(exc).__name__}: {exc}") from exc
     if getattr(loaded, "name", None) != name:
-        raise KeyError(f"the entry point {name!r} ({entry.value}) is not a ProtocolSpec named {name!r}")
+        raise UsageError(f"the installed protocol {name!r} ({entry.value}) is not a ProtocolSpec named {name!r}")
     return loaded
 
 
