@@ -19,11 +19,18 @@ from typing import Any
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import provenance_deviations, settings_deviations
 from clarify_tui.metrics.records import Judgment, ScoredSession, _finish, add_step_usage
+from clarify_tui.protocols import registry
 from clarify_tui.results import RESULT_MODELS, parse_result
 
 
 class ExportError(UsageError):
     """A line of the file is not a session record of `export --format jsonl`."""
+
+
+def _difficulty(protocol: str, task: dict[str, Any]) -> Any:
+    """The task's difficulty where its protocol keeps one (DiscoBench's), else None."""
+    place = registry.get(protocol).difficulty
+    return None if place is None else (task.get(place[0]) or {}).get(place[1])
 
 
 def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
@@ -34,7 +41,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         agent=row.get("agent") or "", mode=row.get("mode") or "automated", annotator=row.get("annotator"),
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule", epoch=int(row.get("epoch") or 0),
-        difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
+        difficulty=_difficulty(row["protocol"], task),
         created_at=row.get("created_at"),
     )
     config = row.get("config")

@@ -44,5 +44,7 @@ SPEC = ProtocolSpec(
     state_panel=panel.state_panel,
     score_card=panel.score_card,
     report_rank=1,
+    difficulty=("discobench", "difficulty"),
+    opens_at_failure=True,
     run_flags=("prompting", "ablation", "checkpoints"),
 )

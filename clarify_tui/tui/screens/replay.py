@@ -28,6 +28,7 @@ from textual.widgets import Input, Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Protocol, Session
+from clarify_tui.protocols import registry
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
@@ -370,7 +371,7 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         self.agent_turn = True
         view = message.view
         bar = self.query_one(ActionBar)
-        bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
+        bar.set_allowed(view.allowed, k=view.k, confidence=registry.get(view.protocol).answer_confidence)
         if view.allowed == [ActionKind.clarify]:
             bar.open(ActionKind.clarify, by_itself=True)
         self.refresh_bindings()
