@@ -198,7 +198,7 @@ class HumanUserControls(Controls):
 
     def _known_for(self, kind: str) -> str | None:
         task = self.screen.task_
-        if kind == "interactcomp" and task.interactcomp:
+        if kind == "yes_no" and task.interactcomp:
             return f"{task.answer.text if task.answer else ''} — {task.interactcomp.context}"
         if kind == "clarification" and task.cts:
             return task.cts.fused_query
