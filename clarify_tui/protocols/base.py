@@ -128,6 +128,8 @@ class ProtocolSpec:
     # the play screen's words for an action not allowed now, given its kind and the phase
     # (None: the generic "not allowed now (allowed: ...)")
     refusal: Callable[[ActionKind, str], str | None] = field(default=_no_refusal)
+    # actions its rules never allow: replay's fork keys for them stay off and say so
+    never_offers: tuple[ActionKind, ...] = ()
     # where a task's difficulty lives in its stored data: (its part of the task, the key);
     # None: its tasks have none (score's --by difficulty, the records read it)
     difficulty: tuple[str, str] | None = None

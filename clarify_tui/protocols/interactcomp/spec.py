@@ -8,6 +8,7 @@ from typing import Any
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
@@ -48,6 +49,7 @@ SPEC = ProtocolSpec(
     score_card=panel.score_card,
     refusal=panel.refusal,
     report_rank=0,
+    never_offers=(ActionKind.clarify, ActionKind.visit),
     answer_confidence=True,
     yes_no_user=True,
     notice_in_question=True,
