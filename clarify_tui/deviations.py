@@ -137,7 +137,7 @@ def round_limit(s: Setting) -> Iterable[str]:
     rounds = s.config.max_rounds
     if rounds is None or (setting := paper_of(s.benchmark)) is None or spec_kind(s.agent) == "import":
         return
-    if s.benchmark == "interactcomp" and s.config.interactcomp_mode == "answer_only":
+    if registry.get(s.benchmark).set_rounds(s.config):
         return
     paper, words = setting.rounds
     if rounds != paper:

@@ -25,6 +25,7 @@ from clarify_tui import __version__
 from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_user
 from clarify_tui.models import Protocol
 from clarify_tui.paths import prompts_dir
+from clarify_tui.protocols import registry
 from clarify_tui.tasks.demo import demo_files
 
 # The call purposes (llm/client.PAPER_SAMPLING) each role makes per benchmark: its
@@ -72,12 +73,11 @@ def prompt_hashes(benchmark: str, model_roles: set[str]) -> dict[str, str]:
     if not model_roles:
         return {}
     names = [p for p in sorted(prompts_dir().glob("*.txt")) if p.name.startswith(f"{benchmark}_")]
-    if benchmark != "interactcomp" and model_roles & {"agent", "deep_search"}:
+    agent_prompts = registry.get(benchmark).agent_prompts  # InteractComp's: the action texts its system prompt lists
+    if agent_prompts is None and model_roles & {"agent", "deep_search"}:
         names += [p for p in sorted(prompts_dir().glob("*.txt")) if p.name.startswith(("action_", "react_"))]
-    if benchmark == "interactcomp" and "agent" in model_roles:
-        from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS  # the action texts its system prompt lists
-
-        names += [prompts_dir() / f"{name}.txt" for name in ACTION_PROMPTS]
+    if agent_prompts is not None and "agent" in model_roles:
+        names += [prompts_dir() / f"{name}.txt" for name in agent_prompts]
     return {p.name: sha256_file(p) for p in sorted(names)}
 
 

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.cts.metrics import restore_score
 from clarify_tui.protocols import registry
 from clarify_tui.results import (
@@ -103,7 +102,7 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
                    "answer": answer, "usage": _usage(judgement.usage)}
         kind = "nuggets"
     else:
-        as_graded = protocol == "interactcomp" and reads_as_reference(session.config.compat)
+        as_graded = registry.get(protocol).graded_as_reference(session)
         if as_graded and hasattr(judge, "grade_reference"):  # the reference's reading, as the session was graded
             v = await judge.grade_reference(task.question, answer, task.gold.text)
         else:
@@ -111,7 +110,7 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
         verdict = {"correct": v.correct, "reason": v.reason, "answer": answer, "usage": _usage(v.usage)}
         if v.reply is not None:
             verdict["reply"] = v.reply
-        if protocol == "interactcomp":  # its one verdict is the answer's: the count is this one's
+        if registry.get(protocol).counts_unreadable:  # its one verdict is the answer's: the count is this one's
             verdict["unreadable_verdicts"] = int(v.unreadable)
         if isinstance(result, DiscoBenchResult) and result.checkpoints:
             current = current_at_answer(store.steps(session.id))

@@ -10,7 +10,8 @@ the step where the agent guessed (searched or answered) instead of asking.
 
 from __future__ import annotations
 
-from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.models import ActionKind, Session, Step
+from clarify_tui.protocols import registry
 from clarify_tui.results import DiscoBenchState
 from clarify_tui.plural import plural
 
@@ -60,7 +61,7 @@ def guess_step(steps: list[Step], failure: int) -> int | None:
 
 def opening_step(session: Session, steps: list[Step]) -> tuple[int, int | None]:
     """Where replay opens: (the step under the cursor, the guess step to highlight or None)."""
-    if session.protocol == Protocol.discobench and steps:
+    if steps and registry.get(session.protocol).opens_at_failure:
         failure = first_failure(steps)
         if failure is not None:
             return failure, guess_step(steps, failure)

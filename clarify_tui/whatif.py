@@ -27,7 +27,7 @@ from clarify_tui.backends import close_backends, make_agent, make_deep_search, m
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.errors import BackendError, UsageError
 from clarify_tui.metrics.common import bootstrap_mean_ci
-from clarify_tui.models import Action, ActionKind, Protocol, Session, Step
+from clarify_tui.models import Action, ActionKind, Session, Step
 from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 
@@ -144,7 +144,7 @@ def fallback_action(intervention: Intervention, episode: Episode, proposed: Acti
     hits = _latest_hits(view.history)
     if intervention == "answer":
         return Action.answer(hits[0].title, 50) if hits else Action.answer("unknown", 0)
-    if episode.task.protocol == Protocol.interactcomp:
+    if registry.get(episode.task.protocol).yes_no_user:  # a yes/no question about a guess
         own = (proposed.text or "").strip() if proposed.kind == ActionKind.answer else ""
         guess = own if own and own.lower() != "unknown" else (hits[0].title if hits else None)
         if guess:
@@ -163,7 +163,7 @@ async def intervene(episode: Episode, intervention: Intervention) -> tuple[Actio
     wanted = ActionKind.ask if intervention == "ask" else ActionKind.answer
     view = episode.view()
     update: dict[str, Any] = {"allowed": [wanted], "notice": FORCED_NOTICE[intervention]}
-    if view.protocol == Protocol.interactcomp:  # its prompts carry constraints in the question, as forced_ask does
+    if registry.get(view.protocol).notice_in_question:  # as forced_ask does
         update["question"] = f"{FORCED_NOTICE[intervention]}\n\nQUESTION:\n{view.question}"
     view = view.model_copy(update=update)
     proposed = await episode.rules.acting_agent().act(view)

@@ -290,6 +290,24 @@ async def test_h_during_a_persons_fork_keeps_the_hidden_panel_locked(store):
             assert not [h for h in replay.task_.hidden_strings() if h.casefold() in text]
 
 
+async def test_a_persons_fork_says_which_actions_its_protocol_never_offers(store):
+    """DiscoBench has no visit (its spec's `never_offers`): the key says so and opens nothing."""
+    from clarify_tui.tui.widgets.action_bar import ActionBar
+
+    parent = first(store, "dg-direct-guess")
+    app = BrowseApp(store, start="replay", session_id=parent.id, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        replay = app.screen
+        replay.start_fork(0, "human")
+        await pilot.pause()
+        assert replay.agent_turn
+        await pilot.press("v")
+        await pilot.pause()
+        # the warning toast's words (as tests/test_tui_keys.py reads a refused key's reason)
+        assert "discobench has no visit." in [str(n.message) for n in app._notifications]
+        assert not replay.query_one(ActionBar).composing
+
+
 @pytest.fixture
 def three_sessions_db(tmp_path):
     from clarify_tui.cli import main as cli

@@ -17,7 +17,7 @@ from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_ac
 from clarify_tui.llm.client import ChatClient, Completion
 from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
 from clarify_tui.llm.prompts import render as prompt
-from clarify_tui.llm.prompts import template
+from clarify_tui.llm.prompts import exists, template
 from clarify_tui.models import Action, ActionKind, Protocol
 
 _LANGUAGES = {"zh": "Chinese", "en": "English"}
@@ -47,7 +47,7 @@ class LLMAgent:
         self.spec = f"openai:{client.model}"
 
     async def act(self, view: AgentView) -> Action:
-        if view.protocol == Protocol.cts and view.phase == "clarify":
+        if view.phase == "clarify":  # CTS's clarify step (agent_view: only it has one)
             return await self._clarify(view)
         if view.protocol == Protocol.interactcomp:
             return await self._interactcomp(view)
@@ -90,10 +90,10 @@ class LLMAgent:
             question=question,
             round_info=render.round_info(view),
         )
-        if view.protocol == Protocol.discobench:
-            name = "discobench_guided" if view.prompting == "guided" else "discobench_neutral"
-        else:
-            name = "cts_deep_search"
+        # a protocol's own system prompt for its prompting (DiscoBench's neutral or guided),
+        # else CTS's deep searcher's: the generic ReAct searcher
+        own = f"{view.protocol.value}_{'guided' if view.prompting == 'guided' else 'neutral'}"
+        name = own if exists(own) else "cts_deep_search"
         return prompt(name, actions=actions, question=question), prompt("react_act", **fields)
 
     async def _clarify(self, view: AgentView) -> Action:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from clarify_tui.models import ActionKind, Protocol, Session, Step
+from clarify_tui.models import ActionKind, Session, Step
 from clarify_tui.protocols import registry
 
 
@@ -165,7 +165,7 @@ def _info(session: Session, step: Step, last_question: str) -> dict[str, Any]:
     action, obs = step.action, step.observation
     if step.actor == "user" and action.kind == ActionKind.rewrite:
         return {"rewrite": action.text}
-    if step.actor == "user" and session.protocol == Protocol.cts:  # the question asked, the answer in obs
+    if step.actor == "user" and registry.get(session.protocol).user_step == "question":  # the answer in obs
         return {"question": action.text, "reply": obs.text, **obs.data}
     if step.actor == "user":
         return {"question": last_question, "reply": action.text, **obs.data}

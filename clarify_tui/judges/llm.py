@@ -18,7 +18,7 @@ from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.contract import OffContract, complete_within_contract
 from clarify_tui.llm.parsing import find_json
 from clarify_tui.protocols.interactcomp.reference import grader_reading
-from clarify_tui.llm.prompts import render, render_verbatim
+from clarify_tui.llm.prompts import exists, render, render_verbatim
 from clarify_tui.llm.yesno import NO, YES, read_yes_no
 from clarify_tui.models import Answer, Checkpoint, Nugget, Usage
 
@@ -97,11 +97,13 @@ class LLMJudge:
     async def equivalent(
         self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
     ) -> Verdict:
-        """InteractComp's published grader; DiscoBench's own equivalence prompt (B.1)."""
+        """A protocol's own equivalence prompt (`prompts/<benchmark>_equivalence_judge.txt`:
+        DiscoBench's, B.1), else InteractComp's published grader."""
         correct = gold.text + (f" (also accepted: {'; '.join(gold.aliases)})" if gold.aliases else "")
         fields = dict(question=question, predicted_answer=answer, correct_answer=correct)
-        if benchmark == "discobench":
-            text, purpose = render("discobench_equivalence_judge", **fields), "discobench.judge"
+        own = f"{benchmark}_equivalence_judge"
+        if exists(own):
+            text, purpose = render(own, **fields), f"{benchmark}.judge"
         else:
             text, purpose = render_verbatim("interactcomp_grader", **fields), "grader"
         ok, usage, reply = await self._judge_raw(text, purpose, read_grade)

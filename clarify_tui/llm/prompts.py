@@ -21,6 +21,12 @@ def template(name: str) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
+@lru_cache(maxsize=None)
+def exists(name: str) -> bool:
+    """Whether prompts/NAME.txt is there (a protocol's own prompt, where it brings one)."""
+    return (prompts_dir() / f"{name}.txt").is_file()
+
+
 def render(name: str, **fields: object) -> str:
     return template(name).format(**fields)
 

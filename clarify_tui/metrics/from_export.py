@@ -27,6 +27,12 @@ class ExportError(UsageError):
     """A line of the file is not a session record of `export --format jsonl`."""
 
 
+def _difficulty(protocol: str, task: dict[str, Any]) -> Any:
+    """The task's difficulty where its protocol keeps one (DiscoBench's), else None."""
+    place = registry.get(protocol).difficulty
+    return None if place is None else (task.get(place[0]) or {}).get(place[1])
+
+
 def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
     row = record["session"]
     task = record.get("task") or {}
@@ -35,7 +41,7 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
         agent=row.get("agent") or "", mode=row.get("mode") or "automated", annotator=row.get("annotator"),
         status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
         judge=row.get("judge") or "rule", epoch=int(row.get("epoch") or 0),
-        difficulty=((task.get("discobench") or {}).get("difficulty") if row["protocol"] == "discobench" else None),
+        difficulty=_difficulty(row["protocol"], task),
         created_at=row.get("created_at"),
     )
     config = row.get("config")

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from clarify_tui.protocols import registry
 from clarify_tui.results import AnyResult, result_model
 
 ROLES = ("agent", "user", "judge", "environment")
@@ -244,11 +245,13 @@ def _load(conn: Any, runs: list[str], benchmark: str | None, judge: str | None,
         else:
             u.cost_usd += cost
             spent.cost_usd += cost
-    if any(s.protocol == "discobench" for s in sessions.values()):
+    for name in sorted({s.protocol for s in sessions.values()} & set(registry.names())):
+        if (place := registry.get(name).difficulty) is None:  # its tasks have no difficulty
+            continue
         for sid, difficulty in conn.execute(
-            "SELECT s.id, json_extract(t.data, '$.discobench.difficulty') FROM sessions s "
-            f"JOIN tasks t ON t.key = s.task_key WHERE s.id IN ({sub}) AND s.protocol = 'discobench'",
-            params,
+            "SELECT s.id, json_extract(t.data, ?) FROM sessions s "
+            f"JOIN tasks t ON t.key = s.task_key WHERE s.id IN ({sub}) AND s.protocol = ?",
+            [f"$.{place[0]}.{place[1]}", *params, name],
         ):
             if difficulty:
                 sessions[sid].difficulty = difficulty

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from clarify_tui.metrics.options import ScoreOptions
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
-    from clarify_tui.models import Session
+    from clarify_tui.models import ActionKind, EpisodeConfig, Session
     from clarify_tui.results import AnyResult, AnyState
 
 
@@ -59,6 +59,18 @@ def _no_score_notes(sessions: Sequence[ScoredSession]) -> list[str]:
 
 def _no_words(config: dict) -> str:
     return ""
+
+
+def _no_refusal(kind: ActionKind, phase: str) -> str | None:
+    return None
+
+
+def _any_rounds(config: EpisodeConfig) -> bool:
+    return False
+
+
+def _never(session: Session) -> bool:
+    return False
 
 
 def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]:
@@ -120,3 +132,33 @@ class ProtocolSpec:
     # (`--dataset demo`: a JSONL file of tasks in our format, None: it has none).
     state: type[AnyState] = OwnState
     demo_tasks: Callable[[], Path] | None = None
+    # the play screen's words for an action not allowed now, given its kind and the phase
+    # (None: the generic "not allowed now (allowed: ...)")
+    refusal: Callable[[ActionKind, str], str | None] = field(default=_no_refusal)
+    # actions its rules never allow: replay's fork keys for them stay off and say so
+    never_offers: tuple[ActionKind, ...] = ()
+    # where a task's difficulty lives in its stored data: (its part of the task, the key);
+    # None: its tasks have none (score's --by difficulty, the records read it)
+    difficulty: tuple[str, str] | None = None
+    # its answers carry a 0-100 confidence (InteractComp): the TUI's answer box asks for one
+    answer_confidence: bool = False
+    # its user replies only yes, no or unknown (InteractComp): a what-if ask is "Is it X?"
+    yes_no_user: bool = False
+    # its agent's prompts show no notice: a constraint goes into the question's text
+    # (InteractComp's reference prompts), as a what-if's forced action does
+    notice_in_question: bool = False
+    # a session re-judged with its reference harness's grader (the grading it was played under)
+    graded_as_reference: Callable[[Session], bool] = field(default=_never)
+    # its one verdict is the answer's: a re-judgment records its unreadable verdicts
+    counts_unreadable: bool = False
+    # replay opens at the first failed checkpoint and highlights the guess (DiscoBench)
+    opens_at_failure: bool = False
+    # what a user step's action holds: its reply (the agent's ask came before it), or the
+    # question it was asked, its answer in the observation (CTS): the Inspect export reads it
+    user_step: Literal["reply", "question"] = "reply"
+    # the prompt files its LLM agent reads besides its own `<name>_*.txt` (None: the shared
+    # ReAct prompts, `action_*` and `react_*`, which a deep searcher reads too): provenance
+    agent_prompts: tuple[str, ...] | None = None
+    # its setting plays a set number of rounds whatever `--max-rounds` says (InteractComp's
+    # answer_only: one), so a round limit there is no deviation
+    set_rounds: Callable[[EpisodeConfig], bool] = field(default=_any_rounds)

@@ -22,7 +22,10 @@ INTERACTCOMP_REPLIES = (YES, NO, IDK)
 
 
 class ReplyRequest(BaseModel):
-    kind: str  # interactcomp | discobench | clarification | rewrite
+    # the reply asked for: "yes_no" (yes, no or I don't know, nothing else: InteractComp),
+    # "clue" (a reply that may release the checkpoint's clue: DiscoBench), "clarification"
+    # (a short answer from the intent, or unknown: CTS), "rewrite"
+    kind: str
     question: str
     choices: list[str] = []
     clue: str | None = None
@@ -38,7 +41,7 @@ class HumanUser:
         self.pending: ReplyRequest | None = None
 
     def submit(self, text: str) -> None:
-        if self.pending and self.pending.kind == "interactcomp" and text not in INTERACTCOMP_REPLIES:
+        if self.pending and self.pending.kind == "yes_no" and text not in INTERACTCOMP_REPLIES:
             raise UsageError(f"InteractComp replies must be one of: {', '.join(INTERACTCOMP_REPLIES)}")
         self._replies.put_nowait(text)
 
@@ -54,13 +57,13 @@ class HumanUser:
         return UserReply(text=text, usage=Usage(latency_ms=(time.perf_counter() - t0) * 1000))
 
     async def reply_interactcomp(self, task: Task, question: str) -> UserReply:
-        return await self._wait(ReplyRequest(kind="interactcomp", question=question, choices=list(INTERACTCOMP_REPLIES)))
+        return await self._wait(ReplyRequest(kind="yes_no", question=question, choices=list(INTERACTCOMP_REPLIES)))
 
     async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
         """The clue counts as released when the reply carries it (the release key sends it
         verbatim), whatever the judge said: the record says what the agent received."""
         reply = await self._wait(
-            ReplyRequest(kind="discobench", question=question, clue=checkpoint.clue, asked_right=asked_right)
+            ReplyRequest(kind="clue", question=question, clue=checkpoint.clue, asked_right=asked_right)
         )
         reply.released_clue = bool(checkpoint.clue) and mentions(reply.text, checkpoint.clue or "")
         return reply

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from clarify_tui.models import Task
+from clarify_tui.models import ActionKind, Task
 from clarify_tui.results import AnyResult, CTSResult, CTSState, EpisodeState
 from clarify_tui.state_panel import rounds
 
@@ -54,3 +54,12 @@ def state_panel(task: Task, state: EpisodeState, proto: CTSState, reveal: bool, 
 def score_card(result: AnyResult) -> Text:
     score = result.restore_score if isinstance(result, CTSResult) else None
     return Text(f"restore score {score or 0.0:.1f} / 100", style="bold")
+
+
+def refusal(kind: ActionKind, phase: str) -> str | None:
+    """Why an action is not allowed now: the clarification comes first, and only once."""
+    if kind != ActionKind.clarify and phase == "clarify":
+        return f"CTS: clarify first (c); {kind.value} comes after the clarification."
+    if kind == ActionKind.clarify:
+        return "CTS: the clarification is over; search (s) or answer (enter)."
+    return None

@@ -9,6 +9,7 @@ from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
@@ -44,5 +45,8 @@ SPEC = ProtocolSpec(
     state_panel=panel.state_panel,
     score_card=panel.score_card,
     report_rank=1,
+    never_offers=(ActionKind.clarify, ActionKind.visit),
+    difficulty=("discobench", "difficulty"),
+    opens_at_failure=True,
     run_flags=("prompting", "ablation", "checkpoints"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from clarify_tui.models import Task
+from clarify_tui.models import ActionKind, Task
 from clarify_tui.results import AnyResult, EpisodeState, InteractCompResult, InteractCompState
 from clarify_tui.state_panel import rounds, verdict
 
@@ -33,3 +33,10 @@ def score_card(result: AnyResult) -> Text:
     if isinstance(result, InteractCompResult):
         text.append(f"  · rounds {result.rounds} · asks {result.asks}", style="")
     return text
+
+
+def refusal(kind: ActionKind, phase: str) -> str | None:
+    """Why a visit or a clarify is never allowed: InteractComp has neither."""
+    if kind in (ActionKind.visit, ActionKind.clarify):
+        return f"InteractComp has no {kind.value}: search (s), ask (k) or answer (enter)."
+    return None

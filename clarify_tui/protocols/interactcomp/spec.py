@@ -8,7 +8,10 @@ from typing import Any
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
+from clarify_tui.protocols.interactcomp.compat import reads_as_reference
+from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
 
@@ -44,6 +47,15 @@ SPEC = ProtocolSpec(
     charts=charts.charts,
     state_panel=panel.state_panel,
     score_card=panel.score_card,
+    refusal=panel.refusal,
     report_rank=0,
+    never_offers=(ActionKind.clarify, ActionKind.visit),
+    answer_confidence=True,
+    yes_no_user=True,
+    notice_in_question=True,
+    graded_as_reference=lambda session: reads_as_reference(session.config.compat),
+    counts_unreadable=True,
+    agent_prompts=ACTION_PROMPTS,
+    set_rounds=lambda config: config.interactcomp_mode == "answer_only",
     run_flags=("mode", "forced_asks", "actions"),
 )

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding
 
-from clarify_tui.models import Action, Protocol
+from clarify_tui.models import Action
+from clarify_tui.protocols import registry
 from clarify_tui.tui.screens.play_keys import parse_action
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ class StepControls(Controls):
                 screen.update_status()
 
         screen.app.push_screen(
-            ComposeScreen(view.allowed, k=view.k, confidence=screen.task_.protocol == Protocol.interactcomp,
+            ComposeScreen(view.allowed, k=view.k, confidence=registry.get(screen.task_.protocol).answer_confidence,
                           prefill=prefill),
             done,
         )

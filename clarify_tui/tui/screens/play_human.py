@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.widgets import Input
 
-from clarify_tui.models import Action, ActionKind, Protocol
+from clarify_tui.models import Action, ActionKind
+from clarify_tui.protocols import registry
 from clarify_tui.tui.screens.play_controls import Controls
 
 if TYPE_CHECKING:  # imported when used: the help screen reads the bindings without the widgets
@@ -68,14 +69,9 @@ class HumanAgentControls(Controls):
             return "The task has ended." + (" n goes to the next one." if self.screen.setup.queue else "")
         kind = ActionKind(params[0])
         view = self.driver.episode.view()
-        protocol = self.screen.task_.protocol
         if kind not in view.allowed:
-            if protocol == Protocol.interactcomp and kind in (ActionKind.visit, ActionKind.clarify):
-                return f"InteractComp has no {kind.value}: search (s), ask (k) or answer (enter)."
-            if protocol == Protocol.cts and kind != ActionKind.clarify and view.phase == "clarify":
-                return f"CTS: clarify first (c); {kind.value} comes after the clarification."
-            if protocol == Protocol.cts and kind == ActionKind.clarify:
-                return "CTS: the clarification is over; search (s) or answer (enter)."
+            if words := registry.get(self.screen.task_.protocol).refusal(kind, view.phase):
+                return words
             allowed = ", ".join(k.value for k in view.allowed) or "nothing"
             return f"{kind.value} is not allowed now (allowed: {allowed})."
         if self.driver.clock.paused:
@@ -109,7 +105,7 @@ class HumanAgentControls(Controls):
 
     def turn_started(self, view) -> None:
         self.turn = True
-        self.bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
+        self.bar.set_allowed(view.allowed, k=view.k, confidence=registry.get(view.protocol).answer_confidence)
         if view.allowed == [ActionKind.clarify] and not self.driver.clock.paused:
             self.bar.open(ActionKind.clarify, by_itself=True)
 
@@ -202,7 +198,7 @@ class HumanUserControls(Controls):
 
     def _known_for(self, kind: str) -> str | None:
         task = self.screen.task_
-        if kind == "interactcomp" and task.interactcomp:
+        if kind == "yes_no" and task.interactcomp:
             return f"{task.answer.text if task.answer else ''} — {task.interactcomp.context}"
         if kind == "clarification" and task.cts:
             return task.cts.fused_query

@@ -27,7 +27,8 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from clarify_tui.engine.view_at import view_at
-from clarify_tui.models import ActionKind, Protocol, Session
+from clarify_tui.models import ActionKind, Session
+from clarify_tui.protocols import registry
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
@@ -46,8 +47,6 @@ from clarify_tui.tui.screens.fork_dialog import ForkDialog
 from clarify_tui.tui.speed import Header
 
 
-NEVER_OFFERED = {Protocol.interactcomp: (ActionKind.clarify, ActionKind.visit),
-                 Protocol.discobench: (ActionKind.clarify, ActionKind.visit)}
 class ReplayScreen(KeysThatSayWhy, RegionsScreen):
     """One stored session, one step at a time."""
 
@@ -214,7 +213,7 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
             if not (live and self.agent_is_human) or isinstance(self.focused, Input) or bar.typeahead is not None:
                 return False
             kind = ActionKind(parameters[0])
-            if kind in NEVER_OFFERED.get(self.session.protocol, ()):
+            if kind in registry.get(self.session.protocol).never_offers:
                 return False  # InteractComp and DiscoBench have no clarify or visit
             return True if self.agent_turn and kind in bar.allowed else None
         if action in ("move", "jump", "fork", "compare_parent", "whatif"):
@@ -246,7 +245,7 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
             kind = ActionKind(parameters[0])
             if not (live and self.agent_is_human):
                 return f"{kind.value} is for playing a fork's agent yourself: f forks here (agent: human)."
-            if kind in NEVER_OFFERED.get(self.session.protocol, ()):
+            if kind in registry.get(self.session.protocol).never_offers:
                 return f"{self.session.protocol.value} has no {kind.value}."
             if not self.agent_turn:
                 return "Wait: your last action is still running."
@@ -370,7 +369,7 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         self.agent_turn = True
         view = message.view
         bar = self.query_one(ActionBar)
-        bar.set_allowed(view.allowed, k=view.k, confidence=view.protocol == Protocol.interactcomp)
+        bar.set_allowed(view.allowed, k=view.k, confidence=registry.get(view.protocol).answer_confidence)
         if view.allowed == [ActionKind.clarify]:
             bar.open(ActionKind.clarify, by_itself=True)
         self.refresh_bindings()

@@ -56,7 +56,7 @@ class ReplyBox(Vertical, can_focus=True):
 
     @property
     def typed(self) -> bool:
-        return self.request is not None and self.request.kind != "interactcomp"
+        return self.request is not None and self.request.kind != "yes_no"
 
     @property
     def typed_text(self) -> str:
@@ -67,9 +67,9 @@ class ReplyBox(Vertical, can_focus=True):
         self.request = request
         text = Text("The agent asks: ", style="bold magenta")
         text.append(request.question, style="bold")
-        if request.kind == "interactcomp":
+        if request.kind == "yes_no":
             text.append("\nreply with  y yes · n no · i i don't know  (nothing else is accepted)", style="yellow")
-        elif request.kind == "discobench":
+        elif request.kind == "clue":
             judged = "targets" if request.asked_right else "does not target"
             text.append(f"\nthe judge says this ask {judged} the current ambiguity", style="dim")
             text.append(f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta")
@@ -105,9 +105,9 @@ class ReplyBox(Vertical, can_focus=True):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         kind = self.request.kind if self.request else None
         if action == "reply":
-            return (kind == "interactcomp") if parameters[0] != "unknown" else kind == "clarification"
+            return (kind == "yes_no") if parameters[0] != "unknown" else kind == "clarification"
         if action == "release_clue":
-            return kind == "discobench" and bool(self.request and self.request.clue)
+            return kind == "clue" and bool(self.request and self.request.clue)
         if action == "type":
             return self.typed
         if action == "scroll_known":  # pgup/pgdn read the question and what the user knows: only while asked
@@ -150,7 +150,7 @@ class ReplyBox(Vertical, can_focus=True):
 
     def _bound_keys(self) -> set[str]:
         kind = self.request.kind if self.request else ""
-        return {"interactcomp": {"y", "n", "i"}, "discobench": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
+        return {"yes_no": {"y", "n", "i"}, "clue": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
 
     def _enabled(self, key: str) -> bool:
         active = self.screen.active_bindings.get(key)
@@ -182,7 +182,7 @@ class ReplyBox(Vertical, can_focus=True):
             return True
         if self._enabled(event.key):
             return False  # a reply key, or one the footer lists: the binding handles it
-        if self.request.kind == "discobench" and event.key == "c":
+        if self.request.kind == "clue" and event.key == "c":
             return self._say("No clue for this checkpoint: type a reply (t).")  # `c` is listed
         if event.key in self._bound_keys() or event.key in self.screen.active_bindings:
             return False
@@ -192,7 +192,7 @@ class ReplyBox(Vertical, can_focus=True):
             self.screen.set_focus(field)
             field.insert_text_at_cursor(event.character)
             return True
-        if self.request.kind == "interactcomp":
+        if self.request.kind == "yes_no":
             return self._say("InteractComp: reply y, n or i (nothing else is accepted).")
         return False
 
