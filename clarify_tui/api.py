@@ -99,7 +99,7 @@ class PreparedRun:
     """A run checked and ready to play: its spec (backends built once), its tasks, its
     config and database. `run` plays one; `clarify-tui sweep` plays many at once."""
 
-    spec: Any  # runner.RunSpec (imported lazily: the runner pulls in every backend)
+    spec: Any  # run_spec.RunSpec (imported lazily: the runner pulls in every backend)
     tasks: list
     config_obj: Any
     db: Path
@@ -136,7 +136,8 @@ def prepare_run(
     from clarify_tui.paths import default_db_path
     from clarify_tui.deviations import banner
     from clarify_tui.provenance import run_provenance
-    from clarify_tui.runner import RunSpec, apply_call_limit, run_deviations, validate_spec
+    from clarify_tui.run_spec import RunSpec
+    from clarify_tui.runner import apply_call_limit, run_deviations, validate_spec
     from clarify_tui.tasks import load_tasks
 
     agent_object = None
@@ -212,7 +213,8 @@ def run(
     task is played `epochs` times. Returns the run's sessions; score them with `score()`.
     `take_over` breaks another process's lease on the run (`run --take-over`); `notify`
     hears one line when it did."""
-    from clarify_tui.runner import check_resumable, run_batch
+    from clarify_tui.run_spec import check_resumable
+    from clarify_tui.runner import run_batch
     from clarify_tui.store import Store
 
     if retry_errored and not resume:

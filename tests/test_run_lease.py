@@ -12,7 +12,8 @@ import pytest
 
 from clarify_tui import lease
 from clarify_tui.errors import RunLeaseError
-from clarify_tui.runner import RunSpec, RunSpecMismatch, run_batch
+from clarify_tui.run_spec import RunSpecMismatch
+from clarify_tui.runner import RunSpec, run_batch
 from clarify_tui.store import Store
 from tests.clitools import cli, cli_env, finish, run_cli
 from tests.conftest import IC

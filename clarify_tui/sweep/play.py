@@ -66,7 +66,7 @@ def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tup
 def check_cells_resumable(store: Store, runs: list[CellRun]) -> None:
     """`run --resume`'s guards for every cell the database holds, before anything plays:
     a changed setting is refused, naming the cell."""
-    from clarify_tui.runner import check_provenance, check_same_spec
+    from clarify_tui.run_spec import check_provenance, check_same_spec
 
     for r in runs:
         if not r.exists:
