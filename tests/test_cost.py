@@ -101,7 +101,7 @@ def test_prices_come_from_the_bundled_snapshot_with_no_network(monkeypatch):
 
 
 def test_whatif_extra_cost_is_unknown_when_a_fork_called_an_unpriced_model():
-    from clarify_tui.whatif import _total_cost
+    from clarify_tui.whatif_results import _total_cost
 
     assert _total_cost([0.25, 0.5]) == 0.75
     assert _total_cost([0.25, None]) is None  # never counted as $0

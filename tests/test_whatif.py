@@ -18,7 +18,8 @@ from clarify_tui.models import ActionKind, Answer, EpisodeConfig, InteractCompPa
 from clarify_tui.runner import RunSpec, run_batch
 from clarify_tui.store import Store
 from clarify_tui.tasks import load_tasks
-from clarify_tui.whatif import RUN_SUFFIX, WhatIfError, outcome, summarize, whatif, with_run_seed
+from clarify_tui.whatif import WhatIfError, whatif, with_run_seed
+from clarify_tui.whatif_results import RUN_SUFFIX, outcome, summarize
 
 
 def play_run(db, benchmark: str, agent: str, name: str, **config) -> None:
@@ -257,7 +258,7 @@ async def test_the_what_if_view_lists_a_sessions_forks_and_enter_compares_at_the
 def test_stored_reads_the_forks_back_as_whatif_summarizes_them_without_playing_any(tmp_path):
     """`report --whatif` reads forks with `stored`: the same summary as the `whatif` that made
     them; a superseded fork (a crash's leftover) is not counted, an errored one is, as errored."""
-    from clarify_tui.whatif import interventions, stored
+    from clarify_tui.whatif_results import interventions, stored
 
     db = tmp_path / "s.db"
     play_run(db, "interactcomp", "scripted:direct-guess", "g")

@@ -92,7 +92,7 @@ def sweep_cells(args: argparse.Namespace, store: Store) -> Sweep:
 
 
 def has_forks(store: Store, runs: list[str]) -> bool:
-    from clarify_tui.whatif import interventions
+    from clarify_tui.whatif_results import interventions
 
     return any(interventions(store, run) for run in runs)
 
@@ -100,7 +100,7 @@ def has_forks(store: Store, runs: list[str]) -> bool:
 def add_whatif_columns(store: Store, tables: list[PaperTable], runs: list[str], bootstrap: int, seed: int) -> None:
     """Each run's stored forks, summarized by the code `whatif --format json` prints."""
     from clarify_tui.metrics.whatif_columns import add_whatif
-    from clarify_tui.whatif import interventions, stored, summarize
+    from clarify_tui.whatif_results import interventions, stored, summarize
 
     summaries = {run: {i: summarize(stored(store, run, i), resamples=bootstrap, seed=seed)
                        for i in interventions(store, run)} for run in runs}

@@ -15,7 +15,7 @@ from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers
-    from clarify_tui.whatif import WhatIfResult
+    from clarify_tui.whatif_results import WhatIfResult
 
 
 def register(sub: Subparsers) -> None:
@@ -38,7 +38,8 @@ def register(sub: Subparsers) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.whatif import summarize, whatif
+    from clarify_tui.whatif import whatif
+    from clarify_tui.whatif_results import summarize
 
     config_obj = None
     if args.config:

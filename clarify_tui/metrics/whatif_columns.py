@@ -2,7 +2,7 @@
 
 Why a module of its own: the paper tables print the papers' numbers; the what-if columns
 are ours (no paper has them), so they are added after the table is built, from the very
-objects `whatif --format json` prints (`whatif.summarize`), only rescaled and formatted
+objects `whatif --format json` prints (`whatif_results.summarize`), only rescaled and formatted
 here: nothing is recomputed. One group of columns per intervention (`ask`, `answer`),
 never mixed; a run without forks shows the table's empty cell, never 0.
 """

@@ -19,7 +19,7 @@ from clarify_tui.plural import plural
 
 
 def _outcome_text(session: Session) -> str:
-    from clarify_tui.whatif import outcome
+    from clarify_tui.whatif_results import outcome
 
     value = outcome(session)
     if value is None:
