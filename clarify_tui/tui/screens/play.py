@@ -3,9 +3,9 @@
 Roles: observer (watch or step the agent), user (a person replies to the agent's asks),
 agent (a person acts; hidden information and judge verdicts stay locked until the end).
 What each role adds (keys, actions, workers) is a controller (play_controls.py,
-play_human.py); this
-screen keeps what they share: the episode on screen and the run mode, pace, busy and
-spoilers reactives, whose watchers redraw what depends on them.
+play_human.py); which controller a key goes to, and the screen's own keys (escape, q),
+are play_actions.py; this screen keeps what they share: the episode on screen and the
+run mode, pace, busy and spoilers reactives, whose watchers redraw what depends on them.
 Every engine call runs in a worker in the `engine` group; `escape` cancels it and the
 driver puts the episode back as it was (or abandons it if steps were already written).
 
@@ -39,6 +39,8 @@ from clarify_tui.tui.messages import (
 )
 from clarify_tui.tui.screens.play_controls import DEFAULT_PACE, Controls, QueueControls, StepControls, WatchControls, paces_with
 from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
+from clarify_tui.tui.screens import play_actions
+from clarify_tui.tui.screens.play_actions import OWNER, controls_for
 from clarify_tui.tui.screens.play_keys import BACK, CANCEL, FOLD, HIDDEN, NOTE, KeysThatSayWhy
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
@@ -57,26 +59,7 @@ from clarify_tui.plural import plural
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)
 
-ALL_CONTROLS: tuple[type[Controls], ...] = (QueueControls, TaskClockControls, HumanAgentControls, StepControls,
-                                            WatchControls, HumanUserControls)
-"""In the order their hints win (the first with something to say)."""
-
-
-def controls_for(role: str, queue: bool) -> list[type[Controls]]:
-    """The controllers of a play screen for `role` (observer, user, agent)."""
-    if role == "agent":
-        chosen: list[type[Controls]] = [TaskClockControls, HumanAgentControls]
-    else:
-        chosen = [StepControls, WatchControls] + ([HumanUserControls] if role == "user" else [])
-    if queue:
-        chosen.append(QueueControls)
-    return [c for c in ALL_CONTROLS if c in chosen]
-
-
 PAUSED = "Paused: the task is hidden and the clock stands still. p resumes; ctrl+n adds a note."
-
-OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.action_names()}
-"""Which controller each controller action belongs to."""
 
 
 def fit_parts(parts: list[str], width: int, sep: str = " · ") -> str:
@@ -144,6 +127,13 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
 
     def has_controls(self, kind: type[Controls]) -> bool:
         return kind in self._controls
+
+    def controller(self, kind: type[Controls] | None) -> Controls | None:
+        """This screen's controller of `kind`, or None (another role's, or no kind)."""
+        return self._controls.get(kind) if kind is not None else None
+
+    def controllers(self) -> list[Controls]:
+        return list(self._controls.values())
 
     @property
     def controls(self) -> list[type[Controls]]:
@@ -351,113 +341,14 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
                 return getattr(controls, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        owner = OWNER.get(action)
-        if owner is not None:  # another role's action is hidden
-            controls = self._controls.get(owner)
-            return controls.check(action, parameters) if controls else False
-        if action == "toggle_hidden":
-            return None if self.locked else True
-        if action == "back":
-            return not self.setup.queue  # the queue quits instead
-        if action == "toggle_panels":
-            return self.panels_check()
-        if action == "cancel":
-            return True if self.cancellable else None
-        return True
-
-    @property
-    def cancellable(self) -> bool:
-        """Whether escape has something to cancel: a backend call, a pending action."""
-        return bool(self.busy) or (self.driver.pending is not None and self.role != "agent")
-
-    def refusal(self, action: str, parameters: tuple) -> str | None:
-        """Why `action` cannot run now, or None (it can, or it is not for this role)."""
-        owner = OWNER.get(action)
-        if owner is not None:
-            controls = self._controls.get(owner)
-            return controls.refusal(action, parameters) if controls else None
-        if action == "toggle_hidden" and self.locked:
-            return "The hidden panel opens when the task ends."
-        if action == "toggle_panels":
-            return self.panels_refusal()
-        if action == "cancel" and not self.cancellable:
-            return ("Nothing to cancel: no backend call is running"
-                    + (" and no action is pending." if self.role != "agent" else "."))
-        return None
-
-    def action_toggle_hidden(self) -> None:
-        if self.locked:
-            self.notify("The hidden panel opens when the session ends.", severity="warning")
-            return
-        self.spoilers = not self.spoilers
-        self.say_hidden_toggled(self.spoilers)
-
-    def action_toggle_fold(self) -> None:
-        trajectory = self.query_one(Trajectory)
-        trajectory.set_expanded(not trajectory.expanded)
-        if not trajectory.folds_anything:
-            self.notify("Nothing to fold or unfold: every card is shown whole." if self.driver.steps
-                        else "No steps yet: nothing to fold.", timeout=4)
-
-    def action_cancel(self) -> None:
-        if self.busy:
-            self.workers.cancel_group(self, "engine")
-            self.busy = None
-            for box in self.query(ReplyBox):
-                box.done()
-            driving = self._controls.get(HumanAgentControls) or self._controls.get(StepControls)
-            driving.cancelled()  # type: ignore[union-attr]
-            self.refresh_all()
-        elif self.driver.pending is not None and self.role != "agent":
-            self.driver.pending = None
-            self.refresh_all()
-        else:
-            self.notify(self.refusal("cancel", ()) or "", timeout=4)
-
-    def holds_work(self) -> bool:
-        """An unfinished session in which a person has played or typed something: `q`
-        asks before leaving it (screens/leave.py)."""
-        return not self.driver.done and any(c.holds_work() for c in self._controls.values())
-
-    def action_back(self) -> None:
-        """Back to the picker. A person's unfinished session asks first: keep it for later
-        (left `running`, resumed by `play --task` or the picker), give it up, or cancel.
-        A session nobody played (a watched agent, nothing done yet) or a finished one
-        leaves at once, abandoned if unfinished, as before."""
-        if not self.holds_work():
-            self.leave(keep=False)
-            return
-        from clarify_tui.tui.screens.leave import GIVE_UP, KEEP, ask_to_leave
-
-        def answered(choice: str | None) -> None:
-            if choice in (KEEP, GIVE_UP):
-                self.leave(keep=choice == KEEP, why="given up by the person (q)")
-
-        ask_to_leave(self, f"Leave session {self.driver.session.id} on {self.task_.id} unfinished?",
-                     f"Kept, it stays unfinished: {self.resumed_by} (or the task picker) offers to "
-                     "resume it at its last step.", answered)
-
-    @property
-    def resumed_by(self) -> str:
-        """The command that offers this session again once kept for later."""
-        role = {"agent": "--as agent", "user": "--as user"}.get(self.role, "--step")
-        return f"clarify-tui play --task {self.task_.id} {role}"
-
-    def leave(self, *, keep: bool, why: str | None = None) -> None:
-        """Stop the engine and go back. `keep`: the session stays `running` (resumable, its
-        clock saved on unmount); else it is abandoned (never scored), `why` in its note."""
-        self.workers.cancel_group(self, "engine")
-        if self.driver.done:
-            pass  # it ended while the question was open: nothing to keep or give up
-        elif keep:
-            self.notify(f"Session {self.driver.session.id} kept for later: {self.resumed_by} "
-                        "or the picker resumes it.")
-        elif why:
-            self.driver.give_up(why)
-        else:
-            self.driver.abandon()
-        self.app.pop_screen()
+    check_action = play_actions.check_action
+    refusal = play_actions.refusal
+    action_toggle_hidden = play_actions.toggle_hidden
+    action_toggle_fold = play_actions.toggle_fold
+    action_cancel = play_actions.cancel
+    holds_work = play_actions.holds_work
+    action_back = play_actions.back
+    leave = play_actions.leave
 
     async def action_note(self) -> None:
         await self.query_one(NoteBox).open()
