@@ -14,7 +14,8 @@ its parent and fork step and runs in a worker through an EpisodeDriver, whose me
 a human agent acts through the action bar. When it ends, the screen replays the fork.
 
 A person's fork is their work: `q` or `escape` with something played asks first (keep it
-for later, give it up, cancel: screens/leave.py). Kept, it stays `running`; replaying it
+for later, give it up, cancel: screens/leave.py). What each key does, and why it cannot
+now, is replay_actions.py. Kept, it stays `running`; replaying it
 (F2) offers `r` to resume it at its last step, the hidden panel shut until then.
 """
 
@@ -24,7 +25,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Session
@@ -33,6 +34,7 @@ from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
+from clarify_tui.tui.screens import replay_actions
 from clarify_tui.tui.screens.base import RegionsScreen
 from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
@@ -186,73 +188,18 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
     def agent_is_human(self) -> bool:
         return self.live is not None and self.live.role == "agent"
 
-    # ---- navigation --------------------------------------------------------------------
+    # ---- keys (replay_actions.py) ----------------------------------------------------
 
-    def action_move(self, delta: int) -> None:
-        if self.steps:
-            self._go(max(0, min(len(self.steps) - 1, self.cursor + delta)))
-
-    def action_jump(self, where: str) -> None:
-        if self.steps:
-            self._go(0 if where == "start" else len(self.steps) - 1)
-
-    def _go(self, step: int) -> None:
-        """Put the cursor on `step`; at either end already, say so (the key did nothing)."""
-        if step == self.cursor:
-            self.notify(f"Already at the {'first' if step == 0 else 'last'} step (step {step}).", timeout=3)
-        self.cursor = step
-
-    def action_toggle_hidden(self) -> None:
-        self.spoilers = not self.spoilers
-        self.say_hidden_toggled(self.spoilers)
-
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        live = self.live is not None
-        if action == "compose":
-            bar = self.query_one(ActionBar)
-            if not (live and self.agent_is_human) or isinstance(self.focused, Input) or bar.typeahead is not None:
-                return False
-            kind = ActionKind(parameters[0])
-            if kind in registry.get(self.session.protocol).never_offers:
-                return False  # InteractComp and DiscoBench have no clarify or visit
-            return True if self.agent_turn and kind in bar.allowed else None
-        if action in ("move", "jump", "fork", "compare_parent", "whatif"):
-            return not live
-        if action == "resume":
-            return self.resumable
-        if action == "stop_fork":
-            return live
-        if action == "toggle_panels":
-            return self.panels_check()
-        if action == "toggle_hidden":
-            return None if self.agent_is_human else True
-        return True
-
-    def refusal(self, action: str, parameters: tuple) -> str | None:
-        """Why a key of this screen does nothing now (KeysThatSayWhy tells the person)."""
-        live = self.live is not None
-        if action in ("move", "jump", "fork", "compare_parent", "whatif") and live:
-            return "A fork is running: escape stops it first (what it played so far is kept)."
-        if action == "stop_fork" and not live:
-            return "No fork is running: q goes back."
-        if action == "resume" and not self.resumable:
-            return "Nothing to resume: r continues a fork of yours that you kept for later."
-        if action == "toggle_hidden" and self.agent_is_human:
-            return "The hidden panel stays locked while you play the fork's agent."
-        if action == "toggle_panels":
-            return self.panels_refusal()
-        if action == "compose":
-            kind = ActionKind(parameters[0])
-            if not (live and self.agent_is_human):
-                return f"{kind.value} is for playing a fork's agent yourself: f forks here (agent: human)."
-            if kind in registry.get(self.session.protocol).never_offers:
-                return f"{self.session.protocol.value} has no {kind.value}."
-            if not self.agent_turn:
-                return "Wait: your last action is still running."
-            if kind not in self.query_one(ActionBar).allowed:
-                allowed = ", ".join(k.value for k in self.query_one(ActionBar).allowed) or "nothing"
-                return f"{kind.value} is not allowed now (allowed: {allowed})."
-        return None
+    action_move = replay_actions.move
+    action_jump = replay_actions.jump
+    action_toggle_hidden = replay_actions.toggle_hidden
+    check_action = replay_actions.check_action
+    refusal = replay_actions.refusal
+    holds_work = replay_actions.holds_work
+    action_stop_fork = replay_actions.stop_fork
+    action_compare_parent = replay_actions.compare_parent
+    action_whatif = replay_actions.whatif
+    action_back = replay_actions.back
 
     # ---- fork --------------------------------------------------------------------------
 
@@ -388,71 +335,6 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
             self.query_one(ActionBar).set_allowed([], waiting=False)
             self.live.submit_action(action)
             self.refresh_bindings()
-
-    def holds_work(self) -> bool:
-        """A person plays this live session and has played or typed something in it."""
-        live = self.live
-        return (live is not None and live.role == "agent" and not live.done
-                and (len(live.steps) > self.live_from or self.query_one(ActionBar).typed))
-
-    def ask_to_stop(self, then_back: bool) -> None:
-        """Keep it for later, give it up, or cancel; then stop following it (and go back)."""
-        from clarify_tui.tui.screens.leave import GIVE_UP, KEEP, ask_to_leave
-
-        live = self.live
-        assert live is not None
-
-        def answered(choice: str | None) -> None:
-            if choice not in (KEEP, GIVE_UP) or self.live is not live:
-                return
-            self.workers.cancel_group(self, "fork")
-            if then_back:
-                self.live = None  # nothing more to follow here: its last messages are not shown
-            if choice == GIVE_UP:
-                live.give_up("given up by the person")
-                if self.informed_fork and live.session.result.informed is None:
-                    mark_informed(self.store, live.session)
-            if then_back:
-                self._back()
-
-        ask_to_leave(self, f"Stop playing session {live.session.id} unfinished?",
-                     "Kept, it stays unfinished: replaying it (F2) offers r to resume it at its last step.",
-                     answered)
-
-    def action_stop_fork(self) -> None:
-        if self.holds_work():
-            self.ask_to_stop(then_back=False)
-            return
-        self.workers.cancel_group(self, "fork")
-
-    # ---- elsewhere ---------------------------------------------------------------------
-
-    def action_compare_parent(self) -> None:
-        from clarify_tui.tui.screens.compare import CompareScreen
-
-        if not self.session.parent_id:
-            self.notify("Only a fork has a parent to compare with.", severity="warning")
-            return
-        self.app.push_screen(CompareScreen(self.store, self.session.parent_id, self.session.id))
-
-    def action_whatif(self) -> None:
-        from clarify_tui.tui.screens.whatif import WhatIfScreen
-
-        self.app.push_screen(WhatIfScreen(self.store, self.session.id))
-
-    def action_back(self) -> None:
-        if self.holds_work():
-            self.ask_to_stop(then_back=True)
-            return
-        if self.live is not None:
-            self.workers.cancel_group(self, "fork")
-        self._back()
-
-    def _back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
 
 
 def mark_informed(store, session: Session) -> None:
