@@ -14,11 +14,12 @@ import time
 
 import pytest
 
+from clarify_tui import db_errors
 from clarify_tui.cli import main
 from clarify_tui.errors import StoreError
 from clarify_tui.runner import RunSpec, run_batch
 from clarify_tui.store import Store
-from tests.clitools import cli, finish, run_cli
+from tests.clitools import cli, finish
 from tests.conftest import IC
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
@@ -127,17 +128,23 @@ def test_a_newer_schema_is_refused_before_wal_is_switched_on(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["future.db"]
 
 
-def test_a_database_locked_for_longer_than_5_s_gives_up_with_one_line(made_db):
+def test_a_database_locked_for_longer_than_the_busy_timeout_gives_up_with_one_line(made_db, capsys, monkeypatch):
+    """The same give-up as with the 5 s default, with the timeout set to 1 s: the lock is held
+    for the whole run, so only the wait is shorter."""
+    assert db_errors.BUSY_TIMEOUT_S == 5.0
+    monkeypatch.setattr(db_errors, "BUSY_TIMEOUT_S", 1.0)
+    capsys.readouterr()
     holder = sqlite3.connect(made_db)
     holder.execute("BEGIN EXCLUSIVE")
     started = time.monotonic()
     try:
-        code, _out, err = run_cli(*RUN, "--db", str(made_db), "--run", "b")
+        code = main([*RUN, "--db", str(made_db), "--run", "b"])
     finally:
         holder.rollback()
         holder.close()
-    assert code == 2 and "locked by another process" in one_clear_line(err)
-    assert 5 <= time.monotonic() - started < 20
+    err = capsys.readouterr().err
+    assert code == 2 and "locked by another process (waited 1 s)" in one_clear_line(err)
+    assert 1 <= time.monotonic() - started < 15
     assert {s.run for s in Store(made_db).sessions()} == {"a"}
 
 
