@@ -88,13 +88,14 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(base + "&immutable=1", uri=True, check_same_thread=False)
 
 
-def retry_locked(step: Callable[[], None], budget: float = BUSY_TIMEOUT_S, also: tuple[str, ...] = ()) -> None:
-    """Run `step`, retrying while SQLite says locked, for up to `budget` seconds.
+def retry_locked(step: Callable[[], None], budget: float | None = None, also: tuple[str, ...] = ()) -> None:
+    """Run `step`, retrying while SQLite says locked, for up to `budget` seconds (the busy
+    timeout, read at call time, when not given).
 
     Two processes opening a new file at once can each hold a read lock while wanting to
     write (switching on WAL, creating tables); SQLite then answers one of them "locked" at
     once instead of waiting, so the busy timeout alone does not help."""
-    deadline = time.monotonic() + budget
+    deadline = time.monotonic() + (BUSY_TIMEOUT_S if budget is None else budget)
     pause = 0.02
     while True:
         try:

@@ -105,6 +105,7 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
 
 
 QUIET_FOR_S = 2 * HEARTBEAT_EVERY_S + 1  # a live holder beats at least once in this long
+WATCH_EVERY_S = 0.25  # how often --take-over re-reads a recent holder's heartbeat while it waits
 
 
 def _row(conn: sqlite3.Connection, run: str) -> tuple | None:
@@ -119,19 +120,24 @@ def _refuse_a_beating_holder(conn: sqlite3.Connection, run: str, stale_after: fl
     """--take-over breaks a lease whose holder looks alive but is not writing: if its
     heartbeat is recent, wait until it would have beaten again (outside any transaction,
     so a live holder can), and refuse when it did: two writers on one run would count
-    tasks twice."""
+    tasks twice. The row is read every `WATCH_EVERY_S` while waiting, so a beating holder is
+    refused as soon as it beats rather than after the whole quiet period."""
     row = _row(conn, run)
     now = time.time()
     if row is None or _stale(row, now, stale_after) or now - (row[3] or 0) >= QUIET_FOR_S:
         return
-    time.sleep(QUIET_FOR_S - (now - (row[3] or 0)))
-    again = _row(conn, run)
-    if again is not None and again[6] == row[6] and again[3] != row[3]:
-        now = time.time()
-        raise RunLeaseError(
-            f"--take-over refused: run '{run}' is being written by {holder(again, now)}; its heartbeat moved "
-            "while we waited, so it is running: stop it first"
-        )
+    until = time.monotonic() + QUIET_FOR_S - (now - (row[3] or 0))
+    while True:
+        time.sleep(max(0.0, min(WATCH_EVERY_S, until - time.monotonic())))
+        again = _row(conn, run)
+        if again is not None and again[6] == row[6] and again[3] != row[3]:
+            now = time.time()
+            raise RunLeaseError(
+                f"--take-over refused: run '{run}' is being written by {holder(again, now)}; its heartbeat moved "
+                "while we waited, so it is running: stop it first"
+            )
+        if again is None or again[6] != row[6] or time.monotonic() >= until:
+            return
 
 
 def holder(row: tuple, now: float) -> str:

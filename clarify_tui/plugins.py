@@ -342,7 +342,12 @@ class HttpJson:
             if len(causes) > self.max_retries:
                 self.breaker.failed(cause)
                 raise BackendError(f"{self.url}: {cause} (after {self.max_retries} retries)")
-            await asyncio.sleep(min(0.5 * 2 ** (len(causes) - 1), 8.0) * (1 - 0.25 * random.random()))
+            await asyncio.sleep(_backoff(len(causes)))
+
+
+def _backoff(attempt: int) -> float:
+    """The wait before retry `attempt`: 0.5 s doubling to 8 s, with jitter (as the OpenAI client's)."""
+    return min(0.5 * 2 ** (attempt - 1), 8.0) * (1 - 0.25 * random.random())
 
 
 @dataclass

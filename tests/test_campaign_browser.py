@@ -279,8 +279,8 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     typist.press("Enter")
     typist.type("40")
     typist.press("Enter")
-    page.wait_for_timeout(1000)
     if SHOTS:
+        page.wait_for_timeout(1000)  # let the picture settle; the test waits on the database below
         page.screenshot(path=str(SHOTS / "campaign-browser-answered.png"))
     done = wait_for(lambda: [s for s in sessions(db) if s["status"] == "completed"], 90, "the session to end", page)
     wait_for(lambda: "Deep Impact" in visible_text(frames), 90, "the gold answer revealed after the end", page)
@@ -341,7 +341,8 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
         typist.type("Is it Zhuge Liang?")
         typist.press("Enter")
         wait_for(lambda: [s for s in sessions(db) if steps(db, s["id"])], 90, "the ask to be recorded", page)
-        page.wait_for_timeout(500)
+        if SHOTS:
+            page.wait_for_timeout(500)  # let the picture settle
         page.screenshot(path=str((SHOTS or tmp_path) / "campaign-browser-zh.png"))
         assert any(url.endswith("/clarify-static/fonts/wqy-microhei-mono-cjk.ttf") for url in fonts), fonts
         assert page.evaluate("document.fonts.check('16px \"Roboto Mono\"', '三国时期')")

@@ -308,7 +308,8 @@ def _revealed(view: dict) -> str:
     return "\n".join(parts).casefold()
 
 
-def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_path, capsys):
+def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("clarify_tui.plugins._backoff", lambda attempt: 0.01)  # retried the same, sooner
     def answer(_req):
         return Reply(body={"kind": "answer", "text": "Tokyo Tower", "confidence": 70})
 

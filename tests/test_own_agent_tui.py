@@ -142,7 +142,7 @@ async def test_own_agent_in_watch_mode_runs_to_the_end(tmp_path, protocol):
     spec = f"py:{docs_agent(tmp_path)}:MyAgent"
     messages = Messages()
     app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC, DISCO, CTS], task_id=TASKS[protocol].id,
-                     run_mode="watch", agent_spec=spec)
+                     run_mode="watch", agent_spec=spec, pace=0.1)  # a real pause between steps, shorter
     async with app.run_test(size=SIZE, message_hook=messages) as pilot:
         await messages.next(SessionEnded, timeout=30)
         await settle(pilot)

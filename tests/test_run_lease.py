@@ -211,6 +211,22 @@ def test_take_over_refuses_a_holder_whose_heartbeat_still_moves(tmp_path):
         sleeper.wait()
 
 
+def test_take_over_breaks_a_recent_holder_whose_heartbeat_stays_still(tmp_path, monkeypatch):
+    """The other side of the wait: a recent heartbeat that does not move in the quiet period
+    is a holder that stopped writing, and --take-over breaks its lease."""
+    monkeypatch.setattr(lease, "QUIET_FOR_S", 1.0)  # the same wait, shortened: nothing beats here
+    store = Store(tmp_path / "still.db")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        _lease(store, "s", sleeper.pid, None, beat_age=0.5)
+        held = Store(tmp_path / "still.db").acquire_run("s", take_over=True)
+        assert held.took_over and f"pid {sleeper.pid}" in held.took_over
+        assert "(--take-over: its heartbeat had stopped)" in held.took_over
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
 def test_old_lease_tables_get_the_identity_columns(tmp_path):
     import sqlite3
 

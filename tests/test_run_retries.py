@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 
 import pytest
 from servers import FakeOpenAI, Reply, Script, chat, error, interactcomp_router, llm_config
@@ -107,6 +106,7 @@ def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path,
 def test_retries_are_stored_on_the_step_and_shown_in_the_summary(tmp_path, server, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     server.set_handler(faulty(3, interactcomp_router(0.0)))
+    monkeypatch.setattr("clarify_tui.llm.client._backoff", lambda attempt: 0.01)  # retried the same, sooner
     db = tmp_path / "r.db"
     assert main(llm_run(db, "--set", "openai.max_retries=4", "--limit", "4")) == 0
     err = capsys.readouterr().err
@@ -122,15 +122,21 @@ def test_retries_are_stored_on_the_step_and_shown_in_the_summary(tmp_path, serve
 
 def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_path, server, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    in_flight, peak, lock = [0], [0], threading.Lock()
+    in_flight, peak, seen, changed = [0], [0], [0], threading.Condition()
     route = interactcomp_router(0.0)
+    # each of the first `wave` requests is held until `want` are in flight at once (then all
+    # go on), or `hold` seconds: a limit below `want` shows as a peak below it
+    wave, want, hold, reached = [40], [33], [15.0], [False]
 
     def slow(request):
-        with lock:
+        with changed:
+            seen[0] += 1
             in_flight[0] += 1
             peak[0] = max(peak[0], in_flight[0])
-        time.sleep(0.3)
-        with lock:
+            reached[0] = reached[0] or in_flight[0] >= want[0]
+            changed.notify_all()
+            if seen[0] <= wave[0]:
+                changed.wait_for(lambda: reached[0], timeout=hold[0])
             in_flight[0] -= 1
         return route(request)
 
@@ -145,7 +151,8 @@ def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_pat
     assert peak[0] > 32, peak[0]
     assert "at most 40 at once per endpoint (raised from the default 32" in capsys.readouterr().err
 
-    peak[0] = 0
+    peak[0] = seen[0] = 0
+    wave[0], want[0], hold[0], reached[0] = 12, 7, 0.3, False  # 12 tasks at once would pass 6 while held
     pinned = tmp_path / "clarify.toml"
     pinned.write_text("[openai]\nmax_concurrency = 6\n", encoding="utf-8")
     assert main([*run, "--run", "pinned", "--config", str(pinned), "--limit", "12"]) == 0
