@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         dotenv = find_dotenv()
-        dotenv_keys = load_dotenv(dotenv)
+        dotenv_keys = load_dotenv(dotenv) if dotenv is not None else []
     except DotenvError as exc:
         err.print("[red]error:[/red] ", end="")
         err.print(str(exc), markup=False, highlight=False)

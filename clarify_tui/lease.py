@@ -172,9 +172,7 @@ def _stale(row: tuple, now: float, stale_after: float) -> bool:
     pid, host, _acquired, beat, proc_id = row[:5]
     ns = row[7] if len(row) > 7 else None
     if host == socket.gethostname() and (not ns or ns == pid_namespace()):
-        if is_zombie(int(pid)):
-            return True
-        current = process_id(int(pid)) if proc_id else None
+        current = process_id(int(pid)) if proc_id else None  # None for a zombie: pid_alive decides
         if current is not None:
             return current != proc_id
         return not pid_alive(int(pid))

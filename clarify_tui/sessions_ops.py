@@ -174,9 +174,7 @@ def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
     (docs/scoring.md), as replay's forks by a person who saw the end."""
     if not annotator:
         return None
-    for s in store.sessions():
-        if s.task_id != task.id or s.protocol != task.protocol or s.annotator != annotator:
-            continue
+    for s in store.sessions(protocol=task.protocol.value, task_id=task.id, annotator=annotator):  # not every session: play's start-up
         if s.mode == "human_user":
             return f"you played this task's user (session {s.id}), whose screen shows its hidden information"
         if s.mode in ("human_agent", "stepped") and s.status in FINISHED_STATUSES:

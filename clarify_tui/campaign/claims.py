@@ -37,7 +37,7 @@ from typing import Iterator
 
 from clarify_tui import db_errors
 from clarify_tui.errors import UsageError
-from clarify_tui.lease import is_zombie, pid_alive, process_id
+from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import FINISHED_STATUSES, now_iso
 
 FINISHED = FINISHED_STATUSES
@@ -252,9 +252,7 @@ def holder_alive(holder: str) -> bool:
     if host != socket.gethostname():
         return True
     ident = rest.rsplit(":", 1)[0] if ":" in rest else "-"
-    if is_zombie(int(pid)):  # killed, not yet reaped: it will never come back
-        return False
-    current = process_id(int(pid)) if ident != "-" else None
+    current = process_id(int(pid)) if ident != "-" else None  # None for a zombie: pid_alive says dead
     if current is not None:
         return current == ident
     return pid_alive(int(pid))

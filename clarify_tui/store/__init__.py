@@ -193,8 +193,14 @@ class Store:
         runs: Iterable[str] | None = None,
         protocol: str | None = None,
         status: str | None = None,
+        task_id: str | None = None,
+        annotator: str | None = None,
     ) -> list[Session]:
         where, params = [], []
+        for column, value in (("task_id", task_id), ("annotator", annotator)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
         runs = list(runs or [])
         if runs:
             where.append(f"run IN ({', '.join('?' for _ in runs)})")
