@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from clarify_tui.engine import build_episode
-from clarify_tui.services import build_agent, build_judge, build_user
 from clarify_tui.models import Answer, EpisodeConfig, InteractCompPart, SearchHit, Task
 from clarify_tui.search.base import SearchResult
+from clarify_tui.services import build_agent, build_judge, build_user
 
 ROOT = Path(__file__).resolve().parent.parent
 

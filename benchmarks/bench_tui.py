@@ -83,8 +83,6 @@ tests/conftest.py's (a benchmark imports nothing from tests/).
 
 from __future__ import annotations
 
-KEY_GAP_S = 0.02  # a timed key is posted this long after the previous key's paint (see the docstring)
-
 import argparse
 import asyncio
 import gc
@@ -94,6 +92,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+KEY_GAP_S = 0.02  # a timed key is posted this long after the previous key's paint (see the docstring)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -181,7 +181,7 @@ async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.E
                         while letter not in drawn:
                             left = sent + ECHO_TIMEOUT_S - time.perf_counter()
                             if left <= 0:
-                                raise asyncio.TimeoutError(f"key {letter.decode()!r} not drawn; last: {drawn[-300:]!r}")
+                                raise TimeoutError(f"key {letter.decode()!r} not drawn; last: {drawn[-300:]!r}")
                             drawn = await asyncio.wait_for(v.frames.get(), left)
                         v.echoes.append(time.perf_counter() - sent)
                         await asyncio.sleep(0.2)
@@ -189,7 +189,7 @@ async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.E
                         await ws.send_str(json.dumps(["stdin", "\x7f"]))
                 done_typing.set()
                 await asyncio.sleep(3600)  # stay until cancelled: idle CPU is measured meanwhile
-            except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
+            except (TimeoutError, aiohttp.ClientError) as exc:
                 v.error = v.error or f"{type(exc).__name__} {exc}"
                 note(f"{v.name} failed: {v.error}; last drawn: {v.tail.decode(errors='replace')!r}")
             finally:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui.argtypes import TaskLimit, take
 from clarify_tui.errors import UsageError
@@ -133,8 +134,8 @@ def prepare_run(
     """Everything `run` checks before it touches the database: the tasks, the spec, the
     config and its call limit, every backend built once, the provenance. A bad setting
     raises here."""
-    from clarify_tui.paths import default_db_path
     from clarify_tui.deviations import banner
+    from clarify_tui.paths import default_db_path
     from clarify_tui.provenance import run_provenance
     from clarify_tui.run_spec import RunSpec
     from clarify_tui.runner import apply_call_limit, run_deviations, validate_spec

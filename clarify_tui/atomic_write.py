@@ -22,8 +22,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import re
+import secrets
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
     from clarify_tui.config import Config
     from clarify_tui.judges.base import Judge
-    from clarify_tui.search.cache import Db
     from clarify_tui.search.base import SearchBackend
+    from clarify_tui.search.cache import Db
     from clarify_tui.users.base import UserSimulator
 
 
@@ -103,7 +103,8 @@ def check_spec(role: str, spec: str, config: Config | None = None) -> None:
         return
     args, _, _ = _custom_settings(role, config)
     from clarify_tui import custom_roles
-    from clarify_tui.plugins import PluginSpecError, check_spec as check
+    from clarify_tui.plugins import PluginSpecError
+    from clarify_tui.plugins import check_spec as check
 
     needs = {"agent": ("act",), "user": tuple(custom_roles.USER_METHODS),
              "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference")}[role]

@@ -10,7 +10,6 @@ import argparse
 import importlib
 import sqlite3
 import sys
-from pathlib import Path
 
 from rich.console import Console
 

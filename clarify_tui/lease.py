@@ -26,10 +26,10 @@ the caller cannot see, is live while its heartbeat is fresh, as a holder on anot
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import sqlite3
 import time
-import secrets
 from dataclasses import dataclass
 
 from clarify_tui.errors import RunLeaseError

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from clarify_tui.protocols.cts.metrics import restore_score
 from clarify_tui.protocols import registry
+from clarify_tui.protocols.cts.metrics import restore_score
 from clarify_tui.results import (
     ADVANCED_OUTCOMES,
     CheckpointResult,

@@ -25,11 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from clarify_tui import db_errors
-from clarify_tui.backends import agent_time_limit, close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.backends import (
+    agent_time_limit,
+    close_backends,
+    make_agent,
+    make_deep_search,
+    make_judge,
+    make_search,
+    make_user,
+)
 from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode

@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from clarify_tui.protocols import registry
 
 
-
 # A protocol's name: the three built-ins as members, and an installed package's protocol
 # (registry.py's entry points) as a member made on first use, so `Protocol("mine")` and a
 # stored `"protocol": "mine"` read as the built-ins' do. (A comment, not a docstring: the

@@ -11,9 +11,9 @@ the step where the agent guessed (searched or answered) instead of asking.
 from __future__ import annotations
 
 from clarify_tui.models import ActionKind, Session, Step
+from clarify_tui.plural import plural
 from clarify_tui.protocols import registry
 from clarify_tui.results import DiscoBenchState
-from clarify_tui.plural import plural
 
 GUESS_KINDS = (ActionKind.search, ActionKind.answer)
 

@@ -7,15 +7,19 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 from clarify_tui.cli import main
 from clarify_tui.store import Store
-from tests.bad_input_cases import drop_template, foreign_db as _foreign, make_dir as _mkdir, played as _played, write as _write
+from tests.bad_input_cases import drop_template
+from tests.bad_input_cases import foreign_db as _foreign
+from tests.bad_input_cases import make_dir as _mkdir
+from tests.bad_input_cases import played as _played
+from tests.bad_input_cases import write as _write
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -17,7 +17,10 @@ import pytest
 from clarify_tui.cli import build_parser, main
 from clarify_tui.store import Store
 from tests.bad_input_cases import Case, attempt, drop_template
-from tests.bad_input_cases import foreign_db as _foreign, make_dir as _mkdir, played as _played, write as _write
+from tests.bad_input_cases import foreign_db as _foreign
+from tests.bad_input_cases import make_dir as _mkdir
+from tests.bad_input_cases import played as _played
+from tests.bad_input_cases import write as _write
 
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"

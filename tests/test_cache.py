@@ -9,8 +9,8 @@ import sqlite_utils
 from servers import FakeTavily, Reply, Script, llm_config, tavily_results
 
 from clarify_tui.errors import BackendError
-from clarify_tui.services import build_search
 from clarify_tui.search.cache import CachedSearch, CacheMissError, export_cache, import_cache, normalise_query
+from clarify_tui.services import build_search
 
 KEY = "tvly-test-cache-77"
 HITS = [("Hornussen", "https://h", "Hornussen is a Swiss sport."), ("Baseball", "https://b", "Bat and ball.")]

@@ -255,8 +255,8 @@ async def test_two_visitors_apps_get_different_tasks_and_no_other_sessions(tmp_p
 
 async def test_a_second_tab_says_the_task_is_open_elsewhere_then_takes_it_over(tmp_path):
     from clarify_tui.tui.campaign import CampaignApp
-    from clarify_tui.tui.screens.play import PlayScreen
     from clarify_tui.tui.messages import AgentTurnStarted
+    from clarify_tui.tui.screens.play import PlayScreen
     from tests.test_tui import SIZE, Messages
 
     db = tmp_path / "c.db"

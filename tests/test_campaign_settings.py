@@ -40,8 +40,8 @@ def rows(db: Path, sql: str) -> list[tuple]:
 
 
 def start(db: Path, port: int, *options: str):
-    import subprocess
     import socket
+    import subprocess
     import sys
 
     proc = subprocess.Popen(
@@ -72,7 +72,7 @@ class Terminal:
             assert left > 0, f"{texts!r} never shown: {ANSI.sub(b'', self.seen)[-2000:]!r}"
             try:
                 message = await asyncio.wait_for(self.ws.receive(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
             if message.type == aiohttp.WSMsgType.BINARY:

@@ -68,7 +68,7 @@ def test_tables_say_unpriced_and_show_the_agent_cost(db, capsys):
     capsys.readouterr()
     assert main(["score", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert "unpriced" in out and f"unpriced (no price in clarify.toml [prices] or genai-prices" in out
+    assert "unpriced" in out and "unpriced (no price in clarify.toml [prices] or genai-prices" in out
     assert main(["report", "--db", str(db)]) == 0
     report = capsys.readouterr().out
     tin, tout = tokens(db, "agent")

@@ -8,9 +8,9 @@ export leave it empty / null. Models on a loopback OpenAI server."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
-import importlib.util
 import math
 
 import pytest

@@ -6,8 +6,6 @@ is no answer and still scores 0."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from servers import FakeOpenAI, chat
 

@@ -17,7 +17,7 @@ from clarify_tui.store import Store
 from clarify_tui.users.base import UserReply
 from clarify_tui.users.rule import RuleUser
 from tests.conftest import CTS, ListAgent
-from tests.test_metrics import C1, C2, FULL, NOTHING, PARTIAL, REGION, YEAR, play
+from tests.test_metrics import C1, C2, FULL, NOTHING, PARTIAL, YEAR, play
 
 UNIS = Task(
     id="unis", protocol="cts", question="best universities for AI",

@@ -158,7 +158,7 @@ async def test_a_down_endpoint_is_never_read_as_an_answer_under_compat_reference
     the harness does; a call not made because the run is stopping errors the session instead."""
     from clarify_tui.backends import make_agent, make_judge, make_user
     from clarify_tui.engine import build_episode
-    from clarify_tui.models import Answer, EpisodeConfig
+    from clarify_tui.models import EpisodeConfig
     from clarify_tui.tasks import load_tasks
 
     monkeypatch.setenv("TAVILY_API_KEY", TAVILY_KEY)

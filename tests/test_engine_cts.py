@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.protocols.cts.rules import restore_score
 from clarify_tui.models import Action, EpisodeConfig
+from clarify_tui.protocols.cts.rules import restore_score
 from tests.conftest import CTS
 
 
@@ -48,8 +48,8 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
     """Like an agent's ask step: the question goes in, the answer comes out, in the step and
     in the database's input/output columns; an older database (reply in, question out)
     still reads as (question, reply)."""
-    from clarify_tui.protocols.cts.rules import user_reply
     from clarify_tui.models import ActionKind, Observation, Step
+    from clarify_tui.protocols.cts.rules import user_reply
     from clarify_tui.store import Store
 
     store = Store(tmp_path / "cts.db")
@@ -70,9 +70,9 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
 async def test_restore_score_is_stored_at_full_precision(make_episode):
     """Three nuggets of weight 1, one covered: 100/3 = 33.333..., stored unrounded and equal
     to the metric's value (it used to be rounded to 4 places)."""
+    from clarify_tui.models import Nugget
     from clarify_tui.protocols.cts.metrics import session_score
     from clarify_tui.results import CTSResult
-    from clarify_tui.models import Nugget
 
     nuggets = [*CTS.cts.nuggets, Nugget(id="n3", text="Shizuoka tea exports doubled in 2021", weight=1)]
     nuggets = [n.model_copy(update={"weight": 1}) for n in nuggets]

@@ -223,9 +223,9 @@ def _garbage(n):
 async def test_three_invalid_outputs_in_a_row_are_a_wrong_answer_never_an_errored_session(make_episode):
     """A model's own failure is a wrong answer (as InteractComp's invalid_skip); only
     infrastructure failures are excluded. Paper 000 B.1 averages over all valid questions."""
-    from tests.test_discobench_scoring import group
     from clarify_tui.metrics.records import from_session
     from clarify_tui.metrics.report import score_sessions
+    from tests.test_discobench_scoring import group
 
     ep = make_episode(DISCO, [Action.answer(SANDROCK)] + _garbage(3))
     session = await ep.run()

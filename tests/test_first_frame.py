@@ -15,8 +15,8 @@ from textual.widgets import Static
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
 from clarify_tui.tui.app import ClarifyApp
-from clarify_tui.tui.speed.first_frame import FirstFrameDrawsAll, LaidOutOnOpen
 from clarify_tui.tui.screens.play import PlayScreen
+from clarify_tui.tui.speed.first_frame import FirstFrameDrawsAll, LaidOutOnOpen
 from clarify_tui.tui.widgets.trajectory import Trajectory
 from tests.conftest import CTS, DISCO, DOCS, IC
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from clarify_tui.cli import main
+from clarify_tui.protocols.interactcomp.tasks import encrypt_field
 from clarify_tui.store import Store
 from clarify_tui.tasks import load_tasks
-from clarify_tui.protocols.interactcomp.tasks import encrypt_field
 
 RELEASE = Path(__file__).parent / "fixtures" / "interactcomp_sample5.encrypted.jsonl"
 

@@ -14,9 +14,9 @@ import sqlite_utils
 from servers import FakeOpenAI, FakeTavily, Reply, chat, error, llm_config, tavily_results
 
 from clarify_tui.engine import build_episode
-from clarify_tui.services import build_agent, build_judge, build_search, build_user
-from clarify_tui.models import ActionKind, Answer, EpisodeConfig, InteractCompPart, Task
+from clarify_tui.models import Answer, EpisodeConfig, InteractCompPart, Task
 from clarify_tui.search.cache import CachedSearch
+from clarify_tui.services import build_agent, build_judge, build_search, build_user
 
 IC = Task(
     id="ic1", protocol="interactcomp",

@@ -13,7 +13,6 @@ from servers import FakeOpenAI, Reply, Script, chat, error, llm_config
 
 from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.errors import BackendError
-from clarify_tui.services import build_agent, build_judge, build_user
 from clarify_tui.models import (
     Action,
     ActionKind,
@@ -26,6 +25,7 @@ from clarify_tui.models import (
     SearchHit,
     Task,
 )
+from clarify_tui.services import build_agent, build_judge, build_user
 
 KEY = "sk-test-DO-NOT-LEAK-4242"
 ALL = [ActionKind.search, ActionKind.ask, ActionKind.answer]

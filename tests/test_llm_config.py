@@ -8,8 +8,8 @@ from servers import FakeOpenAI, Script, chat
 
 from clarify_tui import config as config_module
 from clarify_tui.config import Config, ConfigError, load_config
-from clarify_tui.services import build_agent, build_judge
 from clarify_tui.models import Answer
+from clarify_tui.services import build_agent, build_judge
 
 TOML = """
 [openai]

@@ -14,7 +14,6 @@ import sqlite_utils
 from servers import FakeOpenAI, FakeTavily, Reply, chat, error, llm_config, tavily_results
 
 from clarify_tui.engine import build_episode
-from clarify_tui.services import build_agent, build_judge, build_search, build_user
 from clarify_tui.models import (
     ActionKind,
     Answer,
@@ -28,6 +27,7 @@ from clarify_tui.models import (
 )
 from clarify_tui.runner import RunSpec, run_batch
 from clarify_tui.search.cache import CachedSearch
+from clarify_tui.services import build_agent, build_judge, build_search, build_user
 from clarify_tui.store import Store
 
 IC = Task(

@@ -25,7 +25,6 @@ from clarify_tui.metrics import (
     score,
 )
 from clarify_tui.metrics.common import bootstrap_mean_ci, percentile
-from clarify_tui.protocols.interactcomp.metrics import calibration_bin
 from clarify_tui.models import (
     Action,
     Answer,
@@ -39,6 +38,7 @@ from clarify_tui.models import (
     Task,
     Usage,
 )
+from clarify_tui.protocols.interactcomp.metrics import calibration_bin
 from clarify_tui.rejudge import rejudge
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store

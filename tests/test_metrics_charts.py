@@ -7,13 +7,12 @@ import itertools
 import pytest
 
 from clarify_tui.metrics.charts import HIST_BINS, compute_scores
-from clarify_tui.protocols.cts.charts import restore_histogram
-from clarify_tui.protocols.interactcomp.charts import reliability_points
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.table_rows import group_label, profile_cell
+from clarify_tui.protocols.cts.charts import restore_histogram
+from clarify_tui.protocols.interactcomp.charts import reliability_points
 from clarify_tui.results import parse_result
-
 
 _N = itertools.count(1)
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from clarify_tui.metrics import cts_metrics, discobench_metrics, interactcomp_metrics
 from clarify_tui.metrics.common import bootstrap_mean_ci
-from clarify_tui.protocols.cts.metrics import restore_score
 from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.protocols.cts.metrics import restore_score
 from clarify_tui.results import NuggetCoverage, parse_result
 
 STATUSES = st.sampled_from(["completed", "completed", "completed", "errored", "abandoned"])

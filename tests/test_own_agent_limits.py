@@ -70,7 +70,7 @@ def test_a_py_agent_past_the_agents_time_limit_errors_the_session(tmp_path, caps
         assert "0 completed, 1 errored" in capsys.readouterr().err
         [session] = Store(db).sessions()
         assert session.status == "errored"
-        assert f"did not act within 0.3 s on task ic-01 (the agents' time limit: --set agent.timeout=SECONDS)" \
+        assert "did not act within 0.3 s on task ic-01 (the agents' time limit: --set agent.timeout=SECONDS)" \
             in session.error
 
 

@@ -135,8 +135,8 @@ async def test_an_agent_that_raises_in_step_mode_ends_the_task_wrong_and_says_wh
 
 @pytest.mark.parametrize("protocol", ["interactcomp", "discobench"])
 async def test_own_agent_in_watch_mode_runs_to_the_end(tmp_path, protocol):
-    from tests.test_tui import Messages
     from clarify_tui.tui.messages import SessionEnded
+    from tests.test_tui import Messages
 
     store = Store(tmp_path / "tui.db")
     spec = f"py:{docs_agent(tmp_path)}:MyAgent"

@@ -4,7 +4,7 @@ what did not change (a step that moves no counter), never what did."""
 from __future__ import annotations
 
 from clarify_tui.tui.widgets.question import QuestionPanel
-from tests.test_tui import SIZE, _plain, make_app, settle, search, store  # noqa: F401  (fixtures)
+from tests.test_tui import SIZE, _plain, make_app, search, settle, store  # noqa: F401  (fixtures)
 
 
 def shown(screen) -> tuple[str, str]:

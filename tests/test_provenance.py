@@ -13,9 +13,9 @@ import pytest
 
 from clarify_tui import __version__, provenance
 from clarify_tui.cli import main
+from clarify_tui.models import Protocol
 from clarify_tui.paths import prompts_dir
 from clarify_tui.tasks.demo import demo_file
-from clarify_tui.models import Protocol
 from tests.servers import FakeOpenAI, interactcomp_router
 
 KEY = "sk-i23c-secret-never-stored"

@@ -9,8 +9,8 @@ from servers import FakeOpenAI, Script, chat, llm_config
 from clarify_tui.backends import make_agent, make_judge
 from clarify_tui.engine import build_episode
 from clarify_tui.errors import BackendError
-from clarify_tui.services import build_judge, build_user
 from clarify_tui.models import Answer
+from clarify_tui.services import build_judge, build_user
 from clarify_tui.store import Store
 from tests.conftest import CTS, DISCO
 

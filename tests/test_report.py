@@ -105,7 +105,7 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
     """Groups carrying `comparable: false` and `deviations` (issue 23) get a † and a footnote;
     an unpriced agent (`agent_cost_usd: null`) prints "unpriced", never 0.00."""
     from clarify_tui.exporters.paper_report import csv_text, latex, markdown
-    from clarify_tui.metrics.paper_tables import PaperTable, make_row, add_footnotes
+    from clarify_tui.metrics.paper_tables import PaperTable, add_footnotes, make_row
 
     group = {"key": {"run": "r1"}, "benchmark": "interactcomp", "n_sessions": 3, "comparable": False,
              "deviations": ["user simulator: rule, the paper used GPT-4o at T=1.0"],

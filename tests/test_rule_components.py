@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from clarify_tui.protocols.cts.aspects import classify_question
 from clarify_tui.judges.rule import RuleJudge, answers_match
 from clarify_tui.models import Answer, Nugget
+from clarify_tui.protocols.cts.aspects import classify_question
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.users.rule import RuleUser
 from tests.conftest import CTS, IC

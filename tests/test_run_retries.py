@@ -13,8 +13,8 @@ from servers import FakeOpenAI, Reply, Script, chat, error, interactcomp_router,
 
 from clarify_tui.cli import main
 from clarify_tui.errors import BackendError
-from clarify_tui.services import build_judge
 from clarify_tui.models import Answer
+from clarify_tui.services import build_judge
 from clarify_tui.store import Store
 from clarify_tui.tasks import load_tasks
 

@@ -6,7 +6,6 @@ import asyncio
 import csv
 import io
 import json
-import sys
 
 import pytest
 

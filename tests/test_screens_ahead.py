@@ -16,10 +16,10 @@ from textual.widgets import Static
 from clarify_tui.models import Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
-from clarify_tui.tui.speed.ahead import QUIET_S
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.help import HelpScreen, HelpText, help_table
 from clarify_tui.tui.screens.sessions import SessionsScreen
+from clarify_tui.tui.speed.ahead import QUIET_S
 from clarify_tui.tui.widgets.session_table import SessionTable
 from tests.conftest import CTS, DISCO, DOCS, IC
 
@@ -280,7 +280,7 @@ async def test_textuals_compound_widgets_are_composed_at_once(tmp_path):
     """Only our widgets and Textual's plain containers are mounted a child at a time; F3's
     tabs (whose Underline Tabs reads as soon as a tab is active) are composed as Textual
     composes them (test_tui's orig_baseline test once crashed with NoMatches 'Underline')."""
-    from textual.widgets import Tabs, TabbedContent
+    from textual.widgets import TabbedContent, Tabs
 
     app = make_app(tmp_path / "t.db")
     add_session(app.store, "r1", status="completed")

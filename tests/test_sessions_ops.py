@@ -8,7 +8,14 @@ from clarify_tui.agents.scripted import ScriptedAgent
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action
 from clarify_tui.sessions_ops import (
-    ForkError, abandon, family, fork_session, left_running, next_in_queue, queue_progress, resume_session,
+    ForkError,
+    abandon,
+    family,
+    fork_session,
+    left_running,
+    next_in_queue,
+    queue_progress,
+    resume_session,
 )
 from clarify_tui.store import Store
 from clarify_tui.users.rule import RuleUser

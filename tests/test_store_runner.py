@@ -60,8 +60,8 @@ async def test_resume_skips_completed_tasks_and_replays_interrupted_ones(tmp_pat
         await run_batch(store, spec, [IC])
     # simulate a crash mid-episode of a second task: its session was left "running"
     crashed = IC.model_copy(update={"id": "i2"})
-    from clarify_tui.engine import build_episode
     from clarify_tui.backends import make_agent, make_judge, make_user
+    from clarify_tui.engine import build_episode
 
     ep = build_episode(crashed, agent=make_agent("scripted:direct-guess"), user=make_user("rule"),
                        search=search, judge=make_judge("rule"), sink=store)
@@ -121,8 +121,8 @@ def test_cli_run_and_export_jsonl_on_a_dataset_file(tmp_path, capsys, search, mo
                      "--db", str(db), "--run", bench, "--k", "2"]) == 0
     capsys.readouterr()
     assert main(["export", "--db", str(db), "--format", "jsonl"]) == 0
-    lines = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
-    assert {l["session"]["protocol"] for l in lines} == {"interactcomp", "discobench", "cts"}
+    lines = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+    assert {record["session"]["protocol"] for record in lines} == {"interactcomp", "discobench", "cts"}
     for record in lines:
         assert record["task"]["id"] == record["session"]["task_id"]
         assert record["steps"] and {"actor", "action", "input", "output", "tokens_in", "latency_ms", "error"} <= set(record["steps"][0])

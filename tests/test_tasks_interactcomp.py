@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from clarify_tui.models import Protocol
-from clarify_tui.tasks import DatasetError, load_tasks, validate_dataset
 from clarify_tui.protocols.interactcomp.tasks import ENCRYPTED_FIELDS, decrypt_field, encrypt_field
+from clarify_tui.tasks import DatasetError, load_tasks, validate_dataset
 
 SAMPLE = Path(__file__).parent / "fixtures" / "interactcomp_sample5.encrypted.jsonl"
 ANSWER_SHA256_PREFIX = {

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.style import Style
-from textual.strip import Strip
 from rich.text import Text
+from textual.strip import Strip
 
 from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
 from clarify_tui.tui.widgets import step_card

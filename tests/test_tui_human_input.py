@@ -9,13 +9,12 @@ screen says the agent received is what it received.
 
 from __future__ import annotations
 
+import pytest
+
 from clarify_tui.tui.messages import AgentTurnStarted, ReplyRequested, SessionEnded
 from clarify_tui.tui.widgets.action_form import parse_confidence
-from tests.conftest import DISCO
 from tests.test_tui import SIZE, Messages, make_app, rendered_text, search, store, type_text  # noqa: F401
 from tests.test_tui_keys import shown
-
-import pytest
 
 
 @pytest.mark.parametrize(("typed", "value"), [("", None), ("80", 80.0), (" 75% ", 75.0), ("0", 0.0), ("100", 100.0)])

@@ -183,7 +183,7 @@ def first_section(app) -> str:
     bordered = "█" in shown(app)  # the workbench draws help as a dialog over the screen; BrowseApp full screen
     inside = [line[line.find("█") + 1:line.rfind("█")] if bordered else line for line in shown(app).splitlines()
               if line.count("█") >= 2 or not bordered]
-    lines = [" ".join(line.strip("▁▂▃▄▅▆▇▀▄ ").split()) for line in inside]
+    lines = [" ".join(line.strip("▁▂▃▄▅▆▇▀▄ ").split()) for line in inside]  # noqa: B005 (a set of block characters)
     start = next(i for i, line in enumerate(lines) if "clarify-tui — keys" in line)
     return next(line for line in lines[start + 1:] if line)
 

@@ -92,7 +92,7 @@ async def _act(obj: Any, view: AgentView) -> Any:
     so a slow one does not hold up the run's other episodes (their event loop). Several
     episodes may be in it at once: a plain `act` must be thread-safe (docs/agents.md)."""
     method = obj.act
-    if inspect.iscoroutinefunction(method) or inspect.iscoroutinefunction(getattr(method, "__call__", None)):
+    if inspect.iscoroutinefunction(method) or inspect.iscoroutinefunction(getattr(method, "__call__", None)):  # noqa: B004 (an object's async __call__)
         value = await method(view)
     else:
         value = await _in_thread(method, view)

@@ -7,7 +7,7 @@ step's latency, which is the human's time per action.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.models import Action

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.llm import render
-from clarify_tui.protocols.interactcomp import prompts as ic_prompts
 from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_action, parse_questions
 from clarify_tui.llm.client import ChatClient, Completion
-from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
-from clarify_tui.llm.prompts import render as prompt
 from clarify_tui.llm.prompts import exists, template
+from clarify_tui.llm.prompts import render as prompt
 from clarify_tui.models import Action, ActionKind, Protocol
+from clarify_tui.protocols.interactcomp import prompts as ic_prompts
+from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
 
 _LANGUAGES = {"zh": "Chinese", "en": "English"}
 

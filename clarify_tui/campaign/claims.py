@@ -30,10 +30,10 @@ import secrets
 import socket
 import sqlite3
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from clarify_tui import db_errors
 from clarify_tui.errors import UsageError

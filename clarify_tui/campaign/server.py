@@ -231,7 +231,7 @@ async def reap(app_service: AppService) -> None:
         process.stdin.close()
     try:
         await asyncio.wait_for(process.wait(), REAP_WAIT_S)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
         await process.wait()
 

@@ -206,7 +206,7 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     holders: dict[str, set[str]] = {}
     for who, task in live:
         holders.setdefault(task, set()).add(who)
-    for who, p in people.items():
+    for p in people.values():
         _tally(p, task_ids, per_task, state, covered, holders)
         p.accuracy = p.correct / p.graded if p.graded else None
         p.accuracy_ci95 = wilson(p.correct, p.graded)

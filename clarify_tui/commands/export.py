@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import names_a_folder
 from clarify_tui.atomic_write import OutputError, atomic_output, check_target
-from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import add_db, db_path, open_store, require_runs, run_name
+from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
 
 if TYPE_CHECKING:

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, file_path, open_store, require_runs, run_name, spec
+from clarify_tui.commands.common import (
+    BENCHMARKS,
+    add_db,
+    at_least,
+    file_path,
+    open_store,
+    require_runs,
+    run_name,
+    spec,
+)
 
 if TYPE_CHECKING:
     from clarify_tui.commands.common import Subparsers

@@ -14,8 +14,15 @@ import argparse
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import task_limit
-from clarify_tui.commands.common import (BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name, seconds,
-                                         spec)
+from clarify_tui.commands.common import (
+    BENCHMARKS,
+    add_db,
+    db_path,
+    refuse_unusable_db,
+    run_name,
+    seconds,
+    spec,
+)
 from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -113,9 +120,9 @@ def check_own_specs(args: argparse.Namespace) -> None:
         return
     from clarify_tui.backends import check_spec
 
-    for role, spec in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
-        if is_custom(spec):
-            check_spec(role, spec)  # found and checked, not made: the screen makes it once
+    for role, given in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
+        if is_custom(given):
+            check_spec(role, given)  # found and checked, not made: the screen makes it once
 
 
 def check_before_screen(args: argparse.Namespace) -> None:

@@ -8,18 +8,18 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from clarify_tui.plural import plural
-
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TaskID,
     TimeRemainingColumn,
 )
+
+from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.models import Session

@@ -13,8 +13,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import task_limit
-from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, db_path, refuse_unusable_db, run_name
+from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
 
 if TYPE_CHECKING:

@@ -10,18 +10,18 @@ from rich.console import Console
 
 from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
-from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
-from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT
+from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.protocols import registry
+from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT
 from clarify_tui.redaction import redact
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
 
 if TYPE_CHECKING:
-    from clarify_tui.commands.common import Subparsers
     from clarify_tui.api import RunResult
+    from clarify_tui.commands.common import Subparsers
     from clarify_tui.runner import RunSummary
     from clarify_tui.store import Store
 

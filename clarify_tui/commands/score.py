@@ -15,14 +15,14 @@ import json
 import multiprocessing
 import os
 import sys
-from pathlib import Path
 from collections.abc import Iterator
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
-from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, PROFILES, SUBSETS
+from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.protocols import registry

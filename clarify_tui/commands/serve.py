@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from pathlib import Path
-from urllib.parse import quote
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from clarify_tui.argtypes import at_least
-from clarify_tui.commands.common import db_path, file_path, port as port_number, run_name
+from clarify_tui.commands.common import db_path, file_path, run_name
+from clarify_tui.commands.common import port as port_number
 from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
 
@@ -71,8 +72,8 @@ def _param_name(text: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.claims import ClaimBook
-    from clarify_tui.campaign.server import CampaignServer, visitor_command
     from clarify_tui.campaign.links import Signer, load_secret, read_names, secret_path
+    from clarify_tui.campaign.server import CampaignServer, visitor_command
     from clarify_tui.campaign.visitor import campaign_tasks
     from clarify_tui.models import PROTOCOLS
 
@@ -160,8 +161,8 @@ def _print_links(args: argparse.Namespace, db: Path, token: str, signer: Signer 
 def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Store], None]:
     """Check the roles as `run` does (a bad spec, a missing key or config is one line before
     anything is served); the returned call records them on the campaign's run row."""
-    from clarify_tui.campaign.run_settings import campaign_provenance, record_campaign_run
     from clarify_tui.backends import make_deep_search, make_judge, make_user
+    from clarify_tui.campaign.run_settings import campaign_provenance, record_campaign_run
     from clarify_tui.campaign.visitor import campaign_settings
 
     services, episode = campaign_settings(args)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 
-from clarify_tui.errors import UsageError
 from clarify_tui.commands.common import add_db, at_least, db_path, file_path
+from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.api import PreparedRun
@@ -135,8 +135,14 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
     """Every cell checked by `run`'s own checks and built (`api.prepare_run`) before anything
     plays: a cell that is not valid for its benchmark is refused, naming it."""
     from clarify_tui import api
-    from clarify_tui.commands.run import (check_flag_pairs, check_interactcomp_flags, compat_changes_nothing,
-                                          episode_config, other_benchmarks_flags, parse_overrides)
+    from clarify_tui.commands.run import (
+        check_flag_pairs,
+        check_interactcomp_flags,
+        compat_changes_nothing,
+        episode_config,
+        other_benchmarks_flags,
+        parse_overrides,
+    )
     from clarify_tui.plugins import parse_args
 
     parser = run_parser()

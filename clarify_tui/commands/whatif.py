@@ -9,8 +9,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from clarify_tui.commands.common import add_db, file_path, open_store, run_name
-from clarify_tui.commands.common import at_least
+from clarify_tui.commands.common import add_db, at_least, file_path, open_store, run_name
 from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from clarify_tui.protocols import registry
 from clarify_tui.search.base import SearchBackend
 from clarify_tui.users.base import UserSimulator
 
+
 def rules_for(protocol: Protocol) -> type[Rules]:
     """The rules class of a protocol: the engine knows none, it asks the registry."""
     return registry.get(protocol).rules

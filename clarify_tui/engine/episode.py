@@ -15,12 +15,12 @@ import logging
 import sqlite3
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from clarify_tui.agent_view import AgentView, ViewTurn
 from clarify_tui.engine.rules import MAX_INVALID_STREAK, Rules, StepSink, merge_usage
 from clarify_tui.errors import AgentFailed, BackendError, StoreError
-from clarify_tui.redaction import redact
 from clarify_tui.models import (
     Action,
     ActionKind,
@@ -33,6 +33,7 @@ from clarify_tui.models import (
     Usage,
     now_iso,
 )
+from clarify_tui.redaction import redact
 from clarify_tui.results import EpisodeState
 from clarify_tui.search.cache import CachedSearch
 

@@ -7,7 +7,8 @@ protocol's author reads the contract without the loop, and the loop without the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol as TypingProtocol
+from typing import TYPE_CHECKING, Any
+from typing import Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
 from clarify_tui.results import AnyResult, AnyState

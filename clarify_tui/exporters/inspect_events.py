@@ -103,8 +103,14 @@ def _arguments(step: Step) -> dict[str, Any]:
 def build(session: Session, steps: list[Step], question: str) -> Transcript:
     """The session's messages, events and usage, in step order."""
     from inspect_ai.event import ErrorEvent, InfoEvent, ModelEvent, ToolEvent
-    from inspect_ai.model import (ChatCompletionChoice, ChatMessageAssistant, ChatMessageTool, ChatMessageUser,
-                                  GenerateConfig, ModelOutput)
+    from inspect_ai.model import (
+        ChatCompletionChoice,
+        ChatMessageAssistant,
+        ChatMessageTool,
+        ChatMessageUser,
+        GenerateConfig,
+        ModelOutput,
+    )
     from inspect_ai.tool import ToolCall, ToolCallError
 
     out = Transcript(messages=[ChatMessageUser(content=question)])

@@ -31,11 +31,11 @@ from typing import IO
 
 from clarify_tui.errors import UsageError
 from clarify_tui.exporters.counted import counted_once
-from clarify_tui.protocols.interactcomp.harness_history import ERRORED_MESSAGE, parse_action_text, render_history
-from clarify_tui.protocols.interactcomp import reference as ic_reference
-from clarify_tui.protocols.interactcomp.actions import reference_parse
 from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind, Session, Step, Task
+from clarify_tui.protocols.interactcomp import reference as ic_reference
+from clarify_tui.protocols.interactcomp.actions import reference_parse
+from clarify_tui.protocols.interactcomp.harness_history import ERRORED_MESSAGE, parse_action_text, render_history
 from clarify_tui.results import InteractCompResult
 from clarify_tui.store import Store
 from clarify_tui.tasks.sealed import canary_of

@@ -20,7 +20,8 @@ One line per session, in the database's order (created_at, id):
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterable
+from collections.abc import Iterable
+from typing import IO, Any
 
 from clarify_tui.metrics.records import from_session
 from clarify_tui.metrics.report import is_counted

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from clarify_tui.engine import Episode
 from clarify_tui.agent_view import AgentView
+from clarify_tui.engine import Episode
 from clarify_tui.judges.base import NuggetJudgement, Verdict
 from clarify_tui.models import Action, Answer, Nugget, Session, Step, Task
 from clarify_tui.search.base import SearchResult

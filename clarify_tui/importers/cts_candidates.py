@@ -60,9 +60,9 @@ from clarify_tui.importers.common import (
     write_all,
 )
 from clarify_tui.models import Action, EpisodeConfig, Protocol, Task
+from clarify_tui.protocols.cts.tasks import ID_NAMES
 from clarify_tui.store import Store
 from clarify_tui.tasks import DatasetError, load_tasks
-from clarify_tui.protocols.cts.tasks import ID_NAMES
 from clarify_tui.tasks.problems import Problems, short
 from clarify_tui.tasks.textfile import read_records
 

@@ -47,7 +47,6 @@ from clarify_tui.importers.common import (
     check_run_free,
     write_all,
 )
-from clarify_tui.protocols.interactcomp.harness_history import ERRORED_MESSAGE
 from clarify_tui.importers.harness_csv import HarnessRow, apportion_costs, read_rows
 from clarify_tui.models import (
     Action,
@@ -56,6 +55,7 @@ from clarify_tui.models import (
     Observation,
     Protocol,
 )
+from clarify_tui.protocols.interactcomp.harness_history import ERRORED_MESSAGE
 from clarify_tui.results import InteractCompResult, InteractCompState
 from clarify_tui.store import Store
 from clarify_tui.tasks import DatasetError, load_tasks

@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clarify_tui.protocols.interactcomp.harness_history import HarnessRound, HistoryError, parse_history
 from clarify_tui.judges.rule import answers_match
 from clarify_tui.models import Task
+from clarify_tui.protocols.interactcomp.harness_history import HarnessRound, HistoryError, parse_history
 from clarify_tui.tasks.problems import Problems, short
 
 COLUMNS = (

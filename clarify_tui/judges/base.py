@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, Protocol as TypingProtocol
+from typing import Literal
+from typing import Protocol as TypingProtocol
 
 from pydantic import BaseModel
 

@@ -17,10 +17,10 @@ from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJud
 from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.contract import OffContract, complete_within_contract
 from clarify_tui.llm.parsing import find_json
-from clarify_tui.protocols.interactcomp.reference import grader_reading
 from clarify_tui.llm.prompts import exists, render, render_verbatim
 from clarify_tui.llm.yesno import NO, YES, read_yes_no
 from clarify_tui.models import Answer, Checkpoint, Nugget, Usage
+from clarify_tui.protocols.interactcomp.reference import grader_reading
 
 T = TypeVar("T")
 _COVERAGE = {"full", "partial", "none"}

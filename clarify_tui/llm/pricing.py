@@ -12,13 +12,13 @@ InteractComp's reference table differs and the `[prices]` entries that restore i
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _has_library_price(model: str) -> bool:
     return _library_cost(model, 0, 0) is not None
 

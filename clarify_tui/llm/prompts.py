@@ -6,12 +6,12 @@ with `{{`/`}}` for literal braces as in the InteractComp reference prompts.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from clarify_tui.paths import prompts_dir
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str) -> str:
     """The body of prompts/NAME.txt without its `//` header."""
     path = prompts_dir() / f"{name}.txt"
@@ -21,7 +21,7 @@ def template(name: str) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
-@lru_cache(maxsize=None)
+@cache
 def exists(name: str) -> bool:
     """Whether prompts/NAME.txt is there (a protocol's own prompt, where it brings one)."""
     return (prompts_dir() / f"{name}.txt").is_file()
@@ -31,7 +31,7 @@ def render(name: str, **fields: object) -> str:
     return template(name).format(**fields)
 
 
-@lru_cache(maxsize=None)
+@cache
 def verbatim(name: str) -> str:
     """The body of prompts/NAME.txt exactly as written after its `//` header (leading
     blank lines and trailing spaces kept), minus the file's own final newline: for the

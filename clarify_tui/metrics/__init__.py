@@ -13,12 +13,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # loaded on first use: a protocol's metrics module imports metrics.common first
-    from clarify_tui.protocols.cts.metrics import cts_metrics, restore_score
-    from clarify_tui.protocols.discobench.metrics import discobench_metrics
-    from clarify_tui.protocols.interactcomp.metrics import calibration_error, interactcomp_metrics
     from clarify_tui.metrics.profiles import profile_metrics
     from clarify_tui.metrics.records import ScoredSession, from_session, load_sessions
     from clarify_tui.metrics.report import flatten, group_sessions, score, score_sessions
+    from clarify_tui.protocols.cts.metrics import cts_metrics, restore_score
+    from clarify_tui.protocols.discobench.metrics import discobench_metrics
+    from clarify_tui.protocols.interactcomp.metrics import calibration_error, interactcomp_metrics
 
 _WHERE = {
     "cts_metrics": "clarify_tui.protocols.cts.metrics",

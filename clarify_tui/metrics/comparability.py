@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from clarify_tui.protocols import registry
 from clarify_tui.deviations import Setting, deviations
 from clarify_tui.models import EpisodeConfig
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:  # report imports this module
     from clarify_tui.metrics.report import ScoreGroup

@@ -10,8 +10,8 @@ right); CTS's restore score gets the mean and std only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb, sqrt
-from typing import Sequence
 
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols import registry

@@ -26,9 +26,9 @@ import math
 from collections.abc import Sequence
 from typing import TypedDict
 
-from clarify_tui.protocols import registry
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.stats import cohen_kappa, fleiss_kappa, mean_t_interval, wilson_interval
+from clarify_tui.protocols import registry
 
 ALPHA = 0.05
 

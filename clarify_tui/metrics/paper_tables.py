@@ -27,11 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from clarify_tui.errors import UsageError
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup
 from clarify_tui.metrics.table_rows import group_label
-from clarify_tui.errors import UsageError
 from clarify_tui.protocols import registry
 
 NA = "–"  # the papers' empty cell

@@ -16,12 +16,11 @@ from typing import Any, TypedDict
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.epochs import epoch_metrics
-from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
-from clarify_tui.protocols import registry
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
+from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
 from clarify_tui.metrics.records import ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role
-
+from clarify_tui.protocols import registry
 
 
 class ScoreGroup(TypedDict):

@@ -19,8 +19,9 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from clarify_tui.atomic_write import atomic_output
 from clarify_tui.errors import BackendError, UsageError

@@ -23,8 +23,9 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import NotFound
@@ -131,9 +132,9 @@ class Store:
         return key
 
     def ensure_run(self, name: str, **fields: Any) -> None:
-        from clarify_tui.models import now_iso
-
         import uuid
+
+        from clarify_tui.models import now_iso
 
         # run_id: tells this run from an independent one of the same name (campaign/run_identity.py);
         # kept on --resume, since the row is only written once

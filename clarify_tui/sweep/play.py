@@ -12,8 +12,9 @@ missing.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from clarify_tui.sweep.cells import Cell, shard_keep
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 from clarify_tui.models import Protocol
-from clarify_tui.tasks import native
-from clarify_tui.protocols.interactcomp import tasks as interactcomp
 from clarify_tui.protocols.cts import tasks as cts
+from clarify_tui.protocols.interactcomp import tasks as interactcomp
+from clarify_tui.tasks import native
 from clarify_tui.tasks.demo import demo_files
 from clarify_tui.tasks.problems import Problems
 from clarify_tui.tasks.sourced import Sourced

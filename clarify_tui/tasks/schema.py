@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from clarify_tui.atomic_write import write_text
-
 from clarify_tui.models import Task
 from clarify_tui.paths import data_dir
 

@@ -17,13 +17,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
-from textual import events
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
+from clarify_tui.plural import plural
 from clarify_tui.tui.commands import ScreenCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT, Role
@@ -33,7 +33,6 @@ from clarify_tui.tui.speed import screens_ahead
 from clarify_tui.tui.terminal import NeedsTerminal
 from clarify_tui.tui.typeahead import TypeaheadApp
 from clarify_tui.tui.workers import NotifiesWorkerErrors
-from clarify_tui.plural import plural
 
 if TYPE_CHECKING:  # the first paint builds no models (task_rows.py): pydantic loads after it
     from clarify_tui.config import Config
@@ -298,11 +297,10 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
     def open_task(self, task: Task, role: Role = "observer", *, run: str = "tui",
                   queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
+        from clarify_tui.models import EpisodeConfig
         from clarify_tui.sessions_ops import ForkError
         from clarify_tui.tui.driver import PlaySetup
         from clarify_tui.tui.screens.play import PlayScreen
-
-        from clarify_tui.models import EpisodeConfig
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
         setup = PlaySetup(task=task, role=role, config=config, run=run,

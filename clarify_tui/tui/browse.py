@@ -7,17 +7,15 @@ Nothing happens at import time; the store is opened by the caller (or lazily fro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
-
-from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from clarify_tui.tui.commands import ScreenCommands
-
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.terminal import NeedsTerminal
 from clarify_tui.tui.typeahead import TypeaheadApp

@@ -22,12 +22,12 @@ from textual.screen import Screen
 
 from clarify_tui.campaign.claims import ClaimBook, NoTask, OpenElsewhere
 from clarify_tui.models import Task
+from clarify_tui.plural import plural
 from clarify_tui.tui import app as tui_app
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.screens.play_queue import QueueSpec, progress
 from clarify_tui.tui.speed.crash import ShortCrash
-from clarify_tui.plural import plural
 
 SHUT = ("sessions", "scores")
 RETRY_S = 15.0

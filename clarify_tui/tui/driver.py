@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -27,7 +28,6 @@ from clarify_tui.annotation import ActiveClock, append_note
 from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
-from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -36,6 +36,7 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
+from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
 
 if TYPE_CHECKING:
     from clarify_tui.config import Config

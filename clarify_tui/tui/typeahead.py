@@ -11,7 +11,7 @@ go, so each later key reaches the field after them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import events
 

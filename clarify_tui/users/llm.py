@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from clarify_tui.errors import BackendError
 from clarify_tui.llm.client import ChatClient
 from clarify_tui.llm.contract import complete_within_contract, refuse_refusals
 from clarify_tui.llm.parsing import strip_reasoning

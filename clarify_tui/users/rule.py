@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import re
 
-from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.models import Checkpoint, Task
+from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.text import content_words, mentions
+from clarify_tui.users.base import IDK, NO, YES, UserReply
 from clarify_tui.users.context_facts import context_reply
 from clarify_tui.users.fused import answer_from_fused
-from clarify_tui.users.base import IDK, NO, YES, UserReply
 
 NOTHING_TO_ADD = "I can't add anything beyond what the question says."
 NOTHING_TO_ADD_ZH = "除了问题里说的，我没有更多信息了。"

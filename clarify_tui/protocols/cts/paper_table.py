@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from clarify_tui.metrics.options import ScoreOptions
-from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, row_label, make_row, num
+from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, make_row, num, row_label
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import score_sessions
 from clarify_tui.protocols.cts.metrics import is_orig

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.llm.actions import final_output_answer
 from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.protocols.cts.aspects import classify_aspects
 from clarify_tui.results import CTSResult, CTSState, NuggetCoverage
 from clarify_tui.users.unknown import as_ua_answer
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.metrics.intervals import t_interval
-from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.base import ProtocolSpec
+from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.rules import CTSRules
 from clarify_tui.results import CTSResult

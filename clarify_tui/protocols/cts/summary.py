@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from clarify_tui.models import Session
-from clarify_tui.summary import ended_by_invalid
 from clarify_tui.results import CTSResult
+from clarify_tui.summary import ended_by_invalid
 
 
 def deep_search_line(spec: str | None) -> str:

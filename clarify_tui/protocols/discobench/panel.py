@@ -14,7 +14,6 @@ from clarify_tui.results import AnyResult, DiscoBenchResult, DiscoBenchState, Ep
 from clarify_tui.state_panel import STATUS_STYLE, rounds, tick, verdict
 
 
-
 def state_panel(task: Task, state: EpisodeState, proto: DiscoBenchState, reveal: bool, spoilers: bool) -> Group:
     """Rounds and, once revealed, each checkpoint's status, the clues released and the answer."""
     lines: list[Any] = [Text(rounds(state), style="bold")]

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from clarify_tui.metrics.options import ScoreOptions
-from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, row_label, partition_by_setting, make_row, num, pct
+from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, make_row, num, partition_by_setting, pct, row_label
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup, score_sessions
-
 
 
 def setting_words(config: dict) -> str:

@@ -37,6 +37,7 @@ from clarify_tui.results import (
     checkpoint_outcome,
 )
 
+
 class DiscoBenchRules(Rules):
     default_max_rounds = 20
     state: DiscoBenchState

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
-from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
+from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
 from clarify_tui.results import DiscoBenchResult

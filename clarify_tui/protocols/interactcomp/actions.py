@@ -16,8 +16,8 @@ import re
 from typing import Any
 
 from clarify_tui.llm.actions import ActionParseError, parse_action, parse_confidence
-from clarify_tui.protocols.interactcomp.reference import NO_ANSWER, invalid_feedback
 from clarify_tui.models import Action, ActionKind
+from clarify_tui.protocols.interactcomp.reference import NO_ANSWER, invalid_feedback
 
 _FENCED = re.compile(r"```(?:json)?\s*(\{[\s\S]*?\})\s*```", re.IGNORECASE)
 _BRACES = re.compile(r"(\{[\s\S]*\})")

@@ -122,7 +122,7 @@ def parse_history(text: str) -> tuple[str | None, list[HarnessRound]]:
     user: str | None = None
     rounds: list[HarnessRound] = []
     for n, block in enumerate(blocks, start=1):
-        action_at = next((i for i, l in enumerate(block) if l.lstrip().startswith("Action:")), None)
+        action_at = next((i for i, text in enumerate(block) if text.lstrip().startswith("Action:")), None)
         if action_at is None:
             raise HistoryError(f"round {n} has no 'Action:' line")
         if action_at > 0:

@@ -10,7 +10,6 @@ from clarify_tui.results import AnyResult, EpisodeState, InteractCompResult, Int
 from clarify_tui.state_panel import rounds, verdict
 
 
-
 def state_panel(task: Task, state: EpisodeState, proto: InteractCompState, reveal: bool, spoilers: bool) -> Group:
     """Rounds, asks and searches, the answer with its confidence; right or wrong once revealed."""
     lines = [

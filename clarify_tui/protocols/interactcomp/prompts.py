@@ -13,10 +13,10 @@ with no hits reads "No results" (core/action.py:125-131). Only the AgentView is 
 from __future__ import annotations
 
 from clarify_tui.agent_view import AgentView, ViewTurn
-from clarify_tui.protocols.interactcomp.reference import action_order
 from clarify_tui.llm.prompts import render_verbatim, verbatim
 from clarify_tui.llm.render import hit_lines
 from clarify_tui.models import ActionKind
+from clarify_tui.protocols.interactcomp.reference import action_order
 
 _ACTION_TEXT = {
     ActionKind.answer: "action_answer_confidence",

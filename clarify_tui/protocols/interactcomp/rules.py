@@ -18,11 +18,11 @@ feedback and tries again in the same round. The 4th in a row skips the task
 
 from __future__ import annotations
 
-from clarify_tui.protocols.interactcomp.compat import failures_as_reference, reads_as_reference
 from clarify_tui.engine.episode import Rules, merge_usage
 from clarify_tui.errors import BackendError, EndpointDown
-from clarify_tui.protocols.interactcomp import reference as ref
 from clarify_tui.models import Action, ActionKind, Observation
+from clarify_tui.protocols.interactcomp import reference as ref
+from clarify_tui.protocols.interactcomp.compat import failures_as_reference, reads_as_reference
 from clarify_tui.results import InteractCompResult, InteractCompState
 from clarify_tui.users.base import UserReply
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.metrics.options import ScoreOptions
+from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
+from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
-from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
+from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+from clarify_tui.results import InteractCompResult
 
 REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_attempt(3)
-from clarify_tui.results import InteractCompResult
 
 
 def score(_all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],

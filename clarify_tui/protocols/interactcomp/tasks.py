@@ -104,7 +104,7 @@ def tasks_from_records(
             task._canary = canary or record.get("canary") or None  # written encrypted: tasks/sealed.py
             tasks.append(Sourced(task, str(path), line))
         except ValidationError as err:
-            problems.add_validation_error(err, lambda loc: (str(path), line, _release_field(loc)))
+            problems.add_validation_error(err, lambda loc, line=line: (str(path), line, _release_field(loc)))
     return tasks
 
 

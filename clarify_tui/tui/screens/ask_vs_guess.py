@@ -20,15 +20,15 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from clarify_tui.models import Session, Task
+from clarify_tui.plural import plural
 from clarify_tui.tui.driver import EpisodeDriver
 from clarify_tui.tui.messages import StepsChanged
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.screens.compare import verdict_text
 from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
-from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.trajectory import Trajectory
 from clarify_tui.tui.workers import ForwardsWorkerErrors
-from clarify_tui.plural import plural
 
 DEFAULT_A = "scripted:direct-guess"
 DEFAULT_B = "scripted:search-then-ask"

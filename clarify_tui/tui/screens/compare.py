@@ -24,8 +24,8 @@ from clarify_tui.protocols import registry
 from clarify_tui.results import CTSResult
 from clarify_tui.trajectory import action_groups
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
-from clarify_tui.tui.widgets.step_card import render_step
 from clarify_tui.tui.widgets.footer import Footer
+from clarify_tui.tui.widgets.step_card import render_step
 
 
 def _key(group: list[Step]) -> tuple[str, str]:

@@ -21,8 +21,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.containers import VerticalScroll
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
@@ -52,8 +52,8 @@ def sections(app_bindings: Iterable[Binding] = (), browsing: bool = True) -> lis
     from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
     from clarify_tui.tui.screens.picker import PickerScreen
     from clarify_tui.tui.screens.play_controls import QueueControls, StepControls, WatchControls
-    from clarify_tui.tui.screens.play_keys import COMMON_BINDINGS
     from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
+    from clarify_tui.tui.screens.play_keys import COMMON_BINDINGS
 
     out: dict[str, list[Binding]] = {"Task picker": list(PickerScreen.BINDINGS)}  # type: ignore[arg-type]
     for controls in (WatchControls, StepControls, HumanUserControls, HumanAgentControls, TaskClockControls,

@@ -13,7 +13,7 @@ agent a person only watches.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.screen import Screen
 

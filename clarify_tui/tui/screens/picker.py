@@ -18,12 +18,12 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Header, Input, Select, Static
 
+from clarify_tui.plural import plural
 from clarify_tui.task_rows import TaskRow, row_of
 from clarify_tui.tui.layout import compact_when_narrow
-from clarify_tui.tui.speed import LaidOutScreen
 from clarify_tui.tui.roles import ROLES, Role, as_role
+from clarify_tui.tui.speed import LaidOutScreen
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
     from clarify_tui.models import Task

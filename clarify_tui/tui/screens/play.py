@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from clarify_tui.plural import plural
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
 from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.messages import (
@@ -37,24 +38,30 @@ from clarify_tui.tui.messages import (
     StepsChanged,
     WorkerFailed,
 )
-from clarify_tui.tui.screens.play_controls import DEFAULT_PACE, Controls, QueueControls, StepControls, WatchControls, paces_with
-from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
 from clarify_tui.tui.screens import play_actions
+from clarify_tui.tui.screens.base import RegionsScreen
 from clarify_tui.tui.screens.play_actions import OWNER, controls_for
+from clarify_tui.tui.screens.play_controls import (
+    DEFAULT_PACE,
+    Controls,
+    QueueControls,
+    StepControls,
+    WatchControls,
+    paces_with,
+)
+from clarify_tui.tui.screens.play_human import HumanAgentControls, HumanUserControls, TaskClockControls
 from clarify_tui.tui.screens.play_keys import BACK, CANCEL, FOLD, HIDDEN, NOTE, KeysThatSayWhy
+from clarify_tui.tui.speed import Header
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
 from clarify_tui.tui.widgets.clock import TaskClock
+from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.widgets.note import NoteBox
 from clarify_tui.tui.widgets.pending import PendingBar
 from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.reply_box import ReplyBox
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
-from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.speed import Header
-from clarify_tui.tui.screens.base import RegionsScreen
-from clarify_tui.plural import plural
 
 RunMode = Literal["watch", "step"]
 C = TypeVar("C", bound=Controls)

@@ -21,8 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from clarify_tui.argtypes import TaskLimit, take
-from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.plural import plural
+from clarify_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from clarify_tui.models import Task

@@ -30,23 +30,23 @@ from textual.widgets import Static
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Session
 from clarify_tui.protocols import registry
+from clarify_tui.results import EpisodeState
 from clarify_tui.summary import outcome
 from clarify_tui.trajectory import opening_step
-from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
 from clarify_tui.tui.driver import EpisodeDriver
+from clarify_tui.tui.layout import PANELS_BINDING, QUESTION_BINDINGS
+from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
 from clarify_tui.tui.screens import replay_actions
 from clarify_tui.tui.screens.base import RegionsScreen
+from clarify_tui.tui.screens.fork_dialog import ForkDialog
 from clarify_tui.tui.screens.play_keys import KeysThatSayWhy
-from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded, StepsChanged
+from clarify_tui.tui.speed import Header
 from clarify_tui.tui.widgets.action_bar import ActionBar
 from clarify_tui.tui.widgets.action_form import resolve_visit
-from clarify_tui.results import EpisodeState
+from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.widgets.regions import Regions
 from clarify_tui.tui.widgets.state import score_card
 from clarify_tui.tui.widgets.trajectory import Trajectory
-from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.screens.fork_dialog import ForkDialog
-from clarify_tui.tui.speed import Header
 
 
 class ReplayScreen(KeysThatSayWhy, RegionsScreen):

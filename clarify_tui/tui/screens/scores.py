@@ -31,19 +31,19 @@ from textual.widgets import (
 )
 
 from clarify_tui.metrics import load_sessions
-from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.profiles import PROFILES
-from clarify_tui.metrics.roles import mixed_role_lines
+from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import GROUP_BY, ScoreGroup, format_metric
-from clarify_tui.protocols import registry
+from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
+from clarify_tui.plural import plural
+from clarify_tui.protocols import registry
 from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
-from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
-from clarify_tui.plural import plural
+from clarify_tui.tui.widgets.footer import Footer
 
 
 def chart_widgets() -> list:

@@ -15,8 +15,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Checkbox, DataTable, Select, Static
 
+from clarify_tui.plural import plural
 from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.layout import compact_when_narrow
+from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
+from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
+from clarify_tui.tui.widgets.footer import Footer
 from clarify_tui.tui.widgets.session_table import (
     SORT_KEYS,
     Filters,
@@ -27,10 +31,6 @@ from clarify_tui.tui.widgets.session_table import (
     option_values,
     session_rows,
 )
-from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
-from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
-from clarify_tui.plural import plural
 
 SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
            ("mode", "all modes"), ("annotator", "all annotators"))

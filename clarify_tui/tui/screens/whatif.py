@@ -13,9 +13,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from clarify_tui.models import Session
+from clarify_tui.plural import plural
 from clarify_tui.protocols import registry
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.plural import plural
 
 
 def _outcome_text(session: Session) -> str:

@@ -20,9 +20,8 @@ from textual.app import App
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.scroll_view import ScrollView
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Select
 from textual.widgets import Header as TextualHeader
-from textual.widgets import Select
 
 from clarify_tui.tui.speed.version import ACTIVE
 

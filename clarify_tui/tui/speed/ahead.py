@@ -21,10 +21,10 @@ Each kind is built once per app; once taken, later openings build as before.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import functools
 import asyncio
+import contextlib
+import functools
+import gc
 import importlib
 import sys
 import time
@@ -193,7 +193,7 @@ class ScreensAhead:
             screen.call_after_refresh(painted.set)
             try:
                 await asyncio.wait_for(painted.wait(), 0.5)  # the screen may close meanwhile
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             wait = QUIET_S - (time.monotonic() - self._last_input)
             if wait <= 0 and self.app.screen is screen:
@@ -224,7 +224,7 @@ class ScreensAhead:
         await self._quiet(kind, screen)
         if self.built.get(kind) is not screen:
             return
-        setattr(screen, "mount_composed_widgets", functools.partial(self._mount_in_steps, screen, screen, kind))  # per instance
+        screen.mount_composed_widgets = functools.partial(self._mount_in_steps, screen, screen, kind)  # per instance
         with self._step(f"{kind}: register"):
             widgets = app._register(app, screen)  # what push_screen does (App._get_screen)
         await AwaitMount(screen, widgets)
@@ -279,7 +279,7 @@ class ScreensAhead:
                 await parent.mount_all(widgets[i:])
                 return
             if steps_inside(widget):
-                setattr(widget, "mount_composed_widgets", functools.partial(self._mount_in_steps, widget, screen, kind))
+                widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
             await parent.mount(widget)
             widget.__dict__.pop("mount_composed_widgets", None)
 

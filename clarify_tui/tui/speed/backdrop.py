@@ -25,7 +25,6 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
 from textual.strip import Strip
 
-
 ResultType = TypeVar("ResultType")
 
 

@@ -26,7 +26,6 @@ from textual import events
 from textual.reactive import reactive
 from textual.widget import Widget
 
-
 ALWAYS = ("q", "question_mark")  # never dropped for lack of room: quit / back, and help lists the rest
 LATE = ("f2", "f3", "ctrl+o", "escape")  # dropped only after every other key
 

@@ -16,11 +16,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
+
+from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
+from clarify_tui.plural import plural
 from clarify_tui.protocols.cts.rules import user_reply
 from clarify_tui.tui import glyphs
 from clarify_tui.tui.widgets.text_lines import render_lines
-from clarify_tui.models import Action, ActionKind, Observation, SearchHit, Step
-from clarify_tui.plural import plural
 
 ACTOR_STYLE = {"agent": "bold cyan", "user": "bold magenta", "environment": "bold yellow", "judge": "bold green"}
 HUMAN_MADE = {"edited": "edited by a person", "replaced": "typed by a person"}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from clarify_riddle import user
+
 from clarify_tui.protocols import registry
 from clarify_tui.tasks import load_tasks
-
-from clarify_riddle import user
 
 
 def test_registered_beside_the_builtins() -> None:

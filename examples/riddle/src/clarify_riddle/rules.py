@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from clarify_riddle import user
 from clarify_tui.engine.episode import Rules
 from clarify_tui.errors import UsageError
 from clarify_tui.models import Action, ActionKind, Observation
 from clarify_tui.results import OwnResult, OwnState
-
-from clarify_riddle import user
 
 
 class RiddleState(OwnState):

@@ -7,6 +7,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from clarify_riddle.rules import RiddleResult, RiddleRules, RiddleState
 from clarify_tui.deviations import PaperSetting
 from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
 from clarify_tui.metrics.options import ScoreOptions
@@ -15,8 +16,6 @@ from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import score_sessions
 from clarify_tui.models import Session
 from clarify_tui.protocols.base import ProtocolSpec
-
-from clarify_riddle.rules import RiddleResult, RiddleRules, RiddleState
 
 
 def metrics(sessions: Sequence[ScoredSession]) -> dict[str, Any]:
