@@ -32,16 +32,49 @@ def silent(request) -> Reply:
 
 
 def _model_run(url: str, timeout: float, retries: int, stop: int) -> list[str]:
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-            "--set", f'openai.base_url="{url}"', "--set", f"openai.timeout={timeout}",
-            "--set", f"openai.max_retries={retries}", "--set", f"openai.stop_after_failures={stop}"]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--set",
+        f'openai.base_url="{url}"',
+        "--set",
+        f"openai.timeout={timeout}",
+        "--set",
+        f"openai.max_retries={retries}",
+        "--set",
+        f"openai.stop_after_failures={stop}",
+    ]
 
 
 def _tavily_run(url: str, timeout: float, retries: int, stop: int) -> list[str]:
-    return ["run", "--benchmark", "interactcomp", "--agent", "scripted:search-heavy-guess", "--search", "tavily",
-            "--search-cache", "off", "--set", f'tavily.base_url="{url}"', "--set", f"tavily.timeout={timeout}",
-            "--set", f"tavily.max_retries={retries}", "--set", "tavily.backoff_initial=0.01",
-            "--set", f"tavily.stop_after_failures={stop}"]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:search-heavy-guess",
+        "--search",
+        "tavily",
+        "--search-cache",
+        "off",
+        "--set",
+        f'tavily.base_url="{url}"',
+        "--set",
+        f"tavily.timeout={timeout}",
+        "--set",
+        f"tavily.max_retries={retries}",
+        "--set",
+        "tavily.backoff_initial=0.01",
+        "--set",
+        f"tavily.stop_after_failures={stop}",
+    ]
 
 
 def main() -> int:
@@ -59,10 +92,14 @@ def main() -> int:
             with server_class(silent) as server, tempfile.TemporaryDirectory() as folder:
                 url = server.base_url if isinstance(server, FakeOpenAI) else server.url
                 started = time.perf_counter()
-                code = cli([*command(url, args.timeout, args.retries, stop), "--db", f"{folder}/dead.db",
-                            "--run", "dead"])
-                print(f"{kind} endpoint, stop_after_failures={stop}: exit {code}, "
-                      f"{time.perf_counter() - started:.1f} s, {len(server.requests)} requests", file=sys.stderr)
+                code = cli(
+                    [*command(url, args.timeout, args.retries, stop), "--db", f"{folder}/dead.db", "--run", "dead"]
+                )
+                print(
+                    f"{kind} endpoint, stop_after_failures={stop}: exit {code}, "
+                    f"{time.perf_counter() - started:.1f} s, {len(server.requests)} requests",
+                    file=sys.stderr,
+                )
     return 0
 
 

@@ -69,8 +69,13 @@ async def run(base_url: str, episodes: int, concurrency: int) -> tuple[float, li
     search = InstantSearch()
     gate = asyncio.Semaphore(concurrency)
     tasks = [
-        Task(id=f"b{i}", protocol="interactcomp", question=f"Which team striking sport uses a puck? ({i})",
-             answer=Answer(text="Hornussen"), interactcomp=InteractCompPart(context="A plastic puck is struck."))
+        Task(
+            id=f"b{i}",
+            protocol="interactcomp",
+            question=f"Which team striking sport uses a puck? ({i})",
+            answer=Answer(text="Hornussen"),
+            interactcomp=InteractCompPart(context="A plastic puck is struck."),
+        )
         for i in range(episodes)
     ]
 

@@ -58,7 +58,8 @@ def serve(latency: float, fault: float, seed: int) -> None:
 def start_server(latency: float, fault: float = 0.0, seed: int = 0) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, __file__, "--serve", "--latency", str(latency), "--fault", str(fault), "--seed", str(seed)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     url = proc.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1:"):
@@ -71,15 +72,37 @@ def dataset(path: Path, n: int) -> Path:
     from clarify_tui.tasks import load_tasks
 
     base = load_tasks("interactcomp", "demo")
-    path.write_text("".join(base[i % len(base)].model_copy(update={"id": f"t{i:03d}"}).model_dump_json() + "\n"
-                            for i in range(n)), encoding="utf-8")
+    path.write_text(
+        "".join(base[i % len(base)].model_copy(update={"id": f"t{i:03d}"}).model_dump_json() + "\n" for i in range(n)),
+        encoding="utf-8",
+    )
     return path
 
 
 def run_cmd(db: Path, data: Path, name: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "clarify_tui", "run", "--benchmark", "interactcomp", "--dataset", str(data),
-            "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j", "--db", str(db), "--run", name,
-            "--search-cache", "off", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "clarify_tui",
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        str(data),
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        name,
+        "--search-cache",
+        "off",
+        *extra,
+    ]
 
 
 def env_for(url: str) -> dict[str, str]:
@@ -104,17 +127,32 @@ def two_writers(tmp: Path, tasks: int, trials: int, latency: float) -> None:
         for trial in range(trials):
             db = tmp / f"two-{trial}.db"
             # --resume needs a run to resume: start it with one task, then race two writers on the rest
-            subprocess.run(run_cmd(db, data, "same", "--limit", "1"), env=env_for(url), check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                run_cmd(db, data, "same", "--limit", "1"),
+                env=env_for(url),
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             started = time.perf_counter()
-            procs = [subprocess.Popen(run_cmd(db, data, "same", "--resume", "--concurrency", "8"), env=env_for(url),
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+            procs = [
+                subprocess.Popen(
+                    run_cmd(db, data, "same", "--resume", "--concurrency", "8"),
+                    env=env_for(url),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for _ in range(2)
+            ]
             outcomes = [(p.wait(), p.stderr.read()) for p in procs]
             found = sessions(db, "same")
             refused = [err.strip().splitlines()[-1][:140] for code, err in outcomes if code == 2]
-            print(f"two writers, trial {trial + 1}: exit codes {[c for c, _ in outcomes]}, "
-                  f"{len(found)} sessions for {tasks} tasks ({len({s.task_id for s in found})} distinct), "
-                  f"{time.perf_counter() - started:.1f} s; refused: {refused}")
+            print(
+                f"two writers, trial {trial + 1}: exit codes {[c for c, _ in outcomes]}, "
+                f"{len(found)} sessions for {tasks} tasks ({len({s.task_id for s in found})} distinct), "
+                f"{time.perf_counter() - started:.1f} s; refused: {refused}"
+            )
     finally:
         proc.kill()
 
@@ -124,19 +162,29 @@ def fault_then_retry(tmp: Path, tasks: int, fault: float, latency: float, retrie
     db = tmp / "fault.db"
     proc, url = start_server(latency, fault=fault, seed=1)
     try:
-        first = subprocess.run(run_cmd(db, data, "f", "--concurrency", "16", "--set", f"openai.max_retries={retries}"),
-                               env=env_for(url), capture_output=True, text=True)
+        first = subprocess.run(
+            run_cmd(db, data, "f", "--concurrency", "16", "--set", f"openai.max_retries={retries}"),
+            env=env_for(url),
+            capture_output=True,
+            text=True,
+        )
     finally:
         proc.kill()
     before = sessions(db, "f")
     errored = [s for s in before if s.status == "errored"]
     retry_line = next((line for line in first.stderr.splitlines() if line.startswith("retries:")), "retries: none")
-    print(f"fault {fault:.0%}, max_retries {retries}: exit {first.returncode}, "
-          f"{sum(s.status == 'completed' for s in before)} completed, {len(errored)} errored of {tasks}; {retry_line}")
+    print(
+        f"fault {fault:.0%}, max_retries {retries}: exit {first.returncode}, "
+        f"{sum(s.status == 'completed' for s in before)} completed, {len(errored)} errored of {tasks}; {retry_line}"
+    )
     proc, url = start_server(latency)
     try:
-        second = subprocess.run(run_cmd(db, data, "f", "--concurrency", "16", "--resume", "--retry-errored"),
-                                env=env_for(url), capture_output=True, text=True)
+        second = subprocess.run(
+            run_cmd(db, data, "f", "--concurrency", "16", "--resume", "--retry-errored"),
+            env=env_for(url),
+            capture_output=True,
+            text=True,
+        )
     finally:
         proc.kill()
     after = sessions(db, "f")
@@ -144,13 +192,23 @@ def fault_then_retry(tmp: Path, tasks: int, fault: float, latency: float, retrie
     per_task = {}
     for s in live:
         per_task[s.task_id] = per_task.get(s.task_id, 0) + 1
-    score = subprocess.run([sys.executable, "-m", "clarify_tui", "score", "--db", str(db), "--format", "json"],
-                           env=env_for(url), capture_output=True, text=True)
-    n = json.loads(score.stdout)["groups"][0]["n_sessions"] if score.returncode == 0 else f"score failed: {score.stderr}"
-    print(f"  --resume --retry-errored (healthy): exit {second.returncode}, "
-          f"{sum(s.status == 'completed' for s in live)} completed of {tasks}, "
-          f"{sum(s.status == 'superseded' for s in after)} superseded (errored before: {len(errored)}), "
-          f"tasks with more than one live session: {sum(c > 1 for c in per_task.values())}, score n_sessions = {n}")
+    score = subprocess.run(
+        [sys.executable, "-m", "clarify_tui", "score", "--db", str(db), "--format", "json"],
+        env=env_for(url),
+        capture_output=True,
+        text=True,
+    )
+    n = (
+        json.loads(score.stdout)["groups"][0]["n_sessions"]
+        if score.returncode == 0
+        else f"score failed: {score.stderr}"
+    )
+    print(
+        f"  --resume --retry-errored (healthy): exit {second.returncode}, "
+        f"{sum(s.status == 'completed' for s in live)} completed of {tasks}, "
+        f"{sum(s.status == 'superseded' for s in after)} superseded (errored before: {len(errored)}), "
+        f"tasks with more than one live session: {sum(c > 1 for c in per_task.values())}, score n_sessions = {n}"
+    )
 
 
 def wait_for_completed(db: Path, n: int, timeout: float = 120) -> None:
@@ -176,21 +234,31 @@ def kill_and_resume(tmp: Path, tasks: int, trials: int, latency: float) -> None:
     try:
         for trial in range(trials):
             db = tmp / f"kill-{trial}.db"
-            victim = subprocess.Popen(run_cmd(db, data, "k", "--concurrency", "8"), env=env_for(url),
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            victim = subprocess.Popen(
+                run_cmd(db, data, "k", "--concurrency", "8"),
+                env=env_for(url),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             wait_for_completed(db, 5 + 10 * trial)
             victim.kill()
             victim.wait()
             before = sessions(db, "k")
             done_before = {s.id for s in before if s.status == "completed"}
-            again = subprocess.run(run_cmd(db, data, "k", "--concurrency", "8", "--resume"), env=env_for(url),
-                                   capture_output=True, text=True)
+            again = subprocess.run(
+                run_cmd(db, data, "k", "--concurrency", "8", "--resume"),
+                env=env_for(url),
+                capture_output=True,
+                text=True,
+            )
             after = sessions(db, "k")
             completed = [s for s in after if s.status == "completed"]
             kept = done_before <= {s.id for s in completed}
-            print(f"kill -9 trial {trial + 1}: {len(done_before)} completed at the kill, resume exit {again.returncode}, "
-                  f"{len(completed)} completed for {tasks} tasks ({len({s.task_id for s in completed})} distinct), "
-                  f"finished sessions kept: {kept}")
+            print(
+                f"kill -9 trial {trial + 1}: {len(done_before)} completed at the kill, resume exit {again.returncode}, "
+                f"{len(completed)} completed for {tasks} tasks ({len({s.task_id for s in completed})} distinct), "
+                f"finished sessions kept: {kept}"
+            )
     finally:
         proc.kill()
 
@@ -204,10 +272,13 @@ def concurrency_check(tmp: Path, tasks: int, latency: float) -> None:
         for label, extra in (("limit raised to 64", []), ("config pins 32", ["--config", str(pinned)])):
             db = tmp / f"conc-{len(extra)}.db"
             started = time.perf_counter()
-            out = subprocess.run(run_cmd(db, data, "c", "--concurrency", "64", *extra), env=env_for(url),
-                                 capture_output=True, text=True)
+            out = subprocess.run(
+                run_cmd(db, data, "c", "--concurrency", "64", *extra), env=env_for(url), capture_output=True, text=True
+            )
             line = next((x for x in out.stderr.splitlines() if x.startswith("model calls")), "?")
-            print(f"C=64, {tasks} tasks, {label}: {time.perf_counter() - started:.2f} s wall (exit {out.returncode}); {line}")
+            print(
+                f"C=64, {tasks} tasks, {label}: {time.perf_counter() - started:.2f} s wall (exit {out.returncode}); {line}"
+            )
     finally:
         proc.kill()
 

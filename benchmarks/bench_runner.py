@@ -68,8 +68,13 @@ async def main(episodes: int, concurrency: int) -> None:
         agent = ScriptedAgent(POLICIES[i % len(POLICIES)])
         async with gate:
             ep = build_episode(
-                task, agent=Timed(agent, clock), user=Timed(RuleUser(), clock), search=Timed(search, clock),
-                judge=Timed(RuleJudge(), clock), config=EpisodeConfig(k=2), sink=store,
+                task,
+                agent=Timed(agent, clock),
+                user=Timed(RuleUser(), clock),
+                search=Timed(search, clock),
+                judge=Timed(RuleJudge(), clock),
+                config=EpisodeConfig(k=2),
+                sink=store,
             )
             ep.session.run = "bench"
             while not ep.done:

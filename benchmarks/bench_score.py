@@ -77,10 +77,25 @@ async def templates() -> dict[tuple[str, str, int], tuple[dict, list[dict], dict
         run = f"template-{benchmark}-{agent_spec}-{k}"
         task = load_tasks(benchmark, "demo")[0]
         agent = make_agent(agent_spec)
-        session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user="rule",
-                          search="local", judge="rule")
-        ep = build_episode(task, agent=agent, user=make_user("rule"), search=make_search("local"),
-                           judge=make_judge("rule"), config=EpisodeConfig(k=k), session=session, sink=store)
+        session = Session(
+            run=run,
+            task_id=task.id,
+            protocol=task.protocol,
+            agent=agent.spec,
+            user="rule",
+            search="local",
+            judge="rule",
+        )
+        ep = build_episode(
+            task,
+            agent=agent,
+            user=make_user("rule"),
+            search=make_search("local"),
+            judge=make_judge("rule"),
+            config=EpisodeConfig(k=k),
+            session=session,
+            sink=store,
+        )
         await ep.run()
         row = next(store.db.query("SELECT * FROM sessions WHERE id = ?", [session.id]))
         steps = list(store.db.query("SELECT * FROM steps WHERE session_id = ? ORDER BY idx", [session.id]))
@@ -127,10 +142,14 @@ def build(path: Path, n_sessions: int, seed: int = 0) -> None:
     sessions, steps = [], []
     for r_i, (benchmark, run, template, count) in enumerate(plan(n_sessions)):
         row, step_rows, task_row = tpl[template]
-        conn.execute("INSERT OR IGNORE INTO tasks (key, task_id, protocol, data) VALUES (?, ?, ?, ?)",
-                     [task_row["key"], task_row["task_id"], task_row["protocol"], task_row["data"]])
-        conn.execute("INSERT OR IGNORE INTO runs (name, created_at, benchmark) VALUES (?, ?, ?)",
-                     [run, row["created_at"], benchmark])
+        conn.execute(
+            "INSERT OR IGNORE INTO tasks (key, task_id, protocol, data) VALUES (?, ?, ?, ?)",
+            [task_row["key"], task_row["task_id"], task_row["protocol"], task_row["data"]],
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO runs (name, created_at, benchmark) VALUES (?, ?, ?)",
+            [run, row["created_at"], benchmark],
+        )
         result = json.loads(row["result"])
         for i in range(count):
             sid = f"{run}-{i:06d}"
@@ -147,10 +166,12 @@ def build(path: Path, n_sessions: int, seed: int = 0) -> None:
                 step["cost_usd"] = step["tokens_in"] * 2.5e-6 + step["tokens_out"] * 1e-5
                 steps.append([step[c] for c in step_cols])
     with conn:
-        conn.executemany(f"INSERT INTO sessions ({', '.join(session_cols)}) VALUES ({', '.join('?' * len(session_cols))})",
-                         sessions)
-        conn.executemany(f"INSERT INTO steps ({', '.join(step_cols)}) VALUES ({', '.join('?' * len(step_cols))})",
-                         steps)
+        conn.executemany(
+            f"INSERT INTO sessions ({', '.join(session_cols)}) VALUES ({', '.join('?' * len(session_cols))})", sessions
+        )
+        conn.executemany(
+            f"INSERT INTO steps ({', '.join(step_cols)}) VALUES ({', '.join('?' * len(step_cols))})", steps
+        )
     store.close()
 
 
@@ -169,8 +190,10 @@ def main() -> int:
         path.unlink(missing_ok=True)
         t0 = time.perf_counter()
         build(path, args.sessions)
-        print(f"built {path}: {args.sessions} sessions, {args.sessions * STEPS_PER_SESSION} steps "
-              f"in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"built {path}: {args.sessions} sessions, {args.sessions * STEPS_PER_SESSION} steps "
+            f"in {time.perf_counter() - t0:.1f} s"
+        )
 
     from clarify_tui.metrics import score
     from clarify_tui.store import Store
@@ -186,8 +209,11 @@ def main() -> int:
         walls = []
         for _ in range(args.repeat):
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "clarify_tui", "score", "--db", str(path), "--format", "json",
-                            *extra], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "clarify_tui", "score", "--db", str(path), "--format", "json", *extra],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             walls.append(time.perf_counter() - t0)
         label = " ".join(["clarify-tui score --format json", *extra])
         print(f"{label} (wall, incl. start-up): best {min(walls):.2f} s, median {sorted(walls)[len(walls) // 2]:.2f} s")

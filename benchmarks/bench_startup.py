@@ -27,8 +27,23 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = ["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
-       "--user", "rule", "--search", "local", "--limit", "1", "--run", "bench"]
+RUN = [
+    "run",
+    "--benchmark",
+    "interactcomp",
+    "--dataset",
+    "demo",
+    "--agent",
+    "scripted:search-then-ask",
+    "--user",
+    "rule",
+    "--search",
+    "local",
+    "--limit",
+    "1",
+    "--run",
+    "bench",
+]
 
 
 def cpu_of(cmd: list[str], env: dict[str, str]) -> float:
@@ -74,7 +89,7 @@ def slowest_imports(python: str, installed: bool, top: int = 15) -> None:
     for line in out.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
             continue
-        _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        _, cumulative, name = (part.strip() for part in line[len("import time:") :].split("|"))
         if "." not in name or name.startswith("clarify_tui"):
             rows.append((int(cumulative), name))
     for us, name in sorted(rows, reverse=True)[:top]:
@@ -106,8 +121,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--python", default=sys.executable, help="the interpreter to measure (default: this one)")
-    ap.add_argument("--installed", action="store_true",
-                    help="the project is installed in --python: do not put this checkout on PYTHONPATH")
+    ap.add_argument(
+        "--installed",
+        action="store_true",
+        help="the project is installed in --python: do not put this checkout on PYTHONPATH",
+    )
     ap.add_argument("--size", action="store_true", help="measure a fresh install's size instead")
     ap.add_argument("--imports", action="store_true", help="list the run path's slowest imports instead")
     args = ap.parse_args()

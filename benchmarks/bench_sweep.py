@@ -29,8 +29,12 @@ CALLS = 5
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "clarify_tui.testing.loopback", "--latency", str(latency),
-                             "--seconds", "1200"], stdout=subprocess.PIPE, cwd=ROOT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clarify_tui.testing.loopback", "--latency", str(latency), "--seconds", "1200"],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1:"):
@@ -45,27 +49,42 @@ def one(url: str, latency: float, concurrency: int, waves: int, work: Path) -> s
     config = work / "clarify.toml"
     config.write_text(f"[openai]\nmax_concurrency = {concurrency}\ntimeout = 60\n", encoding="utf-8")
     file = work / f"c{concurrency}.toml"
-    file.write_text(f'[sweep]\nname = "bench"\nbenchmarks = "interactcomp"\nagents = "openai:agent-m"\n'
-                    f'users = "openai:user-m"\njudges = "openai:judge-m"\nepochs = {epochs}\nconfig = "{config}"\n',
-                    encoding="utf-8")
+    file.write_text(
+        f'[sweep]\nname = "bench"\nbenchmarks = "interactcomp"\nagents = "openai:agent-m"\n'
+        f'users = "openai:user-m"\njudges = "openai:judge-m"\nepochs = {epochs}\nconfig = "{config}"\n',
+        encoding="utf-8",
+    )
     db = work / f"c{concurrency}.db"
-    env = {**os.environ, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "bench-no-key", "PYTHONPATH": str(ROOT),
-           "CLARIFY_PROGRESS_EVERY": "3600"}
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": url,
+        "OPENAI_API_KEY": "bench-no-key",
+        "PYTHONPATH": str(ROOT),
+        "CLARIFY_PROGRESS_EVERY": "3600",
+    }
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "clarify_tui", "sweep", str(file), "--db", str(db),
-                           "--concurrency", str(concurrency)], env=env, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "clarify_tui", "sweep", str(file), "--db", str(db), "--concurrency", str(concurrency)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"sweep failed ({done.returncode}): {done.stderr[-2000:]}")
     conn = sqlite3.connect(db)
     first, last, completed = conn.execute(
-        "SELECT min(created_at), max(finished_at), sum(status = 'completed') FROM sessions").fetchone()
+        "SELECT min(created_at), max(finished_at), sum(status = 'completed') FROM sessions"
+    ).fetchone()
     conn.close()
     span = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
     rate = sessions / span
     bound = concurrency / (CALLS * latency)
-    return (f"| {concurrency} | {sessions} | {completed} | {span:.1f} | {wall:.1f} | {rate:.1f} | "
-            f"{sessions * CALLS / span:.0f} | {bound:.1f} | {rate / bound:.2f} |")
+    return (
+        f"| {concurrency} | {sessions} | {completed} | {span:.1f} | {wall:.1f} | {rate:.1f} | "
+        f"{sessions * CALLS / span:.0f} | {bound:.1f} | {rate / bound:.2f} |"
+    )
 
 
 def main() -> None:
@@ -76,8 +95,7 @@ def main() -> None:
     args = parser.parse_args()
     proc, url = start_server(args.latency)
     try:
-        print(f"latency L = {args.latency * 1000:.0f} ms per call, {CALLS} calls per session; "
-              f"{os.cpu_count()} CPU(s)")
+        print(f"latency L = {args.latency * 1000:.0f} ms per call, {CALLS} calls per session; {os.cpu_count()} CPU(s)")
         print("| C | sessions | completed | played in (s) | wall (s) | sessions/s | calls/s | bound C/(5L) | ratio |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         with tempfile.TemporaryDirectory(prefix="bench-sweep-") as tmp:

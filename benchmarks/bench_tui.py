@@ -215,8 +215,9 @@ def command_first_paint(runs: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "CLARIFY_DB": str(Path(tmp) / "c.db")}
         for _ in range(runs):
-            out = subprocess.run([sys.executable, "-c", COMMAND_CHILD], capture_output=True, text=True, cwd=tmp,
-                                 env=env, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", COMMAND_CHILD], capture_output=True, text=True, cwd=tmp, env=env, check=True
+            )
             times.append(tuple(map(float, out.stdout.split()[:2])))
     return statistics.median(w for w, _ in times), statistics.median(c for _, c in times)
 
@@ -232,16 +233,19 @@ def first_paint(runs: int = 5, db: Path | None = None) -> dict:
         out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, cwd=ROOT, check=True)
         total = time.perf_counter() - start
         wall, cpu, warm_ms, stall_ms, ahead_ms, ahead_stall_ms, ahead_cpu_ms = map(
-            float, out.stdout.strip().splitlines()[-1].split())
+            float, out.stdout.strip().splitlines()[-1].split()
+        )
         times.append((wall, total, cpu))
         warm.append((warm_ms, stall_ms))
         ahead.append((ahead_ms, ahead_stall_ms, ahead_cpu_ms))
         if db is not None:
-            out = subprocess.run([sys.executable, "-c", CHILD, "keys", str(db)], capture_output=True, text=True,
-                                 cwd=ROOT, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, "keys", str(db)], capture_output=True, text=True, cwd=ROOT, check=True
+            )
             keys.append(tuple(map(float, out.stdout.strip().splitlines()[-1].split())))
-        out = subprocess.run([sys.executable, "-c", CHILD, "cold-enter"], capture_output=True, text=True, cwd=ROOT,
-                             check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, "cold-enter"], capture_output=True, text=True, cwd=ROOT, check=True
+        )
         cold.append(float(out.stdout.strip().splitlines()[-1].split()[2]))
     command = command_first_paint(runs)
     in_process = [t for t, _, _ in times]
@@ -316,19 +320,48 @@ def synthetic_steps(n: int):
     for i in range(n):
         kind = i % 4
         if kind == 0:
-            hits = [SearchHit(title=f"Result {i}.{j}", url=f"https://example.org/{i}/{j}",
-                              content="Lorem ipsum dolor sit amet, " * 8, score=10 - j) for j in range(5)]
-            steps.append(Step(index=i, actor="agent", action=Action.search(f"query number {i}"),
-                              observation=Observation(text="5 results", hits=hits), latency_ms=12.5))
+            hits = [
+                SearchHit(
+                    title=f"Result {i}.{j}",
+                    url=f"https://example.org/{i}/{j}",
+                    content="Lorem ipsum dolor sit amet, " * 8,
+                    score=10 - j,
+                )
+                for j in range(5)
+            ]
+            steps.append(
+                Step(
+                    index=i,
+                    actor="agent",
+                    action=Action.search(f"query number {i}"),
+                    observation=Observation(text="5 results", hits=hits),
+                    latency_ms=12.5,
+                )
+            )
         elif kind == 1:
-            steps.append(Step(index=i, actor="agent", action=Action.ask(f"Do you mean option {i}?"),
-                              observation=Observation(text="i don't know"), latency_ms=800))
+            steps.append(
+                Step(
+                    index=i,
+                    actor="agent",
+                    action=Action.ask(f"Do you mean option {i}?"),
+                    observation=Observation(text="i don't know"),
+                    latency_ms=800,
+                )
+            )
         elif kind == 2:
-            steps.append(Step(index=i, actor="user", action=Action(kind=ActionKind.reply, text="i don't know"),
-                              latency_ms=2))
+            steps.append(
+                Step(index=i, actor="user", action=Action(kind=ActionKind.reply, text="i don't know"), latency_ms=2)
+            )
         else:
-            steps.append(Step(index=i, actor="judge", action=Action(kind=ActionKind.judge, text="checkpoint"),
-                              observation=Observation(text="checkpoint 1 passed"), latency_ms=1))
+            steps.append(
+                Step(
+                    index=i,
+                    actor="judge",
+                    action=Action(kind=ActionKind.judge, text="checkpoint"),
+                    observation=Observation(text="checkpoint 1 passed"),
+                    latency_ms=1,
+                )
+            )
     return steps
 
 
@@ -340,6 +373,7 @@ async def long_session(n: int = 5000) -> dict:
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play import PlayScreen
     from clarify_tui.tui.widgets.trajectory import Trajectory
+
     ic = demo_tasks()[0]
     app = ClarifyApp(tasks=[ic], store=Store(":memory:"), search=demo_search(), task_id=ic.id, run_mode="step")
     app.animation_level = "none"  # time the repaint, not a smooth-scroll animation
@@ -358,8 +392,9 @@ async def long_session(n: int = 5000) -> dict:
         screen.call_after_refresh(painted.set)
         await painted.wait()  # painted, as a screen opening is timed (open_to_paint_ms)
         shown_ms, shown_cpu_ms = _ms_since(t0), (time.process_time() - c0) * 1000
-        assert trajectory.shown_indexes[-1] == n - 1 and trajectory.scroll_y == trajectory.max_scroll_y, \
+        assert trajectory.shown_indexes[-1] == n - 1 and trajectory.scroll_y == trajectory.max_scroll_y, (
             "the first paint does not show the last step"
+        )
         await pilot.pause()  # Pilot's idle wait: 20 ms windows until one uses < 1 ms of CPU
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -411,12 +446,12 @@ async def long_session(n: int = 5000) -> dict:
         fold_cpu_ms = (time.process_time() - c) * 1000
         # the engine records one more step while the newest is followed
         await key_to_paint_ms(app, "end", offset)
-        step_ms, step_cpu_ms = await _one_more_step(screen, steps[:n + 1])
+        step_ms, step_cpu_ms = await _one_more_step(screen, steps[: n + 1])
         assert trajectory.shown_indexes[-1] == n
         # ... and one that moves the agent's round counter: the question panel changes too
         screen.driver.episode.rounds_used += 1
-        counted_ms, counted_cpu_ms = await _one_more_step(screen, steps[:n + 2])
-        steps = steps[:n + 2]
+        counted_ms, counted_cpu_ms = await _one_more_step(screen, steps[: n + 2])
+        steps = steps[: n + 2]
         steps[-1] = steps[-1].model_copy(update={"latency_ms": 3.0})  # re-recorded by the engine
         t = time.perf_counter()
         trajectory.sync(steps, True)
@@ -493,8 +528,25 @@ def _demo_db(path: Path) -> Path:
     from clarify_tui.cli import main as cli
 
     for benchmark in ("interactcomp", "discobench", "cts"):
-        cli(["run", "--benchmark", benchmark, "--dataset", "demo", "--agent", "scripted:search-then-ask",
-             "--db", str(path), "--run", f"bench-{benchmark}", "--limit", "4", "--concurrency", "1"])
+        cli(
+            [
+                "run",
+                "--benchmark",
+                benchmark,
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(path),
+                "--run",
+                f"bench-{benchmark}",
+                "--limit",
+                "4",
+                "--concurrency",
+                "1",
+            ]
+        )
     return path
 
 
@@ -504,6 +556,7 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
     from clarify_tui.store import Store
     from clarify_tui.tui.app import ClarifyApp
     from clarify_tui.tui.screens.play_queue import QueueSpec
+
     tasks, search = demo_tasks(), demo_search()
 
     async def fresh(setup, key, name, cold=False, **kwargs) -> tuple[float, float]:
@@ -541,8 +594,9 @@ async def screen_openings(db: Path) -> dict[str, tuple[float, float]]:
         "play (enter on a task)": await fresh([], "enter", "PlayScreen"),
         "e edit dialog": await fresh(["space"], "e", "ComposeScreen", task_id=tasks[0].id, run_mode="step"),
         "r replace dialog": await fresh([], "r", "ComposeScreen", task_id=tasks[0].id, run_mode="step"),
-        "ctrl+o skip confirmation": await fresh([], "ctrl+o", "ConfirmScreen",
-                                                queue=QueueSpec(run="bench-queue", annotator="bench")),
+        "ctrl+o skip confirmation": await fresh(
+            [], "ctrl+o", "ConfirmScreen", queue=QueueSpec(run="bench-queue", annotator="bench")
+        ),
         COLD + "F2 sessions": await fresh([], "f2", "SessionsScreen", cold=True),
         COLD + "F3 scores": await fresh([], "f3", "ScoresScreen", cold=True),
         COLD + "? help": await fresh([], "question_mark", "HelpScreen", cold=True),
@@ -557,8 +611,9 @@ def openings_median(db: Path, runs: int) -> tuple[dict[str, float], dict[str, fl
     once per process); median wall and CPU ms per screen."""
     samples: list[dict] = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, __file__, "--openings-of", str(db)], capture_output=True, text=True,
-                             cwd=ROOT, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--openings-of", str(db)], capture_output=True, text=True, cwd=ROOT, check=True
+        )
         samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
     names = list(samples[0])
     wall = {n: round(statistics.median(s[n][0] for s in samples), 1) for n in names}
@@ -572,8 +627,11 @@ def machine() -> dict:
     interpreter compile the project's sources again, which an installed copy never does)."""
     import os
 
-    return {"load_avg_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
-            "bytecode_cache": not sys.dont_write_bytecode}
+    return {
+        "load_avg_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "bytecode_cache": not sys.dont_write_bytecode,
+    }
 
 
 def _verdict(value: float, target: float) -> str:
@@ -606,8 +664,10 @@ def main() -> None:
         print(json.dumps(result, indent=2))
         return
     m = result["machine"]
-    print(f"machine: {m['before']['cpus']} cpus, 1-min load {m['before']['load_avg_1min']} before and "
-          f"{m['after']['load_avg_1min']} after; bytecode cache {'on' if m['before']['bytecode_cache'] else 'off'}")
+    print(
+        f"machine: {m['before']['cpus']} cpus, 1-min load {m['before']['load_avg_1min']} before and "
+        f"{m['after']['load_avg_1min']} after; bytecode cache {'on' if m['before']['bytecode_cache'] else 'off'}"
+    )
     if not args.session_only:
         print_openings(result["first_paint"], result["open_ms"], result["open_cpu_ms"])
     print_session(result["session"])
@@ -615,57 +675,83 @@ def main() -> None:
 
 def print_openings(fp: dict, openings: dict, openings_cpu: dict) -> None:
     first = fp["first_paint_s_median"]
-    print(f"first paint of the picker: {first:.3f} s after interpreter start "
-          f"({fp['first_paint_with_interpreter_start_s_median']:.3f} s including the interpreter; "
-          f"CPU {fp['first_paint_cpu_s_median']:.3f} s); "
-          f"target < {TARGETS['first_paint_s']} s: {_verdict(first, TARGETS['first_paint_s'])}")
-    print(f"  then validating the tasks (warm-up): {fp['warm_up_ms_median']:.0f} ms, the event loop stalled "
-          f"at most {fp['warm_up_longest_stall_ms_max']:.0f} ms at a time (keys wait that long); "
-          f"enter pressed at the first paint shows the play screen after {fp['enter_at_first_paint_ms_median']:.0f} ms")
-    print(f"  the command `clarify-tui` to the same paint: {fp['command_s_median']:.3f} s "
-          f"(CPU {fp['command_cpu_s_median']:.3f} s)")
+    print(
+        f"first paint of the picker: {first:.3f} s after interpreter start "
+        f"({fp['first_paint_with_interpreter_start_s_median']:.3f} s including the interpreter; "
+        f"CPU {fp['first_paint_cpu_s_median']:.3f} s); "
+        f"target < {TARGETS['first_paint_s']} s: {_verdict(first, TARGETS['first_paint_s'])}"
+    )
+    print(
+        f"  then validating the tasks (warm-up): {fp['warm_up_ms_median']:.0f} ms, the event loop stalled "
+        f"at most {fp['warm_up_longest_stall_ms_max']:.0f} ms at a time (keys wait that long); "
+        f"enter pressed at the first paint shows the play screen after {fp['enter_at_first_paint_ms_median']:.0f} ms"
+    )
+    print(
+        f"  the command `clarify-tui` to the same paint: {fp['command_s_median']:.3f} s "
+        f"(CPU {fp['command_cpu_s_median']:.3f} s)"
+    )
     if fp.get("screens_ahead_done_ms_median") is not None:
-        print(f"  then F2, F3 and ? built ahead (tui/speed/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
-              f"the first paint; the event loop stalled at most {fp['screens_ahead_longest_stall_ms_max']:.0f} ms wall, "
-              f"{fp['screens_ahead_longest_stall_cpu_ms_max']:.0f} ms of its CPU (empty database) / "
-              f"{fp['screens_ahead_stall_with_demo_db_ms_max']:.0f} ms wall, "
-              f"{fp['screens_ahead_stall_cpu_with_demo_db_ms_max']:.0f} ms CPU (the demo sessions) at a time; "
-              f"keys (down/up on the picker, {fp['keys_timed_during_screens_ahead']} timed) repainted in at most "
-              f"{fp['key_during_screens_ahead_ms_max']:.0f} ms meanwhile, {fp['key_after_screens_ahead_ms_max']:.0f} ms after")
+        print(
+            f"  then F2, F3 and ? built ahead (tui/speed/ahead.py): done {fp['screens_ahead_done_ms_median']:.0f} ms after "
+            f"the first paint; the event loop stalled at most {fp['screens_ahead_longest_stall_ms_max']:.0f} ms wall, "
+            f"{fp['screens_ahead_longest_stall_cpu_ms_max']:.0f} ms of its CPU (empty database) / "
+            f"{fp['screens_ahead_stall_with_demo_db_ms_max']:.0f} ms wall, "
+            f"{fp['screens_ahead_stall_cpu_with_demo_db_ms_max']:.0f} ms CPU (the demo sessions) at a time; "
+            f"keys (down/up on the picker, {fp['keys_timed_during_screens_ahead']} timed) repainted in at most "
+            f"{fp['key_during_screens_ahead_ms_max']:.0f} ms meanwhile, {fp['key_after_screens_ahead_ms_max']:.0f} ms after"
+        )
     for name, ms in openings.items():
         if name.startswith(COLD):
             continue
         cold = openings.get(COLD + name)
-        also = (f"; {COLD}{cold:.1f} ms (CPU {openings_cpu[COLD + name]:.0f} ms)" if cold is not None else "")
-        print(f"open {name:<28} {ms:7.1f} ms  target < {TARGETS['open_ms']:.0f} ms: {_verdict(ms, TARGETS['open_ms'])}"
-              f"  (CPU {openings_cpu[name]:.0f} ms){also}")
+        also = f"; {COLD}{cold:.1f} ms (CPU {openings_cpu[COLD + name]:.0f} ms)" if cold is not None else ""
+        print(
+            f"open {name:<28} {ms:7.1f} ms  target < {TARGETS['open_ms']:.0f} ms: {_verdict(ms, TARGETS['open_ms'])}"
+            f"  (CPU {openings_cpu[name]:.0f} ms){also}"
+        )
 
 
 def print_session(ls: dict) -> None:
     key, n = TARGETS["key_ms"], ls["steps"]
     shown_ms = ls["show_all_painted_ms"]
-    print(f"{n}-step session: show all steps {shown_ms:.1f} ms to the first paint showing the last step "
-          f"(CPU {ls['show_all_painted_cpu_ms']:.0f} ms), target < {TARGETS['open_ms']:.0f} ms "
-          f"(a screen opening): {_verdict(shown_ms, TARGETS['open_ms'])}; until the app is idle (Pilot's "
-          f"20 ms polls; cards around the view are drawn while idle) {ls['render_all_s'] * 1000:.1f} ms; "
-          f"widgets on the screen {ls['widgets']['empty']} empty, {ls['widgets']['with_steps']} with {n} steps")
+    print(
+        f"{n}-step session: show all steps {shown_ms:.1f} ms to the first paint showing the last step "
+        f"(CPU {ls['show_all_painted_cpu_ms']:.0f} ms), target < {TARGETS['open_ms']:.0f} ms "
+        f"(a screen opening): {_verdict(shown_ms, TARGETS['open_ms'])}; until the app is idle (Pilot's "
+        f"20 ms polls; cards around the view are drawn while idle) {ls['render_all_s'] * 1000:.1f} ms; "
+        f"widgets on the screen {ls['widgets']['empty']} empty, {ls['widgets']['with_steps']} with {n} steps"
+    )
     for name, ms in ls["keypress_repaint_ms"].items():
-        print(f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}"
-              f"  (CPU {ls['keypress_cpu_ms'].get(name, 0):.0f} ms)")
-    print(f"  keys {KEY_GAP_S * 1000:.0f} ms after the previous key's paint (above); posted at once after it, "
-          f"waiting for the next frame of Textual's 60/s cap: {ls['keypress_back_to_back_ms']}")
-    print(f"  key f (unfold all) {ls['unfold_all_ms']:7.1f} ms  target < {key:.0f} ms: "
-          f"{_verdict(ls['unfold_all_ms'], key)}  (CPU {ls['unfold_all_cpu_ms']:.0f} ms)")
-    print(f"  one more step arriving {ls['one_more_step_ms']:.1f} ms  target < {key:.0f} ms: "
-          f"{_verdict(ls['one_more_step_ms'], key)} (CPU {ls['one_more_step_cpu_ms']:.0f} ms; the trajectory's "
-          f"own sync of a re-recorded last step: {ls['trajectory_sync_last_step_ms']:.1f} ms)")
-    print(f"  one more step moving the round counter {ls['one_more_counted_step_ms']:.1f} ms  target < {key:.0f} ms: "
-          f"{_verdict(ls['one_more_counted_step_ms'], key)} (CPU {ls['one_more_counted_step_cpu_ms']:.0f} ms; "
-          f"the question panel changes too)")
-    print(f"  CPU time of this process per key: median {ls['keypress_cpu_ms_median']:.1f} ms, "
-          f"max {ls['keypress_cpu_ms_max']:.1f} ms (wall time above includes waiting for a busy machine)")
-    print(f"  the trajectory alone: rebuild with all {n} steps {ls['trajectory_rebuild_ms']:.1f} ms; "
-          f"the screen's refresh_all call {ls['refresh_all_call_ms']:.1f} ms")
+        print(
+            f"  key {name:<10} {ms:7.1f} ms  target < {key:.0f} ms: {_verdict(ms, key)}"
+            f"  (CPU {ls['keypress_cpu_ms'].get(name, 0):.0f} ms)"
+        )
+    print(
+        f"  keys {KEY_GAP_S * 1000:.0f} ms after the previous key's paint (above); posted at once after it, "
+        f"waiting for the next frame of Textual's 60/s cap: {ls['keypress_back_to_back_ms']}"
+    )
+    print(
+        f"  key f (unfold all) {ls['unfold_all_ms']:7.1f} ms  target < {key:.0f} ms: "
+        f"{_verdict(ls['unfold_all_ms'], key)}  (CPU {ls['unfold_all_cpu_ms']:.0f} ms)"
+    )
+    print(
+        f"  one more step arriving {ls['one_more_step_ms']:.1f} ms  target < {key:.0f} ms: "
+        f"{_verdict(ls['one_more_step_ms'], key)} (CPU {ls['one_more_step_cpu_ms']:.0f} ms; the trajectory's "
+        f"own sync of a re-recorded last step: {ls['trajectory_sync_last_step_ms']:.1f} ms)"
+    )
+    print(
+        f"  one more step moving the round counter {ls['one_more_counted_step_ms']:.1f} ms  target < {key:.0f} ms: "
+        f"{_verdict(ls['one_more_counted_step_ms'], key)} (CPU {ls['one_more_counted_step_cpu_ms']:.0f} ms; "
+        f"the question panel changes too)"
+    )
+    print(
+        f"  CPU time of this process per key: median {ls['keypress_cpu_ms_median']:.1f} ms, "
+        f"max {ls['keypress_cpu_ms_max']:.1f} ms (wall time above includes waiting for a busy machine)"
+    )
+    print(
+        f"  the trajectory alone: rebuild with all {n} steps {ls['trajectory_rebuild_ms']:.1f} ms; "
+        f"the screen's refresh_all call {ls['refresh_all_call_ms']:.1f} ms"
+    )
     if ls["keys_that_did_not_scroll"]:
         print(f"  keys after which the view did not move (not timed): {ls['keys_that_did_not_scroll']}")
     print(f"  Pilot press round trip (waits for every widget to go idle): {ls['pilot_press_roundtrip_ms']}")

@@ -133,9 +133,20 @@ async def visit(v: Visitor, *args) -> None:
         args[5].set()  # done typing
 
 
-async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.Event,
-                typing: asyncio.Event, done_typing: asyncio.Event, keys: int, timeout: float) -> None:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=timeout, sock_read=None)) as http:
+async def _visit(
+    v: Visitor,
+    base: str,
+    token: str,
+    db: Path,
+    started: asyncio.Event,
+    typing: asyncio.Event,
+    done_typing: asyncio.Event,
+    keys: int,
+    timeout: float,
+) -> None:
+    async with aiohttp.ClientSession(
+        timeout=aiohttp.ClientTimeout(total=None, connect=timeout, sock_read=None)
+    ) as http:
         t0 = time.perf_counter()
         async with http.get(f"{base}/", params={"token": token, "annotator": v.name}) as r:
             page = await r.text()
@@ -147,12 +158,14 @@ async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.E
         v.stage = "websocket"
         async with http.ws_connect(url.group(0) + "?width=80&height=24", max_msg_size=0) as ws:
             v.stage = "first screen"
+
             async def read() -> None:
                 async for msg in ws:
                     if msg.type == aiohttp.WSMsgType.BINARY:
                         text = ANSI.sub(b"", msg.data)
                         v.tail = (v.tail + text)[-600:]
                         await v.frames.put(text)
+
             reader = asyncio.create_task(read())
             try:
                 seen = b""
@@ -198,13 +211,28 @@ async def _visit(v: Visitor, base: str, token: str, db: Path, started: asyncio.E
                 reader.cancel()
 
 
-async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra: list[str], log: str | None = None) -> dict:
+async def run(
+    n: int, keys: int, idle: float, timeout: float, python: str, extra: list[str], log: str | None = None
+) -> dict:
     port, token = free_port(), secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix="bench-visitors-") as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         db = Path(tmp) / "c.db"
-        cmd = [python, "-m", "clarify_tui", "serve", "--queue", "bench", "--db", str(db),
-               "--port", str(port), "--token", token, *extra]
+        cmd = [
+            python,
+            "-m",
+            "clarify_tui",
+            "serve",
+            "--queue",
+            "bench",
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--token",
+            token,
+            *extra,
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             assert proc.stdout is not None
@@ -222,8 +250,10 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
             visitors = [Visitor(f"v{i:03d}") for i in range(n)]
             starts = [asyncio.Event() for _ in visitors]
             typing, dones = asyncio.Event(), [asyncio.Event() for _ in visitors]
-            tasks = [asyncio.create_task(visit(v, f"http://127.0.0.1:{port}", token, db, s, typing, d, keys,
-                                               timeout)) for v, s, d in zip(visitors, starts, dones)]
+            tasks = [
+                asyncio.create_task(visit(v, f"http://127.0.0.1:{port}", token, db, s, typing, d, keys, timeout))
+                for v, s, d in zip(visitors, starts, dones)
+            ]
             waits = [asyncio.create_task(s.wait()) for s in starts]
             await asyncio.wait(waits, timeout=timeout + 10)
             for v, s in zip(visitors, starts):
@@ -263,12 +293,20 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
     echoes = [e * 1000 for v in visitors for e in v.echoes]
     cpus = [v.start_cpu for v in visitors if v.start_cpu is not None]
     return {
-        "visitors": n, "cores": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
+        "visitors": n,
+        "cores": os.cpu_count(),
+        "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in load_after],
         "first_screen_s": {"p50": pct(first, 50), "p90": pct(first, 90), "max": max(first)} if first else None,
-        "key_echo_ms": {"p50": pct(echoes, 50), "p90": pct(echoes, 90), "max": max(echoes), "keys": len(echoes),
-                        "visitors": sum(1 for v in visitors if v.echoes)}
-        if echoes else None,
+        "key_echo_ms": {
+            "p50": pct(echoes, 50),
+            "p90": pct(echoes, 90),
+            "max": max(echoes),
+            "keys": len(echoes),
+            "visitors": sum(1 for v in visitors if v.echoes),
+        }
+        if echoes
+        else None,
         "start_cpu_s": {"median": statistics.median(cpus), "mean": statistics.fmean(cpus)} if cpus else None,
         "idle_core_pct": statistics.fmean(idle_pct) if idle_pct else None,
         "pss_mb": statistics.fmean(pss) if pss else None,
@@ -278,18 +316,26 @@ async def run(n: int, keys: int, idle: float, timeout: float, python: str, extra
 
 
 def show(r: dict) -> None:
-    print(f"{r['visitors']} visitors on {r['cores']} cores; load average before {r['load_before']}, "
-          f"after {r['load_after']}")
+    print(
+        f"{r['visitors']} visitors on {r['cores']} cores; load average before {r['load_before']}, "
+        f"after {r['load_after']}"
+    )
     f = r["first_screen_s"]
     if f:
-        print(f"first screen   p50 {f['p50']:.2f} s   p90 {f['p90']:.2f} s   max {f['max']:.2f} s   (target p90 <= 6 s at 30)")
+        print(
+            f"first screen   p50 {f['p50']:.2f} s   p90 {f['p90']:.2f} s   max {f['max']:.2f} s   (target p90 <= 6 s at 30)"
+        )
     k = r["key_echo_ms"]
     if k:
-        print(f"key echo       p50 {k['p50']:.0f} ms   p90 {k['p90']:.0f} ms   max {k['max']:.0f} ms   "
-              f"({k['keys']} keys of {k['visitors']} visitors; target p90 <= 100 ms)")
+        print(
+            f"key echo       p50 {k['p50']:.0f} ms   p90 {k['p90']:.0f} ms   max {k['max']:.0f} ms   "
+            f"({k['keys']} keys of {k['visitors']} visitors; target p90 <= 100 ms)"
+        )
     c = r["start_cpu_s"]
     if c:
-        print(f"app start CPU  median {c['median']:.2f} s   mean {c['mean']:.2f} s   (user + system, at the first screen)")
+        print(
+            f"app start CPU  median {c['median']:.2f} s   mean {c['mean']:.2f} s   (user + system, at the first screen)"
+        )
     if r["idle_core_pct"] is not None:
         print(f"idle           {r['idle_core_pct']:.2f} % of a core per visitor")
     if r["pss_mb"] is not None:

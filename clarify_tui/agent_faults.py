@@ -29,8 +29,10 @@ class AgentFaults:
         if not self.outputs and not self.ended:
             return ""
         plural = "s" if self.outputs != 1 else ""
-        return (f"agent: {self.outputs} invalid output{plural} in {self.sessions} session(s), {self.ended} "
-                f"ended by them (scored wrong); first: {self.first}")
+        return (
+            f"agent: {self.outputs} invalid output{plural} in {self.sessions} session(s), {self.ended} "
+            f"ended by them (scored wrong); first: {self.first}"
+        )
 
 
 def ended_by_agent(session: Session) -> bool:
@@ -51,8 +53,9 @@ def agent_faults(sessions: Sequence[Session], step_errors: Sequence[tuple[str, s
     """`step_errors`: (session id, task id, error) from `Store.agent_step_errors`."""
     live = {s.id for s in sessions}
     errors = [e for e in step_errors if e[0] in live]
-    faults = AgentFaults(outputs=len(errors), sessions=len({e[0] for e in errors}),
-                         ended=sum(1 for s in sessions if ended_by_agent(s)))
+    faults = AgentFaults(
+        outputs=len(errors), sessions=len({e[0] for e in errors}), ended=sum(1 for s in sessions if ended_by_agent(s))
+    )
     if errors:
         _, task, cause = errors[0]
         faults.first = f"task {task}: {' '.join(cause.split())[:200]}"

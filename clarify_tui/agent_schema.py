@@ -24,17 +24,19 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 # name -> (model, title, description, mode): the view as we send it, the action as we read it
 SCHEMAS: dict[str, tuple[Any, str, str, Literal["serialization", "validation"]]] = {
     "agent_view": (
-        AgentView, "AgentView",
+        AgentView,
+        "AgentView",
         "What an agent is shown each turn (the body an HTTP agent receives). Hidden task fields"
         " (context but in the full_with_context ablation, clues, intent queries, gold answers,"
         " nuggets, checkpoint targets) are never in it.",
         "serialization",
     ),
     "action": (
-        Action, "Action",
-        "What an agent returns: {\"kind\": \"search\", \"text\": QUERY}, {\"kind\": \"ask\","
-        " \"text\": QUESTION}, {\"kind\": \"answer\", \"text\": ANSWER, \"confidence\": 80},"
-        " {\"kind\": \"clarify\", \"items\": [Q1, Q2]} or {\"kind\": \"visit\", \"text\": URL}.",
+        Action,
+        "Action",
+        'What an agent returns: {"kind": "search", "text": QUERY}, {"kind": "ask",'
+        ' "text": QUESTION}, {"kind": "answer", "text": ANSWER, "confidence": 80},'
+        ' {"kind": "clarify", "items": [Q1, Q2]} or {"kind": "visit", "text": URL}.',
         "validation",
     ),
 }

@@ -49,8 +49,13 @@ class RunResult:
         return [s for s in self.sessions if s.status == "errored"]
 
 
-def load_run_config(config: str | Path | None = None, overrides: dict | None = None, *,
-                    specs: tuple[str, ...] = (), agent_args: dict | None = None):
+def load_run_config(
+    config: str | Path | None = None,
+    overrides: dict | None = None,
+    *,
+    specs: tuple[str, ...] = (),
+    agent_args: dict | None = None,
+):
     """The Config when one is needed (a config file, overrides, a model or a researcher's
     backend among `specs`), else None (offline runs read no file)."""
     overrides = dict(overrides or {})
@@ -71,8 +76,10 @@ def select_tasks(tasks: list, task_ids: list[str] | None, limit: TaskLimit | Non
         missing = [i for i in task_ids if i not in by_id]
         if missing:
             known = ", ".join(list(by_id)[:10])
-            raise UsageError(f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
-                             f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})")
+            raise UsageError(
+                f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
+                f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})"
+            )
         tasks = [by_id[i] for i in dict.fromkeys(task_ids)]
     return take(tasks, limit)
 
@@ -148,27 +155,49 @@ def prepare_run(
         raise UsageError(f"--epochs must be at least 1, got {epochs}")
     for role, role_spec in (("agent", agent), ("user", user)):
         if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
+            raise UsageError(
+                f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)"
+            )
     episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
     tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
     name = name or f"{benchmark}-{agent.replace(':', '-').replace('/', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
     spec = RunSpec(
-        name=name, agent=agent, user=user, search=search, judge=judge, benchmark=benchmark, dataset=str(dataset),
-        config=episode_config, concurrency=concurrency, search_cache=search_cache,  # type: ignore[arg-type]
-        task_attempts=task_attempts, epochs=epochs, seed=seed, agent_object=agent_object,
+        name=name,
+        agent=agent,
+        user=user,
+        search=search,
+        judge=judge,
+        benchmark=benchmark,
+        dataset=str(dataset),
+        config=episode_config,
+        concurrency=concurrency,
+        search_cache=search_cache,  # type: ignore[arg-type]
+        task_attempts=task_attempts,
+        epochs=epochs,
+        seed=seed,
+        agent_object=agent_object,
     )
     if seed is not None:
         overrides = {**(overrides or {}), "seed": seed}
-    config_obj = load_run_config(config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""),
-                                 agent_args=agent_args)
+    config_obj = load_run_config(
+        config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""), agent_args=agent_args
+    )
     if not episode_config.deep_search and config_obj is not None and config_obj.deep_search.spec:
         spec.config = episode_config.model_copy(update={"deep_search": config_obj.deep_search.spec})
     call_limit = apply_call_limit(config_obj, concurrency)
     validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
     spec.provenance = run_provenance(
-        benchmark=benchmark, dataset=str(dataset), agent=agent, user=user, judge=judge, search=search,
-        deep_search=spec.config.deep_search, config_obj=config_obj, argv=argv, agent_object=agent_object,
+        benchmark=benchmark,
+        dataset=str(dataset),
+        agent=agent,
+        user=user,
+        judge=judge,
+        search=search,
+        deep_search=spec.config.deep_search,
+        config_obj=config_obj,
+        argv=argv,
+        agent_object=agent_object,
     )
     spec.agent_args = spec.provenance["roles"]["agent"].get("args")  # recorded and compared as a setting
     if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
@@ -221,24 +250,66 @@ def run(
     if retry_errored and not resume:
         raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     prepared = prepare_run(
-        benchmark, agent, dataset=dataset, user=user, search=search, judge=judge, db=db, name=name,
-        concurrency=concurrency, limit=limit, task_ids=task_ids, epochs=epochs, seed=seed,
-        task_attempts=task_attempts, search_cache=search_cache, episode=episode, config=config,
-        overrides=overrides, agent_args=agent_args, argv=argv, on_banner=on_banner,
+        benchmark,
+        agent,
+        dataset=dataset,
+        user=user,
+        search=search,
+        judge=judge,
+        db=db,
+        name=name,
+        concurrency=concurrency,
+        limit=limit,
+        task_ids=task_ids,
+        epochs=epochs,
+        seed=seed,
+        task_attempts=task_attempts,
+        search_cache=search_cache,
+        episode=episode,
+        config=config,
+        overrides=overrides,
+        agent_args=agent_args,
+        argv=argv,
+        on_banner=on_banner,
     )
-    spec, tasks, config_obj, path, name = prepared.spec, prepared.tasks, prepared.config_obj, prepared.db, prepared.spec.name
+    spec, tasks, config_obj, path, name = (
+        prepared.spec,
+        prepared.tasks,
+        prepared.config_obj,
+        prepared.db,
+        prepared.spec.name,
+    )
     call_limit = prepared.call_limit
     store = Store(path)
     if resume:
         check_resumable(store, name)  # before any progress: one line saying there is nothing to resume
     if on_start is not None:
         on_start(len(tasks) * epochs)
-    summary = _run_sync(run_batch(store, spec, tasks, resume=resume, retry_errored=retry_errored,
-                                  config_obj=config_obj, on_session_done=on_session_done, take_over=take_over,
-                                  notify=notify))
-    return RunResult(name=name, db=path, sessions=summary.sessions, skipped=summary.skipped,
-                     superseded=summary.superseded, replayed=summary.replayed, tasks=len(tasks), epochs=epochs,
-                     notes=list(summary.notes), call_limit=call_limit)
+    summary = _run_sync(
+        run_batch(
+            store,
+            spec,
+            tasks,
+            resume=resume,
+            retry_errored=retry_errored,
+            config_obj=config_obj,
+            on_session_done=on_session_done,
+            take_over=take_over,
+            notify=notify,
+        )
+    )
+    return RunResult(
+        name=name,
+        db=path,
+        sessions=summary.sessions,
+        skipped=summary.skipped,
+        superseded=summary.superseded,
+        replayed=summary.replayed,
+        tasks=len(tasks),
+        epochs=epochs,
+        notes=list(summary.notes),
+        call_limit=call_limit,
+    )
 
 
 def _run_sync(coro) -> Any:
@@ -293,14 +364,17 @@ def score(
         known = store.run_names()
         missing = [r for r in runs or [] if r not in known]
         if missing:  # a typo must not look like a run with no sessions (exit 0, "no sessions match")
-            raise UsageError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: "
-                             f"{', '.join(known) or 'none'}")
+            raise UsageError(
+                f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: {', '.join(known) or 'none'}"
+            )
         sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     if not include_informed:
         informed = [s for s in sessions if s.result.informed]
         if informed and on_note is not None:
-            on_note(f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
-                    "--include-informed keeps them")
+            on_note(
+                f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
+                "--include-informed keeps them"
+            )
         sessions = [s for s in sessions if not s.result.informed]
     from clarify_tui.metrics.once import count_once
 
@@ -308,8 +382,15 @@ def score(
     if on_note is not None:
         for d in duplicates:
             on_note(f"warning: {d.describe()}")
-    report = score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
-                            profile_subset=profile_subset)
+    report = score_sessions(
+        sessions,
+        by=by,
+        profile_k=profile_k,
+        bootstrap=bootstrap,
+        seed=seed,
+        executor=executor,
+        profile_subset=profile_subset,
+    )
     if on_note is not None:
         from clarify_tui.protocols import registry
 

@@ -40,8 +40,9 @@ def seconds(low: float, *, inclusive: bool = True) -> Callable[[str], float]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
         if not math.isfinite(value) or value < low or (value == low and not inclusive):
-            raise argparse.ArgumentTypeError(f"must be {'at least' if inclusive else 'more than'} {low:g} seconds, "
-                                             f"got {text}")
+            raise argparse.ArgumentTypeError(
+                f"must be {'at least' if inclusive else 'more than'} {low:g} seconds, got {text}"
+            )
         return value
 
     parse.__name__ = "seconds"
@@ -105,7 +106,7 @@ def take(items: Sequence[T], limit: TaskLimit | None) -> list[T]:
     if limit is None:
         return list(items)
     if isinstance(limit, TaskRange):
-        return list(items[limit.first - 1:limit.last])
+        return list(items[limit.first - 1 : limit.last])
     return list(items[:limit])
 
 
@@ -137,6 +138,7 @@ def output_file(text: str) -> Path:
     `newdir` (what Path does) wrote a file where the user expected a folder."""
     path = file_path(text)
     if names_a_folder(text):
-        raise argparse.ArgumentTypeError(f"{text} ends in '/': it names a folder; name a file to write "
-                                         f"(e.g. {text}out.jsonl)")
+        raise argparse.ArgumentTypeError(
+            f"{text} ends in '/': it names a folder; name a file to write (e.g. {text}out.jsonl)"
+        )
     return path

@@ -47,7 +47,7 @@ def _config(config: Config | None) -> Config:
 
 def normalize(spec: str) -> str:
     """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
-    return "openai:" + spec[len("openai/"):] if spec.startswith("openai/") else spec
+    return "openai:" + spec[len("openai/") :] if spec.startswith("openai/") else spec
 
 
 def _custom_settings(role: str, config: Config | None) -> tuple[dict, float, int]:
@@ -78,8 +78,9 @@ def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agen
     try:
         if spec.startswith("py:"):
             return PyAgent(spec, args, config=cfg, timeout=timeout)
-        return HttpAgent(spec, timeout=timeout, max_retries=retries, config=cfg,
-                         stop_after=cfg.openai.stop_after_failures)
+        return HttpAgent(
+            spec, timeout=timeout, max_retries=retries, config=cfg, stop_after=cfg.openai.stop_after_failures
+        )
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
@@ -90,8 +91,14 @@ def _custom_role(role: str, spec: str, config: Config | None):
 
     args, timeout, retries = _custom_settings(role, config)
     try:
-        return custom_roles.build(role, spec, args=args, timeout=timeout, max_retries=retries,
-                                  stop_after=_config(config).openai.stop_after_failures)
+        return custom_roles.build(
+            role,
+            spec,
+            args=args,
+            timeout=timeout,
+            max_retries=retries,
+            stop_after=_config(config).openai.stop_after_failures,
+        )
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
@@ -106,16 +113,23 @@ def check_spec(role: str, spec: str, config: Config | None = None) -> None:
     from clarify_tui.plugins import PluginSpecError
     from clarify_tui.plugins import check_spec as check
 
-    needs = {"agent": ("act",), "user": tuple(custom_roles.USER_METHODS),
-             "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference")}[role]
+    needs = {
+        "agent": ("act",),
+        "user": tuple(custom_roles.USER_METHODS),
+        "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference"),
+    }[role]
     try:
         check(spec, args, needs=needs, role=role)
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
 
-_MAKERS_KINDS = {"agent": ("scripted", "openai", "human"), "user": ("rule", "openai", "human"),
-                 "judge": ("rule", "openai"), "deep_search": ("scripted", "openai")}
+_MAKERS_KINDS = {
+    "agent": ("scripted", "openai", "human"),
+    "user": ("rule", "openai", "human"),
+    "judge": ("rule", "openai"),
+    "deep_search": ("scripted", "openai"),
+}
 
 
 def check_known(role: str, spec: str) -> None:
@@ -162,8 +176,10 @@ def make_agent(spec: str, config: Config | None = None) -> Agent:
         from clarify_tui.agents.human import HumanAgent
 
         return HumanAgent()
-    raise SpecError(f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL, human, py:FILE.py:NAME, "
-                    "py:package.module:NAME or http://HOST:PORT/PATH)")
+    raise SpecError(
+        f"unknown agent spec '{spec}' (scripted:POLICY, openai:MODEL, human, py:FILE.py:NAME, "
+        "py:package.module:NAME or http://HOST:PORT/PATH)"
+    )
 
 
 def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | None:

@@ -19,8 +19,27 @@ from clarify_tui.envfile import DotenvError, find_dotenv, load_dotenv
 from clarify_tui.redaction import redact
 
 # Every name is a module clarify_tui/commands/<name>.py; add a command here when its module lands.
-COMMANDS = ("run", "score", "judge", "export", "datasets", "sessions", "play", "replay", "demo", "cache", "importing",
-            "serve", "merge", "queue", "whatif", "report", "backends", "show", "sweep")
+COMMANDS = (
+    "run",
+    "score",
+    "judge",
+    "export",
+    "datasets",
+    "sessions",
+    "play",
+    "replay",
+    "demo",
+    "cache",
+    "importing",
+    "serve",
+    "merge",
+    "queue",
+    "whatif",
+    "report",
+    "backends",
+    "show",
+    "sweep",
+)
 
 err = Console(stderr=True, soft_wrap=True)
 
@@ -34,9 +53,14 @@ def build_parser(only: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
     )
     parser.add_argument("--verbose", action="store_true", help="log debug output to stderr")
     parser.add_argument("--version", action="version", version=f"clarify-tui {__version__}")
-    parser.add_argument("--db", dest="top_db", metavar="DB", type=file_path,
-                        help="SQLite file for the TUI (or the command after it); default: $CLARIFY_DB or "
-                        "sessions/clarify.db under the current directory")
+    parser.add_argument(
+        "--db",
+        dest="top_db",
+        metavar="DB",
+        type=file_path,
+        help="SQLite file for the TUI (or the command after it); default: $CLARIFY_DB or "
+        "sessions/clarify.db under the current directory",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in only:
         importlib.import_module(f"clarify_tui.commands.{name}").register(sub)
@@ -98,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     if dotenv is not None:
         import logging
 
-        logging.getLogger(__name__).debug("read %s: set %s", dotenv, ", ".join(dotenv_keys) or "nothing (all set already)")
+        logging.getLogger(__name__).debug(
+            "read %s: set %s", dotenv, ", ".join(dotenv_keys) or "nothing (all set already)"
+        )
     from clarify_tui.atomic_write import OutputError
     from clarify_tui.errors import BackendError, StoreError, UsageError
 
@@ -125,8 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `export ... | head` closed the pipe: the reader has what it wanted
         _silence_stdout()
         return 0
-    except (UsageError, BackendError, StoreError, OutputError, _raised("clarify_tui.runner", "RunExistsError"),
-            FileNotFoundError) as exc:  # the user's mistake or the world's: one line, exit 2
+    except (
+        UsageError,
+        BackendError,
+        StoreError,
+        OutputError,
+        _raised("clarify_tui.runner", "RunExistsError"),
+        FileNotFoundError,
+    ) as exc:  # the user's mistake or the world's: one line, exit 2
         err.print("[red]error:[/red] ", end="")
         err.print(redact(str(exc)), markup=False, highlight=False)
         return 2
@@ -140,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         where = logsetup.log_crash()
         sys.stderr.write(redact(traceback.format_exc()) or "")  # a key the exception quotes stays hidden
         err.print("[red]clarify-tui hit a bug[/red] ", end="")
-        err.print(f"(not a mistake of yours); please report the traceback above{f', also in {where}' if where else ''}",
-                  markup=False, highlight=False)
+        err.print(
+            f"(not a mistake of yours); please report the traceback above{f', also in {where}' if where else ''}",
+            markup=False,
+            highlight=False,
+        )
         return 1
 
 

@@ -276,12 +276,17 @@ def load_config(
         return Config.model_validate(data)
     except ValidationError as exc:
         where = _source(tuple(exc.errors()[0]["loc"]), overrides or {}, env) or (
-            file if file.is_file() else "configuration")
+            file if file.is_file() else "configuration"
+        )
         raise ConfigError(f"{where}: {_one_line(exc)}") from exc
 
 
-_ENV_FIELDS = {("openai", "base_url"): "OPENAI_BASE_URL", ("tavily", "base_url"): "TAVILY_BASE_URL",
-               ("serper", "base_url"): "SERPER_BASE_URL", ("agent", "args"): AGENT_ARGS_ENV}
+_ENV_FIELDS = {
+    ("openai", "base_url"): "OPENAI_BASE_URL",
+    ("tavily", "base_url"): "TAVILY_BASE_URL",
+    ("serper", "base_url"): "SERPER_BASE_URL",
+    ("agent", "args"): AGENT_ARGS_ENV,
+}
 
 
 def _source(loc: tuple, overrides: dict[str, Any], env: Any) -> str | None:

@@ -21,12 +21,17 @@ from clarify_tui.plugins import HttpJson, call, load_object
 from clarify_tui.users.base import IDK, NO, YES, UserReply
 
 USER_METHODS: dict[str, type[BaseModel]] = {
-    "reply_interactcomp": UserReply, "reply_discobench": UserReply,
-    "answer_clarification": UserReply, "rewrite": UserReply,
+    "reply_interactcomp": UserReply,
+    "reply_discobench": UserReply,
+    "answer_clarification": UserReply,
+    "rewrite": UserReply,
 }
 JUDGE_METHODS: dict[str, type[BaseModel]] = {
-    "equivalent": Verdict, "checkpoint": CheckpointJudgement, "ask_targets": AskJudgement,
-    "nuggets": NuggetJudgement, "grade_reference": Verdict,
+    "equivalent": Verdict,
+    "checkpoint": CheckpointJudgement,
+    "ask_targets": AskJudgement,
+    "nuggets": NuggetJudgement,
+    "grade_reference": Verdict,
 }
 _OPTIONAL = {"grade_reference"}  # called only when the object has it
 
@@ -41,8 +46,9 @@ def _coerce(value: Any, model: type[BaseModel], who: str, method: str) -> BaseMo
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise BackendError(f"{who}.{method} returned {value!r:.200}, not a {model.__name__}: "
-                           f"{exc.errors()[0].get('msg')}") from None
+        raise BackendError(
+            f"{who}.{method} returned {value!r:.200}, not a {model.__name__}: {exc.errors()[0].get('msg')}"
+        ) from None
 
 
 def _jsonable(value: Any) -> Any:
@@ -66,20 +72,27 @@ class _Proxy:
         if model is None or (name in _OPTIONAL and (self.obj is None or not hasattr(self.obj, name))):
             raise AttributeError(name)
         if self.obj is not None and not hasattr(self.obj, name):
+
             async def missing(*args: Any, **kwargs: Any) -> BaseModel:
                 raise BackendError(f"{self.spec} has no {name} method, which this protocol calls")
+
             return missing
 
         async def forward(*args: Any, **kwargs: Any) -> BaseModel:
             if self.http is not None:
                 names = list(inspect.signature(getattr(_SIGNATURES, name)).parameters)[1:]
-                body = {"method": name, "args": {**dict(zip(names, map(_jsonable, args))),
-                                                 **{k: _jsonable(v) for k, v in kwargs.items()}}}
+                body = {
+                    "method": name,
+                    "args": {**dict(zip(names, map(_jsonable, args))), **{k: _jsonable(v) for k, v in kwargs.items()}},
+                }
                 data, *_ = await self.http.post(body)
                 return self.checked(name, _coerce(data, model, self.spec, name))
             try:
-                value = await call(self.obj, name, *args, **kwargs) if not kwargs else \
-                    await _call_kw(self.obj, name, args, kwargs)
+                value = (
+                    await call(self.obj, name, *args, **kwargs)
+                    if not kwargs
+                    else await _call_kw(self.obj, name, args, kwargs)
+                )
             except BackendError:
                 raise
             except Exception as exc:
@@ -127,8 +140,10 @@ class CustomUser(_Proxy):
             return reply
         said = reply.text.strip().replace("\u2019", "'").lower().rstrip(".!")
         if said not in (YES, NO, IDK):
-            raise BackendError(f"{self.spec}.reply_interactcomp returned {reply.text!r:.80}, not yes, no or "
-                               "i don't know (InteractComp's user contract: docs/users.md)")
+            raise BackendError(
+                f"{self.spec}.reply_interactcomp returned {reply.text!r:.80}, not yes, no or "
+                "i don't know (InteractComp's user contract: docs/users.md)"
+            )
         return reply.model_copy(update={"text": said})
 
 
@@ -136,11 +151,20 @@ class CustomJudge(_Proxy):
     methods = JUDGE_METHODS
 
 
-def build(role: str, spec: str, *, args: dict[str, Any] | None = None, timeout: float = 120.0,
-          max_retries: int = 4, stop_after: int = 0) -> _Proxy:
+def build(
+    role: str,
+    spec: str,
+    *,
+    args: dict[str, Any] | None = None,
+    timeout: float = 120.0,
+    max_retries: int = 4,
+    stop_after: int = 0,
+) -> _Proxy:
     proxy = CustomUser if role == "user" else CustomJudge
     if spec.startswith(("http://", "https://")):  # the circuit breaker of a model endpoint (breaker.py)
-        return proxy(spec, http=HttpJson(spec, timeout=timeout, max_retries=max_retries, stop_after=stop_after,
-                                         call=f"{role} call"))
+        return proxy(
+            spec,
+            http=HttpJson(spec, timeout=timeout, max_retries=max_retries, stop_after=stop_after, call=f"{role} call"),
+        )
     needs = tuple(m for m in proxy.methods if m not in _OPTIONAL)
     return proxy(spec, obj=load_object(spec, args, needs=needs, role=role))

@@ -139,22 +139,28 @@ def translated(path: Path) -> Iterator[None]:
         raise StoreError(describe(exc, path)) from exc
 
 
-OWN_TABLES = frozenset({"meta", "runs", "tasks", "sessions", "steps", "judgments", "search_cache", "run_leases",
-                        "claims", "campaigns"})
+OWN_TABLES = frozenset(
+    {"meta", "runs", "tasks", "sessions", "steps", "judgments", "search_cache", "run_leases", "claims", "campaigns"}
+)
 
 
 def foreign(conn: sqlite3.Connection, path: Path) -> str | None:
     """Why the SQLite file is not ours (another application's tables), or None. Read-only:
     `score` or `sessions` pointed at another program's database must not add our tables to it."""
-    names = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                   if not r[0].startswith("sqlite_"))  # SQLite's own (sqlite_sequence, sqlite_stat1)
+    names = sorted(
+        r[0]
+        for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        if not r[0].startswith("sqlite_")
+    )  # SQLite's own (sqlite_sequence, sqlite_stat1)
     marked = "meta" in names and schema_version(conn) is not None or {"sessions", "steps"} <= set(names)
     ours = marked or set(names) <= OWN_TABLES  # e.g. a file that only ever held a lease or claims
     if not names or ours:
         return None
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return (f"{path} is another application's SQLite database (tables: {shown}), not a clarify-tui database; "
-            "nothing was changed, pass --db FILE")
+    return (
+        f"{path} is another application's SQLite database (tables: {shown}), not a clarify-tui database; "
+        "nothing was changed, pass --db FILE"
+    )
 
 
 def schema_version(conn: sqlite3.Connection) -> int | None:

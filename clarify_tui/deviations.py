@@ -124,8 +124,10 @@ def sampling(s: Setting) -> Iterable[str]:
         if purpose not in PAPER_SAMPLING or (purpose == "grader" and s.benchmark != "interactcomp"):
             continue  # (DiscoBench's answer-equivalence grader: our choice of T=0, no paper's)
         paper_t, paper_p, who, where = PAPER_SAMPLING[purpose]
-        for name, paper, sent in (("temperature", paper_t, params.get("temperature")),
-                                  ("top_p", paper_p, params.get("top_p", paper_p))):
+        for name, paper, sent in (
+            ("temperature", paper_t, params.get("temperature")),
+            ("top_p", paper_p, params.get("top_p", paper_p)),
+        ):
             if paper is not None and sent != paper:
                 shown = "not sent (the server's default)" if sent is None else sent
                 yield f"{who} {name}: {shown}, the paper used {paper} ({where})"
@@ -151,8 +153,10 @@ def single_attempt(s: Setting) -> Iterable[str]:
         return
     spec = registry.get(s.benchmark)
     if spec.task_attempts > 1 and s.task_attempts != spec.task_attempts:  # its harness re-runs failing tasks
-        yield (f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to "
-               f"{spec.task_attempts} times ({spec.task_attempts_source})")
+        yield (
+            f"task attempts: {s.task_attempts}, the reference harness plays a failing task up to "
+            f"{spec.task_attempts} times ({spec.task_attempts_source})"
+        )
 
 
 SOURCES: tuple[Callable[[Setting], Iterable[str]], ...] = (
@@ -172,8 +176,13 @@ def calls_of(provenance: Any) -> dict[str, dict]:
     roles = provenance.get("roles") if isinstance(provenance, dict) else None
     if not isinstance(roles, dict):
         return {}
-    return {purpose: params for role in roles.values() if isinstance(role, dict)
-            for purpose, params in (role.get("calls") or {}).items() if isinstance(params, dict)}
+    return {
+        purpose: params
+        for role in roles.values()
+        if isinstance(role, dict)
+        for purpose, params in (role.get("calls") or {}).items()
+        if isinstance(params, dict)
+    }
 
 
 def deviations(setting: Setting, *, demo: bool = False) -> list[str]:

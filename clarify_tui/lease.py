@@ -90,12 +90,22 @@ def acquire(conn: sqlite3.Connection, run: str, stale_after: float = STALE_AFTER
                     "another run, or --take-over if that process is gone"
                 )
             took_over = f"took over run '{run}' from {holder(row, now)}" + (
-                " (it is not running any more)" if stale else " (--take-over: its heartbeat had stopped)")
+                " (it is not running any more)" if stale else " (--take-over: its heartbeat had stopped)"
+            )
         lease = Lease(run=run, token=secrets.token_hex(16), pid=me, host=socket.gethostname(), took_over=took_over)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run, lease.token, lease.pid, lease.host, now, now, process_id(me), process_started_at(me),
-             pid_namespace()],
+            [
+                run,
+                lease.token,
+                lease.pid,
+                lease.host,
+                now,
+                now,
+                process_id(me),
+                process_started_at(me),
+                pid_namespace(),
+            ],
         )
         conn.commit()
     except BaseException:
@@ -144,8 +154,10 @@ def holder(row: tuple, now: float) -> str:
     """'pid 4242 on gpu-3 (process started 04:50:58, lease since 04:51:02, last heartbeat 2 s ago)'."""
     pid, host, acquired, beat, _proc_id, started = row[:6]
     started_part = f"process started {clock(started)}, " if started else ""
-    return (f"pid {pid} on {host} ({started_part}lease since {clock(acquired or 0)}, "
-            f"last heartbeat {now - (beat or 0):.0f} s ago)")
+    return (
+        f"pid {pid} on {host} ({started_part}lease since {clock(acquired or 0)}, "
+        f"last heartbeat {now - (beat or 0):.0f} s ago)"
+    )
 
 
 def heartbeat(conn: sqlite3.Connection, lease: Lease) -> bool:
@@ -196,7 +208,7 @@ def process_id(pid: int) -> str | None:
             boot = f.read().strip()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": field 3 onwards
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 onwards
     if fields and fields[0] in ("Z", "X"):  # ended, only not reaped yet (an orphan waits for init)
         return None
     return f"{boot}:{fields[19]}" if len(fields) > 19 else None

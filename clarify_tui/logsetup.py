@@ -104,8 +104,9 @@ class Redact(logging.Filter):
         super().__init__()
         from urllib.parse import quote, quote_plus
 
-        self.secrets = sorted({s for s in (secret, quote(secret, safe=""), quote_plus(secret)) if s}, key=len,
-                              reverse=True)
+        self.secrets = sorted(
+            {s for s in (secret, quote(secret, safe=""), quote_plus(secret)) if s}, key=len, reverse=True
+        )
         self.shown = shown
 
     def current(self) -> list[str]:
@@ -159,8 +160,9 @@ def log_crash() -> Path | None:
     """Write the exception being handled, with its traceback, to the log file only (the CLI
     prints it on stderr itself, not as a one-line record). The log file's path, or None."""
     root = logging.getLogger()
-    record = root.makeRecord("clarify_tui.crash", logging.CRITICAL, __file__, 0, "clarify-tui crashed", (),
-                             sys.exc_info())
+    record = root.makeRecord(
+        "clarify_tui.crash", logging.CRITICAL, __file__, 0, "clarify-tui crashed", (), sys.exc_info()
+    )
     files = [h for h in root.handlers if isinstance(h, logging.FileHandler)]
     for handler in files:
         handler.handle(record)

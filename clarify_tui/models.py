@@ -166,7 +166,9 @@ class Step(BaseModel):
         return state.stored()
 
 
-SessionStatus = Literal["running", "completed", "errored", "abandoned", "superseded"]  # superseded: replaced by --retry-errored
+SessionStatus = Literal[
+    "running", "completed", "errored", "abandoned", "superseded"
+]  # superseded: replaced by --retry-errored
 SessionMode = Literal["automated", "stepped", "human_agent", "human_user"]
 SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
 FINISHED_STATUSES: tuple[str, ...] = ("completed", "errored", "abandoned")  # over for good; never resumed
@@ -181,9 +183,9 @@ class EpisodeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     max_rounds: int | None = Field(default=None, ge=1)  # None: the protocol's default
-    interactcomp_mode: Literal[
-        "answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"
-    ] = "full"
+    interactcomp_mode: Literal["answer_only", "search_only", "ask_only", "full", "full_with_context", "forced_ask"] = (
+        "full"
+    )
     forced_asks: int = Field(default=5, ge=0)  # the reference's enforce_ask_min default
     # InteractComp: how model output becomes an action ("reference": the harness's exact
     # names and params; "lenient": aliases, flat params, <answer> tags) and which readings
@@ -256,6 +258,6 @@ class Session(BaseModel):
     def _backend_apart_from_cache(self) -> Session:
         """Rows written before `search_cache` existed read `cache(local)`: split it."""
         if self.search.startswith("cache(") and self.search.endswith(")"):
-            self.search = self.search[len("cache("):-1]
+            self.search = self.search[len("cache(") : -1]
             self.search_cache = self.search_cache or "on"
         return self

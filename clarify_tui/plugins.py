@@ -128,8 +128,9 @@ def _import_module(target: Target) -> Any:
         return importlib.import_module(target.module)
     except ModuleNotFoundError as exc:
         if exc.name and target.module.startswith(exc.name):
-            raise PluginSpecError(f"'{target.spec}': no module named '{target.module}' "
-                                  "(a file path must end in .py)") from None
+            raise PluginSpecError(
+                f"'{target.spec}': no module named '{target.module}' (a file path must end in .py)"
+            ) from None
         raise PluginSpecError(f"'{target.spec}': importing {target.module} failed: {_one_line(exc)}") from None
     except BaseException as exc:
         raise PluginSpecError(f"'{target.spec}': importing {target.module} failed: {_one_line(exc)}") from None
@@ -148,8 +149,9 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}{where}"
 
 
-def check_spec(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",),
-               role: str = "agent") -> None:
+def check_spec(
+    spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",), role: str = "agent"
+) -> None:
     """What load_object refuses, found without making the object (a constructor may load a
     model: the TUI makes it once, when the screen opens): the file, NAME, an import error,
     a class without the methods, arguments its signature does not take. What a factory
@@ -160,19 +162,25 @@ def check_spec(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[st
         try:
             inspect.signature(found).bind(**args)
         except TypeError as exc:
-            raise PluginSpecError(f"'{spec}': could not make {getattr(found, '__name__', found)} with "
-                                  f"{_show_args(args)}: {exc}") from None
+            raise PluginSpecError(
+                f"'{spec}': could not make {getattr(found, '__name__', found)} with {_show_args(args)}: {exc}"
+            ) from None
         except ValueError:  # no signature to read (a builtin): it is checked when made
             pass
     elif args:
-        raise PluginSpecError(f"'{spec}': arguments {_show_args(args)} given, but it names an instance, "
-                              "not a class or factory")
+        raise PluginSpecError(
+            f"'{spec}': arguments {_show_args(args)} given, but it names an instance, not a class or factory"
+        )
     if inspect.isclass(found) and not any(callable(getattr(found, n, None)) for n in needs):
-        raise PluginSpecError(f"'{spec}': {found.__name__} is not {'an' if role[0] in 'aeiou' else 'a'} {role} "
-                              f"(no {' / '.join(needs)} method)")
+        raise PluginSpecError(
+            f"'{spec}': {found.__name__} is not {'an' if role[0] in 'aeiou' else 'a'} {role} "
+            f"(no {' / '.join(needs)} method)"
+        )
     if not callable(found) and not any(callable(getattr(found, n, None)) for n in needs):
-        raise PluginSpecError(f"'{spec}': {type(found).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
-                              f"{role} (no {' / '.join(needs)} method)")
+        raise PluginSpecError(
+            f"'{spec}': {type(found).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
+            f"{role} (no {' / '.join(needs)} method)"
+        )
 
 
 def _find(spec: str) -> Any:
@@ -183,25 +191,33 @@ def _find(spec: str) -> Any:
         ep = eps.get(target.entry_point)
         if ep is None:
             known = ", ".join(sorted(eps)) or "none installed"
-            raise PluginSpecError(f"'{spec}': no entry point '{target.entry_point}' in group "
-                                  f"{ENTRY_POINT_GROUP} ({known}); or give py:FILE.py:NAME")
+            raise PluginSpecError(
+                f"'{spec}': no entry point '{target.entry_point}' in group "
+                f"{ENTRY_POINT_GROUP} ({known}); or give py:FILE.py:NAME"
+            )
         try:
             return ep.load()
         except BaseException as exc:
             raise PluginSpecError(f"'{spec}': loading entry point {ep.value} failed: {_one_line(exc)}") from None
     module = _import_file(target) if target.file is not None else _import_module(target)
     if not hasattr(module, target.name or ""):
-        public = sorted(n for n, v in vars(module).items()
-                        if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v))
-                        and getattr(v, "__module__", None) == module.__name__)  # its own, not imports
+        public = sorted(
+            n
+            for n, v in vars(module).items()
+            if not n.startswith("_")
+            and (inspect.isclass(v) or inspect.isfunction(v))
+            and getattr(v, "__module__", None) == module.__name__
+        )  # its own, not imports
         where = target.file or target.module
-        raise PluginSpecError(f"'{spec}': {where} has no '{target.name}'"
-                              + (f" (it has: {', '.join(public[:12])})" if public else ""))
+        raise PluginSpecError(
+            f"'{spec}': {where} has no '{target.name}'" + (f" (it has: {', '.join(public[:12])})" if public else "")
+        )
     return getattr(module, target.name or "")
 
 
-def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",),
-                role: str = "agent") -> Any:
+def load_object(
+    spec: str, args: dict[str, Any] | None = None, *, needs: tuple[str, ...] = ("act",), role: str = "agent"
+) -> Any:
     """The object a `py:` spec names: NAME is a class (made with `args` as keyword
     arguments), a factory (called with them) or an instance; it must have one of `needs`."""
     found = _find(spec)
@@ -214,17 +230,22 @@ def load_object(spec: str, args: dict[str, Any] | None = None, *, needs: tuple[s
         try:
             obj = found(**(args or {}))
         except TypeError as exc:
-            raise PluginSpecError(f"'{spec}': could not make {getattr(found, '__name__', found)} with "
-                                  f"{_show_args(args)}: {exc}") from None
+            raise PluginSpecError(
+                f"'{spec}': could not make {getattr(found, '__name__', found)} with {_show_args(args)}: {exc}"
+            ) from None
         except BaseException as exc:
-            raise PluginSpecError(f"'{spec}': making {getattr(found, '__name__', found)} failed: "
-                                  f"{_one_line(exc)}") from None
+            raise PluginSpecError(
+                f"'{spec}': making {getattr(found, '__name__', found)} failed: {_one_line(exc)}"
+            ) from None
     elif args:
-        raise PluginSpecError(f"'{spec}': arguments {_show_args(args)} given, but it names an instance, "
-                              "not a class or factory")
+        raise PluginSpecError(
+            f"'{spec}': arguments {_show_args(args)} given, but it names an instance, not a class or factory"
+        )
     if not any(callable(getattr(obj, n, None)) for n in needs):
-        raise PluginSpecError(f"'{spec}': {type(obj).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
-                              f"{role} (no {' / '.join(needs)} method)")
+        raise PluginSpecError(
+            f"'{spec}': {type(obj).__name__} is not {'an' if role[0] in 'aeiou' else 'a'} "
+            f"{role} (no {' / '.join(needs)} method)"
+        )
     return obj
 
 
@@ -286,8 +307,9 @@ class HttpJson:
     rules (408/409/429/5xx, connection errors and timeouts are retried with backoff; when
     they run out the call raises BackendError, an infrastructure failure)."""
 
-    def __init__(self, url: str, *, timeout: float = 120.0, max_retries: int = 4, stop_after: int = 0,
-                 call: str = "backend call") -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 120.0, max_retries: int = 4, stop_after: int = 0, call: str = "backend call"
+    ) -> None:
         check_url(url)
         self.url = url
         self.timeout = timeout

@@ -18,7 +18,7 @@ def is_zombie(pid: int) -> bool:
             stat = f.read().decode("ascii", "replace")
     except OSError:
         return False
-    state = stat[stat.rindex(")") + 2:].split()[:1]
+    state = stat[stat.rindex(")") + 2 :].split()[:1]
     return state in (["Z"], ["X"])
 
 

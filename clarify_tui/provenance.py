@@ -31,11 +31,13 @@ from clarify_tui.tasks.demo import demo_files
 # The call purposes (llm/client.PAPER_SAMPLING) each role makes per benchmark: its
 # resolved request parameters are recorded per purpose.
 ROLE_PURPOSES: dict[str, dict[str, tuple[str, ...]]] = {
-    "agent": {"interactcomp": ("interactcomp.agent",), "cts": ("cts.clarifier",),
-              "discobench": ("discobench.agent",)},
+    "agent": {"interactcomp": ("interactcomp.agent",), "cts": ("cts.clarifier",), "discobench": ("discobench.agent",)},
     "deep_search": {"cts": ("cts.agent",)},
-    "user": {"interactcomp": ("interactcomp.responder",), "cts": ("cts.answerer", "cts.rewriter"),
-             "discobench": ("discobench.user",)},
+    "user": {
+        "interactcomp": ("interactcomp.responder",),
+        "cts": ("cts.answerer", "cts.rewriter"),
+        "discobench": ("discobench.user",),
+    },
     "judge": {"interactcomp": ("grader",), "cts": ("cts.judge",), "discobench": ("discobench.judge", "grader")},
 }
 COMPARED = ("roles", "prompts", "dataset_sha256")  # what --resume refuses to see change
@@ -121,8 +123,10 @@ def py_args(role: str, config_obj: Any) -> dict:
     `[ROLE.args]` of clarify.toml), JSON-ready; {} without a config."""
     if config_obj is None:
         return {}
-    return {key: _readable(value) if _is_plain(value) else str(value)
-            for key, value in dict(config_obj.role(role).args).items()}
+    return {
+        key: _readable(value) if _is_plain(value) else str(value)
+        for key, value in dict(config_obj.role(role).args).items()
+    }
 
 
 def object_args(obj: Any) -> dict:
@@ -191,14 +195,23 @@ def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict
         "top_p": settings.top_p,
         "max_tokens": settings.max_tokens,
         "seed": settings.seed,
-        "calls": {purpose: client.request_params(purpose)
-                  for purpose in ROLE_PURPOSES.get(role, {}).get(benchmark, ())},
+        "calls": {
+            purpose: client.request_params(purpose) for purpose in ROLE_PURPOSES.get(role, {}).get(benchmark, ())
+        },
     }
 
 
 def run_provenance(
-    *, benchmark: str, dataset: str, agent: str, user: str, judge: str, search: str,
-    deep_search: str | None = None, config_obj: Any = None, argv: list[str] | None = None,
+    *,
+    benchmark: str,
+    dataset: str,
+    agent: str,
+    user: str,
+    judge: str,
+    search: str,
+    deep_search: str | None = None,
+    config_obj: Any = None,
+    argv: list[str] | None = None,
     agent_object: Any = None,
 ) -> dict:
     """The provenance object of a run (JSON-ready; `export --format jsonl` carries it).
@@ -223,7 +236,12 @@ def run_provenance(
 
 
 def imported_provenance(
-    *, benchmark: str, dataset: str, source: str | Path, row: dict, config_obj: Any = None,
+    *,
+    benchmark: str,
+    dataset: str,
+    source: str | Path,
+    row: dict,
+    config_obj: Any = None,
     argv: list[str] | None = None,
 ) -> dict:
     """The provenance of an imported run: what imported it, from which file (its sha256)
@@ -231,8 +249,7 @@ def imported_provenance(
     roles: dict[str, dict] = {}
     for role in ("agent", "user", "judge"):
         spec = str(row.get(role) or "")
-        roles[role] = (role_settings(role, spec, benchmark, config_obj) if spec.startswith("openai:")
-                       else {"spec": spec})
+        roles[role] = role_settings(role, spec, benchmark, config_obj) if spec.startswith("openai:") else {"spec": spec}
     roles["search"] = {"spec": row.get("search")}
     path = Path(source)
     return {
@@ -270,8 +287,7 @@ def changes(stored: dict, current: dict) -> list[str]:
         if old_prompts.get(name) != new_prompts.get(name):
             out.append(f"prompt {name}: sha256 {_short(old_prompts.get(name))} -> {_short(new_prompts.get(name))}")
     if stored.get("dataset_sha256") != current.get("dataset_sha256"):
-        out.append(f"dataset sha256: {_short(stored.get('dataset_sha256'))} -> "
-                   f"{_short(current.get('dataset_sha256'))}")
+        out.append(f"dataset sha256: {_short(stored.get('dataset_sha256'))} -> {_short(current.get('dataset_sha256'))}")
     return out
 
 

@@ -52,8 +52,13 @@ class RejudgeSummary:
 def _usage(usage: Any) -> dict | None:
     if usage is None:
         return None
-    return {"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.cost_usd,
-            "latency_ms": usage.latency_ms, "model": usage.model}
+    return {
+        "tokens_in": usage.tokens_in,
+        "tokens_out": usage.tokens_out,
+        "cost_usd": usage.cost_usd,
+        "latency_ms": usage.latency_ms,
+        "model": usage.model,
+    }
 
 
 def current_at_answer(steps: list) -> int | None:
@@ -98,8 +103,12 @@ async def rejudge_session(store: Store, session: Session, judge: Judge) -> dict 
         nuggets = task.cts_part.nuggets
         judgement = await judge.nuggets(answer, nuggets, query=task.cts_part.fused_query)
         coverage = [NuggetCoverage(id=n.id, weight=n.weight, coverage=c) for n, c in zip(nuggets, judgement.coverage)]
-        verdict = {"coverage": [c.stored() for c in coverage], "restore_score": restore_score(coverage),
-                   "answer": answer, "usage": _usage(judgement.usage)}
+        verdict = {
+            "coverage": [c.stored() for c in coverage],
+            "restore_score": restore_score(coverage),
+            "answer": answer,
+            "usage": _usage(judgement.usage),
+        }
         kind = "nuggets"
     else:
         as_graded = registry.get(protocol).graded_as_reference(session)

@@ -324,5 +324,6 @@ def state_model(protocol: str) -> type[AnyState]:
 
 def parse_result(protocol: str, data: dict[str, Any] | None) -> AnyResult:
     """A stored result (a JSON object; `{}` or None: not finished) as its protocol's model."""
-    return result_model(protocol).model_validate({**(data or {}), **({} if registry.is_builtin(str(protocol))
-                                                                       else {"protocol": str(protocol)})})
+    return result_model(protocol).model_validate(
+        {**(data or {}), **({} if registry.is_builtin(str(protocol)) else {"protocol": str(protocol)})}
+    )

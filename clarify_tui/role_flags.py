@@ -22,18 +22,27 @@ def add_judge(p: argparse.ArgumentParser) -> None:
 
 
 def add_deep_search(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--deep-search", default=None, metavar="SPEC", type=spec,
-                   help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
-                        "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
-                        "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
-                        "without it search themselves")
+    p.add_argument(
+        "--deep-search",
+        default=None,
+        metavar="SPEC",
+        type=spec,
+        help="CTS: the fixed deep-search agent (any agent spec: scripted:POLICY | openai:MODEL | py:... | "
+        "http://...; or `spec` in [deep_search] of clarify.toml, with its settings); required for a "
+        "clarifier that is not scripted (paper 001 varies only the clarifier); scripted clarifiers "
+        "without it search themselves",
+    )
 
 
 def add_config(p: argparse.ArgumentParser) -> None:
     """`--config FILE` and the repeatable `--set ROLE.FIELD=VALUE` (read with `parse_overrides`)."""
     p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="ROLE.FIELD=VALUE",
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="ROLE.FIELD=VALUE",
         help="override a config field, e.g. --set agent.temperature=0.2 --set judge.model=gpt-4o (wins over clarify.toml)",
     )
 

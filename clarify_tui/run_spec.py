@@ -79,9 +79,13 @@ def run_config(spec: RunSpec) -> dict:
     """The settings recorded on the run (`runs.config`) and compared by --resume: the
     episode settings, the attempts, the seed (absent: none), a py: agent's arguments
     (absent: none) and the sha256 of each py: backend's file."""
-    return {**spec.config.model_dump(mode="json"), "task_attempts": spec.attempts,
-            **({"seed": spec.seed} if spec.seed is not None else {}),
-            **({"agent_args": spec.agent_args} if spec.agent_args else {}), **file_hashes(spec)}
+    return {
+        **spec.config.model_dump(mode="json"),
+        "task_attempts": spec.attempts,
+        **({"seed": spec.seed} if spec.seed is not None else {}),
+        **({"agent_args": spec.agent_args} if spec.agent_args else {}),
+        **file_hashes(spec),
+    }
 
 
 # Settings whose absence from a run's config means "not given" (so adding or dropping one is a
@@ -111,8 +115,11 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
             wanted.setdefault(key, None)
     # a stored None is a setting (max_rounds None: the benchmark's default) except in the run's
     # columns, which an older file may have left empty
-    differ = [k for k in wanted if k in stored and not (stored[k] is None and k in SPEC_FIELDS)
-              and not _same(k, stored[k], wanted[k])]
+    differ = [
+        k
+        for k in wanted
+        if k in stored and not (stored[k] is None and k in SPEC_FIELDS) and not _same(k, stored[k], wanted[k])
+    ]
     changed = [k for k in differ if k.endswith("_sha256")]
     if changed:
         k = changed[0]
@@ -123,8 +130,10 @@ def check_same_spec(store: Store, spec: RunSpec) -> None:
             "restore it or start a new run with --run NEW"
         )
     if differ:
+
         def show(d: dict) -> str:
             return " ".join(f"{k}={_setting(k, d.get(k))}" for k in wanted)
+
         each = "; ".join(f"{k} {_setting(k, stored[k])} then, {_setting(k, wanted[k])} now" for k in differ)
         raise RunSpecMismatch(
             f"run '{spec.name}' differs in {', '.join(differ)} ({each}); resume it with the same options or use --run NEW\n"

@@ -89,8 +89,8 @@ class RunSummary:
 
 
 FIXED_DEEP_SEARCH_RULE = (
-    "paper 001 §5.1: \"To isolate clarification ability, we vary only the Clarifier while keeping UA, "
-    "Rewriter, the deep-search backend, nugget construction, and nugget judging fixed.\""
+    'paper 001 §5.1: "To isolate clarification ability, we vary only the Clarifier while keeping UA, '
+    'Rewriter, the deep-search backend, nugget construction, and nugget judging fixed."'
 )
 
 
@@ -110,9 +110,16 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
 
 def run_deviations(spec: RunSpec) -> list[str]:
     """How this run departs from its paper (deviations.py); none on the bundled demo."""
-    setting = Setting(benchmark=spec.benchmark, agent=spec.agent, user=spec.user, search=spec.search,
-                      judge=spec.judge, config=spec.config, calls=calls_of(spec.provenance),
-                      task_attempts=spec.attempts)
+    setting = Setting(
+        benchmark=spec.benchmark,
+        agent=spec.agent,
+        user=spec.user,
+        search=spec.search,
+        judge=spec.judge,
+        config=spec.config,
+        calls=calls_of(spec.provenance),
+        task_attempts=spec.attempts,
+    )
     return deviations(setting, demo=is_demo_dataset(spec.dataset))
 
 
@@ -145,7 +152,9 @@ def apply_call_limit(config_obj, concurrency: int) -> str | None:
     if config_obj is None:
         return None
     endpoint = config_obj.openai
-    pins = [f"openai.max_concurrency={endpoint.max_concurrency}"] if "max_concurrency" in endpoint.model_fields_set else []
+    pins = (
+        [f"openai.max_concurrency={endpoint.max_concurrency}"] if "max_concurrency" in endpoint.model_fields_set else []
+    )
     pins += [
         f"{role}.max_concurrency={config_obj.role(role).max_concurrency}"
         for role in ("agent", "user", "judge")
@@ -164,7 +173,11 @@ def apply_call_limit(config_obj, concurrency: int) -> str | None:
 
 
 def plan(
-    store: Store, spec: RunSpec, tasks: list[Task], resume: bool, retry_errored: bool = False,
+    store: Store,
+    spec: RunSpec,
+    tasks: list[Task],
+    resume: bool,
+    retry_errored: bool = False,
     keep: Callable[[str, int], bool] | None = None,
 ) -> tuple[list[tuple[Task, int]], int, dict[tuple[str, int], list[Session]]]:
     """Which (task, epoch) pairs still need playing in this run (`run --epochs N`: a
@@ -228,8 +241,7 @@ async def run_batch(
     if held.took_over and notify:
         notify(held.took_over)
     try:
-        return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj,
-                               gate, keep)
+        return await _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj, gate, keep)
     finally:
         try:
             store.release_run(held)
@@ -237,16 +249,23 @@ async def run_batch(
             pass
 
 
-async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj,
-                    shared_gate=None, keep=None) -> RunSummary:
+async def _run_held(
+    store, spec, tasks, held, resume, retry_errored, on_session_done, config_obj, shared_gate=None, keep=None
+) -> RunSummary:
     todo, skipped, replaces = plan(store, spec, tasks, resume, retry_errored, keep)
     attempts_made = _attempts_made(store, spec.name) if resume else {}
     note = check_provenance(store, spec) if resume else None
     store.ensure_run(
-        spec.name, benchmark=spec.benchmark, dataset=spec.dataset, agent=spec.agent, user=spec.user,
-        search=spec.search, judge=spec.judge,
+        spec.name,
+        benchmark=spec.benchmark,
+        dataset=spec.dataset,
+        agent=spec.agent,
+        user=spec.user,
+        search=spec.search,
+        judge=spec.judge,
         config={**run_config(spec), "epochs": spec.epochs},
-        deviations=run_deviations(spec), **({"run_id": spec.run_id} if spec.run_id else {}),
+        deviations=run_deviations(spec),
+        **({"run_id": spec.run_id} if spec.run_id else {}),
     )
     row = store.run_row(spec.name) or {}
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
@@ -258,8 +277,9 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
     on_disk = str(store.path) != ":memory:"
     cached = spec.search_cache != "off"
     cache_writes = _cache_write_db(store) if cached and on_disk else None
-    search = make_search(spec.search, config_obj, db=store.conn if cached else None, cache_mode=spec.search_cache,
-                         write_db=cache_writes)
+    search = make_search(
+        spec.search, config_obj, db=store.conn if cached else None, cache_mode=spec.search_cache, write_db=cache_writes
+    )
     summary = RunSummary(skipped=skipped, notes=[note] if note else [])
     down = _breaker()
     gate = shared_gate or asyncio.Semaphore(max(1, spec.concurrency))
@@ -275,8 +295,14 @@ async def _run_held(store, spec, tasks, held, resume, retry_errored, on_session_
             while True:
                 attempt += 1
                 episode = build_episode(
-                    task, agent=agent, user=user, search=search, judge=judge, config=spec.config.model_copy(),
-                    sink=sink, deep_search=deep_search,
+                    task,
+                    agent=agent,
+                    user=user,
+                    search=search,
+                    judge=judge,
+                    config=spec.config.model_copy(),
+                    sink=sink,
+                    deep_search=deep_search,
                 )
                 episode.session.run, episode.session.epoch = spec.name, epoch
                 try:

@@ -71,7 +71,10 @@ def build_judge(model: str, config: Config) -> LLMJudge:
 
 
 def build_search(
-    config: Config, environ: Mapping[str, str] | None = None, cache_mode: str | None = None, spec: str = "tavily",
+    config: Config,
+    environ: Mapping[str, str] | None = None,
+    cache_mode: str | None = None,
+    spec: str = "tavily",
 ) -> TavilySearch | SerperSearch:
     """Tavily or Serper (`spec`); wrap it in search.cache.CachedSearch to record or replay.
 

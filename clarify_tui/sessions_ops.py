@@ -36,8 +36,10 @@ def deep_search_of(session: Session, config=None) -> Agent | None:
     if not spec:
         return None
     if spec == "stored":
-        raise ForkError(f"session {session.id}'s search phase is the CTS release's stored deep-search output "
-                        "(imported): no agent can run it again")
+        raise ForkError(
+            f"session {session.id}'s search phase is the CTS release's stored deep-search output "
+            "(imported): no agent can run it again"
+        )
     from clarify_tui.backends import make_deep_search
 
     return make_deep_search(spec, config)
@@ -79,12 +81,29 @@ def fork_session(
     if steps[end].state.done:
         raise ForkError(f"the session had ended at step {end}; fork from an earlier step")
     session = Session(
-        run=run or f"{parent.run}-forks", task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
-        search=search.spec, judge=judge.spec, mode=mode, annotator=annotator, config=parent.config,
-        parent_id=parent.id, fork_step=end, epoch=parent.epoch,
+        run=run or f"{parent.run}-forks",
+        task_id=task.id,
+        protocol=task.protocol,
+        agent=agent.spec,
+        user=user.spec,
+        search=search.spec,
+        judge=judge.spec,
+        mode=mode,
+        annotator=annotator,
+        config=parent.config,
+        parent_id=parent.id,
+        fork_step=end,
+        epoch=parent.epoch,
     )
     episode = build_episode(
-        task, agent=agent, user=user, search=search, judge=judge, config=parent.config, session=session, sink=store,
+        task,
+        agent=agent,
+        user=user,
+        search=search,
+        judge=judge,
+        config=parent.config,
+        session=session,
+        sink=store,
         deep_search=deep_search_of(parent, config),
     )
     episode.restore(steps[: end + 1])
@@ -92,7 +111,13 @@ def fork_session(
 
 
 def resume_session(
-    store: Store, session_id: str, *, agent: Agent, user: UserSimulator, search: SearchBackend, judge: Judge,
+    store: Store,
+    session_id: str,
+    *,
+    agent: Agent,
+    user: UserSimulator,
+    search: SearchBackend,
+    judge: Judge,
     config=None,
 ) -> Episode:
     """Continue an interrupted (still `running`) session in place, from its last step.
@@ -105,7 +130,14 @@ def resume_session(
     if steps:
         steps = steps[: action_group_end(steps, max(i for i, s in enumerate(steps) if s.actor == "agent")) + 1]
     episode = build_episode(
-        task, agent=agent, user=user, search=search, judge=judge, config=session.config, session=session, sink=store,
+        task,
+        agent=agent,
+        user=user,
+        search=search,
+        judge=judge,
+        config=session.config,
+        session=session,
+        sink=store,
         deep_search=deep_search_of(session, config),
     )
     episode.restore(steps)
@@ -161,9 +193,15 @@ def queue_progress(store: Store, run: str, annotator: str, tasks: list[Task]) ->
 def left_running(store: Store, task: Task, mode: SessionMode, annotator: str | None, run: str = "tui") -> list[Session]:
     """This person's sessions of `task` in `mode` left `running` (ctrl+q, a closed
     terminal), oldest first; forks are not among them."""
-    return [s for s in store.sessions(runs=[run], status="running")
-            if s.task_id == task.id and s.protocol == task.protocol and s.mode == mode
-            and s.annotator == annotator and not s.parent_id]
+    return [
+        s
+        for s in store.sessions(runs=[run], status="running")
+        if s.task_id == task.id
+        and s.protocol == task.protocol
+        and s.mode == mode
+        and s.annotator == annotator
+        and not s.parent_id
+    ]
 
 
 def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
@@ -174,7 +212,9 @@ def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
     (docs/scoring.md), as replay's forks by a person who saw the end."""
     if not annotator:
         return None
-    for s in store.sessions(protocol=task.protocol.value, task_id=task.id, annotator=annotator):  # not every session: play's start-up
+    for s in store.sessions(
+        protocol=task.protocol.value, task_id=task.id, annotator=annotator
+    ):  # not every session: play's start-up
         if s.mode == "human_user":
             return f"you played this task's user (session {s.id}), whose screen shows its hidden information"
         if s.mode in ("human_agent", "stepped") and s.status in FINISHED_STATUSES:

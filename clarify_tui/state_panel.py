@@ -17,8 +17,11 @@ from clarify_tui.models import Task
 from clarify_tui.results import AnyResult, EpisodeState
 
 STATUS_STYLE = {
-    "pending": "dim", "current": "bold yellow", "passed": "bold green",
-    "failed": "bold red", "unreached": "dim strike",
+    "pending": "dim",
+    "current": "bold yellow",
+    "passed": "bold green",
+    "failed": "bold red",
+    "unreached": "dim strike",
 }
 
 

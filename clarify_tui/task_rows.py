@@ -97,8 +97,9 @@ def _row(record: Any, protocol: str | None) -> TaskRow | None:
         return None
     task_id, kind = record.get("id"), record.get("protocol")
     question, domain, language = record.get("question"), record.get("domain", ""), record.get("language")
-    if not (isinstance(kind, str) and isinstance(question, str) and isinstance(domain, str)
-            and isinstance(language, str)):
+    if not (
+        isinstance(kind, str) and isinstance(question, str) and isinstance(domain, str) and isinstance(language, str)
+    ):
         return None
     if not isinstance(task_id, (str, int)) or isinstance(task_id, bool) or str(task_id) == "" or not question:
         return None

@@ -43,8 +43,11 @@ FORCED_NOTICE = {
     "ask": "Constraints: You must perform an ask action now. Other actions will be rejected.",
     "answer": "Constraints: You must answer now with your current best answer. Other actions will be rejected.",
 }
-_POINT_KINDS = {"answer": {ActionKind.answer}, "search": {ActionKind.search},
-                "both": {ActionKind.answer, ActionKind.search}}
+_POINT_KINDS = {
+    "answer": {ActionKind.answer},
+    "search": {ActionKind.search},
+    "both": {ActionKind.answer, ActionKind.search},
+}
 
 
 class WhatIfError(UsageError):
@@ -66,8 +69,11 @@ def decision_points(session: Session, steps: Sequence[Step], at: At, interventio
     kinds = set(_POINT_KINDS[at])
     if intervention == "answer":
         kinds.discard(ActionKind.answer)
-    return [DecisionPoint(session.id, session.task_id, s.index, s.action.kind.value) for s in steps
-            if s.actor == "agent" and s.action.kind in kinds and not s.error]
+    return [
+        DecisionPoint(session.id, session.task_id, s.index, s.action.kind.value)
+        for s in steps
+        if s.actor == "agent" and s.action.kind in kinds and not s.error
+    ]
 
 
 # ---- the intervention ---------------------------------------------------------------------
@@ -183,11 +189,14 @@ class Player:
         if key not in self._built:
             for role, spec in (("agent", parent.agent), ("user", parent.user)):
                 if spec.split(":")[0] == "human":
-                    raise WhatIfError(f"session {parent.id} was played by a person as the {role}: what-if forks "
-                                      "need automated backends")
+                    raise WhatIfError(
+                        f"session {parent.id} was played by a person as the {role}: what-if forks "
+                        "need automated backends"
+                    )
             deep = parent.config.deep_search
             self._built[key] = _Backends(
-                agent=make_agent(parent.agent, self.config_obj), user=make_user(parent.user, self.config_obj),
+                agent=make_agent(parent.agent, self.config_obj),
+                user=make_user(parent.user, self.config_obj),
                 judge=make_judge(parent.judge, self.config_obj),
                 # the run's recorded searches are served from the cache; new ones are searched and recorded
                 search=make_search(parent.search, self.config_obj, db=self.store.db, cache_mode="record"),
@@ -206,13 +215,31 @@ class Player:
         if registry.get(parent.protocol).clarify_budget is not None:  # one more question up front
             config = config.model_copy(update={"k": parent.config.k + 1})
         session = Session(
-            run=parent.run + RUN_SUFFIX, task_id=task.id, protocol=task.protocol, agent=parent.agent,
-            user=parent.user, search=parent.search, judge=parent.judge, mode="automated", config=config,
-            parent_id=parent.id, fork_step=point.step - 1, epoch=parent.epoch,
+            run=parent.run + RUN_SUFFIX,
+            task_id=task.id,
+            protocol=task.protocol,
+            agent=parent.agent,
+            user=parent.user,
+            search=parent.search,
+            judge=parent.judge,
+            mode="automated",
+            config=config,
+            parent_id=parent.id,
+            fork_step=point.step - 1,
+            epoch=parent.epoch,
             counterfactual={"intervention": intervention, "step": point.step, "kind": point.kind},
         )
-        episode = build_episode(task, agent=b.agent, user=b.user, search=b.search, judge=b.judge, config=config,
-                                session=session, sink=sink, deep_search=b.deep_search)
+        episode = build_episode(
+            task,
+            agent=b.agent,
+            user=b.user,
+            search=b.search,
+            judge=b.judge,
+            config=config,
+            session=session,
+            sink=sink,
+            deep_search=b.deep_search,
+        )
         return episode
 
     def forkable(self, parent: Session, point: DecisionPoint, intervention: Intervention) -> str | None:
@@ -278,18 +305,24 @@ def _retire_unfinished(store: Store, run: str) -> int:
     return count
 
 
-def plan(store: Store, run: str, which: Which, at: At, intervention: Intervention,
-         player: Player) -> tuple[WhatIfResult, list[tuple[Session, DecisionPoint]], dict]:
+def plan(
+    store: Store, run: str, which: Which, at: At, intervention: Intervention, player: Player
+) -> tuple[WhatIfResult, list[tuple[Session, DecisionPoint]], dict]:
     """The run's chosen sessions and decision points, and which forks exist already."""
     parents = [s for s in store.sessions(runs=[run]) if not s.counterfactual]
     if not parents:
         known = [r for r in store.run_names() if not r.endswith(RUN_SUFFIX)]
-        raise WhatIfError(f"no sessions in run '{run}' in {store.path}"
-                          + (f"; runs there: {', '.join(known)}" if known else ""))
+        raise WhatIfError(
+            f"no sessions in run '{run}' in {store.path}" + (f"; runs there: {', '.join(known)}" if known else "")
+        )
     chosen = [s for s in parents if s.status == "completed" and (which == "all" or failed(s))]
     protocols = {s.protocol.value for s in parents}
-    result = WhatIfResult(run=run, protocol=next(iter(protocols)) if len(protocols) == 1 else None,
-                          intervention=intervention, sessions=len(chosen))
+    result = WhatIfResult(
+        run=run,
+        protocol=next(iter(protocols)) if len(protocols) == 1 else None,
+        intervention=intervention,
+        sessions=len(chosen),
+    )
     done = existing_forks(store, run)
     todo: list[tuple[Session, DecisionPoint]] = []
     for parent in chosen:
@@ -325,8 +358,11 @@ async def whatif(
         _retire_unfinished(store, run)
         result, todo, done = plan(store, run, which, at, intervention, player)
         by_id = {s.id: s for s in store.sessions(runs=[run])}
-        reused = [(by_id[p.id], pt, done[(p.id, pt.step, intervention)]) for p, pt in todo
-                  if (p.id, pt.step, intervention) in done]
+        reused = [
+            (by_id[p.id], pt, done[(p.id, pt.step, intervention)])
+            for p, pt in todo
+            if (p.id, pt.step, intervention) in done
+        ]
         new = [(p, pt) for p, pt in todo if (p.id, pt.step, intervention) not in done]
         if limit is not None:
             new = new[:limit]

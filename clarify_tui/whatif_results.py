@@ -19,7 +19,6 @@ from clarify_tui.store import Store
 RUN_SUFFIX = "-whatif"  # the forks of run R are stored in the run R-whatif
 
 
-
 @dataclass(frozen=True)
 class DecisionPoint:
     session_id: str
@@ -35,7 +34,11 @@ class Fork:
     reused: bool
     parent_outcome: float | None
     outcome: float | None
-    spent: tuple[int, int, float | None] = (0, 0, 0.0)  # tokens in, tokens out, USD (None: unpriced) from the decision point on
+    spent: tuple[int, int, float | None] = (
+        0,
+        0,
+        0.0,
+    )  # tokens in, tokens out, USD (None: unpriced) from the decision point on
 
 
 @dataclass
@@ -70,10 +73,14 @@ def failed(session: Session) -> bool:
         return False
     return value < (100.0 if registry.get(session.protocol).graded_by == "nuggets" else 1.0)
 
+
 def interventions(store: Store, run: str) -> list[str]:
     """The interventions `run` has forks for, `ask` first (what `report --whatif` labels)."""
-    found = {str((s.counterfactual or {}).get("intervention")) for s in store.sessions(runs=[run + RUN_SUFFIX])
-             if s.counterfactual and s.parent_id}
+    found = {
+        str((s.counterfactual or {}).get("intervention"))
+        for s in store.sessions(runs=[run + RUN_SUFFIX])
+        if s.counterfactual and s.parent_id
+    }
     return sorted(found, key=lambda i: (i != "ask", i))
 
 
@@ -92,8 +99,12 @@ def stored(store: Store, run: str, intervention: str) -> WhatIfResult:
         if s.parent_id in by_id and cf.get("intervention") == intervention and s.status in ("completed", "errored"):
             latest[(s.parent_id, int(cf.get("step", -1)))] = s
     protocols = {p.protocol.value for p in parents}
-    result = WhatIfResult(run=run, protocol=next(iter(protocols)) if len(protocols) == 1 else None,
-                          intervention=intervention, sessions=len({pid for pid, _ in latest}))
+    result = WhatIfResult(
+        run=run,
+        protocol=next(iter(protocols)) if len(protocols) == 1 else None,
+        intervention=intervention,
+        sessions=len({pid for pid, _ in latest}),
+    )
     order = {p.id: i for i, p in enumerate(parents)}
     for (pid, step), fork in sorted(latest.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
         parent = by_id[pid]
@@ -111,13 +122,17 @@ def summarize(result: WhatIfResult, *, resamples: int = 10_000, seed: int = 0) -
     cts = registry.get(result.protocol).graded_by == "nuggets"  # restore scores move up or down, answers flip
     scored = [f for f in result.forks if f.outcome is not None and f.parent_outcome is not None]
     if cts:
-        flips = {"improved": sum(f.outcome > f.parent_outcome for f in scored),  # type: ignore[operator]
-                 "worsened": sum(f.outcome < f.parent_outcome for f in scored),  # type: ignore[operator]
-                 "unchanged": sum(f.outcome == f.parent_outcome for f in scored)}
+        flips = {
+            "improved": sum(f.outcome > f.parent_outcome for f in scored),  # type: ignore[operator]
+            "worsened": sum(f.outcome < f.parent_outcome for f in scored),  # type: ignore[operator]
+            "unchanged": sum(f.outcome == f.parent_outcome for f in scored),
+        }
     else:
-        flips = {"wrong_to_right": sum(f.parent_outcome == 0 and f.outcome == 1 for f in scored),
-                 "right_to_wrong": sum(f.parent_outcome == 1 and f.outcome == 0 for f in scored),
-                 "unchanged": sum(f.parent_outcome == f.outcome for f in scored)}
+        flips = {
+            "wrong_to_right": sum(f.parent_outcome == 0 and f.outcome == 1 for f in scored),
+            "right_to_wrong": sum(f.parent_outcome == 1 and f.outcome == 0 for f in scored),
+            "unchanged": sum(f.parent_outcome == f.outcome for f in scored),
+        }
     by_task: dict[str, list[float]] = {}
     for f in scored:
         by_task.setdefault(f.point.task_id, []).append(f.outcome - f.parent_outcome)  # type: ignore[operator]
@@ -125,14 +140,21 @@ def summarize(result: WhatIfResult, *, resamples: int = 10_000, seed: int = 0) -
     ci = bootstrap_mean_ci(per_task, resamples=resamples, seed=seed) if per_task else None
     tasks: dict[str, list[dict[str, Any]]] = {}
     for f in result.forks:
-        point = {"step": f.point.step, "kind": f.point.kind, "session_id": f.point.session_id,
-                 "fork_id": f.session.id, "fork_status": f.session.status,
-                 "fallback": bool((f.session.counterfactual or {}).get("fallback"))}
+        point = {
+            "step": f.point.step,
+            "kind": f.point.kind,
+            "session_id": f.point.session_id,
+            "fork_id": f.session.id,
+            "fork_status": f.session.status,
+            "fallback": bool((f.session.counterfactual or {}).get("fallback")),
+        }
         if cts:
             point.update(parent_restore_score=f.parent_outcome, fork_restore_score=f.outcome)
         else:
-            point.update(parent_correct=None if f.parent_outcome is None else bool(f.parent_outcome),
-                         fork_correct=None if f.outcome is None else bool(f.outcome))
+            point.update(
+                parent_correct=None if f.parent_outcome is None else bool(f.parent_outcome),
+                fork_correct=None if f.outcome is None else bool(f.outcome),
+            )
         tasks.setdefault(f.point.task_id, []).append(point)
     return {
         "run": result.run,
@@ -158,9 +180,12 @@ def summarize(result: WhatIfResult, *, resamples: int = 10_000, seed: int = 0) -
 
 def extra_cost(result: WhatIfResult) -> dict[str, Any]:
     """What the forks spent from their decision point on (the copied steps were the parent's)."""
-    return {"forks": len(result.forks), "tokens_in": sum(f.spent[0] for f in result.forks),
-            "tokens_out": sum(f.spent[1] for f in result.forks),
-            "cost_usd": _total_cost([f.spent[2] for f in result.forks])}
+    return {
+        "forks": len(result.forks),
+        "tokens_in": sum(f.spent[0] for f in result.forks),
+        "tokens_out": sum(f.spent[1] for f in result.forks),
+        "cost_usd": _total_cost([f.spent[2] for f in result.forks]),
+    }
 
 
 def _total_cost(costs: list[float | None]) -> float | None:

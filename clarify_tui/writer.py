@@ -28,7 +28,9 @@ _STOP = object()
 
 
 class BackgroundWriter:
-    def __init__(self, path: Path, held: leases.Lease | None, heartbeat_every: float = leases.HEARTBEAT_EVERY_S) -> None:
+    def __init__(
+        self, path: Path, held: leases.Lease | None, heartbeat_every: float = leases.HEARTBEAT_EVERY_S
+    ) -> None:
         self.path = path
         self.held = held
         self.heartbeat_every = heartbeat_every
@@ -107,7 +109,9 @@ class BackgroundWriter:
                     self.failure = self.failure or exc
                 except Exception as exc:  # a bug here must stop the run, not lose writes silently
                     log.exception("database writer failed")
-                    self.failure = self.failure or StoreError(f"writing {self.path} failed: {type(exc).__name__}: {exc}")
+                    self.failure = self.failure or StoreError(
+                        f"writing {self.path} failed: {type(exc).__name__}: {exc}"
+                    )
                 finally:
                     if item is not None:
                         self._queue.task_done()

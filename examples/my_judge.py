@@ -23,7 +23,7 @@ def share(needle, hay):
 
 class MyJudge:
     def __init__(self, full: float = 0.8, partial: float = 0.4) -> None:
-        self.full, self.partial = full, partial            # clarify.toml: [judge.args] full = 0.9
+        self.full, self.partial = full, partial  # clarify.toml: [judge.args] full = 0.9
 
     def equivalent(self, question, answer, gold, benchmark="interactcomp"):
         """Is `answer` the gold answer (`gold.text` or one of `gold.aliases`)?"""

@@ -24,20 +24,33 @@ from clarify_tui import Action, AgentUnavailable, AgentView, Usage
 TOOLS = {
     "search": ("Search the web.", {"query": {"type": "string"}}, ["query"]),
     "ask": ("Ask the user one clarifying question.", {"question": {"type": "string"}}, ["question"]),
-    "answer": ("Give your answer (ends this checkpoint or the task).",
-               {"answer": {"type": "string"}, "confidence": {"type": "number", "description": "0-100"}},
-               ["answer"]),
-    "clarify": ("Ask the user all your clarifying questions at once.",
-                {"questions": {"type": "array", "items": {"type": "string"}}}, ["questions"]),
+    "answer": (
+        "Give your answer (ends this checkpoint or the task).",
+        {"answer": {"type": "string"}, "confidence": {"type": "number", "description": "0-100"}},
+        ["answer"],
+    ),
+    "clarify": (
+        "Ask the user all your clarifying questions at once.",
+        {"questions": {"type": "array", "items": {"type": "string"}}},
+        ["questions"],
+    ),
 }
-SYSTEM = ("You answer questions that may be ambiguous. Use the tools: search the web, ask the user a "
-          "clarifying question when the question is ambiguous, and answer when you are sure. Always call a tool.")
+SYSTEM = (
+    "You answer questions that may be ambiguous. Use the tools: search the web, ask the user a "
+    "clarifying question when the question is ambiguous, and answer when you are sure. Always call a tool."
+)
 
 
 def tool(name: str) -> dict:
     description, properties, required = TOOLS[name]
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
 
 
 def messages(view: AgentView) -> list[dict]:
@@ -53,11 +66,26 @@ def messages(view: AgentView) -> list[dict]:
     out: list[dict] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
     for i, turn in enumerate(view.history):
         a = turn.action
-        args = {"search": {"query": a.text}, "ask": {"question": a.text}, "clarify": {"questions": a.items},
-                "answer": {"answer": a.text, "confidence": a.confidence}}.get(a.kind.value, {"text": a.text})
+        args = {
+            "search": {"query": a.text},
+            "ask": {"question": a.text},
+            "clarify": {"questions": a.items},
+            "answer": {"answer": a.text, "confidence": a.confidence},
+        }.get(a.kind.value, {"text": a.text})
         call_id = f"call_{i}"
-        out.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": a.kind.value, "arguments": json.dumps(args)}}]})
+        out.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": a.kind.value, "arguments": json.dumps(args)},
+                    }
+                ],
+            }
+        )
         obs = turn.observation
         result = obs.error or obs.text
         if obs.hits:
@@ -67,16 +95,18 @@ def messages(view: AgentView) -> list[dict]:
 
 
 class ToolAgent:
-    def __init__(self, model: str = "gpt-4o-mini", base_url: str | None = None, temperature: float = 0.0,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, model: str = "gpt-4o-mini", base_url: str | None = None, temperature: float = 0.0, seed: int | None = None
+    ) -> None:
         self.model, self.temperature, self.seed = model, temperature, seed
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         self._client: openai.AsyncOpenAI | None = None
 
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            self._client = openai.AsyncOpenAI(base_url=self.base_url,
-                                              api_key=os.environ.get("OPENAI_API_KEY") or "no-key")
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key"
+            )
         return self._client
 
     async def act(self, view: AgentView) -> Action:
@@ -84,10 +114,20 @@ class ToolAgent:
         extra = {"seed": self.seed} if self.seed is not None else {}
         try:
             reply = await self.client().chat.completions.create(
-                model=self.model, messages=messages(view), tools=[tool(n) for n in names],  # type: ignore[arg-type]
-                tool_choice="required", temperature=self.temperature, **extra)
-        except (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-                openai.InternalServerError, openai.AuthenticationError) as exc:
+                model=self.model,
+                messages=messages(view),
+                tools=[tool(n) for n in names],  # type: ignore[arg-type]
+                tool_choice="required",
+                temperature=self.temperature,
+                **extra,
+            )
+        except (
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+            openai.RateLimitError,
+            openai.InternalServerError,
+            openai.AuthenticationError,
+        ) as exc:
             raise AgentUnavailable(f"{type(exc).__name__}: {exc}") from exc
         message = reply.choices[0].message
         if not message.tool_calls:
@@ -106,8 +146,9 @@ class ToolAgent:
             raise ValueError(f"the model called an unknown tool {call.name!r}")
         action.raw = f"{call.name}({call.arguments})"
         if reply.usage is not None:
-            action.usage = Usage(tokens_in=reply.usage.prompt_tokens, tokens_out=reply.usage.completion_tokens,
-                                 model=reply.model)
+            action.usage = Usage(
+                tokens_in=reply.usage.prompt_tokens, tokens_out=reply.usage.completion_tokens, model=reply.model
+            )
         return action
 
     async def aclose(self) -> None:

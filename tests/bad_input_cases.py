@@ -161,8 +161,11 @@ def _no_screens() -> Iterator[None]:
         raise ScreenStarted("started a screen or server on bad input")
 
     with contextlib.ExitStack() as stack:
-        for target in ("clarify_tui.tui.app.ClarifyApp.run", "clarify_tui.tui.browse.BrowseApp.run",
-                       "clarify_tui.campaign.server.CampaignServer.serve"):
+        for target in (
+            "clarify_tui.tui.app.ClarifyApp.run",
+            "clarify_tui.tui.browse.BrowseApp.run",
+            "clarify_tui.campaign.server.CampaignServer.serve",
+        ):
             stack.enter_context(mock.patch(target, never))
         yield
 
@@ -198,8 +201,10 @@ def census() -> int:
             print(f"[{verdict}] {case.name}: exit {outcome.code}; changed {outcome.changed}; {outcome.seconds:.1f} s")
             for line in shown[-3:]:
                 print(f"      {line[:200]}")
-    print(f"tried {len(cases)} / clean {verdicts['clean']} / traceback {verdicts['traceback']} / "
-          f"silent {verdicts['silent']} / unclear {verdicts['unclear']}")
+    print(
+        f"tried {len(cases)} / clean {verdicts['clean']} / traceback {verdicts['traceback']} / "
+        f"silent {verdicts['silent']} / unclear {verdicts['unclear']}"
+    )
     return 0
 
 
@@ -250,4 +255,3 @@ def foreign_db(tmp: Path) -> Path:
 def make_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
-

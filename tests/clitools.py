@@ -21,8 +21,14 @@ def cli_env(**extra: str) -> dict[str, str]:
 def cli(*args: str, env: dict[str, str] | None = None, user: int | None = None, **kw) -> subprocess.Popen:
     """Start `python -m clarify_tui <args>`; read .returncode/.stdout/.stderr after communicate()."""
     return subprocess.Popen(
-        [sys.executable, "-m", "clarify_tui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=env or cli_env(), cwd=kw.pop("cwd", ROOT), user=user, **kw,
+        [sys.executable, "-m", "clarify_tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env or cli_env(),
+        cwd=kw.pop("cwd", ROOT),
+        user=user,
+        **kw,
     )
 
 

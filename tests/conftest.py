@@ -40,8 +40,13 @@ def make_episode(search):
         elif isinstance(agent, list):
             agent = ListAgent(agent)
         return build_episode(
-            task, agent=agent, user=user or RuleUser(), search=search, judge=RuleJudge(),
-            config=config or EpisodeConfig(), sink=sink,
+            task,
+            agent=agent,
+            user=user or RuleUser(),
+            search=search,
+            judge=RuleJudge(),
+            config=config or EpisodeConfig(),
+            sink=sink,
         )
 
     return make

@@ -39,8 +39,28 @@ async def frames(pilot, n: int = 3) -> None:
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("annotator") / "a.db"
     for bench, agent in (("interactcomp", "scripted:search-then-ask"), ("discobench", "scripted:direct-guess")):
-        assert cli(["run", "--benchmark", bench, "--dataset", "demo", "--agent", agent, "--db", str(path),
-                    "--run", bench, "--limit", "2", "--concurrency", "1"]) == 0
+        assert (
+            cli(
+                [
+                    "run",
+                    "--benchmark",
+                    bench,
+                    "--dataset",
+                    "demo",
+                    "--agent",
+                    agent,
+                    "--db",
+                    str(path),
+                    "--run",
+                    bench,
+                    "--limit",
+                    "2",
+                    "--concurrency",
+                    "1",
+                ]
+            )
+            == 0
+        )
     store = Store(path)
     s = store.sessions(runs=["interactcomp"])[0]
     s.note = "asked twice by mistake"
@@ -57,8 +77,8 @@ def demo_app(store, **kwargs) -> ClarifyApp:
 def drawn(app, widget) -> str:
     """The terminal's text within `widget`'s content region."""
     region = widget.content_region
-    lines = [strip.text for strip in app.screen._compositor.render_strips()][region.y:region.bottom]
-    return "\n".join(line[region.x:region.right] for line in lines)
+    lines = [strip.text for strip in app.screen._compositor.render_strips()][region.y : region.bottom]
+    return "\n".join(line[region.x : region.right] for line in lines)
 
 
 async def test_ctrl_down_scrolls_a_cut_question_at_80x24(tmp_path):
@@ -156,8 +176,9 @@ async def test_the_demo_says_quit_where_q_quits_and_has_help(db):
         await settle(pilot)
         screen = app.screen
         assert back_enabled(screen, "back_quits") is True and back_enabled(screen, "back") is False
-        assert "Quit" in {b.binding.description for b in screen.active_bindings.values() if b.binding.key == "q"
-                          and b.enabled}
+        assert "Quit" in {
+            b.binding.description for b in screen.active_bindings.values() if b.binding.key == "q" and b.enabled
+        }
         await pilot.press("question_mark")
         await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"
@@ -168,8 +189,11 @@ async def test_the_fork_dialog_names_the_step_the_fork_keeps_and_an_informed_for
     from clarify_tui.tui.screens.replay import ReplayScreen
 
     store = Store(db)
-    session = next(s for s in store.sessions(runs=["interactcomp"])
-                   if any(st.action.kind.value == "ask" for st in store.steps(s.id)))
+    session = next(
+        s
+        for s in store.sessions(runs=["interactcomp"])
+        if any(st.action.kind.value == "ask" for st in store.steps(s.id))
+    )
     steps = store.steps(session.id)
     ask = next(i for i, st in enumerate(steps) if st.actor == "agent" and st.action.kind.value == "ask")
     app = BrowseApp(store, start="replay", session_id=session.id, pace=0)

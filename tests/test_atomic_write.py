@@ -19,8 +19,12 @@ from clarify_tui.store import Store
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("played") / "runs.db"
-    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:search-then-ask", "--db", str(db),
-                 "--limit", "2"]) == 0
+    assert (
+        main(
+            ["run", "--benchmark", "discobench", "--agent", "scripted:search-then-ask", "--db", str(db), "--limit", "2"]
+        )
+        == 0
+    )
     return db
 
 
@@ -43,14 +47,20 @@ def _leftovers(folder: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", [["export"], ["cache", "export"]])
 @pytest.mark.parametrize("target", ["db", "wal", "shm", "symlink", "hardlink"])
-def test_out_naming_the_database_is_refused_and_the_database_keeps_every_session(played, tmp_path, capsys,
-                                                                                  command, target):
+def test_out_naming_the_database_is_refused_and_the_database_keeps_every_session(
+    played, tmp_path, capsys, command, target
+):
     db = tmp_path / "copy.db"
     _copy(played, db)
     before = _sessions(db)
     assert before == 2
-    out = {"db": db, "wal": Path(f"{db}-wal"), "shm": Path(f"{db}-shm"), "symlink": tmp_path / "link.db",
-           "hardlink": tmp_path / "hard.db"}[target]
+    out = {
+        "db": db,
+        "wal": Path(f"{db}-wal"),
+        "shm": Path(f"{db}-shm"),
+        "symlink": tmp_path / "link.db",
+        "hardlink": tmp_path / "hard.db",
+    }[target]
     if target == "symlink":
         out.symlink_to(db)
     if target == "hardlink":
@@ -87,8 +97,9 @@ def test_a_full_device_is_one_line_naming_the_file(played, capsys):
     assert "cannot write /dev/full: disk full" in err and "Traceback" not in err
 
 
-def test_a_disk_filling_up_mid_export_keeps_the_old_file_and_leaves_no_partial_one(played, tmp_path, capsys,
-                                                                                     monkeypatch):
+def test_a_disk_filling_up_mid_export_keeps_the_old_file_and_leaves_no_partial_one(
+    played, tmp_path, capsys, monkeypatch
+):
     out = tmp_path / "sessions.jsonl"
     out.write_text("the export of last week\n", encoding="utf-8")
     real = exporters.EXPORTERS["jsonl"]

@@ -42,64 +42,152 @@ def _harness_csv(tmp: Path) -> Path:
 
 
 CASES = [
-    Case("dataset nested 100,000 deep (jsonl)",
-         lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_write(t / "deep.jsonl", DEEP))],
-         "deep.jsonl:1: not JSON: nested too deeply", lines=3),
-    Case("dataset nested 100,000 deep (json)",
-         lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_write(t / "deep.json", DEEP))],
-         "deep.json:1: not JSON: nested too deeply", lines=3),
-    Case("import nested 100,000 deep",
-         lambda t: ["import", "--db", str(t / "d.db"), "--format", "cts-candidates", "--dataset", "demo",
-                    str(_write(t / "deep.jsonl", DEEP))],
-         "deep.jsonl:1: not JSON: nested too deeply", lines=3),
-    Case("cache import nested 100,000 deep",
-         lambda t: ["cache", "import", "--db", str(t / "d.db"), str(_write(t / "deep.jsonl", DEEP))],
-         "deep.jsonl:1: not a search cache entry (nested too deeply)"),
-    Case("export --out .", lambda t: ["export", "--db", str(_played(t)), "--out", str(t)],
-         "is a directory; name a file"),
-    Case("export --out the database", lambda t: ["export", "--db", str(_played(t)), "--out", str(t / "ok.db")],
-         "refusing to write {tmp}/ok.db: it is the database"),
-    Case("export to a full disk", lambda t: ["export", "--db", str(_played(t)), "--out", "/dev/full"],
-         "cannot write /dev/full: disk full"),
-    Case("cache export to a full disk", lambda t: ["cache", "export", "--db", str(_played(t)), "--out", "/dev/full"],
-         "cannot write /dev/full: disk full"),
-    Case("clarify.toml is a directory (--config)",
-         lambda t: [*RUN, "--db", str(t / "d.db"), "--config", str(_mkdir(t / "clarify.toml"))],
-         "cannot read config {tmp}/clarify.toml: it is a directory"),
-    Case("clarify.toml not UTF-8",
-         lambda t: [*RUN, "--db", str(t / "d.db"), "--config",
-                    str(_write(t / "clarify.toml", b"[openai]\n# caf\xe9\ntimeout = 3\n"))],
-         "{tmp}/clarify.toml is not UTF-8 text"),
-    Case("clarify.toml with base_url = \"notaurl\"",
-         lambda t: [*RUN[:-1], "openai:m", "--db", str(t / "d.db"), "--config",
-                    str(_write(t / "clarify.toml", '[openai]\nbase_url = "notaurl"\n'))],
-         "clarify.toml: openai.base_url: 'notaurl' is not an http:// or https:// URL"),
-    Case("harness CSV not UTF-8",
-         lambda t: ["import", "--db", str(t / "d.db"), "--format", "interactcomp-harness", "--dataset", "demo",
-                    str(_harness_csv(t))],
-         "results.csv:1: not UTF-8: byte 0xe9", lines=3),
-    Case("cache import not UTF-8",
-         lambda t: ["cache", "import", "--db", str(t / "d.db"),
-                    str(_write(t / "searches.jsonl", b'{"kind": "search"}\n{"q": "caf\xe9"}\n'))],
-         "searches.jsonl:2: not UTF-8"),
-    Case("score --from-export not UTF-8",
-         lambda t: ["score", "--from-export", str(_write(t / "export.jsonl", b'{"session": "caf\xe9"}\n'))],
-         "export.jsonl line 1: not UTF-8 (byte 0xe9 at column 17)"),
-    Case("score --from-export nested 100,000 deep",
-         lambda t: ["score", "--from-export", str(_write(t / "export.jsonl", DEEP))],
-         "export.jsonl line 1: not JSON (nested too deeply)"),
-    Case("run --resume --run TYPO",
-         lambda t: [*RUN, "--db", str(_played(t)), "--run", "aa", "--resume", "--limit", "2"],
-         "there is no run 'aa' to resume (runs in {tmp}/ok.db: a)"),
-    *[Case(f"{cmd} on another application's SQLite file",
-           lambda t, cmd=cmd: [*cmd.split(), "--db", str(_foreign(t))],
-           "other-app.db is another application's SQLite database (tables: invoices)")
-      for cmd in ("score", "sessions", "export", "cache stats", "run --benchmark interactcomp --agent scripted:direct-guess")],
-    Case("the TUI on another application's SQLite file", lambda t: ["--db", str(_foreign(t))],
-         "other-app.db is another application's SQLite database (tables: invoices)"),
-    *[Case(f"{cmd} on a 0-byte file", lambda t, cmd=cmd: [*cmd.split(), "--db", str(_zero(t))],
-           "zero.db holds no clarify-tui data")
-      for cmd in ("score", "sessions", "export", "replay abc")],
+    Case(
+        "dataset nested 100,000 deep (jsonl)",
+        lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_write(t / "deep.jsonl", DEEP))],
+        "deep.jsonl:1: not JSON: nested too deeply",
+        lines=3,
+    ),
+    Case(
+        "dataset nested 100,000 deep (json)",
+        lambda t: [*RUN, "--db", str(t / "d.db"), "--dataset", str(_write(t / "deep.json", DEEP))],
+        "deep.json:1: not JSON: nested too deeply",
+        lines=3,
+    ),
+    Case(
+        "import nested 100,000 deep",
+        lambda t: [
+            "import",
+            "--db",
+            str(t / "d.db"),
+            "--format",
+            "cts-candidates",
+            "--dataset",
+            "demo",
+            str(_write(t / "deep.jsonl", DEEP)),
+        ],
+        "deep.jsonl:1: not JSON: nested too deeply",
+        lines=3,
+    ),
+    Case(
+        "cache import nested 100,000 deep",
+        lambda t: ["cache", "import", "--db", str(t / "d.db"), str(_write(t / "deep.jsonl", DEEP))],
+        "deep.jsonl:1: not a search cache entry (nested too deeply)",
+    ),
+    Case(
+        "export --out .", lambda t: ["export", "--db", str(_played(t)), "--out", str(t)], "is a directory; name a file"
+    ),
+    Case(
+        "export --out the database",
+        lambda t: ["export", "--db", str(_played(t)), "--out", str(t / "ok.db")],
+        "refusing to write {tmp}/ok.db: it is the database",
+    ),
+    Case(
+        "export to a full disk",
+        lambda t: ["export", "--db", str(_played(t)), "--out", "/dev/full"],
+        "cannot write /dev/full: disk full",
+    ),
+    Case(
+        "cache export to a full disk",
+        lambda t: ["cache", "export", "--db", str(_played(t)), "--out", "/dev/full"],
+        "cannot write /dev/full: disk full",
+    ),
+    Case(
+        "clarify.toml is a directory (--config)",
+        lambda t: [*RUN, "--db", str(t / "d.db"), "--config", str(_mkdir(t / "clarify.toml"))],
+        "cannot read config {tmp}/clarify.toml: it is a directory",
+    ),
+    Case(
+        "clarify.toml not UTF-8",
+        lambda t: [
+            *RUN,
+            "--db",
+            str(t / "d.db"),
+            "--config",
+            str(_write(t / "clarify.toml", b"[openai]\n# caf\xe9\ntimeout = 3\n")),
+        ],
+        "{tmp}/clarify.toml is not UTF-8 text",
+    ),
+    Case(
+        'clarify.toml with base_url = "notaurl"',
+        lambda t: [
+            *RUN[:-1],
+            "openai:m",
+            "--db",
+            str(t / "d.db"),
+            "--config",
+            str(_write(t / "clarify.toml", '[openai]\nbase_url = "notaurl"\n')),
+        ],
+        "clarify.toml: openai.base_url: 'notaurl' is not an http:// or https:// URL",
+    ),
+    Case(
+        "harness CSV not UTF-8",
+        lambda t: [
+            "import",
+            "--db",
+            str(t / "d.db"),
+            "--format",
+            "interactcomp-harness",
+            "--dataset",
+            "demo",
+            str(_harness_csv(t)),
+        ],
+        "results.csv:1: not UTF-8: byte 0xe9",
+        lines=3,
+    ),
+    Case(
+        "cache import not UTF-8",
+        lambda t: [
+            "cache",
+            "import",
+            "--db",
+            str(t / "d.db"),
+            str(_write(t / "searches.jsonl", b'{"kind": "search"}\n{"q": "caf\xe9"}\n')),
+        ],
+        "searches.jsonl:2: not UTF-8",
+    ),
+    Case(
+        "score --from-export not UTF-8",
+        lambda t: ["score", "--from-export", str(_write(t / "export.jsonl", b'{"session": "caf\xe9"}\n'))],
+        "export.jsonl line 1: not UTF-8 (byte 0xe9 at column 17)",
+    ),
+    Case(
+        "score --from-export nested 100,000 deep",
+        lambda t: ["score", "--from-export", str(_write(t / "export.jsonl", DEEP))],
+        "export.jsonl line 1: not JSON (nested too deeply)",
+    ),
+    Case(
+        "run --resume --run TYPO",
+        lambda t: [*RUN, "--db", str(_played(t)), "--run", "aa", "--resume", "--limit", "2"],
+        "there is no run 'aa' to resume (runs in {tmp}/ok.db: a)",
+    ),
+    *[
+        Case(
+            f"{cmd} on another application's SQLite file",
+            lambda t, cmd=cmd: [*cmd.split(), "--db", str(_foreign(t))],
+            "other-app.db is another application's SQLite database (tables: invoices)",
+        )
+        for cmd in (
+            "score",
+            "sessions",
+            "export",
+            "cache stats",
+            "run --benchmark interactcomp --agent scripted:direct-guess",
+        )
+    ],
+    Case(
+        "the TUI on another application's SQLite file",
+        lambda t: ["--db", str(_foreign(t))],
+        "other-app.db is another application's SQLite database (tables: invoices)",
+    ),
+    *[
+        Case(
+            f"{cmd} on a 0-byte file",
+            lambda t, cmd=cmd: [*cmd.split(), "--db", str(_zero(t))],
+            "zero.db holds no clarify-tui data",
+        )
+        for cmd in ("score", "sessions", "export", "replay abc")
+    ],
 ]
 
 
@@ -161,15 +249,27 @@ def test_an_unreadable_clarify_toml_names_the_file(tmp_path, capsys, monkeypatch
     assert not (tmp_path / "d.db").exists()
 
 
-@pytest.mark.parametrize(("argv", "flag"), [
-    (["score", "--bootstrap", "-5"], "--bootstrap"), (["score", "--bootstrap", "x"], "--bootstrap"),
-    (["score", "--jobs", "0"], "--jobs"), (["score", "--jobs", "-2"], "--jobs"),
-    (["score", "--profile-k", "-1"], "--profile-k"), (["score", "--profile-k", "nan"], "--profile-k"),
-    (["score", "--run", ""], "--run"), ([*RUN, "--run", ""], "--run"), ([*RUN, "--run", "  "], "--run"),
-    (["export", "--run", ""], "--run"), (["sessions", "--run", ""], "--run"),
-    (["report", "--bootstrap", "-5"], "--bootstrap"), (["report", "--run", ""], "--run"),
-    (["serve", "--queue", ""], "--queue"), (["play", "--queue", " "], "--queue"), (["queue", "status", ""], "RUN"),
-])
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["score", "--bootstrap", "-5"], "--bootstrap"),
+        (["score", "--bootstrap", "x"], "--bootstrap"),
+        (["score", "--jobs", "0"], "--jobs"),
+        (["score", "--jobs", "-2"], "--jobs"),
+        (["score", "--profile-k", "-1"], "--profile-k"),
+        (["score", "--profile-k", "nan"], "--profile-k"),
+        (["score", "--run", ""], "--run"),
+        ([*RUN, "--run", ""], "--run"),
+        ([*RUN, "--run", "  "], "--run"),
+        (["export", "--run", ""], "--run"),
+        (["sessions", "--run", ""], "--run"),
+        (["report", "--bootstrap", "-5"], "--bootstrap"),
+        (["report", "--run", ""], "--run"),
+        (["serve", "--queue", ""], "--queue"),
+        (["play", "--queue", " "], "--queue"),
+        (["queue", "status", ""], "RUN"),
+    ],
+)
 def test_impossible_values_are_refused_at_parse_time(argv, flag, tmp_path, capsys):
     db = tmp_path / "p.db"
     with pytest.raises(SystemExit) as exit_:

@@ -31,8 +31,28 @@ SIZE = (150, 45)
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("browse") / "browse.db"
     for agent in ("direct-guess", "search-then-ask"):
-        assert cli(["run", "--benchmark", "discobench", "--dataset", "demo", "--agent", f"scripted:{agent}",
-                    "--db", str(path), "--run", f"dg-{agent}", "--limit", "3", "--concurrency", "1"]) == 0
+        assert (
+            cli(
+                [
+                    "run",
+                    "--benchmark",
+                    "discobench",
+                    "--dataset",
+                    "demo",
+                    "--agent",
+                    f"scripted:{agent}",
+                    "--db",
+                    str(path),
+                    "--run",
+                    f"dg-{agent}",
+                    "--limit",
+                    "3",
+                    "--concurrency",
+                    "1",
+                ]
+            )
+            == 0
+        )
     return path
 
 
@@ -90,8 +110,7 @@ async def test_replay_steps_show_the_state_recorded_at_each_step(store):
 async def test_failed_discobench_opens_at_the_first_failed_checkpoint(store):
     session = first(store, "dg-direct-guess")
     steps = store.steps(session.id)
-    failure = next(s.index for s in steps
-                   if any(cp.status == "failed" for cp in s.state.protocol.checkpoints))
+    failure = next(s.index for s in steps if any(cp.status == "failed" for cp in s.state.protocol.checkpoints))
     app = BrowseApp(store, start="replay", session_id=session.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -129,8 +148,9 @@ async def test_fork_saves_parent_fork_step_copied_steps_and_continuation(store):
         assert saved.agent == "scripted:search-then-ask"
         fork_steps = store.steps(fork.id)
         copied = fork_steps[:1]
-        assert [s.model_dump(exclude={"created_at"}) for s in copied] == \
-            [s.model_dump(exclude={"created_at"}) for s in parent_steps[:1]]
+        assert [s.model_dump(exclude={"created_at"}) for s in copied] == [
+            s.model_dump(exclude={"created_at"}) for s in parent_steps[:1]
+        ]
         assert len(fork_steps) > 1 and any(s.action.kind.value == "ask" for s in fork_steps[1:])
         assert replay.steps[-1].index == fork_steps[-1].index  # the screen replays the fork now
         # back in the sessions list the fork sits right under its parent
@@ -150,7 +170,9 @@ async def test_compare_aligns_by_action_and_gives_a_verdict_per_column(store):
         assert isinstance(screen, CompareScreen)
         left = text_of(screen.query_one("#compare-verdict-a", Static))
         right = text_of(screen.query_one("#compare-verdict-b", Static))
-        assert "wrong" in left and "0 asks" in left and "3 searches" in left  # one per checkpoint: a wrong CP1 no longer ends the task
+        assert (
+            "wrong" in left and "0 asks" in left and "3 searches" in left
+        )  # one per checkpoint: a wrong CP1 no longer ends the task
         assert "correct" in right and "ask" in right
         left_groups = [g for g, _, _ in screen.rows if g is not None]
         right_groups = [g for _, g, _ in screen.rows if g is not None]
@@ -313,8 +335,28 @@ def three_sessions_db(tmp_path):
     from clarify_tui.cli import main as cli
 
     db = tmp_path / "s.db"
-    assert cli(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                "--db", str(db), "--run", "r", "--limit", "3", "--concurrency", "1"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--run",
+                "r",
+                "--limit",
+                "3",
+                "--concurrency",
+                "1",
+            ]
+        )
+        == 0
+    )
     return db
 
 

@@ -33,18 +33,42 @@ class FrozenClock(datetime):
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("snap") / "snapshots.db"
     counter = itertools.count(1)
-    with mock.patch("uuid.uuid4", lambda: uuid.UUID(int=next(counter) << 80)), \
-            mock.patch("clarify_tui.models.datetime", FrozenClock), \
-            mock.patch("clarify_tui.engine.episode.time", types.SimpleNamespace(perf_counter=lambda: 0.0)):  # 0 ms
+    with (
+        mock.patch("uuid.uuid4", lambda: uuid.UUID(int=next(counter) << 80)),
+        mock.patch("clarify_tui.models.datetime", FrozenClock),
+        mock.patch("clarify_tui.engine.episode.time", types.SimpleNamespace(perf_counter=lambda: 0.0)),
+    ):  # 0 ms
         for benchmark, agent, extra in (
-            ("discobench", "direct-guess", []), ("discobench", "search-then-ask", []),
-            ("interactcomp", "direct-guess", []), ("interactcomp", "search-then-ask", []),
+            ("discobench", "direct-guess", []),
+            ("discobench", "search-then-ask", []),
+            ("interactcomp", "direct-guess", []),
+            ("interactcomp", "search-then-ask", []),
             ("cts", "direct-guess", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
             ("cts", "search-then-ask", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
         ):
-            assert cli(["run", "--benchmark", benchmark, "--dataset", "demo", "--agent", f"scripted:{agent}",
-                        "--db", str(path), "--run", f"{benchmark[:5]}-{agent}", "--limit", "4",
-                        "--concurrency", "1", *extra]) == 0
+            assert (
+                cli(
+                    [
+                        "run",
+                        "--benchmark",
+                        benchmark,
+                        "--dataset",
+                        "demo",
+                        "--agent",
+                        f"scripted:{agent}",
+                        "--db",
+                        str(path),
+                        "--run",
+                        f"{benchmark[:5]}-{agent}",
+                        "--limit",
+                        "4",
+                        "--concurrency",
+                        "1",
+                        *extra,
+                    ]
+                )
+                == 0
+            )
     return path
 
 

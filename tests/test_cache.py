@@ -51,7 +51,10 @@ async def test_record_fills_then_serves_normalised_repeats(tavily, db):
     assert len(tavily.requests) == 2
     row = next(db["search_cache"].rows)
     assert row["backend"] == "tavily" and json.loads(row["params"]) == {
-        "max_results": 2, "search_depth": "basic", "topic": "general"}
+        "max_results": 2,
+        "search_depth": "basic",
+        "topic": "general",
+    }
     assert KEY not in json.dumps(list(db["search_cache"].rows))
 
 
@@ -114,8 +117,14 @@ def test_import_rejects_garbage_and_rekeys_entries(tmp_path, db):
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         import_cache(db, bad)
     forged = tmp_path / "forged.jsonl"
-    entry = {"key": "not-the-real-key", "kind": "search", "backend": "tavily", "query": "Q",
-             "params": {"max_results": 5}, "response": {"hits": []}}
+    entry = {
+        "key": "not-the-real-key",
+        "kind": "search",
+        "backend": "tavily",
+        "query": "Q",
+        "params": {"max_results": 5},
+        "response": {"hits": []},
+    }
     forged.write_text(json.dumps(entry) + "\n", encoding="utf-8")
     import_cache(db, forged)
     assert next(db["search_cache"].rows)["key"] != "not-the-real-key"

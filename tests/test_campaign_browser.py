@@ -25,8 +25,15 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TOKEN = "t0ken-for-the-test"
 RUN = "hb-web"
 HIDDEN = ("Mimi Leder", "Messiah", "Deep Impact")  # ic-01's context and gold answer
@@ -35,8 +42,9 @@ ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[
 BACKGROUND = (18, 18, 18)  # the play screen's panels (`48;2;18;18;18` in the stream)
 SHOTS = Path(os.environ.get("CLARIFY_SCREENSHOTS", "")) if os.environ.get("CLARIFY_SCREENSHOTS") else None
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="chromium is not installed (apt-get install -y chromium; .ci/run does it)"
+)
 
 
 def free_port() -> int:
@@ -77,8 +85,9 @@ def sessions(db: Path) -> list[dict]:
 def steps(db: Path, session_id: str) -> list[tuple]:
     conn = sqlite3.connect(db)
     try:
-        return conn.execute("SELECT actor, kind, input FROM steps WHERE session_id=? ORDER BY idx",
-                            [session_id]).fetchall()
+        return conn.execute(
+            "SELECT actor, kind, input FROM steps WHERE session_id=? ORDER BY idx", [session_id]
+        ).fetchall()
     finally:
         conn.close()
 
@@ -126,7 +135,7 @@ def cell_of(frames: list[bytes], text: str) -> tuple[int, int]:
         if not move:
             continue
         row, col = int(move[1]) - 1, int(move[2]) - 1
-        painted = ANSI_TEXT.sub("", chunk[move.end():])
+        painted = ANSI_TEXT.sub("", chunk[move.end() :])
         at = painted.find(text)
         if at >= 0:
             width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in painted[:at])
@@ -194,9 +203,27 @@ def serving(tmp_path, *options: str):
     port = free_port()
     db = tmp_path / "campaign.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clarify_tui.cli", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--token", TOKEN, "--benchmark", "interactcomp", *(options or ("--limit", "1"))],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "clarify_tui.cli",
+            "serve",
+            "--queue",
+            RUN,
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--token",
+            TOKEN,
+            "--benchmark",
+            "interactcomp",
+            *(options or ("--limit", "1")),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
     )
     try:
         banner = [proc.stdout.readline() for _ in range(4)]
@@ -233,8 +260,10 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     proc, base, db = server
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     outside: list[str] = []
-    page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"),
-               lambda route: (outside.append(route.request.url), route.abort()))
+    page.route(
+        re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"),
+        lambda route: (outside.append(route.request.url), route.abort()),
+    )
 
     # no token, a wrong token, a bogus websocket: 403, and no app process starts
     assert page.goto(f"{base}/?annotator=ana").status == 403
@@ -249,8 +278,10 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     assert page.locator("#annotator").count() == 1 and children(proc.pid) == []
 
     frames: list[bytes] = []
-    page.on("websocket", lambda ws: ws.on("framereceived",
-                                           lambda data: frames.append(data if isinstance(data, bytes) else b"")))
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda data: frames.append(data if isinstance(data, bytes) else b"")),
+    )
     page.fill("#annotator", "ana")
     page.press("#annotator", "Enter")
     wait_for(lambda: QUESTION_WORDS in visible_text(frames), 90, "the question on the page", page)
@@ -261,8 +292,12 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
     typist.type("Is the object a comet?")
     typist.press("Enter")
     try:
-        running = wait_for(lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
-                           90, "the ask to be recorded", page)
+        running = wait_for(
+            lambda: [s for s in sessions(db) if s["status"] == "running" and steps(db, s["id"])],
+            90,
+            "the ask to be recorded",
+            page,
+        )
     finally:
         page.screenshot(path=str(tmp_path / "after-ask.png"))
     assert running[0]["annotator"] == "ana" and running[0]["task_id"] == "ic-01"
@@ -289,8 +324,13 @@ def test_token_gate_and_one_interactcomp_task_played_in_the_browser(server, brow
 
     assert len(sessions(db)) == 1
     s = done[0]
-    assert (s["run"], s["annotator"], s["mode"], s["agent"], s["task_id"]) == (RUN, "ana", "human_agent", "human",
-                                                                              "ic-01")
+    assert (s["run"], s["annotator"], s["mode"], s["agent"], s["task_id"]) == (
+        RUN,
+        "ana",
+        "human_agent",
+        "human",
+        "ic-01",
+    )
     recorded = steps(db, s["id"])
     assert [r[:2] for r in recorded] == [("agent", "ask"), ("user", "reply"), ("agent", "answer"), ("judge", "judge")]
     assert "comet" in recorded[0][2] and "Armageddon" in recorded[2][2]
@@ -304,19 +344,30 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
     nothing about who came."""
     demo = Path(__file__).resolve().parent.parent / "data" / "demo" / "interactcomp.jsonl"
     zh = tmp_path / "zh.jsonl"
-    zh.write_text(next(line for line in demo.read_text(encoding="utf-8").splitlines() if '"ic-08"' in line) + "\n",
-                  encoding="utf-8")
+    zh.write_text(
+        next(line for line in demo.read_text(encoding="utf-8").splitlines() if '"ic-08"' in line) + "\n",
+        encoding="utf-8",
+    )
     with serving(tmp_path, "--dataset", str(zh)) as (proc, base, db):
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         fonts: list[str] = []
         page.on("request", lambda request: fonts.append(request.url) if request.url.endswith(".ttf") else None)
         frames: list[bytes] = []
         sockets: list[str] = []
-        page.on("websocket", lambda ws: (sockets.append(ws.url), ws.on(
-            "framereceived", lambda data: frames.append(data if isinstance(data, bytes) else b""))))
+        page.on(
+            "websocket",
+            lambda ws: (
+                sockets.append(ws.url),
+                ws.on("framereceived", lambda data: frames.append(data if isinstance(data, bytes) else b"")),
+            ),
+        )
         page.goto(f"{base}/?token={TOKEN}&annotator=li")
-        wait_for(lambda: "三国时期" in visible_text(frames) and "No steps yet" in visible_text(frames), 90,
-                 "the Chinese question on the page", page)
+        wait_for(
+            lambda: "三国时期" in visible_text(frames) and "No steps yet" in visible_text(frames),
+            90,
+            "the Chinese question on the page",
+            page,
+        )
 
         # the glyphs are DRAWN: the terminal drew before the CJK face loaded and never again
         query = dict(part.split("=") for part in sockets[0].split("?", 1)[1].split("&"))
@@ -327,11 +378,17 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
         blank = ink(page, box, (empty_row + 4, empty_col, 8), size, BACKGROUND)  # empty cells of the same size
         drawn: list[float] = []
         try:
-            wait_for(lambda: drawn.append(ink(page, box, (row, col, 8), size, BACKGROUND)) or drawn[-1] > 0.08, 30,
-                     "the question's Chinese glyphs drawn", page)
+            wait_for(
+                lambda: drawn.append(ink(page, box, (row, col, 8), size, BACKGROUND)) or drawn[-1] > 0.08,
+                30,
+                "the question's Chinese glyphs drawn",
+                page,
+            )
         except AssertionError:
-            raise AssertionError(f"the question's Chinese glyphs are not drawn: {drawn[-1]:.3f} of its pixels "
-                                 f"inked, {blank:.3f} of empty cells") from None
+            raise AssertionError(
+                f"the question's Chinese glyphs are not drawn: {drawn[-1]:.3f} of its pixels "
+                f"inked, {blank:.3f} of empty cells"
+            ) from None
         finally:
             page.screenshot(path=str((SHOTS or tmp_path) / "campaign-browser-zh-question.png"))
         print(f"inked pixels: question {drawn[-1]:.3f}, empty cells {blank:.3f}")

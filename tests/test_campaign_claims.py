@@ -40,10 +40,26 @@ def play(store: Store, task_id: str, annotator: str, *, finish: bool = True, sea
     """A scripted stand-in for a person: the session is recorded under `annotator`.
     Returns (session id, steps written). `finish=False` leaves it running after one step."""
     task = TASKS[task_id]
-    session = Session(run=RUN, task_id=task.id, protocol=task.protocol, agent="scripted:search-then-ask",
-                      user="rule", search="local", judge="rule", mode="human_agent", annotator=annotator)
-    episode = build_episode(task, agent=ScriptedAgent("search-then-ask"), user=RuleUser(),
-                            search=search or LocalSearch(DOCS), judge=RuleJudge(), session=session, sink=store)
+    session = Session(
+        run=RUN,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent="scripted:search-then-ask",
+        user="rule",
+        search="local",
+        judge="rule",
+        mode="human_agent",
+        annotator=annotator,
+    )
+    episode = build_episode(
+        task,
+        agent=ScriptedAgent("search-then-ask"),
+        user=RuleUser(),
+        search=search or LocalSearch(DOCS),
+        judge=RuleJudge(),
+        session=session,
+        sink=store,
+    )
 
     async def go() -> None:
         if finish:

@@ -33,9 +33,30 @@ def free_port() -> int:
 
 def start_server(db: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clarify_tui", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--token", TOKEN, "--benchmark", "interactcomp", "--limit", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=db.parent, env=cli_env(), bufsize=1,
+        [
+            sys.executable,
+            "-m",
+            "clarify_tui",
+            "serve",
+            "--queue",
+            RUN,
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--token",
+            TOKEN,
+            "--benchmark",
+            "interactcomp",
+            "--limit",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=db.parent,
+        env=cli_env(),
+        bufsize=1,
     )
     deadline = time.monotonic() + 60
     while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
@@ -124,9 +145,11 @@ def test_the_token_never_reaches_a_log(tmp_path):
     port = free_port()
     server = start_server(db, port)
     try:
-        for request in (f"GET /?token={TOKEN}&x={'a' * 9000} HTTP/1.1\r\nHost: x\r\n\r\n",
-                        f"GET /?token={TOKEN}&annotator=ana HTTP/1.1\r\nHost: x\r\nX-Big: {'b' * 9000}\r\n\r\n",
-                        f"GET /?{'y' * 9000}&token={TOKEN} HTTP/1.1\r\nHost: x\r\n\r\n"):
+        for request in (
+            f"GET /?token={TOKEN}&x={'a' * 9000} HTTP/1.1\r\nHost: x\r\n\r\n",
+            f"GET /?token={TOKEN}&annotator=ana HTTP/1.1\r\nHost: x\r\nX-Big: {'b' * 9000}\r\n\r\n",
+            f"GET /?{'y' * 9000}&token={TOKEN} HTTP/1.1\r\nHost: x\r\n\r\n",
+        ):
             with socket.create_connection(("127.0.0.1", port)) as conn:
                 conn.sendall(request.encode())
                 assert conn.recv(100).startswith(b"HTTP/1.")

@@ -26,9 +26,31 @@ RUN = "hb-links"
 def start(db: Path, names: Path, port: int, *options: str) -> tuple[subprocess.Popen, dict[str, str]]:
     """The server, and the links it printed by name (read from its output)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clarify_tui", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--annotators", str(names), "--benchmark", "interactcomp", "--limit", "2", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=db.parent, env=cli_env(), bufsize=1,
+        [
+            sys.executable,
+            "-m",
+            "clarify_tui",
+            "serve",
+            "--queue",
+            RUN,
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--annotators",
+            str(names),
+            "--benchmark",
+            "interactcomp",
+            "--limit",
+            "2",
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=db.parent,
+        env=cli_env(),
+        bufsize=1,
     )
     links: dict[str, str] = {}
     for line in proc.stdout:  # type: ignore[union-attr]
@@ -100,11 +122,23 @@ def test_a_names_file_that_cannot_be_used_is_one_line_and_nothing_is_made(tmp_pa
     from tests.clitools import run_cli
 
     names = tmp_path / "names.txt"
-    for content, says in ((b"ana\nbad name\n", "line 2: 'bad name' is not a usable name"),
-                          (b"ana\nbo\nana\n", "line 3: 'ana' is listed twice"),
-                          (b"ana\n\xff\n", "is not UTF-8 text"), (b"# nobody\n", "no names in it")):
+    for content, says in (
+        (b"ana\nbad name\n", "line 2: 'bad name' is not a usable name"),
+        (b"ana\nbo\nana\n", "line 3: 'ana' is listed twice"),
+        (b"ana\n\xff\n", "is not UTF-8 text"),
+        (b"# nobody\n", "no names in it"),
+    ):
         names.write_bytes(content)
-        code, _out, err = run_cli("serve", "--queue", RUN, "--db", str(tmp_path / "c.db"), "--port", str(free_port()),
-                                  "--annotators", str(names))
+        code, _out, err = run_cli(
+            "serve",
+            "--queue",
+            RUN,
+            "--db",
+            str(tmp_path / "c.db"),
+            "--port",
+            str(free_port()),
+            "--annotators",
+            str(names),
+        )
         assert code != 0 and says in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "c.db").exists() and not (tmp_path / "c.db.serve-secret").exists()

@@ -45,10 +45,26 @@ class Tee:
 
 
 def play(sink, task, annotator: str, search) -> Session:
-    session = Session(run=RUN, task_id=task.id, protocol=task.protocol, agent="scripted:" + POLICIES[annotator],
-                      user="rule", search="local", judge="rule", mode="human_agent", annotator=annotator)
-    episode = build_episode(task, agent=ScriptedAgent(POLICIES[annotator]), user=RuleUser(), search=search,
-                            judge=RuleJudge(), session=session, sink=sink)
+    session = Session(
+        run=RUN,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent="scripted:" + POLICIES[annotator],
+        user="rule",
+        search="local",
+        judge="rule",
+        mode="human_agent",
+        annotator=annotator,
+    )
+    episode = build_episode(
+        task,
+        agent=ScriptedAgent(POLICIES[annotator]),
+        user=RuleUser(),
+        search=search,
+        judge=RuleJudge(),
+        session=session,
+        sink=sink,
+    )
     return asyncio.run(episode.run())
 
 
@@ -152,11 +168,14 @@ def test_merge_json_score_through_the_cli_matches(campaign, tmp_path, capsys):
 
 def test_the_same_session_in_several_files_is_taken_once(campaign, tmp_path):
     out = tmp_path / "all.db"
-    assert cli_main(["merge", str(campaign["shared"]), str(campaign["ana"]), str(campaign["bob"]),
-                     "--out", str(out)]) == 0
+    assert (
+        cli_main(["merge", str(campaign["shared"]), str(campaign["ana"]), str(campaign["bob"]), "--out", str(out)]) == 0
+    )
     conn = sqlite3.connect(out)
     assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM sessions").fetchone() == (6, 6)
-    assert conn.execute("SELECT COUNT(*) FROM steps").fetchone() == sqlite3.connect(
-        campaign["shared"]).execute("SELECT COUNT(*) FROM steps").fetchone()
+    assert (
+        conn.execute("SELECT COUNT(*) FROM steps").fetchone()
+        == sqlite3.connect(campaign["shared"]).execute("SELECT COUNT(*) FROM steps").fetchone()
+    )
     conn.close()
     assert scores(out) == scores(campaign["shared"])

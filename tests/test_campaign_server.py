@@ -138,10 +138,13 @@ async def test_a_signed_link_names_its_annotator_a_tampered_or_revoked_one_is_40
     signer = Signer(b"k" * 32, "hb1", ["ana", "bo"])
     server = make_door(signer=signer)
     async with client_of(server) as client:
-        for path in (f"/?annotator=ana&sig={signer.sign('bo')}",  # another's signature
-                     f"/?annotator=ana&sig={signer.sign('ana')[:-1]}0",  # changed
-                     "/?annotator=ana", f"/?token={TOKEN}&annotator=ana",  # the shared token opens nothing here
-                     f"/?annotator=eve&sig={Signer(b'k' * 32, 'hb1', ['eve']).sign('eve')}"):  # not listed
+        for path in (
+            f"/?annotator=ana&sig={signer.sign('bo')}",  # another's signature
+            f"/?annotator=ana&sig={signer.sign('ana')[:-1]}0",  # changed
+            "/?annotator=ana",
+            f"/?token={TOKEN}&annotator=ana",  # the shared token opens nothing here
+            f"/?annotator=eve&sig={Signer(b'k' * 32, 'hb1', ['eve']).sign('eve')}",
+        ):  # not listed
             response = await client.get(path)
             assert response.status == 403 and "does not open the campaign" in await response.text(), path
         assert server.tickets == {} and server.started == []

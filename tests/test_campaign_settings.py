@@ -45,10 +45,31 @@ def start(db: Path, port: int, *options: str):
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clarify_tui", "serve", "--queue", RUN, "--db", str(db), "--port", str(port),
-         "--token", TOKEN, "--benchmark", "interactcomp", "--limit", "1", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=db.parent,
-        env=cli_env(OPENAI_API_KEY="sk-test"), bufsize=1,
+        [
+            sys.executable,
+            "-m",
+            "clarify_tui",
+            "serve",
+            "--queue",
+            RUN,
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--token",
+            TOKEN,
+            "--benchmark",
+            "interactcomp",
+            "--limit",
+            "1",
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=db.parent,
+        env=cli_env(OPENAI_API_KEY="sk-test"),
+        bufsize=1,
     )
     deadline = time.monotonic() + 60
     while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
@@ -100,8 +121,18 @@ async def test_serve_plays_with_the_model_user_and_judge_it_is_given_and_records
     with FakeOpenAI(reply) as openai:
         config.write_text(f'[openai]\nbase_url = "{openai.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         port = free_port()
-        server = start(db, port, "--user", "openai:fake-user", "--judge", "openai:fake-judge",
-                       "--config", str(config), "--set", "user.temperature=0.3")
+        server = start(
+            db,
+            port,
+            "--user",
+            "openai:fake-user",
+            "--judge",
+            "openai:fake-judge",
+            "--config",
+            str(config),
+            "--set",
+            "user.temperature=0.3",
+        )
         try:
             async with aiohttp.ClientSession() as http:
                 page = await (await http.get(f"http://127.0.0.1:{port}/?token={TOKEN}&annotator=ana")).text()
@@ -120,9 +151,11 @@ async def test_serve_plays_with_the_model_user_and_judge_it_is_given_and_records
                     await term.keys("Armageddon", then="Armageddon")
                     await term.keys("\t40\r")  # tab moves focus at once (enter's move comes after queued keys)
                     while not rows(db, "SELECT 1 FROM sessions WHERE status='completed'"):
-                        assert time.monotonic() < deadline + 60, ("the session never ended",
-                                                                  rows(db, "SELECT status, error FROM sessions"),
-                                                                  ANSI.sub(b"", term.seen[-3000:]))
+                        assert time.monotonic() < deadline + 60, (
+                            "the session never ended",
+                            rows(db, "SELECT status, error FROM sessions"),
+                            ANSI.sub(b"", term.seen[-3000:]),
+                        )
                         await asyncio.sleep(0.2)
         finally:
             stop(server)
@@ -142,6 +175,20 @@ async def test_serve_plays_with_the_model_user_and_judge_it_is_given_and_records
     assert roles["judge"]["base_url"] == openai.base_url and TOKEN not in provenance
 
     # serving the run again with the rule user is refused, naming the change
-    code, _out, err = run_cli("serve", "--queue", RUN, "--db", str(db), "--port", str(free_port()), "--token", TOKEN,
-                              "--benchmark", "interactcomp", "--limit", "1", env=cli_env(OPENAI_API_KEY="sk-test"))
+    code, _out, err = run_cli(
+        "serve",
+        "--queue",
+        RUN,
+        "--db",
+        str(db),
+        "--port",
+        str(free_port()),
+        "--token",
+        TOKEN,
+        "--benchmark",
+        "interactcomp",
+        "--limit",
+        "1",
+        env=cli_env(OPENAI_API_KEY="sk-test"),
+    )
     assert code != 0 and "served with other settings" in err and "user spec: openai:fake-user -> rule" in err

@@ -28,11 +28,27 @@ RIGHT, WRONG = "Sapporo TV Tower", "Tokyo Tower"
 def answer(store, task_id: str, who: str, text: str | None, active_ms: float = 60_000.0) -> Session:
     """A finished session (or, with text None, one left running after a search)."""
     task = TASKS[task_id]
-    session = Session(run=RUN, task_id=task.id, protocol=task.protocol, agent="human", user="rule",
-                      search="local", judge="rule", mode="human_agent", annotator=who)
+    session = Session(
+        run=RUN,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent="human",
+        user="rule",
+        search="local",
+        judge="rule",
+        mode="human_agent",
+        annotator=who,
+    )
     actions = [Action.search("tower")] + ([Action.answer(text, 80)] if text else [])
-    episode = build_episode(task, agent=ListAgent(actions), user=RuleUser(), search=LocalSearch(DOCS),
-                            judge=RuleJudge(), session=session, sink=store)
+    episode = build_episode(
+        task,
+        agent=ListAgent(actions),
+        user=RuleUser(),
+        search=LocalSearch(DOCS),
+        judge=RuleJudge(),
+        session=session,
+        sink=store,
+    )
 
     async def go():
         for _ in actions:
@@ -53,8 +69,15 @@ def campaign_db(tmp_path):
     store = Store(db)
     book = ClaimBook(db, Campaign(run=RUN, task_ids=list(TASKS), per_task=2))
     book.register()
-    for task, who, text in [("t0", "ana", RIGHT), ("t1", "ana", WRONG), ("t2", "ana", RIGHT),
-                            ("t0", "bob", RIGHT), ("t1", "bob", RIGHT), ("t2", "bob", RIGHT), ("t4", "cy", WRONG)]:
+    for task, who, text in [
+        ("t0", "ana", RIGHT),
+        ("t1", "ana", WRONG),
+        ("t2", "ana", RIGHT),
+        ("t0", "bob", RIGHT),
+        ("t1", "bob", RIGHT),
+        ("t2", "bob", RIGHT),
+        ("t4", "cy", WRONG),
+    ]:
         answer(store, task, who, text)
     skipped = answer(store, "t3", "ana", None)
     skipped.status = "abandoned"
@@ -76,7 +99,9 @@ def test_queue_status_per_annotator_and_agreement(campaign_db, capsys):
     # cy t3 (bob left a running session without a claim, ana skipped it); t0..t2 are full
     assert got == {"ana": (3, 1, 1, 0), "bob": (3, 1, 0, 0), "cy": (1, 0, 0, 1)}
     assert rows["ana"]["active_ms"] == pytest.approx(180_000)
-    assert rows["ana"]["accuracy"] == pytest.approx(2 / 3) and rows["ana"]["accuracy_ci95"] == pytest.approx(wilson(2, 3))
+    assert rows["ana"]["accuracy"] == pytest.approx(2 / 3) and rows["ana"]["accuracy_ci95"] == pytest.approx(
+        wilson(2, 3)
+    )
     lo, hi = rows["bob"]["accuracy_ci95"]
     assert rows["bob"]["accuracy"] == 1.0 and 0.4 < lo < 0.5 and hi == pytest.approx(1.0)  # Wilson at 3/3
     # t0 both right, t1 split, t2 both right: Fleiss' kappa (0.75 - 0.53125) / (1 - 0.53125)
@@ -85,7 +110,7 @@ def test_queue_status_per_annotator_and_agreement(campaign_db, capsys):
     table = [[2, 0], [1, 1], [2, 0]]
     p_i = sum((sum(n * n for n in row) - 2) / 2 for row in table) / 3
     p_right = 5 / 6
-    p_e = p_right ** 2 + (1 - p_right) ** 2
+    p_e = p_right**2 + (1 - p_right) ** 2
     assert a["fleiss_kappa"] == pytest.approx((p_i - p_e) / (1 - p_e))
     # ana and bob rated t0..t2: observed 2/3, chance 2/3 * 1 + 1/3 * 0 = 2/3, so Cohen's kappa 0
     pairs = {tuple(p["annotators"]): p for p in a["pairs"]}
@@ -102,15 +127,20 @@ def test_queue_status_needs_the_dataset_for_a_tui_only_queue(tmp_path, capsys):
     Store(db).close()
     assert cli_main(["queue", "status", "hb", "--db", str(db)]) == 2
     assert "--dataset" in capsys.readouterr().err
-    assert cli_main(["queue", "status", "hb", "--db", str(db), "--dataset", "demo", "--benchmark",
-                     "interactcomp"]) == 0
+    assert cli_main(["queue", "status", "hb", "--db", str(db), "--dataset", "demo", "--benchmark", "interactcomp"]) == 0
     assert "nobody has played" in capsys.readouterr().out
 
 
 def test_pairwise_cohen_kappa_by_hand():
     # a / b: both right, a right b wrong, both wrong -> observed 2/3, chance 2/3*1/3 + 1/3*2/3
-    got = pairwise_cohen({"t0": {"a": True, "b": True}, "t1": {"a": True, "b": False},
-                          "t2": {"a": False, "b": False}, "t3": {"c": True, "a": True}})
+    got = pairwise_cohen(
+        {
+            "t0": {"a": True, "b": True},
+            "t1": {"a": True, "b": False},
+            "t2": {"a": False, "b": False},
+            "t3": {"c": True, "a": True},
+        }
+    )
     assert [(p["annotators"], p["tasks"]) for p in got] == [(["a", "b"], 3), (["a", "c"], 1)]
     assert got[0]["cohen_kappa"] == pytest.approx((2 / 3 - 4 / 9) / (1 - 4 / 9))
     assert got[1]["cohen_kappa"] is None  # one shared task
@@ -190,7 +220,11 @@ def test_a_visitors_own_progress_counts_as_queue_status_does(campaign_db):
         for row in report["annotators"]:
             mine = annotator_progress(campaign_db, RUN, list(TASKS), 2, row["annotator"])
             assert (mine.done, mine.skipped, mine.in_progress, mine.remaining) == (
-                row["done"], row["skipped"], row["in_progress"], row["remaining"]), row["annotator"]
+                row["done"],
+                row["skipped"],
+                row["in_progress"],
+                row["remaining"],
+            ), row["annotator"]
 
     both_agree()  # ana: 3 done (t0-t2), 1 skipped, t4 claimed; bob: 3 done, t3 running; cy: t4 done
     store = Store(campaign_db)

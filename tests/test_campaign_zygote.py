@@ -16,7 +16,11 @@ from tests.clitools import cli_env
 def test_without_a_zygote_the_launcher_runs_the_visitor_itself(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "clarify_tui.campaign.launch", str(tmp_path / "no.sock"), "--help"],
-        capture_output=True, text=True, env=cli_env(), timeout=120, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     assert out.returncode == 0, out.stderr
     assert "usage: clarify_tui.campaign.visitor" in out.stdout and "--annotator" in out.stdout

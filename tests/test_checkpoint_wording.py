@@ -15,15 +15,32 @@ STRICT = "A correct intermediate answer moves you to the next checkpoint; a wron
 
 
 @pytest.mark.parametrize("mode, said, unsaid", [(None, PAPER, STRICT), ("strict", STRICT, PAPER)])
-def test_the_answer_description_says_what_a_wrong_intermediate_answer_does(tmp_path, monkeypatch, capsys, mode,
-                                                                           said, unsaid):
+def test_the_answer_description_says_what_a_wrong_intermediate_answer_does(
+    tmp_path, monkeypatch, capsys, mode, said, unsaid
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAI(lambda _req: chat("I am not sure what to do.")) as models:
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
-        assert main(["run", "--benchmark", "discobench", "--agent", "openai:agent-m", "--limit", "1",
-                     "--config", str(config), "--db", str(tmp_path / "d.db"),
-                     *(["--checkpoints", mode] if mode else [])]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "discobench",
+                    "--agent",
+                    "openai:agent-m",
+                    "--limit",
+                    "1",
+                    "--config",
+                    str(config),
+                    "--db",
+                    str(tmp_path / "d.db"),
+                    *(["--checkpoints", mode] if mode else []),
+                ]
+            )
+            == 0
+        )
         prompts = [r.prompt for r in models.chat_requests("agent-m")]
     capsys.readouterr()
     assert prompts and all(said in p for p in prompts) and not any(unsaid in p for p in prompts)
@@ -34,13 +51,31 @@ def test_an_own_agent_is_told_the_checkpoint_mode(tmp_path, capsys):
         "from clarify_tui import Action\n"
         "class Probe:\n"
         "    def act(self, view):\n"
-        "        return Action.answer(str(view.checkpoint_mode))\n", encoding="utf-8")
+        "        return Action.answer(str(view.checkpoint_mode))\n",
+        encoding="utf-8",
+    )
     from clarify_tui.store import Store
 
     for mode in ("answer", "strict"):
         db = tmp_path / f"{mode}.db"
-        assert main(["run", "--benchmark", "discobench", "--agent", f"py:{tmp_path / 'a.py'}:Probe", "--limit", "1",
-                     "--checkpoints", mode, "--db", str(db)]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "discobench",
+                    "--agent",
+                    f"py:{tmp_path / 'a.py'}:Probe",
+                    "--limit",
+                    "1",
+                    "--checkpoints",
+                    mode,
+                    "--db",
+                    str(db),
+                ]
+            )
+            == 0
+        )
         [session] = Store(db).sessions()
         answers = [s.action.text for s in Store(db).steps(session.id) if s.actor == "agent"]
         assert answers and set(answers) == {mode}

@@ -14,8 +14,9 @@ from tests.clitools import ROOT, cli_env
 RUN = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess"]
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--concurrency", "0"), ("--concurrency", "-1"),
-                                             ("--limit", "-1"), ("--max-rounds", "0")])
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--concurrency", "0"), ("--concurrency", "-1"), ("--limit", "-1"), ("--max-rounds", "0")]
+)
 def test_impossible_numbers_are_rejected_naming_the_flag(tmp_path, capsys, flag, value):
     db = tmp_path / "n.db"
     with pytest.raises(SystemExit) as exit_:
@@ -25,8 +26,9 @@ def test_impossible_numbers_are_rejected_naming_the_flag(tmp_path, capsys, flag,
     assert not db.exists()
 
 
-@pytest.mark.parametrize("bad", [["--agent", "scripted:nonsense"], ["--user", "oracle"], ["--judge", "gpt"],
-                                 ["--search", "bing"]])
+@pytest.mark.parametrize(
+    "bad", [["--agent", "scripted:nonsense"], ["--user", "oracle"], ["--judge", "gpt"], ["--search", "bing"]]
+)
 def test_a_bad_spec_creates_no_database_and_no_run(tmp_path, capsys, bad):
     db = tmp_path / "spec.db"
     assert main([*RUN, "--db", str(db), *bad]) == 2
@@ -57,7 +59,12 @@ def test_export_into_a_closed_pipe_is_quiet(tmp_path):
     pipeline = subprocess.run(
         f"{sys.executable} -m clarify_tui export --db {db} --format jsonl | head -c 100 >/dev/null; "
         "echo ${PIPESTATUS[0]}",
-        shell=True, executable="/bin/bash", capture_output=True, text=True, env=cli_env(), cwd=ROOT,
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
     )
     assert "Traceback" not in pipeline.stderr and "BrokenPipe" not in pipeline.stderr, pipeline.stderr
     assert pipeline.stdout.strip() == "0"
@@ -71,9 +78,21 @@ def test_config_as_a_command_line_path_works_for_judge_demo_and_import(tmp_path,
     assert main(["judge", "--db", str(db), "--run", "a", "--judge", "rule", "--config", str(cfg)]) == 0
     capsys.readouterr()
     missing = str(tmp_path / "missing.toml")
-    for argv in (["demo", "ask-vs-guess", "--config", missing, "--db", str(db)],
-                 ["import", "--format", "cts-candidates", "--dataset", "demo", str(tmp_path / "c.jsonl"),
-                  "--config", missing, "--db", str(db)]):
+    for argv in (
+        ["demo", "ask-vs-guess", "--config", missing, "--db", str(db)],
+        [
+            "import",
+            "--format",
+            "cts-candidates",
+            "--dataset",
+            "demo",
+            str(tmp_path / "c.jsonl"),
+            "--config",
+            missing,
+            "--db",
+            str(db),
+        ],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert "config file not found" in err and "is_file" not in err

@@ -10,7 +10,7 @@ import pytest
 
 from clarify_tui.cli import main
 
-AGENT = '''
+AGENT = """
 from clarify_tui import Action
 
 CONFIDENCE = {"t1": 250, "t2": 80, "t3": 80}
@@ -22,22 +22,44 @@ class Stated:
 class OnAUnitScale:
     def act(self, view):
         return Action.answer("Hornussen", 0.9)
-'''
+"""
 
 
 @pytest.fixture
 def setup(tmp_path):
     (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
     data = tmp_path / "ic.jsonl"
-    data.write_text("".join(json.dumps({"id": f"t{i}", "question": "Which sport is it?", "answer": "Hornussen",
-                                        "context": "A puck."}) + "\n" for i in (1, 2, 3)), encoding="utf-8")
+    data.write_text(
+        "".join(
+            json.dumps({"id": f"t{i}", "question": "Which sport is it?", "answer": "Hornussen", "context": "A puck."})
+            + "\n"
+            for i in (1, 2, 3)
+        ),
+        encoding="utf-8",
+    )
     return tmp_path, data
 
 
 def run_and_score(tmp_path, data, agent, capsys):
     db = str(tmp_path / f"{agent}.db")
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent",
-                 f"py:{tmp_path / 'agent.py'}:{agent}", "--db", db, "--run", agent]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                str(data),
+                "--agent",
+                f"py:{tmp_path / 'agent.py'}:{agent}",
+                "--db",
+                db,
+                "--run",
+                agent,
+            ]
+        )
+        == 0
+    )
     ran = " ".join(capsys.readouterr().err.split())
     assert main(["score", "--db", db, "--format", "json"]) == 0
     out = capsys.readouterr()
@@ -52,8 +74,10 @@ def test_a_confidence_off_the_scale_is_left_out_of_calibration_counted_and_warne
     # the two answers at 80 alone: |1.0 - 0.8|; with the 250 in, it was |1.0 - 1.3667|
     assert m["calibration_error"] == pytest.approx(0.2)
     assert (m["calibration_n"], m["out_of_range_confidence"], m["calibration_missing"]) == (2, 1, 0)
-    warning = ("warning: 1 answer(s) gave a confidence outside the papers' 0-100 scale (e.g. 250): left out of "
-               "calibration_error, counted in out_of_range_confidence")
+    warning = (
+        "warning: 1 answer(s) gave a confidence outside the papers' 0-100 scale (e.g. 250): left out of "
+        "calibration_error, counted in out_of_range_confidence"
+    )
     assert warning in ran and warning in scored
 
 

@@ -30,9 +30,30 @@ def db(tmp_path, monkeypatch):
     with FakeOpenAI(interactcomp_router(0.0)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        assert main(["run", "--benchmark", "interactcomp", "--agent", f"openai:{AGENT}", "--user", f"openai:{USER}",
-                     "--judge", f"openai:{JUDGE}", "--config", str(toml), "--db", str(path), "--run", "c",
-                     "--limit", "2"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    f"openai:{AGENT}",
+                    "--user",
+                    f"openai:{USER}",
+                    "--judge",
+                    f"openai:{JUDGE}",
+                    "--config",
+                    str(toml),
+                    "--db",
+                    str(path),
+                    "--run",
+                    "c",
+                    "--limit",
+                    "2",
+                ]
+            )
+            == 0
+        )
     return path
 
 
@@ -75,8 +96,10 @@ def test_tables_say_unpriced_and_show_the_agent_cost(db, capsys):
     agent = float(calc_price(PriceUsage(input_tokens=tin, output_tokens=tout), model_ref=AGENT).total_price)
     assert f"| {agent:.2f} |" in report  # Cost($): the agent under test
     assert "all roles (agent, user simulator, judge): c unpriced." in report
-    assert f"Unpriced (no price in clarify.toml [prices] or genai-prices; their cost is unknown, not $0): {USER}." \
+    assert (
+        f"Unpriced (no price in clarify.toml [prices] or genai-prices; their cost is unknown, not $0): {USER}."
         in report
+    )
 
 
 def test_csv_leaves_an_unpriced_cost_empty(db, capsys):

@@ -32,9 +32,30 @@ def _run(tmp_path, monkeypatch, agent: str, name: str):
     with FakeOpenAI(interactcomp_router(0.0)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        assert main(["run", "--benchmark", "interactcomp", "--agent", f"openai:{agent}", "--user",
-                     f"openai:{LOCAL_USER}", "--judge", f"openai:{JUDGE}", "--config", str(toml), "--db", str(path),
-                     "--run", name, "--limit", "3"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    f"openai:{agent}",
+                    "--user",
+                    f"openai:{LOCAL_USER}",
+                    "--judge",
+                    f"openai:{JUDGE}",
+                    "--config",
+                    str(toml),
+                    "--db",
+                    str(path),
+                    "--run",
+                    name,
+                    "--limit",
+                    "3",
+                ]
+            )
+            == 0
+        )
     return path
 
 
@@ -90,7 +111,9 @@ def test_an_unpriced_agent_leaves_the_harness_cost_column_empty_never_0(unpriced
     assert len(firsts) == 3 and all(st.cost_usd is None for st in firsts)
     m = _metrics(capsys, tmp_path / "back.db")
     assert m["agent_cost_usd"] is None and m["unpriced_models"]
-    if importlib.util.find_spec("pandas"):  # how the harness reads its CSV (core/benchmark.py:46-61); not a test dependency
+    if importlib.util.find_spec(
+        "pandas"
+    ):  # how the harness reads its CSV (core/benchmark.py:46-61); not a test dependency
         import pandas
 
         assert math.isnan(pandas.read_csv(out)["cost"].max())  # its total: unknown, not $0
@@ -108,8 +131,12 @@ def test_report_csv_leaves_an_unpriced_cost_empty(unpriced, capsys):
 def test_a_fallback_agent_cost_and_a_judgment_cost_stay_unknown():
     assert agent_cost({"tokens_by_role": {"agent": {"cost_usd": None}}}) is None
     assert agent_cost({"tokens_by_role": {"agent": {"cost_usd": 0.5}}}) == 0.5
-    unpriced = {"id": 1, "judge": "openai:local", "kind": "answer",
-                "verdict": {"correct": True, "usage": {"tokens_in": 10, "tokens_out": 1, "cost_usd": None}}}
+    unpriced = {
+        "id": 1,
+        "judge": "openai:local",
+        "kind": "answer",
+        "verdict": {"correct": True, "usage": {"tokens_in": 10, "tokens_out": 1, "cost_usd": None}},
+    }
     assert judgment_record(unpriced)["cost_usd"] is None
     assert judgment_record({**unpriced, "verdict": {"correct": True}})["cost_usd"] == 0.0  # a rule judge: no call
 
@@ -134,8 +161,9 @@ def test_one_empty_cost_cell_in_a_harness_file_makes_every_task_cost_unknown(tmp
     store = Store(tmp_path / "gap.db")
     import_harness(store, path, fixtures / "tasks.jsonl")
     completed = [s for s in store.sessions() if s.status == "completed"]
-    assert completed and all(next(st for st in store.steps(s.id) if st.actor == "agent").cost_usd is None
-                             for s in completed)
+    assert completed and all(
+        next(st for st in store.steps(s.id) if st.actor == "agent").cost_usd is None for s in completed
+    )
     answered[1]["cost"] = "-1"
     with path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")

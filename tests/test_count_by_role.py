@@ -51,13 +51,36 @@ async def play_in_the_tui_driver(store: Store, role: str, agent_spec: str = "scr
     return driver.session
 
 
-def play(store: Store, task, *, mode: str = "automated", agent: str = "scripted:direct-guess",
-         annotator: str | None = None, run: str = "tui") -> Session:
+def play(
+    store: Store,
+    task,
+    *,
+    mode: str = "automated",
+    agent: str = "scripted:direct-guess",
+    annotator: str | None = None,
+    run: str = "tui",
+) -> Session:
     """A session of `mode` stored through the engine (fast: no screen)."""
-    session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent, user="rule", search="local",
-                      judge="rule", mode=mode, annotator=annotator)  # type: ignore[arg-type]
-    episode = build_episode(task, agent=ScriptedAgent(agent.removeprefix("scripted:")), user=RuleUser(),
-                            search=LocalSearch(DOCS), judge=RuleJudge(), session=session, sink=store)
+    session = Session(
+        run=run,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent=agent,
+        user="rule",
+        search="local",
+        judge="rule",
+        mode=mode,
+        annotator=annotator,
+    )  # type: ignore[arg-type]
+    episode = build_episode(
+        task,
+        agent=ScriptedAgent(agent.removeprefix("scripted:")),
+        user=RuleUser(),
+        search=LocalSearch(DOCS),
+        judge=RuleJudge(),
+        session=session,
+        sink=store,
+    )
     return asyncio.run(episode.run())
 
 
@@ -82,7 +105,9 @@ def test_a_person_as_the_agent_then_as_the_user_is_scored_twice_apart(tmp_path, 
     assert "completed twice" not in err
     groups = json.loads(out)["groups"]
     assert [(g["key"], g["n_sessions"]) for g in groups] == [
-        ({"run": "tui", "role": "human_agent"}, 1), ({"run": "tui", "role": "human_user"}, 1)]
+        ({"run": "tui", "role": "human_agent"}, 1),
+        ({"run": "tui", "role": "human_user"}, 1),
+    ]
 
     out, err = score(capsys, db)  # the table says why run tui has two columns
     assert "completed twice" not in err
@@ -101,8 +126,10 @@ def test_the_same_player_in_the_same_role_still_counts_once(tmp_path, capsys):
     store.close()
     out, err = score(capsys, db, "--format", "json")
     assert err.count("completed twice") == 1
-    assert (f"run tui, annotator ana as the user of agent scripted:direct-guess, task i1: completed twice; "
-            f"scored the earliest session {first.id}, left out {again.id}") in err
+    assert (
+        f"run tui, annotator ana as the user of agent scripted:direct-guess, task i1: completed twice; "
+        f"scored the earliest session {first.id}, left out {again.id}"
+    ) in err
     (group,) = json.loads(out)["groups"]
     assert group["key"] == {"run": "tui"} and group["n_sessions"] == 2  # direct-guess once, search-then-ask once
     assert other_agent.id not in err
@@ -119,12 +146,18 @@ def test_watched_stepped_and_a_persons_sessions_are_never_one_number(tmp_path, c
     assert "completed twice" not in err
     groups = json.loads(out)["groups"]
     assert [(g["key"].get("role"), g["n_sessions"], g["metrics"]["accuracy"]) for g in groups] == [
-        ("automated", 1, 0.0), ("stepped", 1, 0.0), ("human_agent", 1, 1.0)]
+        ("automated", 1, 0.0),
+        ("stepped", 1, 0.0),
+        ("human_agent", 1, 1.0),
+    ]
 
     out, _ = score(capsys, db, "--format", "json", "--by", "annotator")
     keys = [g["key"] for g in json.loads(out)["groups"]]
-    assert keys == [{"annotator": None, "role": "automated"}, {"annotator": None, "role": "stepped"},
-                    {"annotator": "ana"}]  # ana's sessions share one role: her key is as before
+    assert keys == [
+        {"annotator": None, "role": "automated"},
+        {"annotator": None, "role": "stepped"},
+        {"annotator": "ana"},
+    ]  # ana's sessions share one role: her key is as before
     out, _ = score(capsys, db, "--by", "annotator")
     assert "no annotator mixes roles, scored apart (never one number): automated, stepped by a person" in out
 
@@ -136,9 +169,11 @@ def test_runs_that_do_not_mix_roles_keep_their_json_keys(tmp_path, capsys):
     play(store, IC, mode="human_agent", annotator="ana", run="camp")
     play(store, IC, mode="human_agent", annotator="bob", run="camp")
     store.close()
-    for by, keys in (("run", [{"run": "auto"}, {"run": "camp"}]),
-                     ("annotator", [{"annotator": None}, {"annotator": "ana"}, {"annotator": "bob"}]),
-                     ("mode", [{"mode": "automated"}, {"mode": "human_agent"}])):
+    for by, keys in (
+        ("run", [{"run": "auto"}, {"run": "camp"}]),
+        ("annotator", [{"annotator": None}, {"annotator": "ana"}, {"annotator": "bob"}]),
+        ("mode", [{"mode": "automated"}, {"mode": "human_agent"}]),
+    ):
         out, _ = score(capsys, db, "--format", "json", "--by", by)
         assert [g["key"] for g in json.loads(out)["groups"]] == keys
     out, _ = score(capsys, db)
@@ -159,7 +194,8 @@ async def test_the_scores_screen_draws_the_role_columns_and_says_why(tmp_path):
         await pilot.pause()
         text = shown(app)
     assert "run tui mixes roles, scored apart (never one number): person as agent, person as" in " ".join(
-        line.strip() for line in text.splitlines())
+        line.strip() for line in text.splitlines()
+    )
     assert "tui · person as agent" in text and "tui · person as user" in text
     assert "2 groups by run" in text
 
@@ -176,8 +212,10 @@ def test_interactcomp_csv_has_one_row_per_counted_task(tmp_path, capsys):
     captured = capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(captured.out)))
     assert len(rows) == 1
-    assert (f"warning: run r1, agent scripted:direct-guess, task i1: completed twice; exported the earliest "
-            f"session {kept.id}, left out {copy.id} (interactcomp-csv: one row per task)") in captured.err
+    assert (
+        f"warning: run r1, agent scripted:direct-guess, task i1: completed twice; exported the earliest "
+        f"session {kept.id}, left out {copy.id} (interactcomp-csv: one row per task)"
+    ) in captured.err
 
 
 def test_cts_candidates_has_one_candidate_per_counted_task(tmp_path, capsys):

@@ -13,8 +13,10 @@ from clarify_tui.cli import main
 from clarify_tui.store import Store
 
 SEARCH = '```json\n{"action": "search", "params": {"query": "James Webb first images"}}\n```'
-PROSE = ("I ran out of searches, but here is what I found: the initial full-color pictures were published on "
-         "12 July 2022 and included Webb's deep field of galaxy cluster SMACS 0723.")
+PROSE = (
+    "I ran out of searches, but here is what I found: the initial full-color pictures were published on "
+    "12 July 2022 and included Webb's deep field of galaxy cluster SMACS 0723."
+)
 
 
 @pytest.mark.parametrize("last, scored", [(PROSE, True), (SEARCH, False)])
@@ -30,8 +32,28 @@ def test_the_last_rounds_output_is_scored_when_it_holds_words(tmp_path, monkeypa
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         db = tmp_path / "c.db"
-        assert main(["run", "--benchmark", "cts", "--agent", "scripted:ask-first", "--deep-search", "openai:ds-m",
-                     "--max-rounds", "2", "--task-ids", "cts-01", "--config", str(config), "--db", str(db)]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "cts",
+                    "--agent",
+                    "scripted:ask-first",
+                    "--deep-search",
+                    "openai:ds-m",
+                    "--max-rounds",
+                    "2",
+                    "--task-ids",
+                    "cts-01",
+                    "--config",
+                    str(config),
+                    "--db",
+                    str(db),
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     assert len(calls) == 2  # the budget: one search, then the last round
     [session] = Store(db).sessions()

@@ -20,10 +20,14 @@ from tests.conftest import CTS, ListAgent
 from tests.test_metrics import C1, C2, FULL, NOTHING, PARTIAL, YEAR, play
 
 UNIS = Task(
-    id="unis", protocol="cts", question="best universities for AI",
-    cts=CTSPart(blurred_query="best universities for AI",
-                fused_query="best universities for AI in Europe for master's study",
-                nuggets=[Nugget(id="n1", text="ETH Zurich is a top AI university in Europe", weight=3)]),
+    id="unis",
+    protocol="cts",
+    question="best universities for AI",
+    cts=CTSPart(
+        blurred_query="best universities for AI",
+        fused_query="best universities for AI in Europe for master's study",
+        nuggets=[Nugget(id="n1", text="ETH Zurich is a top AI university in Europe", weight=3)],
+    ),
 )
 
 
@@ -37,11 +41,14 @@ def group(report, run):
 
 async def test_a_fixed_deep_search_agent_runs_the_search_phase(make_episode, search):
     clarifier = ListAgent([Action.clarify(["Which year do you mean?"])], spec="test:clarifier")
-    deep = ListAgent([Action.search("matcha prices 2023"), Action.answer("Uji matcha prices rose 20 percent in 2023")],
-                     spec="test:deep")
+    deep = ListAgent(
+        [Action.search("matcha prices 2023"), Action.answer("Uji matcha prices rose 20 percent in 2023")],
+        spec="test:deep",
+    )
     config = EpisodeConfig(k=1, deep_search="test:deep")
-    ep = build_episode(CTS, agent=clarifier, user=RuleUser(), search=search, judge=RuleJudge(), config=config,
-                       deep_search=deep)
+    ep = build_episode(
+        CTS, agent=clarifier, user=RuleUser(), search=search, judge=RuleJudge(), config=config, deep_search=deep
+    )
     session = await ep.run()
     assert [v.phase for v in clarifier.views] == ["clarify"]
     assert [v.phase for v in deep.views] == ["search", "search"] and deep.views[0].question == "matcha prices 2023"
@@ -69,11 +76,45 @@ def test_the_run_summary_says_when_no_deep_search_agent_was_given(tmp_path, caps
     from clarify_tui.cli import main
 
     db = str(tmp_path / "s.db")
-    assert main(["run", "--benchmark", "cts", "--agent", "scripted:search-then-ask", "--db", db, "--limit", "1",
-                 "--run", "a"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "cts",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                db,
+                "--limit",
+                "1",
+                "--run",
+                "a",
+            ]
+        )
+        == 0
+    )
     assert "deep search: the agent under test (no --deep-search given" in " ".join(capsys.readouterr().err.split())
-    assert main(["run", "--benchmark", "cts", "--agent", "scripted:search-then-ask", "--db", db, "--limit", "1",
-                 "--run", "b", "--deep-search", "scripted:direct-guess"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "cts",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                db,
+                "--limit",
+                "1",
+                "--run",
+                "b",
+                "--deep-search",
+                "scripted:direct-guess",
+            ]
+        )
+        == 0
+    )
     assert "deep search: scripted:direct-guess (fixed)" in " ".join(capsys.readouterr().err.split())
 
 
@@ -98,11 +139,34 @@ def test_deep_search_spec_in_clarify_toml_fixes_it_for_a_model_clarifier(tmp_pat
     db = tmp_path / "s.db"
     toml = tmp_path / "clarify.toml"
     with FakeOpenAI(Script(chat('["Which year do you mean?"]'))) as server:
-        toml.write_text(f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n\n'
-                        '[deep_search]\nspec = "scripted:direct-guess"\n', encoding="utf-8")
+        toml.write_text(
+            f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n\n'
+            '[deep_search]\nspec = "scripted:direct-guess"\n',
+            encoding="utf-8",
+        )
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        assert main(["run", "--benchmark", "cts", "--agent", "openai:clarifier-m", "--db", str(db), "--limit", "1",
-                     "--k", "1", "--config", str(toml), "--run", "t"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "cts",
+                    "--agent",
+                    "openai:clarifier-m",
+                    "--db",
+                    str(db),
+                    "--limit",
+                    "1",
+                    "--k",
+                    "1",
+                    "--config",
+                    str(toml),
+                    "--run",
+                    "t",
+                ]
+            )
+            == 0
+        )
         assert len(server.chat_requests("clarifier-m")) == 1  # it clarified; it did not search
     assert "deep search: scripted:direct-guess (fixed)" in " ".join(capsys.readouterr().err.split())
     [session] = Store(db).sessions(runs=["t"])
@@ -118,8 +182,9 @@ async def test_delta_vs_orig_pairs_only_sessions_with_the_same_deep_search_agent
     deep = lambda answer, spec: ListAgent([Action.answer(answer)], spec=spec)  # noqa: E731
     for task, answer in ((C1, NOTHING), (C2, PARTIAL)):
         await play_with(store, task, [], "orig", d, deep(answer, "test:D"))
-        await play_with(store, task, [Action.clarify([YEAR])], "withD", d.model_copy(update={"k": 1}),
-                        deep(FULL, "test:D"))
+        await play_with(
+            store, task, [Action.clarify([YEAR])], "withD", d.model_copy(update={"k": 1}), deep(FULL, "test:D")
+        )
     await play_with(store, C1, [Action.clarify([YEAR])], "withE", e, deep(FULL, "test:E"))
     report = score(store, bootstrap=200)
     with_d, with_e = group(report, "withD"), group(report, "withE")
@@ -132,12 +197,22 @@ async def play_with(store, task, clarifier_actions, run, config, deep):
     from clarify_tui.models import Session
 
     agent = ListAgent(clarifier_actions, spec="test:clarifier")
-    session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user="rule",
-                      search="local", config=config)
+    session = Session(
+        run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user="rule", search="local", config=config
+    )
     from tests.test_metrics import SEARCH
 
-    ep = build_episode(task, agent=agent, user=RuleUser(), search=SEARCH, judge=RuleJudge(), config=config,
-                       session=session, sink=store, deep_search=deep)
+    ep = build_episode(
+        task,
+        agent=agent,
+        user=RuleUser(),
+        search=SEARCH,
+        judge=RuleJudge(),
+        config=config,
+        session=session,
+        sink=store,
+        deep_search=deep,
+    )
     return await ep.run()
 
 
@@ -175,19 +250,31 @@ async def test_a_question_is_region_only_when_region_is_its_only_aspect(tmp_path
 
 
 async def test_the_rule_user_answers_from_what_the_fused_query_adds(make_episode):
-    ep = make_episode(UNIS, [
-        Action.clarify(["Which region are you asking about?", "What level of study?", "Which year do you mean?"]),
-        Action.answer("ETH Zurich"),
-    ], EpisodeConfig(k=3))
+    ep = make_episode(
+        UNIS,
+        [
+            Action.clarify(["Which region are you asking about?", "What level of study?", "Which year do you mean?"]),
+            Action.answer("ETH Zurich"),
+        ],
+        EpisodeConfig(k=3),
+    )
     session = await ep.run()
     assert session.result.answers == ["Europe", "master's study", "unknown"]
     assert session.result.rewritten == "best universities for AI Europe master's study"
 
 
 async def test_the_rule_user_answers_chinese_released_data_too():
-    task = Task(id="zh", protocol="cts", question="大学排名", language="zh",
-                cts=CTSPart(blurred_query="大学排名", fused_query="北京的大学2024年排名",
-                            nuggets=[Nugget(id="n1", text="清华大学排名第一", weight=1)]))
+    task = Task(
+        id="zh",
+        protocol="cts",
+        question="大学排名",
+        language="zh",
+        cts=CTSPart(
+            blurred_query="大学排名",
+            fused_query="北京的大学2024年排名",
+            nuggets=[Nugget(id="n1", text="清华大学排名第一", weight=1)],
+        ),
+    )
     user = RuleUser()
     assert (await user.answer_clarification(task, "你问的是哪个城市？")).text == "北京"
     assert (await user.answer_clarification(task, "你指的是哪一年？")).text == "2024年"
@@ -196,17 +283,32 @@ async def test_the_rule_user_answers_chinese_released_data_too():
 
 FUSED_CASES = [
     # (blurred, fused, question, answer)
-    ("best universities for AI", "best universities for AI in Europe for master's study",
-     "Which country or region are you asking about?", "Europe"),
-    ("best universities for AI", "best universities for AI in Europe for master's study",
-     "What criterion matters most to you?", "unknown"),
+    (
+        "best universities for AI",
+        "best universities for AI in Europe for master's study",
+        "Which country or region are you asking about?",
+        "Europe",
+    ),
+    (
+        "best universities for AI",
+        "best universities for AI in Europe for master's study",
+        "What criterion matters most to you?",
+        "unknown",
+    ),
     ("matcha prices", "Why did Uji matcha prices rise in 2023?", "Which year do you mean?", "2023"),
     ("matcha prices", "Why did Uji matcha prices rise in 2023?", "Which country do you mean?", "unknown"),
-    ("What did the telescope's first images show?",
-     "What did the James Webb Space Telescope's first full-color images, released in July 2022, show?",
-     "Which specific one do you mean?", "James Webb Space"),
-    ("When did the wall come down?", "When did the Berlin Wall in Germany come down in 1989?",
-     "Which country and which year?", "Berlin, Germany, 1989"),
+    (
+        "What did the telescope's first images show?",
+        "What did the James Webb Space Telescope's first full-color images, released in July 2022, show?",
+        "Which specific one do you mean?",
+        "James Webb Space",
+    ),
+    (
+        "When did the wall come down?",
+        "When did the Berlin Wall in Germany come down in 1989?",
+        "Which country and which year?",
+        "Berlin, Germany, 1989",
+    ),
     ("新能源汽车补贴政策", "2024年上海新能源汽车补贴政策", "你问的是哪个地区？", "上海"),
     ("新能源汽车补贴政策", "2024年上海新能源汽车补贴政策", "你指的是哪一年？", "2024年"),
     ("iPhone价格", "iPhone 15 Pro在香港的价格", "你具体指的是哪一个？", "15 Pro"),
@@ -218,8 +320,12 @@ FUSED_CASES = [
 
 @pytest.mark.parametrize(("blurred", "fused", "question", "answer"), FUSED_CASES)
 async def test_the_rule_user_reads_only_what_the_fused_query_adds(blurred, fused, question, answer):
-    task = Task(id="t", protocol="cts", question=blurred,
-                cts=CTSPart(blurred_query=blurred, fused_query=fused, nuggets=[Nugget(id="n", text="x", weight=1)]))
+    task = Task(
+        id="t",
+        protocol="cts",
+        question=blurred,
+        cts=CTSPart(blurred_query=blurred, fused_query=fused, nuggets=[Nugget(id="n", text="x", weight=1)]),
+    )
     assert (await RuleUser().answer_clarification(task, question)).text == answer
 
 
@@ -238,10 +344,15 @@ class WordyUser(RuleUser):
 
 
 async def test_a_reply_that_is_not_an_answer_is_unknown(make_episode):
-    ep = make_episode(C1, [
-        Action.clarify(["Which country do you mean?", "Which year do you mean?", "Which one?"]),
-        Action.answer(NOTHING),
-    ], EpisodeConfig(k=3), user=WordyUser())
+    ep = make_episode(
+        C1,
+        [
+            Action.clarify(["Which country do you mean?", "Which year do you mean?", "Which one?"]),
+            Action.answer(NOTHING),
+        ],
+        EpisodeConfig(k=3),
+        user=WordyUser(),
+    )
     session = await ep.run()
     assert session.result.answers == ["unknown", "unknown", "2023"]
     assert session.result.rewritten == "matcha prices 2023"
@@ -258,12 +369,16 @@ def score_one(session):
 
 
 async def test_an_invalid_clarifier_output_does_not_use_a_deep_search_round(make_episode):
-    ep = make_episode(CTS, [
-        Action(kind=ActionKind.invalid, text="not a JSON array"),
-        Action.clarify(["Which year do you mean?"]),
-        Action.search("matcha prices 2023"),
-        Action.answer("Uji matcha prices rose 20 percent in 2023"),
-    ], EpisodeConfig(k=1, max_rounds=2))
+    ep = make_episode(
+        CTS,
+        [
+            Action(kind=ActionKind.invalid, text="not a JSON array"),
+            Action.clarify(["Which year do you mean?"]),
+            Action.search("matcha prices 2023"),
+            Action.answer("Uji matcha prices rose 20 percent in 2023"),
+        ],
+        EpisodeConfig(k=1, max_rounds=2),
+    )
     session = await ep.run()
     assert session.status == "completed" and session.result.answer.startswith("Uji")
     assert ep.steps[0].error and ep.rounds_used == 2
@@ -280,8 +395,7 @@ async def test_three_invalid_clarifier_outputs_are_a_zero_score_never_an_errored
     assert session.result.restore_score == 0.0 and {c.coverage for c in session.result.coverage} == {"none"}
     m = group(score_one(session), "x")
     assert m["errored"] == 0 and m["restore_score_mean"] == 0.0
-    in_search = await make_episode(CTS, [Action.clarify(["Which year do you mean?"])] + bad,
-                                   EpisodeConfig(k=1)).run()
+    in_search = await make_episode(CTS, [Action.clarify(["Which year do you mean?"])] + bad, EpisodeConfig(k=1)).run()
     assert in_search.status == "completed" and in_search.result.restore_score == 0.0
     assert in_search.result.invalid_skip is True and in_search.result.questions == ["Which year do you mean?"]
 
@@ -290,9 +404,15 @@ async def test_scripted_deep_search_is_the_same_whoever_clarified(search):
     """Same deep-search spec, same q-hat -> same answer: what the paired delta relies on."""
     outs = []
     for clarifier in ("ask-first", "search-then-ask"):
-        ep = build_episode(CTS, agent=ScriptedAgent(clarifier), user=RuleUser(), search=search, judge=RuleJudge(),
-                           config=EpisodeConfig(k=0, deep_search="scripted:direct-guess"),
-                           deep_search=ScriptedAgent("direct-guess"))
+        ep = build_episode(
+            CTS,
+            agent=ScriptedAgent(clarifier),
+            user=RuleUser(),
+            search=search,
+            judge=RuleJudge(),
+            config=EpisodeConfig(k=0, deep_search="scripted:direct-guess"),
+            deep_search=ScriptedAgent("direct-guess"),
+        )
         outs.append((await ep.run()).result.answer)
     assert outs[0] == outs[1]
 
@@ -305,21 +425,37 @@ async def test_a_fork_searches_with_the_sessions_fixed_deep_search_agent(tmp_pat
 
     store = Store(tmp_path / "f.db")
     config = EpisodeConfig(k=1, deep_search="scripted:direct-guess")
-    parent = await build_episode(CTS, agent=ScriptedAgent("ask-first"), user=RuleUser(), search=search,
-                                 judge=RuleJudge(), config=config, sink=store,
-                                 deep_search=ScriptedAgent("direct-guess")).run()
+    parent = await build_episode(
+        CTS,
+        agent=ScriptedAgent("ask-first"),
+        user=RuleUser(),
+        search=search,
+        judge=RuleJudge(),
+        config=config,
+        sink=store,
+        deep_search=ScriptedAgent("direct-guess"),
+    ).run()
     clarify = next(s.index for s in store.steps(parent.id) if s.action.kind == ActionKind.clarify)
     clarifier = ListAgent([Action.answer("a guess of the clarifier's own")], spec="test:clarifier")
-    fork = fork_session(store, parent.id, clarify, agent=clarifier, user=RuleUser(), search=search,
-                        judge=RuleJudge())
+    fork = fork_session(store, parent.id, clarify, agent=clarifier, user=RuleUser(), search=search, judge=RuleJudge())
     session = await fork.run()
     assert clarifier.views == []  # the search phase is not the clarifier's
-    acted = [(s.action.kind, s.action.text) for s in fork.steps[clarify + 1:] if s.actor == "agent"]
-    assert acted == [(s.action.kind, s.action.text) for s in store.steps(parent.id)[clarify + 1:] if s.actor == "agent"]
+    acted = [(s.action.kind, s.action.text) for s in fork.steps[clarify + 1 :] if s.actor == "agent"]
+    assert acted == [
+        (s.action.kind, s.action.text) for s in store.steps(parent.id)[clarify + 1 :] if s.actor == "agent"
+    ]
     assert session.result.deep_search == "scripted:direct-guess" and session.result.deep_search_fixed is True
 
-    store.db["sessions"].update(parent.id, {"config": parent.config.model_copy(
-        update={"deep_search": "stored"}).model_dump_json()})
+    store.db["sessions"].update(
+        parent.id, {"config": parent.config.model_copy(update={"deep_search": "stored"}).model_dump_json()}
+    )
     with pytest.raises(ForkError, match="stored deep-search output"):
-        fork_session(store, parent.id, clarify, agent=ScriptedAgent("search-then-ask"), user=RuleUser(),
-                     search=search, judge=RuleJudge())
+        fork_session(
+            store,
+            parent.id,
+            clarify,
+            agent=ScriptedAgent("search-then-ask"),
+            user=RuleUser(),
+            search=search,
+            judge=RuleJudge(),
+        )

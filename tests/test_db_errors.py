@@ -155,8 +155,22 @@ def _small_files():
 
 def test_a_full_disk_stops_the_run_with_one_line(tmp_path):
     db = tmp_path / "full.db"
-    code, _out, err = finish(cli("run", "--benchmark", "discobench", "--agent", "scripted:search-then-ask",
-                                 "--db", str(db), "--run", "a", "--concurrency", "8", preexec_fn=_small_files))
+    code, _out, err = finish(
+        cli(
+            "run",
+            "--benchmark",
+            "discobench",
+            "--agent",
+            "scripted:search-then-ask",
+            "--db",
+            str(db),
+            "--run",
+            "a",
+            "--concurrency",
+            "8",
+            preexec_fn=_small_files,
+        )
+    )
     lines = [line for line in err.splitlines() if "error" in line.lower()]  # the rest is the progress bar
     assert code == 2 and "Traceback" not in err, err
     assert len(lines) == 1 and "disk full" in lines[0], err
@@ -171,8 +185,9 @@ async def test_a_lock_held_elsewhere_does_not_stall_the_running_episodes(tmp_pat
     db = tmp_path / "busy.db"
     store = Store(db)
     tasks = [IC.model_copy(update={"id": f"i{n}", "question": f"{IC.question} ({n})"}) for n in range(10)]
-    spec = RunSpec(name="busy", agent="scripted:search-then-ask", benchmark="interactcomp", concurrency=2,
-                   search_cache="record")  # cache misses are written too
+    spec = RunSpec(
+        name="busy", agent="scripted:search-then-ask", benchmark="interactcomp", concurrency=2, search_cache="record"
+    )  # cache misses are written too
     locked, released = threading.Event(), threading.Event()
     finished_when_locked: list[int] = []
 
@@ -180,7 +195,8 @@ async def test_a_lock_held_elsewhere_does_not_stall_the_running_episodes(tmp_pat
         other = sqlite3.connect(db)
         other.execute("BEGIN IMMEDIATE")
         finished_when_locked.append(
-            other.execute("SELECT count(*) FROM sessions WHERE status = 'completed'").fetchone()[0])
+            other.execute("SELECT count(*) FROM sessions WHERE status = 'completed'").fetchone()[0]
+        )
         locked.set()
         time.sleep(2.0)
         other.rollback()

@@ -40,9 +40,26 @@ def _serper_ok(request) -> Reply:
 
 def _run(db, search, *extra):
     """Offline agent, user and judge: only the search endpoint is remote. One task at a time."""
-    return ["run", "--benchmark", "interactcomp", "--agent", "scripted:search-heavy-guess", "--search", search,
-            "--search-cache", "off", "--db", str(db), "--run", "dead", "--task-attempts", "1", "--concurrency", "1",
-            *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:search-heavy-guess",
+        "--search",
+        search,
+        "--search-cache",
+        "off",
+        "--db",
+        str(db),
+        "--run",
+        "dead",
+        "--task-attempts",
+        "1",
+        "--concurrency",
+        "1",
+        *extra,
+    ]
 
 
 def _statuses(db) -> list[str]:
@@ -53,8 +70,14 @@ def test_a_tavily_server_that_never_answers_stops_the_run_and_resume_finishes_it
     monkeypatch.setenv("TAVILY_API_KEY", TAVILY_KEY)
     db = tmp_path / "t.db"
     with FakeTavily(_hangs) as server:
-        settings = ["--set", f'tavily.base_url="{server.url}"', "--set", "tavily.timeout=0.2",
-                    "--set", "tavily.max_retries=0"]
+        settings = [
+            "--set",
+            f'tavily.base_url="{server.url}"',
+            "--set",
+            "tavily.timeout=0.2",
+            "--set",
+            "tavily.max_retries=0",
+        ]
         code = main(_run(db, "tavily", *settings, "--set", "tavily.stop_after_failures=3"))
         err = capsys.readouterr().err
         assert code == 1  # the LLM breaker's exit code
@@ -67,19 +90,42 @@ def test_a_tavily_server_that_never_answers_stops_the_run_and_resume_finishes_it
         assert len(server.requests) == 3  # from the trip on, no call goes to the server
 
         server.set_handler(_tavily_ok)  # the server is back: the same command resumes
-        assert main(_run(db, "tavily", *settings, "--set", "tavily.timeout=30", "--set", "tavily.max_retries=2",
-                         "--resume", "--retry-errored")) == 0
+        assert (
+            main(
+                _run(
+                    db,
+                    "tavily",
+                    *settings,
+                    "--set",
+                    "tavily.timeout=30",
+                    "--set",
+                    "tavily.max_retries=2",
+                    "--resume",
+                    "--retry-errored",
+                )
+            )
+            == 0
+        )
     live = [s for s in Store(db).sessions(runs=["dead"]) if s.status not in ("superseded", "abandoned")]
     assert len(live) == DEMO_TASKS and {s.status for s in live} == {"completed"}
 
 
 def test_a_serper_server_answering_500_stops_the_run_after_n_failures_and_resume_finishes_it(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("SERPER_API_KEY", SERPER_KEY)
     db = tmp_path / "s.db"
     with LoopbackServer(_fails) as server:
-        settings = ["--set", f'serper.base_url="{server.url}"', "--set", "serper.max_retries=1",
-                    "--set", "serper.backoff_initial=0.01", "--set", "serper.backoff_max=0.02"]
+        settings = [
+            "--set",
+            f'serper.base_url="{server.url}"',
+            "--set",
+            "serper.max_retries=1",
+            "--set",
+            "serper.backoff_initial=0.01",
+            "--set",
+            "serper.backoff_max=0.02",
+        ]
         code = main(_run(db, "serper", *settings))  # the default: 5 in a row
         err = capsys.readouterr().err
         assert code == 1
@@ -107,9 +153,26 @@ def test_an_episode_in_flight_when_the_endpoint_goes_down_is_errored_not_abandon
     db = tmp_path / "f.db"
     with LoopbackServer(first_fails_second_hangs) as server:
         started = time.monotonic()
-        code = main([*_run(db, "serper", "--limit", "2", "--set", f'serper.base_url="{server.url}"',
-                           "--set", "serper.max_retries=0", "--set", "serper.timeout=30",
-                           "--set", "serper.stop_after_failures=1", "--concurrency", "2")])  # the last wins
+        code = main(
+            [
+                *_run(
+                    db,
+                    "serper",
+                    "--limit",
+                    "2",
+                    "--set",
+                    f'serper.base_url="{server.url}"',
+                    "--set",
+                    "serper.max_retries=0",
+                    "--set",
+                    "serper.timeout=30",
+                    "--set",
+                    "serper.stop_after_failures=1",
+                    "--concurrency",
+                    "2",
+                )
+            ]
+        )  # the last wins
         assert time.monotonic() - started < 30  # not the hanging search's timeout
     assert code == 1 and "stopped: 1 serper call in a row failed" in capsys.readouterr().err
     sessions = {s.task_id: s for s in Store(db).sessions(runs=["dead"])}
@@ -122,8 +185,20 @@ def test_an_episode_in_flight_when_the_endpoint_goes_down_is_errored_not_abandon
 def test_search_stop_after_failures_0_never_stops(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SERPER_API_KEY", SERPER_KEY)
     with LoopbackServer(_fails) as server:
-        code = main(_run(tmp_path / "n.db", "serper", "--limit", "7", "--set", f'serper.base_url="{server.url}"',
-                         "--set", "serper.max_retries=0", "--set", "serper.stop_after_failures=0"))
+        code = main(
+            _run(
+                tmp_path / "n.db",
+                "serper",
+                "--limit",
+                "7",
+                "--set",
+                f'serper.base_url="{server.url}"',
+                "--set",
+                "serper.max_retries=0",
+                "--set",
+                "serper.stop_after_failures=0",
+            )
+        )
     assert code == 1 and "stopped" not in capsys.readouterr().err
     assert _statuses(tmp_path / "n.db") == ["errored"] * 7
 
@@ -170,8 +245,14 @@ async def test_a_down_endpoint_is_never_read_as_an_answer_under_compat_reference
         with pytest.raises(BackendError, match="HTTP 500"):
             await search.search("q")
         task = load_tasks("interactcomp", "demo")[0]
-        episode = build_episode(task, agent=make_agent("scripted:search-heavy-guess"), user=make_user("rule"),
-                                search=search, judge=make_judge("rule"), config=EpisodeConfig(compat="reference"))
+        episode = build_episode(
+            task,
+            agent=make_agent("scripted:search-heavy-guess"),
+            user=make_user("rule"),
+            search=search,
+            judge=make_judge("rule"),
+            config=EpisodeConfig(compat="reference"),
+        )
         session = await episode.run()
         assert session.status == "errored" and "not called: 1 tavily call in a row failed" in session.error
         assert session.result is None or not getattr(session.result, "correct", False)

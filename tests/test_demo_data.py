@@ -299,8 +299,12 @@ async def _run_all(tasks, docs, policy: str, k: int = 1) -> list[dict]:
     results = []
     for task in tasks:
         episode = build_episode(
-            task, agent=make_agent(f"scripted:{policy}"), user=make_user("rule"), search=search,
-            judge=make_judge("rule"), config=EpisodeConfig(k=k),
+            task,
+            agent=make_agent(f"scripted:{policy}"),
+            user=make_user("rule"),
+            search=search,
+            judge=make_judge("rule"),
+            config=EpisodeConfig(k=k),
         )
         session = await episode.run()
         assert session.status == "completed", (task.id, session.error)
@@ -339,8 +343,9 @@ async def test_cts_clarifying_beats_orig_with_one_fixed_deep_search_agent(docs, 
     tasks = _tasks("cts")
     for name, k in (("orig", 0), ("asked", 2)):
         config = EpisodeConfig(k=k, deep_search="scripted:direct-guess")
-        await run_batch(store, RunSpec(name=name, agent="scripted:search-then-ask", benchmark="cts", config=config),
-                        tasks)
+        await run_batch(
+            store, RunSpec(name=name, agent="scripted:search-then-ask", benchmark="cts", config=config), tasks
+        )
     [asked] = [g for g in score(store, bootstrap=500)["groups"] if g["key"] == {"run": "asked"}]
     delta = asked["metrics"]["delta_vs_orig"]
     assert delta["n_tasks"] == len(tasks) and delta["deep_search"] == ["scripted:direct-guess"]

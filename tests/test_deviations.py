@@ -36,18 +36,58 @@ def test_offline_stand_ins_are_named_with_what_the_paper_used():
 
 
 def test_non_paper_options_are_deviations():
-    assert "strict" in deviations(Setting(benchmark="discobench", user="openai:u", judge="openai:j",
-                                          search="tavily", config=EpisodeConfig(checkpoints="strict")))[0]
-    assert "line 477" in deviations(Setting(benchmark="discobench", user="openai:u", judge="openai:j",
-                                            search="tavily", config=EpisodeConfig(checkpoints="strict")))[0]
-    lenient = deviations(Setting(benchmark="interactcomp", user="openai:u", judge="openai:j", search="serper",
-                                 config=EpisodeConfig(actions="lenient")))
+    assert (
+        "strict"
+        in deviations(
+            Setting(
+                benchmark="discobench",
+                user="openai:u",
+                judge="openai:j",
+                search="tavily",
+                config=EpisodeConfig(checkpoints="strict"),
+            )
+        )[0]
+    )
+    assert (
+        "line 477"
+        in deviations(
+            Setting(
+                benchmark="discobench",
+                user="openai:u",
+                judge="openai:j",
+                search="tavily",
+                config=EpisodeConfig(checkpoints="strict"),
+            )
+        )[0]
+    )
+    lenient = deviations(
+        Setting(
+            benchmark="interactcomp",
+            user="openai:u",
+            judge="openai:j",
+            search="serper",
+            config=EpisodeConfig(actions="lenient"),
+        )
+    )
     assert lenient == ["action parsing: lenient (ours), the reference harness accepts only its exact action format"]
-    unfixed = deviations(Setting(benchmark="cts", agent="scripted:ask-first", user="openai:u", judge="openai:j",
-                                 search="tavily", config=EpisodeConfig(k=2)))
+    unfixed = deviations(
+        Setting(
+            benchmark="cts",
+            agent="scripted:ask-first",
+            user="openai:u",
+            judge="openai:j",
+            search="tavily",
+            config=EpisodeConfig(k=2),
+        )
+    )
     assert unfixed and "line 203" in unfixed[0]
-    fixed = Setting(benchmark="cts", user="openai:u", judge="openai:j", search="tavily",
-                    config=EpisodeConfig(k=2, deep_search="scripted:direct-guess"))
+    fixed = Setting(
+        benchmark="cts",
+        user="openai:u",
+        judge="openai:j",
+        search="tavily",
+        config=EpisodeConfig(k=2, deep_search="scripted:direct-guess"),
+    )
     assert deviations(fixed) == [] and deviations(Setting(benchmark="cts"), demo=True) == []
 
 
@@ -66,8 +106,24 @@ def _dataset(tmp_path, task):
 
 def test_a_run_on_a_real_dataset_with_stand_ins_says_so_records_it_and_every_group_carries_it(tmp_path, capsys):
     db = str(tmp_path / "d.db")
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC),
-                 "--agent", "scripted:direct-guess", "--db", db, "--run", "real"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                _dataset(tmp_path, IC),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "real",
+            ]
+        )
+        == 0
+    )
     err = " ".join(capsys.readouterr().err.split())
     assert "not comparable with the paper: " + IC_USER in err
     [recorded] = sqlite3.connect(db).execute("SELECT deviations FROM runs WHERE name = 'real'").fetchone()
@@ -86,8 +142,26 @@ def test_a_run_on_a_real_dataset_with_stand_ins_says_so_records_it_and_every_gro
 
 def test_the_bundled_demo_is_exempt(tmp_path, capsys):
     db = str(tmp_path / "demo.db")
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                 "--db", db, "--run", "demo", "--limit", "2"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "demo",
+                "--limit",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert "not comparable" not in capsys.readouterr().err
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
@@ -98,8 +172,26 @@ def test_the_bundled_demo_is_exempt(tmp_path, capsys):
 
 def test_a_non_paper_option_on_a_real_dataset_is_a_deviation(tmp_path, capsys):
     db = str(tmp_path / "s.db")
-    assert main(["run", "--benchmark", "discobench", "--dataset", _dataset(tmp_path, DISCO), "--checkpoints",
-                 "strict", "--agent", "scripted:direct-guess", "--db", db, "--run", "strict"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "discobench",
+                "--dataset",
+                _dataset(tmp_path, DISCO),
+                "--checkpoints",
+                "strict",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "strict",
+            ]
+        )
+        == 0
+    )
     assert "checkpoints: strict" in " ".join(capsys.readouterr().err.split())
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
@@ -111,8 +203,24 @@ def test_sessions_of_older_files_and_tui_plays_are_judged_from_their_settings(tm
     """No recorded deviations (a file from before them, or a TUI play with no runs row): the
     session's own user/judge/search specs and config still decide."""
     db = str(tmp_path / "o.db")
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC),
-                 "--agent", "scripted:direct-guess", "--db", db, "--run", "old"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                _dataset(tmp_path, IC),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "old",
+            ]
+        )
+        == 0
+    )
     conn = sqlite3.connect(db)
     if drop_column:
         conn.execute("ALTER TABLE runs DROP COLUMN deviations")
@@ -135,10 +243,44 @@ def test_the_tui_scores_screen_shows_the_deviations_under_the_table(tmp_path, ca
     from clarify_tui.tui.browse import BrowseApp
 
     db = str(tmp_path / "t.db")
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC),
-                 "--agent", "scripted:direct-guess", "--db", db, "--run", "real"]) == 0
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                 "--db", db, "--run", "demo", "--limit", "1"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                _dataset(tmp_path, IC),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "real",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                db,
+                "--run",
+                "demo",
+                "--limit",
+                "1",
+            ]
+        )
+        == 0
+    )
 
     async def shown_notes() -> list[str]:
         app = BrowseApp(Store(db), start="scores")

@@ -19,8 +19,13 @@ from tests.test_metrics import DISCO, DISCO_SESSIONS, SANDROCK, play
 
 # Two successful no-ask ambiguous checkpoints with 1 and 3 searches -> K = median = 2.
 ONE = [Action.search("Pathea"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")]
-THREE = [Action.search("Pathea"), Action.search("Pathea game"), Action.search("Pathea award"),
-         Action.answer(SANDROCK), Action.answer("Focus Entertainment")]
+THREE = [
+    Action.search("Pathea"),
+    Action.search("Pathea game"),
+    Action.search("Pathea award"),
+    Action.answer(SANDROCK),
+    Action.answer("Focus Entertainment"),
+]
 
 
 def group(report, run):
@@ -113,8 +118,13 @@ def test_the_discobench_equivalence_prompt_covers_b1_and_says_the_paper_does_not
 async def test_score_says_which_checkpoint_protocol_its_sessions_used(tmp_path):
     store = Store(tmp_path / "m.db")
     await play(store, DISCO, ONE, run="mixed")
-    await play(store, DISCO, [Action.search(SANDROCK), Action.answer("Focus Entertainment")], run="mixed",
-               config=EpisodeConfig(checkpoints="trajectory"))
+    await play(
+        store,
+        DISCO,
+        [Action.search(SANDROCK), Action.answer("Focus Entertainment")],
+        run="mixed",
+        config=EpisodeConfig(checkpoints="trajectory"),
+    )
     m = group(score(store), "mixed")
     assert m["checkpoint_modes"] == {"answer": 1, "trajectory": 1}
     assert m["checkpoint_pass_rate"] == 1.0  # both pass 2/2, each by its own rule

@@ -18,11 +18,15 @@ async def test_clarifying_restores_more_nuggets_than_orig(make_episode):
 
 
 async def test_user_answers_only_from_intent_slots_and_rewriter_adds_only_known_answers(make_episode):
-    ep = make_episode(CTS, [
-        Action.clarify(["Which country or region are you asking about?", "Which time period or year do you mean?"]),
-        Action.search("x"),
-        Action.answer("nothing"),
-    ], EpisodeConfig(k=2))
+    ep = make_episode(
+        CTS,
+        [
+            Action.clarify(["Which country or region are you asking about?", "Which time period or year do you mean?"]),
+            Action.search("x"),
+            Action.answer("nothing"),
+        ],
+        EpisodeConfig(k=2),
+    )
     session = await ep.run()
     assert session.result.answers == ["unknown", "2023"]
     assert session.result.aspects == ["region", "time"]
@@ -59,11 +63,18 @@ async def test_user_reply_steps_hold_the_question_in_input_and_the_answer_in_out
     replies = [s for s in store.steps(session.id) if s.actor == "user" and s.action.kind == ActionKind.reply]
     assert [(s.action.text, s.observation.text) for s in replies] == list(zip(questions, ["unknown", "2023"]))
     assert [user_reply(s) for s in replies] == list(zip(questions, ["unknown", "2023"]))
-    rows = list(store.db.query("SELECT input, output FROM steps WHERE session_id = ? AND kind = 'reply' ORDER BY idx",
-                               [session.id]))
+    rows = list(
+        store.db.query(
+            "SELECT input, output FROM steps WHERE session_id = ? AND kind = 'reply' ORDER BY idx", [session.id]
+        )
+    )
     assert [r["input"] for r in rows] == questions and '"2023"' in rows[1]["output"]
-    old = Step(index=0, actor="user", action=Action(kind=ActionKind.reply, text="2023"),
-               observation=Observation(text=questions[1], data={"aspect": "time"}))
+    old = Step(
+        index=0,
+        actor="user",
+        action=Action(kind=ActionKind.reply, text="2023"),
+        observation=Observation(text=questions[1], data={"aspect": "time"}),
+    )
     assert user_reply(old) == (questions[1], "2023")
 
 
@@ -77,8 +88,9 @@ async def test_restore_score_is_stored_at_full_precision(make_episode):
     nuggets = [*CTS.cts.nuggets, Nugget(id="n3", text="Shizuoka tea exports doubled in 2021", weight=1)]
     nuggets = [n.model_copy(update={"weight": 1}) for n in nuggets]
     task = CTS.model_copy(update={"cts": CTS.cts.model_copy(update={"nuggets": nuggets})})
-    session = await make_episode(task, [Action.clarify([]), Action.answer("Uji matcha prices rose 20 percent in 2023")],
-                                 EpisodeConfig(k=1)).run()
+    session = await make_episode(
+        task, [Action.clarify([]), Action.answer("Uji matcha prices rose 20 percent in 2023")], EpisodeConfig(k=1)
+    ).run()
     assert [c.coverage for c in session.result.coverage] == ["full", "none", "none"]
     assert session.result.restore_score == 100 / 3
     assert session.result.restore_score == session_score(CTSResult(coverage=session.result.coverage))

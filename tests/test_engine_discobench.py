@@ -21,8 +21,9 @@ def outcomes(session):
 
 
 async def test_the_agent_is_told_how_many_checkpoints_and_which_one_never_their_content(make_episode):
-    ep = make_episode(DISCO, [Action.search("Pathea Games award game"), Action.answer(SANDROCK),
-                              Action.answer("Focus Entertainment")])
+    ep = make_episode(
+        DISCO, [Action.search("Pathea Games award game"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")]
+    )
     session = await ep.run()
     first, after_search, second = ep.agent.views
     assert (first.checkpoint, first.checkpoints) == (1, 2) and (after_search.checkpoint, second.checkpoint) == (1, 2)
@@ -39,10 +40,15 @@ async def test_the_agent_is_told_how_many_checkpoints_and_which_one_never_their_
 
 async def test_a_search_naming_the_distractor_fails_nothing_the_answers_decide(make_episode):
     """The issue's example: a query naming a distractor, then right answers -> 2/2, accuracy 1."""
-    session = await make_episode(DISCO, [
-        Action.search("My Time at Portia publisher"), Action.search(SANDROCK),
-        Action.answer(SANDROCK), Action.answer("Focus Entertainment"),
-    ]).run()
+    session = await make_episode(
+        DISCO,
+        [
+            Action.search("My Time at Portia publisher"),
+            Action.search(SANDROCK),
+            Action.answer(SANDROCK),
+            Action.answer("Focus Entertainment"),
+        ],
+    ).run()
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
     assert session.result.correct is True
     assert [c.answer for c in session.result.checkpoints] == [SANDROCK, "Focus Entertainment"]
@@ -100,7 +106,8 @@ async def test_strict_keeps_the_old_reading_a_wrong_intermediate_answer_ends_the
     judged = [s for s in ep.steps if s.actor == "judge"]
     assert judged[-1].observation.data == {"checkpoint": 0, "status": "failed"}
     strict_final_at_cp1 = await make_episode(
-        DISCO, [Action.answer("Focus Entertainment")], EpisodeConfig(checkpoints="strict")).run()
+        DISCO, [Action.answer("Focus Entertainment")], EpisodeConfig(checkpoints="strict")
+    ).run()
     assert strict_final_at_cp1.result.correct is False
 
 
@@ -141,12 +148,24 @@ async def test_running_out_of_rounds_fails_the_current_checkpoint(make_episode):
 
 
 async def test_an_ask_opening_a_later_checkpoint_is_direct_ask_in_both_modes(make_episode):
-    answer_mode = await make_episode(DISCO, [
-        Action.search(SANDROCK), Action.answer(SANDROCK), Action.ask("Is it Focus Entertainment?"),
-        Action.answer("Focus Entertainment")]).run()
-    trajectory = await make_episode(DISCO, [
-        Action.search(SANDROCK), Action.ask("Is it Focus Entertainment?"), Action.answer("Focus Entertainment"),
-    ], TRAJECTORY).run()
+    answer_mode = await make_episode(
+        DISCO,
+        [
+            Action.search(SANDROCK),
+            Action.answer(SANDROCK),
+            Action.ask("Is it Focus Entertainment?"),
+            Action.answer("Focus Entertainment"),
+        ],
+    ).run()
+    trajectory = await make_episode(
+        DISCO,
+        [
+            Action.search(SANDROCK),
+            Action.ask("Is it Focus Entertainment?"),
+            Action.answer("Focus Entertainment"),
+        ],
+        TRAJECTORY,
+    ).run()
     for session in (answer_mode, trajectory):
         first, second = session.result.checkpoints
         assert first.searches == 1 and second.searches == 0
@@ -165,9 +184,14 @@ async def test_trajectory_mode_infers_outcomes_from_queries_and_is_recorded(make
 
 
 async def test_trajectory_mode_passing_without_asking_is_missed_ambiguity_correct(make_episode):
-    session = await make_episode(DISCO, [
-        Action.search("My Time at Sandrock publisher"), Action.answer("Focus Entertainment"),
-    ], TRAJECTORY).run()
+    session = await make_episode(
+        DISCO,
+        [
+            Action.search("My Time at Sandrock publisher"),
+            Action.answer("Focus Entertainment"),
+        ],
+        TRAJECTORY,
+    ).run()
     assert outcomes(session) == ["missed_ambiguity_correct", "correct_answer"]
 
 
@@ -182,13 +206,16 @@ async def test_scripted_agents_play_every_mode(make_episode, mode):
 
 
 async def test_an_untargeted_ask_releases_nothing_and_an_ask_on_an_unambiguous_checkpoint_is_wrong(make_episode):
-    ep = make_episode(DISCO, [
-        Action.ask("Can you say more?"),
-        Action.search(SANDROCK),
-        Action.answer(SANDROCK),
-        Action.ask("Is it Focus Entertainment?"),
-        Action.answer("Focus Entertainment"),
-    ])
+    ep = make_episode(
+        DISCO,
+        [
+            Action.ask("Can you say more?"),
+            Action.search(SANDROCK),
+            Action.answer(SANDROCK),
+            Action.ask("Is it Focus Entertainment?"),
+            Action.answer("Focus Entertainment"),
+        ],
+    )
     session = await ep.run()
     first, second = session.result.checkpoints
     assert first.asked and not first.asked_right and not first.clue_released
@@ -250,7 +277,23 @@ def test_the_run_summary_counts_invalid_skips_as_scored_not_errored(tmp_path, ca
     monkeypatch.setattr(ScriptedAgent, "act", garbage)
     data = tmp_path / "d.jsonl"
     data.write_text(DISCO.model_dump_json() + "\n", encoding="utf-8")
-    assert main(["run", "--benchmark", "discobench", "--dataset", str(data), "--agent", "scripted:direct-guess",
-                 "--db", str(tmp_path / "s.db"), "--run", "bad"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "discobench",
+                "--dataset",
+                str(data),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(tmp_path / "s.db"),
+                "--run",
+                "bad",
+            ]
+        )
+        == 0
+    )
     line = " ".join(capsys.readouterr().err.split())
     assert "1 completed, 0 errored" in line and "1 ended by 3 invalid outputs in a row (scored wrong" in line

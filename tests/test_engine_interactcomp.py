@@ -15,12 +15,15 @@ async def test_asking_agent_finds_the_target_and_guessing_agent_takes_the_distra
 
 
 async def test_rule_user_says_no_to_distractor_yes_to_context_and_idk_otherwise(make_episode):
-    ep = make_episode(IC, [
-        Action.ask("Is it Tokyo Tower?"),
-        Action.ask("Does it have a large digital clock?"),
-        Action.ask("Was its architect born in Osaka?"),
-        Action.answer("Sapporo TV Tower", 90),
-    ])
+    ep = make_episode(
+        IC,
+        [
+            Action.ask("Is it Tokyo Tower?"),
+            Action.ask("Does it have a large digital clock?"),
+            Action.ask("Was its architect born in Osaka?"),
+            Action.answer("Sapporo TV Tower", 90),
+        ],
+    )
     await ep.run()
     replies = [s.action.text for s in ep.steps if s.actor == "user"]
     assert replies == ["no", "yes", "i don't know"]
@@ -28,8 +31,11 @@ async def test_rule_user_says_no_to_distractor_yes_to_context_and_idk_otherwise(
 
 async def test_answer_only_is_one_final_round_call_and_a_search_there_is_no_answer(make_episode):
     """Reference run_benchmark.py:162-163 (max_rounds 1) and agent.py:136-148 ("No Answer")."""
-    ep = make_episode(IC, [Action.search("tower"), Action.answer("Tokyo Tower", 50)],
-                      EpisodeConfig(interactcomp_mode="answer_only", max_rounds=10))
+    ep = make_episode(
+        IC,
+        [Action.search("tower"), Action.answer("Tokyo Tower", 50)],
+        EpisodeConfig(interactcomp_mode="answer_only", max_rounds=10),
+    )
     session = await ep.run()
     assert ep.max_rounds == 1
     assert [(s.actor, s.action.kind, s.action.text) for s in ep.steps][0] == ("agent", ActionKind.answer, "No Answer")
@@ -38,11 +44,15 @@ async def test_answer_only_is_one_final_round_call_and_a_search_there_is_no_answ
 
 
 async def test_forced_ask_refuses_an_early_answer_without_using_a_round(make_episode):
-    ep = make_episode(IC, [
-        Action.answer("Tokyo Tower", 50),
-        Action.ask("Is it in Hokkaido?"),
-        Action.answer("Sapporo TV Tower", 80),
-    ], EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=1, max_rounds=2))
+    ep = make_episode(
+        IC,
+        [
+            Action.answer("Tokyo Tower", 50),
+            Action.ask("Is it in Hokkaido?"),
+            Action.answer("Sapporo TV Tower", 80),
+        ],
+        EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=1, max_rounds=2),
+    )
     session = await ep.run()
     assert ep.steps[0].observation.text == (
         "Answer is not allowed before 1 asks. Asks so far: 0/1. Please use ask or search."
@@ -134,8 +144,9 @@ async def test_a_cancelled_action_leaves_the_episode_as_it_was(make_episode):
 
 async def test_every_round_but_the_last_allows_search(make_episode):
     """With 3 rounds: rounds 1 and 2 may search, round 3 must answer."""
-    ep = make_episode(IC, [Action.search("a"), Action.search("b"), Action.answer("Tokyo Tower", 50)],
-                      EpisodeConfig(max_rounds=3))
+    ep = make_episode(
+        IC, [Action.search("a"), Action.search("b"), Action.answer("Tokyo Tower", 50)], EpisodeConfig(max_rounds=3)
+    )
     session = await ep.run()
     assert [s.error for s in ep.steps if s.actor == "agent"] == [None, None, None]
     assert session.result.searches == 2
@@ -144,8 +155,9 @@ async def test_every_round_but_the_last_allows_search(make_episode):
 async def test_the_view_without_history_is_the_agents_view_less_its_past_turns(make_episode):
     """The play screen's panels ask for it (they show no turns): same question, rounds,
     allowed actions; no turns."""
-    ep = make_episode(IC, [Action.ask("Is it Tokyo Tower?"), Action.search("tower clock"),
-                           Action.answer("Sapporo TV Tower", 90)])
+    ep = make_episode(
+        IC, [Action.ask("Is it Tokyo Tower?"), Action.search("tower clock"), Action.answer("Sapporo TV Tower", 90)]
+    )
     await ep.step()
     await ep.step()
     full, short = ep.view(), ep.view(history=False)

@@ -59,10 +59,32 @@ def _never_answers(request) -> Reply:
 
 
 def _llm_run(db, url, *extra):
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-            "--db", str(db), "--run", "dead", "--task-attempts", "1", "--concurrency", "1",
-            "--set", f"openai.base_url=\"{url}\"", "--set", "openai.timeout=0.2", "--set", "openai.max_retries=0",
-            *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        "dead",
+        "--task-attempts",
+        "1",
+        "--concurrency",
+        "1",
+        "--set",
+        f'openai.base_url="{url}"',
+        "--set",
+        "openai.timeout=0.2",
+        "--set",
+        "openai.max_retries=0",
+        *extra,
+    ]
 
 
 def test_an_endpoint_that_never_answers_stops_the_run_and_resume_finishes_it(tmp_path, capsys, monkeypatch):
@@ -81,8 +103,23 @@ def test_an_endpoint_that_never_answers_stops_the_run_and_resume_finishes_it(tmp
         assert len(server.chat_requests()) <= 4
 
         server.set_handler(interactcomp_router(0.0))  # the server is back: the same command resumes
-        assert main(_llm_run(db, server.base_url, "--resume", "--retry-errored", "--set", "openai.stop_after_failures=3",
-                             "--set", "openai.timeout=30", "--set", "openai.max_retries=2")) == 0  # a loaded machine
+        assert (
+            main(
+                _llm_run(
+                    db,
+                    server.base_url,
+                    "--resume",
+                    "--retry-errored",
+                    "--set",
+                    "openai.stop_after_failures=3",
+                    "--set",
+                    "openai.timeout=30",
+                    "--set",
+                    "openai.max_retries=2",
+                )
+            )
+            == 0
+        )  # a loaded machine
     live = [s for s in Store(db).sessions(runs=["dead"]) if s.status not in ("superseded", "abandoned")]
     assert len(live) == DEMO_TASKS and {s.status for s in live} == {"completed"}
 
@@ -90,8 +127,9 @@ def test_an_endpoint_that_never_answers_stops_the_run_and_resume_finishes_it(tmp
 def test_stop_after_failures_0_never_stops(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAI(_never_answers) as server:
-        code = main(_llm_run(tmp_path / "n.db", server.base_url, "--limit", "4",
-                             "--set", "openai.stop_after_failures=0"))
+        code = main(
+            _llm_run(tmp_path / "n.db", server.base_url, "--limit", "4", "--set", "openai.stop_after_failures=0")
+        )
     assert code == 1 and "stopped" not in capsys.readouterr().err
     assert [s.status for s in Store(tmp_path / "n.db").sessions(runs=["dead"])] == ["errored"] * 4
 

@@ -23,8 +23,21 @@ def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("export") / "all.db"
     for bench in ("interactcomp", "discobench", "cts"):
         for agent in ("scripted:direct-guess", "scripted:search-then-ask"):
-            code = main(["run", "--db", str(path), "--benchmark", bench, "--agent", agent, "--k", "2",
-                         "--run", f"{bench}-{agent.split(':')[1]}"])
+            code = main(
+                [
+                    "run",
+                    "--db",
+                    str(path),
+                    "--benchmark",
+                    bench,
+                    "--agent",
+                    agent,
+                    "--k",
+                    "2",
+                    "--run",
+                    f"{bench}-{agent.split(':')[1]}",
+                ]
+            )
             assert code == 0
     return path
 
@@ -59,7 +72,8 @@ def test_sessions_csv_has_one_row_per_session_with_the_documented_columns(db):
         elif s.protocol.value == "discobench":
             cps = s.result.checkpoints
             assert float(r["checkpoint_pass_fraction"]) == pytest.approx(
-                sum(c.status == "passed" for c in cps) / len(cps))
+                sum(c.status == "passed" for c in cps) / len(cps)
+            )
             assert int(r["ask_turns"]) == s.result.ask_turns and int(r["tool_turns"]) == s.result.tool_turns
         else:
             assert float(r["restore_score"]) == pytest.approx(s.result.restore_score)
@@ -119,8 +133,24 @@ def test_export_cli_names_the_formats(db, capsys):
 def test_sessions_csv_carries_what_the_person_typed_as_a_note(tmp_path):
     """Notes (ctrl+n) reached only the JSONL export; a reviewer's spreadsheet needs them."""
     path = tmp_path / "n.db"
-    assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
-                 "--run", "n", "--limit", "1"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                str(path),
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:direct-guess",
+                "--run",
+                "n",
+                "--limit",
+                "1",
+            ]
+        )
+        == 0
+    )
     store = Store(path)
     s = store.sessions()[0]
     s.note = "the question, line one\nline two, with a comma"
@@ -149,10 +179,29 @@ def test_export_out_says_what_it_wrote(db, tmp_path):
 
     runs = {"cts-direct-guess": len(Store(db).sessions(runs=["cts-direct-guess"]))}
     single = tmp_path / "one.db"
-    assert main(["run", "--db", str(single), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
-                 "--limit", "1", "--run", "one"]) == 0
-    for path, run, fmt, n in ((db, "cts-direct-guess", "jsonl", runs["cts-direct-guess"]),
-                              (db, "cts-direct-guess", "csv", runs["cts-direct-guess"]), (single, "one", "csv", 1)):
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                str(single),
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:direct-guess",
+                "--limit",
+                "1",
+                "--run",
+                "one",
+            ]
+        )
+        == 0
+    )
+    for path, run, fmt, n in (
+        (db, "cts-direct-guess", "jsonl", runs["cts-direct-guess"]),
+        (db, "cts-direct-guess", "csv", runs["cts-direct-guess"]),
+        (single, "one", "csv", 1),
+    ):
         out = tmp_path / f"{run}.{fmt}"
         code, stdout, err = run_cli("export", "--db", str(path), "--run", run, "--format", fmt, "--out", str(out))
         assert code == 0 and stdout == "", err

@@ -26,8 +26,16 @@ class FlakyAgent:
 
 def test_inspect_logs_read_back_with_inspects_reader(tmp_path, capsys):
     db = tmp_path / "i.db"
-    api.run("interactcomp", FlakyAgent(), db=db, name="ic", limit=3, epochs=2, task_attempts=1,
-            episode={"interactcomp_mode": "answer_only"})
+    api.run(
+        "interactcomp",
+        FlakyAgent(),
+        db=db,
+        name="ic",
+        limit=3,
+        epochs=2,
+        task_attempts=1,
+        episode={"interactcomp_mode": "answer_only"},
+    )
     api.run("cts", "scripted:ask-first", db=db, name="cts", limit=2, episode={"k": 2})
     out = tmp_path / "logs"
     assert main(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
@@ -41,8 +49,9 @@ def test_inspect_logs_read_back_with_inspects_reader(tmp_path, capsys):
     assert {s.id for s in errored} == {"ic-02"} and all(not s.scores for s in errored)
     assert "model server down" in errored[0].error.message
     scored = [s for s in log.samples if s.error is None]
-    assert all(s.scores["clarify_tui"].value in (0.0, 1.0) and s.messages[1].tool_calls[0].function == "answer"
-               for s in scored)
+    assert all(
+        s.scores["clarify_tui"].value in (0.0, 1.0) and s.messages[1].tool_calls[0].function == "answer" for s in scored
+    )
     ours = api.score(db, runs=["ic"])["groups"][0]["metrics"]
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == ours["accuracy"] and metrics["errored"] == ours["errored"] == 2
@@ -50,10 +59,14 @@ def test_inspect_logs_read_back_with_inspects_reader(tmp_path, capsys):
 
     cts = inspect_log.read_eval_log(str(out / "cts.eval"))
     sample = cts.samples[0]
-    assert sample.messages[1].tool_calls[0].function == "clarify" and len(sample.messages[1].tool_calls[0].arguments["items"]) == 2
+    assert (
+        sample.messages[1].tool_calls[0].function == "clarify"
+        and len(sample.messages[1].tool_calls[0].arguments["items"]) == 2
+    )
     assert isinstance(sample.target, list) and 0 <= sample.scores["clarify_tui"].value <= 100
-    assert {k: m.value for k, m in cts.results.scores[0].metrics.items()}["restore_score_mean"] == \
-        api.score(db, runs=["cts"])["groups"][0]["metrics"]["restore_score_mean"]
+    assert {k: m.value for k, m in cts.results.scores[0].metrics.items()}["restore_score_mean"] == api.score(
+        db, runs=["cts"]
+    )["groups"][0]["metrics"]["restore_score_mean"]
 
 
 def test_inspect_export_needs_a_folder(tmp_path, capsys):
@@ -106,7 +119,9 @@ class TokenUser:
         from clarify_tui.models import Usage
         from clarify_tui.users.base import UserReply
 
-        return UserReply(text="no", raw="No.", usage=Usage(tokens_in=7, tokens_out=1, cost_usd=None, model="user-model"))
+        return UserReply(
+            text="no", raw="No.", usage=Usage(tokens_in=7, tokens_out=1, cost_usd=None, model="user-model")
+        )
 
     reply_discobench = answer_clarification = rewrite = reply_interactcomp
 
@@ -128,7 +143,10 @@ def test_token_usage_per_sample_by_model_and_role_and_the_eval_totals(tmp_path, 
         assert agent.total_cost == pytest.approx(0.03)
         assert (user.input_tokens, user.output_tokens) == (7, 1) and user.total_cost is None  # unpriced, never $0
         assert sample.role_usage["agent"].input_tokens == 300 and sample.role_usage["user"].input_tokens == 7
-    assert log.eval.model_roles["user"].model == f"py:{__file__}:TokenUser" and log.eval.model_roles["judge"].model == "rule"
+    assert (
+        log.eval.model_roles["user"].model == f"py:{__file__}:TokenUser"
+        and log.eval.model_roles["judge"].model == "rule"
+    )
     totals = log.stats.model_usage
     assert totals["agent-model"].input_tokens == 600 and totals["agent-model"].output_tokens == 120
     assert totals["user-model"].total_tokens == 16 and log.stats.role_usage["agent"].total_tokens == 720
@@ -136,10 +154,22 @@ def test_token_usage_per_sample_by_model_and_role_and_the_eval_totals(tmp_path, 
 
 def test_a_samples_events_are_its_model_calls_tool_calls_user_replies_and_score(tmp_path, capsys):
     sample = _ic_token_log(tmp_path, resolve_attachments=True).samples[0]  # long texts are attachments
-    kinds = [(e.event, getattr(e, "function", None) or getattr(e, "source", None) or getattr(e, "role", None))
-             for e in sample.events]
-    assert kinds == [("model", None), ("tool", "search"), ("model", None), ("tool", "ask"), ("model", "user"),
-                     ("info", "user"), ("model", None), ("tool", "answer"), ("info", "judge"), ("score", None)]
+    kinds = [
+        (e.event, getattr(e, "function", None) or getattr(e, "source", None) or getattr(e, "role", None))
+        for e in sample.events
+    ]
+    assert kinds == [
+        ("model", None),
+        ("tool", "search"),
+        ("model", None),
+        ("tool", "ask"),
+        ("model", "user"),
+        ("info", "user"),
+        ("model", None),
+        ("tool", "answer"),
+        ("info", "judge"),
+        ("score", None),
+    ]
     model, search, ask = sample.events[0], sample.events[1], sample.events[3]
     assert model.model == "agent-model" and model.output.usage.input_tokens == 100
     assert model.output.message.tool_calls[0].function == "search" and model.output.message.content == "I will search"
@@ -148,7 +178,11 @@ def test_a_samples_events_are_its_model_calls_tool_calls_user_replies_and_score(
     assert search.arguments == {"text": sample.input} and ": " in search.result  # the hits came back
     assert ask.arguments == {"text": "Is it the best-known one?"} and ask.result == "no"
     user_call, reply = sample.events[4], sample.events[5]
-    assert user_call.model == "user-model" and user_call.output.completion == "No." and user_call.output.usage.input_tokens == 7
+    assert (
+        user_call.model == "user-model"
+        and user_call.output.completion == "No."
+        and user_call.output.usage.input_tokens == 7
+    )
     assert user_call.input[0].text == "Is it the best-known one?"  # the simulator was asked the agent's question
     assert reply.data["question"] == "Is it the best-known one?" and reply.data["reply"] == "no"
     assert sample.events[-1].score.value == sample.scores["clarify_tui"].value
@@ -183,11 +217,28 @@ class SometimesDownAgent:
 def test_epochs_after_a_resume_that_played_more_epochs_and_retried_errors(tmp_path, capsys):
     db = tmp_path / "i.db"
     SometimesDownAgent.down = True
-    api.run("interactcomp", SometimesDownAgent(), db=db, name="ic", limit=3, task_attempts=1,
-            episode={"interactcomp_mode": "answer_only"})
+    api.run(
+        "interactcomp",
+        SometimesDownAgent(),
+        db=db,
+        name="ic",
+        limit=3,
+        task_attempts=1,
+        episode={"interactcomp_mode": "answer_only"},
+    )
     SometimesDownAgent.down = False
-    resumed = api.run("interactcomp", SometimesDownAgent(), db=db, name="ic", limit=3, epochs=2, task_attempts=1,
-                      resume=True, retry_errored=True, episode={"interactcomp_mode": "answer_only"})
+    resumed = api.run(
+        "interactcomp",
+        SometimesDownAgent(),
+        db=db,
+        name="ic",
+        limit=3,
+        epochs=2,
+        task_attempts=1,
+        resume=True,
+        retry_errored=True,
+        episode={"interactcomp_mode": "answer_only"},
+    )
     assert resumed.superseded == 1
     out = tmp_path / "logs"
     assert main(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
@@ -219,9 +270,13 @@ def test_the_logs_match_the_schema_inspect_view_reads(tmp_path, capsys):
     for path in sorted(out.iterdir()):
         log = inspect_log.read_eval_log(str(path))
         for obj, which in [(log, "EvalLog"), *((s, "EvalSample") for s in log.samples)]:
-            validator = jsonschema.Draft202012Validator({"$ref": f"#/components/schemas/{which}", "components": components})
-            errors = [f"{path.name} {list(e.absolute_path)}: {e.message[:200]}"
-                      for e in validator.iter_errors(json.loads(obj.model_dump_json(exclude_none=True)))]
+            validator = jsonschema.Draft202012Validator(
+                {"$ref": f"#/components/schemas/{which}", "components": components}
+            )
+            errors = [
+                f"{path.name} {list(e.absolute_path)}: {e.message[:200]}"
+                for e in validator.iter_errors(json.loads(obj.model_dump_json(exclude_none=True)))
+            ]
             assert errors == []
             checked += 1
     assert checked == 8 and {e.event for s in log.samples for e in s.events} >= {"model", "tool", "info", "score"}
@@ -240,12 +295,32 @@ def test_a_person_playing_the_agent_made_no_model_calls(tmp_path, capsys):
     from tests.conftest import DOCS, IC
 
     db = tmp_path / "p.db"
-    session = Session(run="tui", task_id=IC.id, protocol=IC.protocol, agent="human", user="rule", search="local",
-                      judge="rule", mode="human_agent", annotator="ana")
-    asyncio.run(build_episode(IC, agent=ScriptedAgent("search-then-ask"), user=RuleUser(), search=LocalSearch(DOCS),
-                              judge=RuleJudge(), session=session, sink=Store(db)).run())
+    session = Session(
+        run="tui",
+        task_id=IC.id,
+        protocol=IC.protocol,
+        agent="human",
+        user="rule",
+        search="local",
+        judge="rule",
+        mode="human_agent",
+        annotator="ana",
+    )
+    asyncio.run(
+        build_episode(
+            IC,
+            agent=ScriptedAgent("search-then-ask"),
+            user=RuleUser(),
+            search=LocalSearch(DOCS),
+            judge=RuleJudge(),
+            session=session,
+            sink=Store(db),
+        ).run()
+    )
     out = tmp_path / "logs"
     assert main(["export", "--db", str(db), "--format", "inspect", "--out", str(out)]) == 0
     [sample] = inspect_log.read_eval_log(str(out / "tui.eval")).samples
     events = [e.event for e in sample.events]
-    assert "model" not in events and events.count("tool") == sum(1 for m in sample.messages if m.role == "assistant") > 0
+    assert (
+        "model" not in events and events.count("tool") == sum(1 for m in sample.messages if m.role == "assistant") > 0
+    )

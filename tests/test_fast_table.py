@@ -48,7 +48,8 @@ async def test_fast_cells_match_datatables_own():
                     slow = DataTable._render_cell(table, row, column, base, width, cursor, hover)
                     table._cell_render_cache.clear()
                     assert fast is not None, (row, column)
-                    assert [list(Segment.simplify(line)) for line in fast] == \
-                        [list(Segment.simplify(line)) for line in slow], (row, column, cursor, hover)
+                    assert [list(Segment.simplify(line)) for line in fast] == [
+                        list(Segment.simplify(line)) for line in slow
+                    ], (row, column, cursor, hover)
                     compared += 1
         assert compared == 4 * 5 * 3

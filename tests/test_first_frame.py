@@ -77,7 +77,8 @@ async def test_textual_lays_a_mounting_screen_out_again_and_the_mixin_does_not(m
             await pilot.pause()
             counts[screen_type] = len(reflows)
             assert [str(app.screen.query_one(f"#s{i}", Static).render()) for i in range(5)] == [
-                f"changed {i}\nand taller" for i in range(5)]
+                f"changed {i}\nand taller" for i in range(5)
+            ]
             assert app.screen.query_one("#s4", Static).region.height == 2  # laid out as changed
             assert "changed 4" in "".join(s.text for s in app.screen._compositor.render_strips())
         monkeypatch.undo()
@@ -101,8 +102,7 @@ async def test_opening_play_and_replay_lays_each_out_once(monkeypatch, tmp_path)
     from clarify_tui.tui.screens.replay import ReplayScreen
 
     reflows = count_layouts(monkeypatch, (PlayScreen, ReplayScreen))
-    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS),
-                     run_mode="step")
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), run_mode="step")
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         await pilot.press("enter")
@@ -217,8 +217,9 @@ async def test_the_edit_dialog_opens_in_one_frame_with_the_pending_action_typed_
     from clarify_tui.tui.screens.compose import ComposeScreen
 
     frames = count_frames(monkeypatch, ComposeScreen)
-    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS),
-                     task_id="i1", run_mode="step")
+    app = ClarifyApp(
+        store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), task_id="i1", run_mode="step"
+    )
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         await pilot.press("space")  # the agent proposes its first action (a search)

@@ -21,8 +21,24 @@ RELEASE = Path(__file__).parent / "fixtures" / "interactcomp_sample5.encrypted.j
 def played(tmp_path_factory):
     """Five release tasks played by a scripted agent (it answers all five wrong)."""
     db = tmp_path_factory.mktemp("hidden") / "ic.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", str(RELEASE), "--agent",
-                 "scripted:search-then-ask", "--db", str(db), "--run", "release"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                str(RELEASE),
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(db),
+                "--run",
+                "release",
+            ]
+        )
+        == 0
+    )
     return db
 
 
@@ -68,8 +84,9 @@ def test_no_gold_answer_in_the_default_export_and_all_of_it_with_include_hidden(
         assert all(task.question not in json.dumps(r["task"], ensure_ascii=False) for r in records)
     sealed = records[0]["task"]["sealed"]
     assert sealed["canary"] == "InteractComp" and "answer.text" in sealed["fields"]
-    hidden = {r["task"]["id"]: r["task"] for r in map(json.loads, export(played, tmp_path, "--include-hidden")
-                                                       .splitlines())}
+    hidden = {
+        r["task"]["id"]: r["task"] for r in map(json.loads, export(played, tmp_path, "--include-hidden").splitlines())
+    }
     for task in plain_tasks():
         assert hidden[task.id] == task.model_dump(mode="json")
 
@@ -97,8 +114,10 @@ def test_the_harness_csv_refuses_plain_text_without_include_hidden(played, tmp_p
     out = tmp_path / "harness.csv"
     assert main(["export", "--db", str(played), "--format", "interactcomp-csv", "--out", str(out)]) != 0
     assert "--include-hidden" in capsys.readouterr().err
-    assert main(["export", "--db", str(played), "--format", "interactcomp-csv", "--out", str(out),
-                 "--include-hidden"]) == 0
+    assert (
+        main(["export", "--db", str(played), "--format", "interactcomp-csv", "--out", str(out), "--include-hidden"])
+        == 0
+    )
     assert plain_tasks()[0].answer.text in out.read_text(encoding="utf-8")
 
 

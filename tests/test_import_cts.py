@@ -19,21 +19,40 @@ q2,Best universities for AI,Best universities for AI in Europe for master's stud
 q3,Matcha prices,Matcha prices in Kyoto in 2023,food
 """
 GOLD = [
-    {"id": "q1", "nuggets": [
-        {"id": "n1", "text": "The first full-color images were released on 12 July 2022.", "weight": 3},
-        {"id": "n2", "text": "The images included the deep field of galaxy cluster SMACS 0723.", "weight": 1}]},
-    {"id": "q2", "gold": {"nuggets": [
-        {"id": "a", "text": "ETH Zurich offers a master's in AI.", "weight": 2},
-        {"id": "b", "text": "University of Edinburgh has a strong AI school.", "weight": 1}]}},
+    {
+        "id": "q1",
+        "nuggets": [
+            {"id": "n1", "text": "The first full-color images were released on 12 July 2022.", "weight": 3},
+            {"id": "n2", "text": "The images included the deep field of galaxy cluster SMACS 0723.", "weight": 1},
+        ],
+    },
+    {
+        "id": "q2",
+        "gold": {
+            "nuggets": [
+                {"id": "a", "text": "ETH Zurich offers a master's in AI.", "weight": 2},
+                {"id": "b", "text": "University of Edinburgh has a strong AI school.", "weight": 1},
+            ]
+        },
+    },
     {"id": "q3", "nuggets": [{"id": "m", "text": "Uji matcha prices rose 20 percent in 2023.", "weight": 2}]},
 ]
 CANDIDATES = [
-    {"id": "q1", "k": 1, "questions": ["Which telescope do you mean?"], "answers": ["James Webb Space Telescope"],
-     "rewritten_query": "What did the James Webb Space Telescope's first images show?",
-     "answer": "<think>plan</think><answer>The first full-color images were released on 12 July 2022.</answer>",
-     "restore_score_100": 75},
-    {"qid": "q2", "qa": [{"q": "Which region?", "a": "Europe"}, ["What level of study?", "master's"]],
-     "candidate": {"final_answer": "ETH Zurich offers a master's in AI."}, "coverage": {"a": "full", "b": "partial"}},
+    {
+        "id": "q1",
+        "k": 1,
+        "questions": ["Which telescope do you mean?"],
+        "answers": ["James Webb Space Telescope"],
+        "rewritten_query": "What did the James Webb Space Telescope's first images show?",
+        "answer": "<think>plan</think><answer>The first full-color images were released on 12 July 2022.</answer>",
+        "restore_score_100": 75,
+    },
+    {
+        "qid": "q2",
+        "qa": [{"q": "Which region?", "a": "Europe"}, ["What level of study?", "master's"]],
+        "candidate": {"final_answer": "ETH Zurich offers a master's in AI."},
+        "coverage": {"a": "full", "b": "partial"},
+    },
     {"id": "q3", "questions": [], "prediction": "Matcha is a green tea powder."},
 ]
 
@@ -96,14 +115,23 @@ def test_candidates_become_cts_sessions_played_through_the_engine(tmp_path, rele
     assert one.agent == "import:ebk1" and one.user == "stored" and one.judge == "rule"
     r = one.result
     assert (r.k, r.orig, r.questions, r.answers) == (
-        1, False, ["Which telescope do you mean?"], ["James Webb Space Telescope"])
+        1,
+        False,
+        ["Which telescope do you mean?"],
+        ["James Webb Space Telescope"],
+    )
     assert r.rewritten == "What did the James Webb Space Telescope's first images show?"
     assert r.answer == "The first full-color images were released on 12 July 2022."
     assert r.coverage[0].stored() == {"id": "n1", "weight": 3, "coverage": "full"}  # judged by the rule judge
     assert r.stored_restore_score == 75
     kinds = [(st.actor, st.action.kind.value) for st in store.steps(one.id)]
-    assert kinds == [("agent", "clarify"), ("user", "reply"), ("user", "rewrite"), ("agent", "answer"),
-                     ("judge", "judge")]
+    assert kinds == [
+        ("agent", "clarify"),
+        ("user", "reply"),
+        ("user", "rewrite"),
+        ("agent", "answer"),
+        ("judge", "judge"),
+    ]
 
     two = s["q2"]
     assert two.judge == "stored" and two.user == "stored+rule"  # no stored rewrite: the rule rewriter wrote it
@@ -123,8 +151,16 @@ def test_candidates_export_import_gives_the_same_sessions(tmp_path, release, can
     assert code == 0, err
     out = tmp_path / "sys__cand_hard518.jsonl"
     assert run_cli("export", "--db", db, "--format", "cts-candidates", "--out", out)[0] == 0
-    code, _, err = run_cli("import", "--db", db, "--format", "cts-candidates",
-                           "--dataset", release / "data" / "gold_public_hard518.jsonl", out)
+    code, _, err = run_cli(
+        "import",
+        "--db",
+        db,
+        "--format",
+        "cts-candidates",
+        "--dataset",
+        release / "data" / "gold_public_hard518.jsonl",
+        out,
+    )
     assert code == 0, err
     store = Store(db)
     first, again = comparable(store, "ebk1"), comparable(store, "sys")
@@ -136,11 +172,17 @@ def test_candidates_export_import_gives_the_same_sessions(tmp_path, release, can
 
 def test_scripted_cts_sessions_export_as_candidates_and_score_the_same(tmp_path, run_cli):
     db = tmp_path / "s.db"
-    assert run_cli("run", "--db", db, "--benchmark", "cts", "--agent", "scripted:search-then-ask", "--k", "2",
-                   "--run", "ours")[0] == 0
+    assert (
+        run_cli(
+            "run", "--db", db, "--benchmark", "cts", "--agent", "scripted:search-then-ask", "--k", "2", "--run", "ours"
+        )[0]
+        == 0
+    )
     out = tmp_path / "ours__cand.jsonl"
     assert run_cli("export", "--db", db, "--format", "cts-candidates", "--out", out)[0] == 0
-    code, _, err = run_cli("import", "--db", db, "--format", "cts-candidates", "--dataset", "demo", out, "--run", "back")
+    code, _, err = run_cli(
+        "import", "--db", db, "--format", "cts-candidates", "--dataset", "demo", out, "--run", "back"
+    )
     assert code == 0, err
     store = Store(db)
     ours = {s.task_id: s.result for s in store.sessions(runs=["ours"], status="completed")}

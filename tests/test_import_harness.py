@@ -70,8 +70,11 @@ def test_history_blocks_with_multiline_observation_and_commas_in_properties():
 
 
 def test_history_render_and_parse_are_inverse():
-    rounds = [("search", {"query": "a, b: c"}, "line one\n[Round 9]\nline three"), ("ask", {"question": "Is it?"}, "no"),
-              ("answer", {"answer": "X, Y", "confidence": "5"}, "{'answer': 'X, Y', 'confidence': '5'}")]
+    rounds = [
+        ("search", {"query": "a, b: c"}, "line one\n[Round 9]\nline three"),
+        ("ask", {"question": "Is it?"}, "no"),
+        ("answer", {"answer": "X, Y", "confidence": "5"}, "{'answer': 'X, Y', 'confidence': '5'}"),
+    ]
     text = render_history("Q?\nsecond line", rounds)
     user, parsed = parse_history(text)
     assert user == "Q?\nsecond line"
@@ -79,7 +82,9 @@ def test_history_render_and_parse_are_inverse():
     assert parse_history(render_history("Q", []))[1][0].name == ""
 
 
-@pytest.mark.parametrize("text", ["", "Error", "[Round 1]\nUser: q\nno action here", "[Round 1]\n    Action: search (query: x)"])
+@pytest.mark.parametrize(
+    "text", ["", "Error", "[Round 1]\nUser: q\nno action here", "[Round 1]\n    Action: search (query: x)"]
+)
 def test_unreadable_history_raises(text):
     with pytest.raises(HistoryError):
         parse_history(text)
@@ -106,7 +111,12 @@ def test_import_builds_sessions_as_the_engine_records_them(tmp_path):
     answered = sessions["h-1"]
     steps = store.steps(answered.id)
     assert [(s.actor, s.action.kind.value) for s in steps] == [
-        ("agent", "search"), ("agent", "ask"), ("user", "reply"), ("agent", "answer"), ("judge", "judge")]
+        ("agent", "search"),
+        ("agent", "ask"),
+        ("user", "reply"),
+        ("agent", "answer"),
+        ("judge", "judge"),
+    ]
     assert steps[0].observation.text.startswith("1. Deep Impact (film) — ")  # the harness's text, verbatim
     assert steps[1].observation.text == "yes" and steps[2].action.text == "yes"
     assert steps[4].action.text == "harness score"
@@ -114,7 +124,14 @@ def test_import_builds_sessions_as_the_engine_records_them(tmp_path):
     assert all(s.state for s in steps) and steps[-1].state.done is True
     r = answered.result
     assert (r.answer, r.confidence, r.correct, r.rounds, r.asks, r.searches, r.answers) == (
-        "Deep Impact", 85.0, True, 3, 1, 1, 1)
+        "Deep Impact",
+        85.0,
+        True,
+        3,
+        1,
+        1,
+        1,
+    )
     assert r.mode == "full" and r.invalid == 0
 
     errored = sessions["h-2"]
@@ -154,8 +171,9 @@ def test_import_export_import_gives_the_same_sessions(tmp_path, run_cli):
     assert code == 0, err
     exported = tmp_path / "exported.csv"
     assert run_cli("export", "--db", db, "--format", "interactcomp-csv", "--out", exported)[0] == 0
-    code, _, err = run_cli("import", "--db", db, "--format", "interactcomp-harness", "--dataset", TASKS,
-                           exported, "--run", "again")
+    code, _, err = run_cli(
+        "import", "--db", db, "--format", "interactcomp-harness", "--dataset", TASKS, exported, "--run", "again"
+    )
     assert code == 0, err
     store = Store(db)
     assert by_task(store, "again") == by_task(store, "harness-results")
@@ -166,8 +184,10 @@ def test_import_export_import_gives_the_same_sessions(tmp_path, run_cli):
 def test_scripted_sessions_export_to_the_harness_format_and_back(tmp_path, run_cli):
     db = tmp_path / "s.db"
     for agent in ("scripted:direct-guess", "scripted:search-then-ask"):
-        assert run_cli("run", "--db", db, "--benchmark", "interactcomp", "--agent", agent,
-                       "--run", agent.split(":")[1])[0] == 0
+        assert (
+            run_cli("run", "--db", db, "--benchmark", "interactcomp", "--agent", agent, "--run", agent.split(":")[1])[0]
+            == 0
+        )
     exported = tmp_path / "ours.csv"
     assert run_cli("export", "--db", db, "--format", "interactcomp-csv", "--out", exported)[0] == 0
     out = tmp_path / "back.db"
@@ -205,13 +225,23 @@ def _corrupt(tmp_path: Path, old: str, new: str) -> Path:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("Which red and white lattice tower in Japan opened in 1958?,", "Which tower is tallest?,",
-         ["bad.csv:20", "field 'question'", "row 4", "no task in the dataset has this question"]),
-        ("\"{'answer': 1, 'search': 0, 'ask': 0, 'invalid': 2}\"", "\"{'answer': 1, 'search': 0\"",
-         ["bad.csv:20", "field 'action_counts'", "row 4", "not a Python dict literal"]),
+        (
+            "Which red and white lattice tower in Japan opened in 1958?,",
+            "Which tower is tallest?,",
+            ["bad.csv:20", "field 'question'", "row 4", "no task in the dataset has this question"],
+        ),
+        (
+            "\"{'answer': 1, 'search': 0, 'ask': 0, 'invalid': 2}\"",
+            "\"{'answer': 1, 'search': 0\"",
+            ["bad.csv:20", "field 'action_counts'", "row 4", "not a Python dict literal"],
+        ),
         ("{'valid': True}", "valid", ["bad.csv:16", "field 'action_counts'", "row 3"]),
         (",1.0,0.0123,", ",one,0.0123,", ["bad.csv:2", "field 'score'", "row 1", "not a number"]),
-        ("    Action: ask (question:", "    Action: ask (query:", ["bad.csv:2", "row 1", "cannot read the properties of action 'ask'"]),
+        (
+            "    Action: ask (question:",
+            "    Action: ask (query:",
+            ["bad.csv:2", "row 1", "cannot read the properties of action 'ask'"],
+        ),
         ("Tokyo Tower,Sapporo TV Tower", "Eiffel Tower,Sapporo TV Tower", ["row 4", "wrong dataset?"]),
     ],
 )
@@ -251,8 +281,9 @@ def test_missing_columns_and_a_taken_run_are_refused(tmp_path, run_cli):
 
 def test_bad_dataset_is_reported_as_an_import_problem(tmp_path, run_cli):
     db = tmp_path / "h.db"
-    code, _, err = run_cli("import", "--db", db, "--format", "interactcomp-harness", "--dataset",
-                           tmp_path / "nope.jsonl", RESULTS)
+    code, _, err = run_cli(
+        "import", "--db", db, "--format", "interactcomp-harness", "--dataset", tmp_path / "nope.jsonl", RESULTS
+    )
     assert code == 2 and "nope.jsonl" in err and "no such file" in err
     assert empty(db)
 
@@ -265,15 +296,38 @@ def test_harness_variants_skipped_in_round_one_ask_nl_and_an_imperfect_final_rou
     path = tmp_path / "variants.csv"
     with path.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost",
-                    "action_counts"])
+        w.writerow(
+            [
+                "question",
+                "correct_answer",
+                "predicted_answer",
+                "confidence",
+                "history",
+                "score",
+                "cost",
+                "action_counts",
+            ]
+        )
         w.writerow([q1, "Elisha Gray", "", 0, render_history(q1, []), 0.0, 0.5, "{'valid': True}"])
-        history = render_history(q2, [
-            ("ask_NL", {"question": "Is it in Tokyo?"}, "yes"),
-            ("search", {"query": "tower"}, "No Answer"),
-        ])
-        w.writerow([q2, "Tokyo Tower", "No Answer", 0, history, 0.0, 0.75,
-                    "{'ask_NL': 1, 'search': 1, 'answer': 0, 'invalid': 0}"])
+        history = render_history(
+            q2,
+            [
+                ("ask_NL", {"question": "Is it in Tokyo?"}, "yes"),
+                ("search", {"query": "tower"}, "No Answer"),
+            ],
+        )
+        w.writerow(
+            [
+                q2,
+                "Tokyo Tower",
+                "No Answer",
+                0,
+                history,
+                0.0,
+                0.75,
+                "{'ask_NL': 1, 'search': 1, 'answer': 0, 'invalid': 0}",
+            ]
+        )
     store = Store(tmp_path / "v.db")
     import_harness(store, path, TASKS, max_rounds=2)
     first, second = store.sessions()
@@ -298,12 +352,26 @@ def test_a_final_round_non_answer_recorded_as_answer_imports_as_the_harness_scor
     path = tmp_path / "weak.csv"
     with path.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost",
-                    "action_counts"])
-        history = render_history(q, [("search", {"query": "tower"}, "1. Tokyo Tower — a tower (src: https://t)"),
-                                     ("answer", {"query": "more, towers: japan"}, "No Answer")])
-        w.writerow([q, "Tokyo Tower", "No Answer", 0, history, 0.0, 0.5,
-                    "{'search': 1, 'answer': 1, 'invalid': 0}"])
+        w.writerow(
+            [
+                "question",
+                "correct_answer",
+                "predicted_answer",
+                "confidence",
+                "history",
+                "score",
+                "cost",
+                "action_counts",
+            ]
+        )
+        history = render_history(
+            q,
+            [
+                ("search", {"query": "tower"}, "1. Tokyo Tower — a tower (src: https://t)"),
+                ("answer", {"query": "more, towers: japan"}, "No Answer"),
+            ],
+        )
+        w.writerow([q, "Tokyo Tower", "No Answer", 0, history, 0.0, 0.5, "{'search': 1, 'answer': 1, 'invalid': 0}"])
     store = Store(tmp_path / "w.db")
     import_harness(store, path, TASKS, max_rounds=2)
     [session] = store.sessions()

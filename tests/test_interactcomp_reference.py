@@ -19,10 +19,13 @@ from clarify_tui.search.cache import CachedSearch
 from clarify_tui.services import build_agent, build_judge, build_search, build_user
 
 IC = Task(
-    id="ic1", protocol="interactcomp",
+    id="ic1",
+    protocol="interactcomp",
     question="Which team sport has players strike a fast projectile that teammates intercept in the air?",
     answer=Answer(text="Hornussen", aliases=["Hornuss"]),
-    interactcomp=InteractCompPart(context="The struck object is a plastic puck. Defenders block it with wooden boards."),
+    interactcomp=InteractCompPart(
+        context="The struck object is a plastic puck. Defenders block it with wooden boards."
+    ),
 )
 FEEDBACK = "Invalid action. Please choose from: answer, search, ask."
 
@@ -63,15 +66,17 @@ def run(monkeypatch, tmp_path):
 
     async def play(world: World, hits=(("Result", "https://r", "A page"),), search_fails=False, **config):
         models = FakeOpenAI(world).__enter__()
-        tavily = FakeTavily(
-            lambda r: error(500) if search_fails else tavily_results(r.json["query"], hits)
-        ).__enter__()
+        tavily = FakeTavily(lambda r: error(500) if search_fails else tavily_results(r.json["query"], hits)).__enter__()
         servers.extend([models, tavily])
         cfg = llm_config(models.base_url, tavily.url)
         db = sqlite_utils.Database(tmp_path / f"{len(servers)}.db")
         ep = build_episode(
-            IC, agent=build_agent("agent-m", cfg), user=build_user("user-m", cfg), judge=build_judge("judge-m", cfg),
-            search=CachedSearch(build_search(cfg), db, "off"), config=EpisodeConfig(**config),
+            IC,
+            agent=build_agent("agent-m", cfg),
+            user=build_user("user-m", cfg),
+            judge=build_judge("judge-m", cfg),
+            search=CachedSearch(build_search(cfg), db, "off"),
+            config=EpisodeConfig(**config),
         )
         session = await ep.run()
         return session, ep, models
@@ -91,8 +96,13 @@ def grader_prompts(models) -> list[str]:
 
 
 async def test_four_invalid_outputs_skip_the_task_with_an_empty_graded_prediction(run):
-    outputs = ["I think it is baseball.", '{"action": "lookup", "params": {"query": "x"}}',
-               '{"action": "Search", "params": {"query": "x"}}', "<answer>Hornussen</answer>", ANSWER]
+    outputs = [
+        "I think it is baseball.",
+        '{"action": "lookup", "params": {"query": "x"}}',
+        '{"action": "Search", "params": {"query": "x"}}',
+        "<answer>Hornussen</answer>",
+        ANSWER,
+    ]
     session, ep, models = await run(World(outputs))
     assert session.status == "completed" and session.error is None  # a model failure, never excluded
     r = session.result
@@ -127,8 +137,10 @@ async def test_forced_ask_refuses_early_answers_without_a_round_and_counts_them_
     refusal = "Answer is not allowed before 2 asks. Asks so far: 0/2. Please use ask or search."
     assert f"Last action: \nObservation: {refusal}\n" in prompts[1] and "Current round: 1/4" in prompts[1]
     assert "Asks so far: 1/2." in prompts[3] and "Current round: 2/4" in prompts[3]
-    constraints = ("Constraints: You must perform at least 2 ask actions before answering. "
-                   "Early answers will be rejected. The final round must answer.\n\nQUESTION:\n")
+    constraints = (
+        "Constraints: You must perform at least 2 ask actions before answering. "
+        "Early answers will be rejected. The final round must answer.\n\nQUESTION:\n"
+    )
     system = models.chat_requests("agent-m")[0].json["messages"][0]["content"]
     assert f"## Question\n{constraints}{IC.question}\n" in system
     assert f"## Question\n{constraints}{IC.question}\n" in prompts[0]
@@ -195,9 +207,15 @@ async def test_action_order_and_an_empty_search_as_the_reference_renders_them(ru
     assert "Observation: No results\n" in agent_prompts(models)[1]
 
 
-@pytest.mark.parametrize("compat, expected", [
-    (None, "no"), ("paper", "no"), ("reference", "no"), ("strict", "i don't know"),
-])
+@pytest.mark.parametrize(
+    "compat, expected",
+    [
+        (None, "no"),
+        ("paper", "no"),
+        ("reference", "no"),
+        ("strict", "i don't know"),
+    ],
+)
 async def test_responder_reading_is_the_references_first_line_substrings_unless_strict(run, compat, expected):
     """responder.py:48-66 by default (no flag): "I don't know." is read as *no*."""
     outputs = [act("ask", question="Is it a puck?"), ANSWER]
@@ -213,8 +231,9 @@ async def test_grader_reading_is_the_references_yes_substring_unless_strict(run,
     """benchmark.py:132-148 by default: the gold text only, correct when "yes" occurs."""
     grade = "No. The names differ, so I cannot say yes.\nno"
     flags = {"compat": compat} if compat else {}
-    session, ep, models = await run(World([act("answer", answer="Baseball", confidence="50")], grade=grade),
-                                    max_rounds=1, **flags)
+    session, ep, models = await run(
+        World([act("answer", answer="Baseball", confidence="50")], grade=grade), max_rounds=1, **flags
+    )
     assert session.result.correct is correct
     gold = grader_prompts(models)[0].split("Correct Answer: ")[1].split("\n")[0]
     assert gold == ("Hornussen (also accepted: Hornuss)" if compat == "strict" else "Hornussen")
@@ -263,8 +282,10 @@ def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_hone
     from clarify_tui.cli import main
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    records = [{"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
-               for i, tag in enumerate(["PLAIN", "GARBAGE", "DOOMED"], 1)]
+    records = [
+        {"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
+        for i, tag in enumerate(["PLAIN", "GARBAGE", "DOOMED"], 1)
+    ]
     dataset = tmp_path / "ic.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
@@ -279,21 +300,41 @@ def test_a_run_reports_invalid_skips_as_wrong_errors_apart_and_exports_both_hone
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         db = str(tmp_path / "run.db")
-        common = ["--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
-                  "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config), "--db", db]
+        common = [
+            "--benchmark",
+            "interactcomp",
+            "--dataset",
+            str(dataset),
+            "--agent",
+            "openai:agent-m",
+            "--user",
+            "openai:user-m",
+            "--judge",
+            "openai:judge-m",
+            "--config",
+            str(config),
+            "--db",
+            db,
+        ]
         assert main(["run", *common, "--mode", "forced_ask", "--max-rounds", "5"]) != 0
         refused = " ".join(capsys.readouterr().err.split())
         assert "--max-rounds >= --forced-asks + 1 (5 asks + 1 answer round); got --max-rounds 5" in refused
         assert main(["run", *common, "--run", "r1"]) == 1  # a session errored (docs/runs.md "Exit codes")
         summary = " ".join(capsys.readouterr().err.split())
-    assert ("2 completed, 1 errored, 2 attempt(s) played again (--task-attempts; kept as superseded); "
-            "accuracy 0.50 (1/2), accuracy_all 0.33 (1/3, errored as wrong); 1 invalid skip") in summary
+    assert (
+        "2 completed, 1 errored, 2 attempt(s) played again (--task-attempts; kept as superseded); "
+        "accuracy 0.50 (1/2), accuracy_all 0.33 (1/3, errored as wrong); 1 invalid skip"
+    ) in summary
 
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
     metrics = group["metrics"]
     assert (metrics["accuracy"], metrics["accuracy_all"], metrics["invalid_skips"], metrics["errored"]) == (
-        0.5, pytest.approx(1 / 3), 1, 1)
+        0.5,
+        pytest.approx(1 / 3),
+        1,
+        1,
+    )
     assert metrics["invalid_outputs"] == 4 and metrics["rounds"] == 0.5  # the skip used no round
 
     out = tmp_path / "harness.csv"
@@ -322,8 +363,10 @@ def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_war
     assert main([*common, "--run", "strict", "--compat", "strict"]) == 0
     err = " ".join(capsys.readouterr().err.split())
     assert "warning: --compat strict changes nothing: the rule user and the rule judge reply with fixed words" in err
-    assert ("note: 2 InteractComp session(s) read replies with --compat strict (ours): not the reference "
-            "harness's readings, so not comparable with the paper's numbers") in err
+    assert (
+        "note: 2 InteractComp session(s) read replies with --compat strict (ours): not the reference "
+        "harness's readings, so not comparable with the paper's numbers"
+    ) in err
     assert main(["score", "--db", db, "--run", "plain", "--format", "json"]) == 0
     assert "--compat strict" not in capsys.readouterr().err
     assert main(["score", "--db", db, "--format", "json"]) == 0
@@ -341,12 +384,24 @@ def test_compat_strict_is_named_as_not_the_papers_and_a_flag_without_a_model_war
 # (responder reply, what the agent is shown, grader reply, reference score)
 REAL_WORDING = [
     ("I don't know.\nThe context does not say.", "no", "The predicted answer matches.\nyes", 1.0),
-    ("No, the struck object is a puck, so I cannot say yes.", "yes",
-     "No. The names differ, so I cannot say yes.\nno", 1.0),
-    ("Yes.\nThe context says the object is a plastic puck.", "yes",
-     "The predicted answer is a different sport.\nno", 0.0),
-    ("The context does not mention the colour.\nI don't know.", "no",
-     "Let me think: they are not the same. Answer: no", 0.0),
+    (
+        "No, the struck object is a puck, so I cannot say yes.",
+        "yes",
+        "No. The names differ, so I cannot say yes.\nno",
+        1.0,
+    ),
+    (
+        "Yes.\nThe context says the object is a plastic puck.",
+        "yes",
+        "The predicted answer is a different sport.\nno",
+        0.0,
+    ),
+    (
+        "The context does not mention the colour.\nI don't know.",
+        "no",
+        "Let me think: they are not the same. Answer: no",
+        0.0,
+    ),
     ("The context says the object is a puck.\nyes", "i don't know", "They match. Answer: Yes", 1.0),
     ("Not sure.", "no", "Eyes on the detail: different sports.\nno", 1.0),
     ("I cannot determine this from the context.", "no", "", 0.0),
@@ -365,14 +420,24 @@ def test_the_reference_differential_on_real_model_wording_agrees_task_for_task_w
 
     from clarify_tui.cli import main
 
-    records = [{"id": i, "question": f"T{i}: which team sport has a flying puck?", "answer": "Hornussen",
-                "context": f"T{i}: the struck object is a plastic puck."} for i in range(len(REAL_WORDING))]
+    records = [
+        {
+            "id": i,
+            "question": f"T{i}: which team sport has a flying puck?",
+            "answer": "Hornussen",
+            "context": f"T{i}: the struck object is a plastic puck.",
+        }
+        for i in range(len(REAL_WORDING))
+    ]
     dataset = tmp_path / "ic.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
     def tag(prompt: str) -> int:
-        return int(prompt.split(": the struck object" if "specialized Q&A agent" in prompt else ": which team")[0]
-                   .rsplit("T", 1)[1])
+        return int(
+            prompt.split(": the struck object" if "specialized Q&A agent" in prompt else ": which team")[0].rsplit(
+                "T", 1
+            )[1]
+        )
 
     def handler(request):
         prompt = request.prompt
@@ -387,21 +452,47 @@ def test_the_reference_differential_on_real_model_wording_agrees_task_for_task_w
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         db = str(tmp_path / "run.db")
-        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
-                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config), "--db", db,
-                     "--run", "plain", "--concurrency", "1"]) == 0  # no --compat
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--dataset",
+                    str(dataset),
+                    "--agent",
+                    "openai:agent-m",
+                    "--user",
+                    "openai:user-m",
+                    "--judge",
+                    "openai:judge-m",
+                    "--config",
+                    str(config),
+                    "--db",
+                    db,
+                    "--run",
+                    "plain",
+                    "--concurrency",
+                    "1",
+                ]
+            )
+            == 0
+        )  # no --compat
         shown = {}
         for r in models.chat_requests("agent-m"):
             memory = r.json["messages"][1]["content"].split("## Memory")[-1]
             if "Action: ask" in memory:
-                shown[tag(r.json["messages"][0]["content"].split("## Question\n")[1])] = (
-                    memory.split("Observation: ")[1].split("\n")[0])
+                shown[tag(r.json["messages"][0]["content"].split("## Question\n")[1])] = memory.split("Observation: ")[
+                    1
+                ].split("\n")[0]
         assert models.errors == []
     capsys.readouterr()
     out = tmp_path / "harness.csv"
     assert main(["export", "--db", db, "--format", "interactcomp-csv", "--out", str(out), "--include-hidden"]) == 0
-    scores = {int(r["question"].split(":")[0][1:]): float(r["score"])
-              for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    scores = {
+        int(r["question"].split(":")[0][1:]): float(r["score"])
+        for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))
+    }
     assert shown == {i: row[1] for i, row in enumerate(REAL_WORDING)}
     assert scores == {i: row[3] for i, row in enumerate(REAL_WORDING)}
 
@@ -423,8 +514,10 @@ def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_i
     from clarify_tui.store import Store
 
     tags = ["PLAIN", "GARBAGE", "NOANSWER", "PARAM"]
-    records = [{"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
-               for i, tag in enumerate(tags, 1)]
+    records = [
+        {"id": i, "question": f"{tag}: which sport is it?", "answer": "Hornussen", "context": "A puck."}
+        for i, tag in enumerate(tags, 1)
+    ]
     dataset = tmp_path / "ic.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
@@ -445,18 +538,42 @@ def test_calibration_counts_skips_and_non_answers_at_confidence_0_natively_and_i
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         db = tmp_path / "run.db"
-        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
-                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config),
-                     "--db", str(db), "--run", "native", "--max-rounds", "2"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--dataset",
+                    str(dataset),
+                    "--agent",
+                    "openai:agent-m",
+                    "--user",
+                    "openai:user-m",
+                    "--judge",
+                    "openai:judge-m",
+                    "--config",
+                    str(config),
+                    "--db",
+                    str(db),
+                    "--run",
+                    "native",
+                    "--max-rounds",
+                    "2",
+                ]
+            )
+            == 0
+        )
     outcomes = {s.task_id: (s.result.outcome, s.result.correct) for s in Store(db).sessions()}
-    assert sorted(outcomes.values()) == sorted([("answered", True), ("invalid_skip", False),
-                                                ("no_answer", False), ("answered", True)])
+    assert sorted(outcomes.values()) == sorted(
+        [("answered", True), ("invalid_skip", False), ("no_answer", False), ("answered", True)]
+    )
     out = tmp_path / "harness.csv"
-    assert main(["export", "--db", str(db), "--format", "interactcomp-csv", "--out", str(out),
-                 "--include-hidden"]) == 0
+    assert main(["export", "--db", str(db), "--format", "interactcomp-csv", "--out", str(out), "--include-hidden"]) == 0
     capsys.readouterr()
-    histories = {r["question"].split(":")[0]: r["history"]
-                 for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    histories = {
+        r["question"].split(":")[0]: r["history"] for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))
+    }
     # agent.py:137-146: the final round's non-answer is kept as `answer` with its own params
     assert histories["NOANSWER"].endswith("[Round 2]\n    Action: answer ()\nObservation: No Answer")
     assert histories["PARAM"].endswith("    Action: answer (query: x, answer: Hornussen)\nObservation: Hornussen")
@@ -494,9 +611,30 @@ def test_under_compat_reference_failed_calls_scored_as_answers_say_why_in_the_ex
         config = tmp_path / "clarify.toml"
         config.write_text(f'[openai]\nbase_url = "{models.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         db = tmp_path / "run.db"
-        assert main(["run", "--benchmark", "interactcomp", "--dataset", str(dataset), "--agent", "openai:agent-m",
-                     "--user", "openai:user-m", "--judge", "openai:judge-m", "--config", str(config),
-                     "--db", str(db), "--compat", "reference"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--dataset",
+                    str(dataset),
+                    "--agent",
+                    "openai:agent-m",
+                    "--user",
+                    "openai:user-m",
+                    "--judge",
+                    "openai:judge-m",
+                    "--config",
+                    str(config),
+                    "--db",
+                    str(db),
+                    "--compat",
+                    "reference",
+                ]
+            )
+            == 0
+        )
     out = tmp_path / "e.jsonl"
     assert main(["export", "--db", str(db), "--format", "jsonl", "--out", str(out)]) == 0
     capsys.readouterr()

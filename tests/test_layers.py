@@ -50,5 +50,5 @@ def test_the_layers_are_a_few_contracts_each_named_for_an_intention_with_its_why
     assert 2 <= len(layered) <= 5
     assert all(len(c["name"]) < 100 and not c["name"].startswith("Layers:") for c in layered)
     for c in layered:
-        block = text[text.index(f'id = "{c["id"]}"'): text.index(f'name = "{c["name"]}"')]
+        block = text[text.index(f'id = "{c["id"]}"') : text.index(f'name = "{c["name"]}"')]
         assert "# why: " in block, c["id"]

@@ -20,8 +20,21 @@ LONG_RUN = "a-rather-long-run-name-for-a-paper"
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("listings") / "l.db"
-    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                           "--db", str(path), "--run", LONG_RUN, "--limit", "6")
+    code, _, err = run_cli(
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        "demo",
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(path),
+        "--run",
+        LONG_RUN,
+        "--limit",
+        "6",
+    )
     assert code == 0, err
     return path
 
@@ -63,8 +76,18 @@ class Terminal(io.StringIO):
 
 def test_an_80_column_terminal_keeps_rows_whole_and_names_what_did_not_fit(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    rows = [{"id": f"{i:012d}", "task": "ic-01", "outcome": "wrong", "annotator": "ana", "run": LONG_RUN,
-             "agent": "openai:gpt-4o-mini-2024-07-18", "note": "the question was unclear " * 5} for i in range(6)]
+    rows = [
+        {
+            "id": f"{i:012d}",
+            "task": "ic-01",
+            "outcome": "wrong",
+            "annotator": "ana",
+            "run": LONG_RUN,
+            "agent": "openai:gpt-4o-mini-2024-07-18",
+            "note": "the question was unclear " * 5,
+        }
+        for i in range(6)
+    ]
     columns = ("id", "task", "outcome", "annotator", "run", "agent", "note")
     out = Terminal()
     emit(rows, columns, out=out)

@@ -31,23 +31,35 @@ KEY = "sk-test-DO-NOT-LEAK-4242"
 ALL = [ActionKind.search, ActionKind.ask, ActionKind.answer]
 
 IC_TASK = Task(
-    id="ic1", protocol="interactcomp",
+    id="ic1",
+    protocol="interactcomp",
     question="Which team striking sport has players hit a fast projectile that teammates intercept?",
     answer=Answer(text="Hornussen"),
     interactcomp=InteractCompPart(context="The struck object is a plastic puck. Defenders use wooden boards."),
 )
 CTS_TASK = Task(
-    id="c1", protocol="cts", question="best universities for AI",
-    cts=CTSPart(blurred_query="best universities for AI",
-                fused_query="best universities for AI in Europe for master's study",
-                nuggets=[Nugget(id="N1", text="ETH Zurich is a top AI university", weight=3),
-                         Nugget(id="N2", text="Oxford offers an AI MSc", weight=1)]),
+    id="c1",
+    protocol="cts",
+    question="best universities for AI",
+    cts=CTSPart(
+        blurred_query="best universities for AI",
+        fused_query="best universities for AI in Europe for master's study",
+        nuggets=[
+            Nugget(id="N1", text="ETH Zurich is a top AI university", weight=3),
+            Nugget(id="N2", text="Oxford offers an AI MSc", weight=1),
+        ],
+    ),
 )
-CHECKPOINT = Checkpoint(type="ambi", ambiguity_type="entity", target="My Time at Sandrock",
-                        aliases=["Sandrock"], distractors=["My Time at Portia"],
-                        clue="It won the GWB Indie Game Awards Bronze Prize.",
-                        ambiguity_logic="several Pathea games won awards",
-                        description="Identify the award-winning Pathea game")
+CHECKPOINT = Checkpoint(
+    type="ambi",
+    ambiguity_type="entity",
+    target="My Time at Sandrock",
+    aliases=["Sandrock"],
+    distractors=["My Time at Portia"],
+    clue="It won the GWB Indie Game Awards Bronze Prize.",
+    ambiguity_logic="several Pathea games won awards",
+    description="Identify the award-winning Pathea game",
+)
 
 
 @pytest.fixture
@@ -59,8 +71,7 @@ def server(monkeypatch):
 
 
 def config(srv: FakeOpenAI, **sections):
-    return llm_config(srv.base_url, prices={"agent-m": {"input_per_mtok": 2.0, "output_per_mtok": 8.0}},
-                      **sections)
+    return llm_config(srv.base_url, prices={"agent-m": {"input_per_mtok": 2.0, "output_per_mtok": 8.0}}, **sections)
 
 
 def ic_view(**kw) -> AgentView:
@@ -69,12 +80,21 @@ def ic_view(**kw) -> AgentView:
 
 
 async def test_interactcomp_agent_prompt_sampling_and_usage(server):
-    server.set_handler(Script(chat('Thinking.\n```json\n{"action": "ask", "params": {"question": "Is it a puck?"}}\n```',
-                                   prompt_tokens=1000, completion_tokens=50)))
+    server.set_handler(
+        Script(
+            chat(
+                'Thinking.\n```json\n{"action": "ask", "params": {"question": "Is it a puck?"}}\n```',
+                prompt_tokens=1000,
+                completion_tokens=50,
+            )
+        )
+    )
     agent = build_agent("agent-m", config(server))
     history = [
-        ViewTurn(action=Action.search("striking sport"),
-                 observation=Observation(hits=[SearchHit(title="Baseball", url="https://b", content="bat and ball")])),
+        ViewTurn(
+            action=Action.search("striking sport"),
+            observation=Observation(hits=[SearchHit(title="Baseball", url="https://b", content="bat and ball")]),
+        ),
     ]
     action = await agent.act(ic_view(history=history, rounds_used=1))
 
@@ -106,19 +126,38 @@ async def test_final_round_offers_only_answer(server):
 
 async def test_role_settings_override_paper_defaults(server):
     server.set_handler(Script(chat('{"action": "answer", "params": {"answer": "x", "confidence": 1}}')))
-    cfg = config(server, agent={"temperature": 0.0, "max_tokens": 256, "max_tokens_param": "max_completion_tokens",
-                                "reasoning_effort": "high"})
+    cfg = config(
+        server,
+        agent={
+            "temperature": 0.0,
+            "max_tokens": 256,
+            "max_tokens_param": "max_completion_tokens",
+            "reasoning_effort": "high",
+        },
+    )
     await build_agent("agent-m", cfg).act(ic_view())
     body = server.chat_requests()[0].json
     assert (body["temperature"], body["top_p"], body["max_completion_tokens"], body["reasoning_effort"]) == (
-        0.0, 0.95, 256, "high")
+        0.0,
+        0.95,
+        256,
+        "high",
+    )
     assert "max_tokens" not in body
 
 
-@pytest.mark.parametrize("model, reasoning", [
-    ("o3-mini", True), ("o1", True), ("openai/o4-mini", True), ("gpt-5", True), ("gpt-5-mini", True),
-    ("gpt-4o", False), ("qwen3-32b", False),
-])
+@pytest.mark.parametrize(
+    "model, reasoning",
+    [
+        ("o3-mini", True),
+        ("o1", True),
+        ("openai/o4-mini", True),
+        ("gpt-5", True),
+        ("gpt-5-mini", True),
+        ("gpt-4o", False),
+        ("qwen3-32b", False),
+    ],
+)
 async def test_o_series_and_gpt5_get_no_top_p_and_max_completion_tokens(server, model, reasoning):
     """InteractComp reference core/engine/async_llm.py:212-221: for "o3" / "gpt-5" models
     top_p is left out and the token cap is sent as max_completion_tokens."""
@@ -133,11 +172,14 @@ async def test_o_series_and_gpt5_get_no_top_p_and_max_completion_tokens(server, 
         assert body["top_p"] == 0.95 and body["max_tokens"] == 512 and "max_completion_tokens" not in body
 
 
-@pytest.mark.parametrize("output", [
-    "I believe the answer is baseball.",
-    '{"action": "search", "params": {"query": "x"',
-    '{"action": "lookup", "params": {"query": "x"}}',
-])
+@pytest.mark.parametrize(
+    "output",
+    [
+        "I believe the answer is baseball.",
+        '{"action": "search", "params": {"query": "x"',
+        '{"action": "lookup", "params": {"query": "x"}}',
+    ],
+)
 async def test_unusable_output_becomes_invalid_with_feedback(server, output):
     server.set_handler(Script(chat(output)))
     action = await build_agent("agent-m", config(server)).act(ic_view())
@@ -176,8 +218,14 @@ async def test_discobench_neutral_prompt_has_no_ambiguity_hint_and_guided_does(s
 async def test_cts_clarifier_returns_k_questions_then_retries_after_invalid(server):
     server.set_handler(Script(chat('["Which region?"]'), chat('Sure:\n["Which region?", "Which degree level?"]')))
     agent = build_agent("agent-m", config(server))
-    view = AgentView(task_id="c1", protocol="cts", question="best universities for AI", phase="clarify",
-                     allowed=[ActionKind.clarify], k=2)
+    view = AgentView(
+        task_id="c1",
+        protocol="cts",
+        question="best universities for AI",
+        phase="clarify",
+        allowed=[ActionKind.clarify],
+        k=2,
+    )
     first = await agent.act(view)
     assert first.kind == ActionKind.invalid and "exactly 2" in first.text
     view.history.append(ViewTurn(action=first, observation=Observation(text=first.text)))
@@ -190,11 +238,20 @@ async def test_cts_clarifier_returns_k_questions_then_retries_after_invalid(serv
 
 
 async def test_cts_search_agent_accepts_visit_and_answer_tag(server):
-    server.set_handler(Script(chat('{"action": "visit", "params": {"url": "https://eth"}}'),
-                              chat("Done.\n<answer>ETH Zurich and Oxford.</answer>")))
+    server.set_handler(
+        Script(
+            chat('{"action": "visit", "params": {"url": "https://eth"}}'),
+            chat("Done.\n<answer>ETH Zurich and Oxford.</answer>"),
+        )
+    )
     agent = build_agent("agent-m", config(server))
-    view = AgentView(task_id="c1", protocol="cts", question="best universities for AI in Europe", phase="search",
-                     allowed=[ActionKind.search, ActionKind.visit, ActionKind.answer])
+    view = AgentView(
+        task_id="c1",
+        protocol="cts",
+        question="best universities for AI in Europe",
+        phase="search",
+        allowed=[ActionKind.search, ActionKind.visit, ActionKind.answer],
+    )
     assert (await agent.act(view)).kind == ActionKind.visit
     answer = await agent.act(view)
     assert (answer.kind, answer.text) == (ActionKind.answer, "ETH Zurich and Oxford.")
@@ -255,7 +312,7 @@ async def test_nugget_judge_is_strict_and_gives_up_with_backend_error(server):
     assert judgement.coverage == ["full", "partial"]
     assert "no result for nugget ids N2" in server.chat_requests()[1].prompt
 
-    server.set_handler(Script(chat("full, partial"), chat("{\"results\": [}"), chat("none")))
+    server.set_handler(Script(chat("full, partial"), chat('{"results": [}'), chat("none")))
     with pytest.raises(BackendError, match="unreadable output after 3 attempts"):
         await judge.nuggets("anything", CTS_TASK.cts.nuggets)
 

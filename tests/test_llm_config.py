@@ -55,13 +55,16 @@ def test_prices_match_exactly_or_by_longest_prefix(tmp_path):
     assert cfg.cost("llama-3", 1_000_000, 1_000_000) is None  # no price of its own: unpriced, never $0 (issue 23)
 
 
-@pytest.mark.parametrize("text, complaint", [
-    ('[openai]\napi_key = "sk-in-a-file"\n', "api_key"),  # keys never live in the config
-    ('[agent]\ntemprature = 0.5\n', "temprature"),
-    ('[judge]\ntemperature = 7\n', "temperature"),
-    ('search_cache = "sometimes"\n', "search_cache"),
-    ("[openai\n", "clarify.toml"),
-])
+@pytest.mark.parametrize(
+    "text, complaint",
+    [
+        ('[openai]\napi_key = "sk-in-a-file"\n', "api_key"),  # keys never live in the config
+        ("[agent]\ntemprature = 0.5\n", "temprature"),
+        ("[judge]\ntemperature = 7\n", "temperature"),
+        ('search_cache = "sometimes"\n', "search_cache"),
+        ("[openai\n", "clarify.toml"),
+    ],
+)
 def test_bad_files_are_config_errors_that_say_what(tmp_path, text, complaint):
     path = tmp_path / "clarify.toml"
     path.write_text(text, encoding="utf-8")
@@ -75,9 +78,14 @@ def test_a_named_file_must_exist(tmp_path):
 
 
 def test_every_field_is_documented():
-    models = [obj for obj in vars(config_module).values()
-              if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == config_module.__name__
-              and not obj.__name__.startswith("_")]
+    models = [
+        obj
+        for obj in vars(config_module).values()
+        if isinstance(obj, type)
+        and issubclass(obj, BaseModel)
+        and obj.__module__ == config_module.__name__
+        and not obj.__name__.startswith("_")
+    ]
     assert len(models) >= 5
     for model in models:
         for name, field in model.model_fields.items():
@@ -94,10 +102,12 @@ async def test_judge_on_another_endpoint_with_its_own_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-key")
     monkeypatch.setenv("JUDGE_KEY", "sk-judge-key")
     with FakeOpenAI(Script(chat("yes"))) as agent_host, FakeOpenAI(Script(chat("yes"))) as judge_host:
-        cfg = Config.model_validate({
-            "openai": {"base_url": agent_host.base_url},
-            "judge": {"base_url": judge_host.base_url, "api_key_env": "JUDGE_KEY"},
-        })
+        cfg = Config.model_validate(
+            {
+                "openai": {"base_url": agent_host.base_url},
+                "judge": {"base_url": judge_host.base_url, "api_key_env": "JUDGE_KEY"},
+            }
+        )
         verdict = await build_judge("judge-m", cfg).equivalent("q", "Hornussen", Answer(text="Hornussen"))
         assert verdict.correct
         assert agent_host.requests == []

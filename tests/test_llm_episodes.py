@@ -31,31 +31,47 @@ from clarify_tui.services import build_agent, build_judge, build_search, build_u
 from clarify_tui.store import Store
 
 IC = Task(
-    id="ic1", protocol="interactcomp",
+    id="ic1",
+    protocol="interactcomp",
     question="Which team sport has players strike a fast projectile that teammates intercept in the air?",
     answer=Answer(text="Hornussen"),
-    interactcomp=InteractCompPart(context="The struck object is a plastic puck. Defenders block it with wooden boards."),
+    interactcomp=InteractCompPart(
+        context="The struck object is a plastic puck. Defenders block it with wooden boards."
+    ),
 )
 DISCO = Task(
-    id="d1", protocol="discobench",
+    id="d1",
+    protocol="discobench",
     question="Which company published the Pathea Games life simulation game that won an award?",
     answer=Answer(text="Focus Entertainment", aliases=["Focus Home Interactive"]),
     discobench=DiscoBenchPart(
         original_question="Which company published the Pathea game that won the GWB Bronze Prize?",
         checkpoints=[
-            Checkpoint(type="ambi", ambiguity_type="entity", target="My Time at Sandrock",
-                       distractors=["My Time at Portia"], clue="It won the GWB Indie Game Awards Bronze Prize.",
-                       ambiguity_logic="several Pathea games won awards", description="Find the game"),
+            Checkpoint(
+                type="ambi",
+                ambiguity_type="entity",
+                target="My Time at Sandrock",
+                distractors=["My Time at Portia"],
+                clue="It won the GWB Indie Game Awards Bronze Prize.",
+                ambiguity_logic="several Pathea games won awards",
+                description="Find the game",
+            ),
             Checkpoint(type="unambi", target="Focus Entertainment", description="Find its publisher"),
         ],
     ),
 )
 CTS = Task(
-    id="c1", protocol="cts", question="best universities for AI",
-    cts=CTSPart(blurred_query="best universities for AI",
-                fused_query="best universities for AI in Europe for master's study",
-                nuggets=[Nugget(id="N1", text="ETH Zurich is a top AI university in Europe", weight=3),
-                         Nugget(id="N2", text="Oxford offers an AI MSc", weight=1)]),
+    id="c1",
+    protocol="cts",
+    question="best universities for AI",
+    cts=CTSPart(
+        blurred_query="best universities for AI",
+        fused_query="best universities for AI in Europe for master's study",
+        nuggets=[
+            Nugget(id="N1", text="ETH Zurich is a top AI university in Europe", weight=3),
+            Nugget(id="N2", text="Oxford offers an AI MSc", weight=1),
+        ],
+    ),
 )
 _ROUND = re.compile(r"^\[Round \d+\]", re.MULTILINE)
 
@@ -90,8 +106,11 @@ def world(request) -> Reply:
         if "clarification question" in prompt:
             return chat('{"targets": true}', 200, 5)
         if "coverage judge" in prompt:
-            return chat(json.dumps({"results": [{"id": "N1", "coverage": "full"},
-                                                {"id": "N2", "coverage": "partial"}]}), 400, 30)
+            return chat(
+                json.dumps({"results": [{"id": "N1", "coverage": "full"}, {"id": "N2", "coverage": "partial"}]}),
+                400,
+                30,
+            )
     if request.model == "user-m":
         if "specialized Q&A agent" in prompt:
             return chat("The context says the object is a puck.\nyes", 200, 10)
@@ -104,21 +123,27 @@ def world(request) -> Reply:
     if request.model in ("agent-m", "deep-m"):
         n = rounds(request)
         if "intelligent agent" in prompt:  # InteractComp
-            return [action("search", query="team striking sport"),
-                    action("ask", question="Is the projectile a puck?"),
-                    action("answer", answer="Hornussen", confidence="80")][min(ic_round(request) - 1, 2)]
+            return [
+                action("search", query="team striking sport"),
+                action("ask", question="Is the projectile a puck?"),
+                action("answer", answer="Hornussen", confidence="80"),
+            ][min(ic_round(request) - 1, 2)]
         if "search assistant helping" in prompt:  # DiscoBench
-            return [action("search", query="Pathea Games award-winning life simulation game"),
-                    action("ask", question="Which award did the game win?"),
-                    action("search", query="My Time at Sandrock publisher"),
-                    action("answer", answer="My Time at Sandrock"),
-                    action("answer", answer="Focus Entertainment")][min(n, 4)]
+            return [
+                action("search", query="Pathea Games award-winning life simulation game"),
+                action("ask", question="Which award did the game win?"),
+                action("search", query="My Time at Sandrock publisher"),
+                action("answer", answer="My Time at Sandrock"),
+                action("answer", answer="Focus Entertainment"),
+            ][min(n, 4)]
         if "search clarification question generator" in prompt:
             return chat('["Which region are you asking about?", "Which degree level?"]', 200, 20)
         if "deep-research assistant" in prompt:
-            return [action("search", query="best universities for AI in Europe"),
-                    action("visit", url="https://eth"),
-                    chat("<answer>ETH Zurich leads; Oxford has AI courses.</answer>", 900, 30)][min(n, 2)]
+            return [
+                action("search", query="best universities for AI in Europe"),
+                action("visit", url="https://eth"),
+                chat("<answer>ETH Zurich leads; Oxford has AI courses.</answer>", 900, 30),
+            ][min(n, 2)]
     return Reply(status=400, body={"error": {"message": f"unscripted request to {request.model}"}})
 
 
@@ -198,7 +223,9 @@ async def test_discobench_episode_releases_the_clue_for_a_targeted_ask(servers, 
     assert "GWB Bronze Prize" in reply.action.text
     clue_requests = [r for r in models.chat_requests("user-m") if "CLUE" in r.prompt]
     assert len(clue_requests) == 1
-    assert_agent_never_saw(models, DISCO.discobench.checkpoints[0].clue, DISCO.discobench.checkpoints[0].ambiguity_logic)
+    assert_agent_never_saw(
+        models, DISCO.discobench.checkpoints[0].clue, DISCO.discobench.checkpoints[0].ambiguity_logic
+    )
     assert [c.answer for c in session.result.checkpoints] == ["My Time at Sandrock", "Focus Entertainment"]
     prompts = [r.prompt for r in models.chat_requests("agent-m")]
     assert "checkpoint 1 of 2" in prompts[0] and "checkpoint 2 of 2" in prompts[-1]
@@ -265,8 +292,16 @@ async def test_a_run_goes_on_when_one_session_exhausts_its_retries(servers, tmp_
     models.set_handler(handler)
     store = Store(tmp_path / "run.db")
     cfg = llm_config(models.base_url, tavily.url)
-    spec = RunSpec(name="r1", agent="openai:agent-m", user="openai:user-m", judge="openai:judge-m",
-                   search="tavily", benchmark="interactcomp", concurrency=2, search_cache="record")
+    spec = RunSpec(
+        name="r1",
+        agent="openai:agent-m",
+        user="openai:user-m",
+        judge="openai:judge-m",
+        search="tavily",
+        benchmark="interactcomp",
+        concurrency=2,
+        search_cache="record",
+    )
     summary = await run_batch(store, spec, [doomed, IC], config_obj=cfg)
     status = {s.task_id: s for s in summary.sessions}
     assert status["ic1"].status == "completed" and status["ic1"].result.correct is True
@@ -293,9 +328,13 @@ async def test_cts_k0_is_orig_for_a_model_agent_and_a_fixed_deep_search_model_se
 
     cfg = llm_config(models.base_url, tavily.url, deep_search={"temperature": 0.3})
     ep = build_episode(
-        CTS, agent=build_agent("agent-m", cfg), user=build_user("user-m", cfg), judge=build_judge("judge-m", cfg),
+        CTS,
+        agent=build_agent("agent-m", cfg),
+        user=build_user("user-m", cfg),
+        judge=build_judge("judge-m", cfg),
         search=CachedSearch(build_search(cfg), db, "record"),
-        config=EpisodeConfig(k=2, deep_search="openai:deep-m"), deep_search=make_deep_search("openai:deep-m", cfg),
+        config=EpisodeConfig(k=2, deep_search="openai:deep-m"),
+        deep_search=make_deep_search("openai:deep-m", cfg),
     )
     fixed = await ep.run()
     assert fixed.status == "completed", fixed.error

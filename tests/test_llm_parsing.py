@@ -80,8 +80,16 @@ def test_feedback_is_the_harness_text() -> None:
 
 @pytest.mark.parametrize(
     "value, expected",
-    [(85, 85.0), ("85", 85.0), ("85%", 85.0), ("85/100", 85.0), (150, 100.0), ("high", None), (None, None),
-     (True, None)],
+    [
+        (85, 85.0),
+        ("85", 85.0),
+        ("85%", 85.0),
+        ("85/100", 85.0),
+        (150, 100.0),
+        ("high", None),
+        (None, None),
+        (True, None),
+    ],
 )
 def test_confidence(value, expected) -> None:
     assert parse_confidence(value) == expected

@@ -78,9 +78,16 @@ def test_whole_words_only() -> None:
 
 @pytest.mark.parametrize(
     "reply, expected",
-    [("Europe", "Europe"), ("unknown", "unknown"), ("Unknown.", "unknown"), ("未知", "unknown"),
-     ("不知道。", "unknown"), ("**2023年**", "2023年"), ("<think>the intent says Europe</think>Europe.", "Europe"),
-     ("Master's study in Europe", "Master's study in Europe")],
+    [
+        ("Europe", "Europe"),
+        ("unknown", "unknown"),
+        ("Unknown.", "unknown"),
+        ("未知", "unknown"),
+        ("不知道。", "unknown"),
+        ("**2023年**", "2023年"),
+        ("<think>the intent says Europe</think>Europe.", "Europe"),
+        ("Master's study in Europe", "Master's study in Europe"),
+    ],
 )
 def test_read_short_answer(reply: str, expected: str) -> None:
     assert read_short_answer(reply) == expected

@@ -25,8 +25,23 @@ from clarify_tui.store import Store
 from tests.conftest import DOCS, IC
 from tests.test_campaign_merge import Tee, play
 
-RUN_ARGS = ["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-            "--user", "rule", "--search", "local", "--run", "r1", "--limit", "3"]
+RUN_ARGS = [
+    "run",
+    "--benchmark",
+    "interactcomp",
+    "--dataset",
+    "demo",
+    "--agent",
+    "scripted:direct-guess",
+    "--user",
+    "rule",
+    "--search",
+    "local",
+    "--run",
+    "r1",
+    "--limit",
+    "3",
+]
 
 
 def score_json(capsys, db, *extra) -> dict:
@@ -179,11 +194,14 @@ def test_merge_errors_name_the_bad_input_file(two_runs, tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.parametrize(("argv", "named"), [
-    (["{tmp}/missing.db", "--out", "{tmp}/all.db"], "no database at {tmp}/missing.db"),
-    (["{tmp}", "--out", "{tmp}/all.db"], "no database at {tmp} (it is a directory)"),
-    (["{a}", "--out", "{tmp}"], "--out {tmp} is a directory"),
-])
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["{tmp}/missing.db", "--out", "{tmp}/all.db"], "no database at {tmp}/missing.db"),
+        (["{tmp}", "--out", "{tmp}/all.db"], "no database at {tmp} (it is a directory)"),
+        (["{a}", "--out", "{tmp}"], "--out {tmp} is a directory"),
+    ],
+)
 def test_merge_names_a_missing_input_or_a_directory(two_runs, tmp_path, capsys, argv, named):
     fill = {"tmp": str(tmp_path), "a": str(two_runs["a"])}
     capsys.readouterr()

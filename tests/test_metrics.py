@@ -45,33 +45,57 @@ from clarify_tui.store import Store
 from clarify_tui.users.rule import RuleUser
 
 DOCS = [
-    {"id": "portia", "title": "My Time at Portia", "url": "https://t/portia",
-     "content": "My Time at Portia is a life simulation game by Pathea Games that won an award."},
-    {"id": "sandrock", "title": "My Time at Sandrock", "url": "https://t/sandrock",
-     "content": "My Time at Sandrock by Pathea Games won the GWB Indie Game Awards Bronze Prize."},
-    {"id": "tower", "title": "Sapporo TV Tower", "url": "https://t/sapporo",
-     "content": "Sapporo TV Tower is a red and white lattice tower in Japan with a clock."},
-    {"id": "tea", "title": "Uji matcha harvest", "url": "https://t/uji",
-     "content": "In 2023 Uji matcha prices rose 20 percent after a poor harvest in Kyoto prefecture."},
+    {
+        "id": "portia",
+        "title": "My Time at Portia",
+        "url": "https://t/portia",
+        "content": "My Time at Portia is a life simulation game by Pathea Games that won an award.",
+    },
+    {
+        "id": "sandrock",
+        "title": "My Time at Sandrock",
+        "url": "https://t/sandrock",
+        "content": "My Time at Sandrock by Pathea Games won the GWB Indie Game Awards Bronze Prize.",
+    },
+    {
+        "id": "tower",
+        "title": "Sapporo TV Tower",
+        "url": "https://t/sapporo",
+        "content": "Sapporo TV Tower is a red and white lattice tower in Japan with a clock.",
+    },
+    {
+        "id": "tea",
+        "title": "Uji matcha harvest",
+        "url": "https://t/uji",
+        "content": "In 2023 Uji matcha prices rose 20 percent after a poor harvest in Kyoto prefecture.",
+    },
 ]
 
 IC = Task(
-    id="ic1", protocol="interactcomp", question="Which red and white lattice tower in Japan am I thinking of?",
+    id="ic1",
+    protocol="interactcomp",
+    question="Which red and white lattice tower in Japan am I thinking of?",
     answer=Answer(text="Sapporo TV Tower"),
     interactcomp=InteractCompPart(context="The tower opened in 1957. It has a clock.", distractors=["Tokyo Tower"]),
 )
 
 DISCO = Task(
-    id="d1", protocol="discobench",
+    id="d1",
+    protocol="discobench",
     question="Which company published the Pathea Games life simulation game that won an award?",
     answer=Answer(text="Focus Entertainment"),
     discobench=DiscoBenchPart(
         original_question="Which company published the Pathea game that won the GWB Bronze Prize?",
         difficulty="hard",
         checkpoints=[
-            Checkpoint(type="ambi", ambiguity_type="entity", target="My Time at Sandrock",
-                       distractors=["My Time at Portia"], clue="It won the GWB Indie Game Awards Bronze Prize.",
-                       ambiguity_logic="several Pathea games won awards"),
+            Checkpoint(
+                type="ambi",
+                ambiguity_type="entity",
+                target="My Time at Sandrock",
+                distractors=["My Time at Portia"],
+                clue="It won the GWB Indie Game Awards Bronze Prize.",
+                ambiguity_logic="several Pathea games won awards",
+            ),
             Checkpoint(type="unambi", target="Focus Entertainment"),
         ],
     ),
@@ -85,9 +109,15 @@ NUGGETS = [
 
 def cts_task(task_id: str, slots: dict[str, str]) -> Task:
     return Task(
-        id=task_id, protocol="cts", question="matcha prices",
-        cts=CTSPart(blurred_query="matcha prices", fused_query="Why did Uji matcha prices rise in 2023 in Kyoto?",
-                    intent_slots=slots, nuggets=NUGGETS),
+        id=task_id,
+        protocol="cts",
+        question="matcha prices",
+        cts=CTSPart(
+            blurred_query="matcha prices",
+            fused_query="Why did Uji matcha prices rise in 2023 in Kyoto?",
+            intent_slots=slots,
+            nuggets=NUGGETS,
+        ),
     )
 
 
@@ -163,48 +193,99 @@ def _another_task(store, task, run, agent, annotator):
     """The n-th play of one task by one player of one run is of task `ID#n`: one task
     counts once per run, agent or annotator (metrics/once.py), and these fixtures play
     one task several times to exercise the arithmetic over sessions."""
-    n = sum(1 for s in store.sessions(runs=[run]) if s.task_id.split("#")[0] == task.id and s.agent == agent
-            and (s.annotator or "") == (annotator or ""))
+    n = sum(
+        1
+        for s in store.sessions(runs=[run])
+        if s.task_id.split("#")[0] == task.id and s.agent == agent and (s.annotator or "") == (annotator or "")
+    )
     return task.model_copy(update={"id": f"{task.id}#{n + 1}"}) if n else task
 
 
-async def play(store, task, actions, *, run, config=None, agent=None, user=None, judge=None,
-               mode="automated", annotator=None, priced=False):
+async def play(
+    store,
+    task,
+    actions,
+    *,
+    run,
+    config=None,
+    agent=None,
+    user=None,
+    judge=None,
+    mode="automated",
+    annotator=None,
+    priced=False,
+):
     agent = agent or ListAgent(actions, priced=priced)
     user, judge = user or RuleUser(), judge or RuleJudge()
     task = _another_task(store, task, run, agent.spec, annotator)
-    session = Session(run=run, task_id=task.id, protocol=task.protocol, agent=agent.spec, user=user.spec,
-                      search="local", judge=judge.spec, mode=mode, annotator=annotator)
-    ep = build_episode(task, agent=agent, user=user, search=SEARCH, judge=judge,
-                       config=config or EpisodeConfig(), session=session, sink=store)
+    session = Session(
+        run=run,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent=agent.spec,
+        user=user.spec,
+        search="local",
+        judge=judge.spec,
+        mode=mode,
+        annotator=annotator,
+    )
+    ep = build_episode(
+        task,
+        agent=agent,
+        user=user,
+        search=SEARCH,
+        judge=judge,
+        config=config or EpisodeConfig(),
+        session=session,
+        sink=store,
+    )
     return await ep.run()
 
 
 IC_SESSIONS = {
     # name: (actions, correct, rounds, asks, confidence)
-    "s1": [Action.search("red lattice tower Japan"), Action.ask("Is it Sapporo TV Tower?"),
-           Action.answer("Sapporo TV Tower", 90)],                     # right, 3 rounds, 1 ask, conf 90
-    "s2": [Action.answer("Tokyo Tower", 30)],                          # wrong, 1 round, conf 30
+    "s1": [
+        Action.search("red lattice tower Japan"),
+        Action.ask("Is it Sapporo TV Tower?"),
+        Action.answer("Sapporo TV Tower", 90),
+    ],  # right, 3 rounds, 1 ask, conf 90
+    "s2": [Action.answer("Tokyo Tower", 30)],  # wrong, 1 round, conf 30
     "s3": [Action.ask("Does it have a clock?"), Action.answer("Tokyo Tower", 100)],  # wrong, 2 rounds, 1 ask, conf 100
-    "s4": [Action.search("lattice tower"), Action.answer("Sapporo TV Tower")],       # right, 2 rounds, no confidence
+    "s4": [Action.search("lattice tower"), Action.answer("Sapporo TV Tower")],  # right, 2 rounds, no confidence
 }
 
 SANDROCK = "My Time at Sandrock"
 DISCO_SESSIONS = {
     # Per-checkpoint answering (the default): an `answer` commits the current checkpoint.
     # A: search, right ask, search, answers both checkpoints -> [correct_answer, correct_answer]
-    "A": [Action.search("Pathea Games award game"), Action.ask("Do you mean My Time at Portia or another game?"),
-          Action.search("My Time at Sandrock publisher"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")],
+    "A": [
+        Action.search("Pathea Games award game"),
+        Action.ask("Do you mean My Time at Portia or another game?"),
+        Action.search("My Time at Sandrock publisher"),
+        Action.answer(SANDROCK),
+        Action.answer("Focus Entertainment"),
+    ],
     # B (played under --checkpoints strict): one search, commits to the distractor at
     # checkpoint 1 -> [failed, unreached]
     "B": [Action.search("Pathea Games award game"), Action.answer("My Time at Portia")],
     # C: five searches, no ask, then right twice -> [missed_ambiguity_correct, correct_answer]
-    "C": [Action.search("Pathea Games award"), Action.search("Pathea Games life simulation"),
-          Action.search("Pathea award winner"), Action.search("Pathea Games prize"),
-          Action.search("My Time at Sandrock"), Action.answer(SANDROCK), Action.answer("Focus Entertainment")],
+    "C": [
+        Action.search("Pathea Games award"),
+        Action.search("Pathea Games life simulation"),
+        Action.search("Pathea award winner"),
+        Action.search("Pathea Games prize"),
+        Action.search("My Time at Sandrock"),
+        Action.answer(SANDROCK),
+        Action.answer("Focus Entertainment"),
+    ],
     # D: untargeted ask first, search, answer; ask on the unambiguous checkpoint, right answer
-    "D": [Action.ask("Can you say more?"), Action.search("My Time at Sandrock"), Action.answer(SANDROCK),
-          Action.ask("Is it Focus Entertainment?"), Action.answer("Focus Entertainment")],
+    "D": [
+        Action.ask("Can you say more?"),
+        Action.search("My Time at Sandrock"),
+        Action.answer(SANDROCK),
+        Action.ask("Is it Focus Entertainment?"),
+        Action.answer("Focus Entertainment"),
+    ],
     # G: right ask first, then commits to the distractor; checkpoint 2 becomes current
     # unannounced (paper 000 appendix I case 1) and gets a wrong final answer -> [failed, failed]
     "G": [Action.ask("Do you mean My Time at Portia?"), Action.answer("My Time at Portia"), Action.answer("Team17")],
@@ -229,8 +310,13 @@ async def build_world(store: Store) -> None:
         await play(store, task, [Action.clarify([question]), Action.answer(answer)], run="k1")
     k3 = [(C1, FULL), (C2, NOTHING), (C3, PARTIAL)]
     for task, answer in k3:
-        await play(store, task, [Action.clarify([YEAR, REGION, WHICH]), Action.answer(answer)], run="k3",
-                   config=EpisodeConfig(k=3))
+        await play(
+            store,
+            task,
+            [Action.clarify([YEAR, REGION, WHICH]), Action.answer(answer)],
+            run="k3",
+            config=EpisodeConfig(k=3),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +372,7 @@ def test_accuracy_std_over_runs(world):
     scored = [s for s in load_sessions(world, runs=["ic"]) if s.status == "completed"]
     for s in scored:
         s.run = "x" if s.result.correct else "y"
-    assert interactcomp_metrics(scored)["accuracy_std"] == pytest.approx(0.5 ** 0.5)
+    assert interactcomp_metrics(scored)["accuracy_std"] == pytest.approx(0.5**0.5)
 
 
 def test_calibration_bins_edges():
@@ -338,16 +424,20 @@ def test_discobench_hand_computed(world):
     assert m["ask_turns"] == pytest.approx(4 / 6) and m["tool_turns"] == pytest.approx(10 / 6)
     p = m["profiles"]
     assert {k: v["share"] for k, v in p.items()} == pytest.approx(
-        {"direct_guess": 2 / 6, "search_heavy_guess": 1 / 6, "direct_ask": 2 / 6, "search_then_ask": 1 / 6})
+        {"direct_guess": 2 / 6, "search_heavy_guess": 1 / 6, "direct_ask": 2 / 6, "search_then_ask": 1 / 6}
+    )
     assert {k: v["pass_rate"] for k, v in p.items()} == pytest.approx(
-        {"direct_guess": 0.5, "search_heavy_guess": 1.0, "direct_ask": 0.5, "search_then_ask": 1.0})
+        {"direct_guess": 0.5, "search_heavy_guess": 1.0, "direct_ask": 0.5, "search_then_ask": 1.0}
+    )
     assert set(m["tokens_by_role"]) >= {"agent", "user", "judge"}
     # breakdowns: all six reached ambiguous checkpoints are 'entity'; A and G asked right,
     # A, C, D, H passed; the task is 'hard'
     assert m["by_ambiguity_type"] == {
-        "entity": {"n": 6, "detection_recall": pytest.approx(2 / 6), "pass_rate": pytest.approx(4 / 6)}}
+        "entity": {"n": 6, "detection_recall": pytest.approx(2 / 6), "pass_rate": pytest.approx(4 / 6)}
+    }
     assert m["by_difficulty"] == {
-        "hard": {"n_sessions": 6, "accuracy": 0.5, "checkpoint_pass_rate": pytest.approx(3.5 / 6)}}
+        "hard": {"n_sessions": 6, "accuracy": 0.5, "checkpoint_pass_rate": pytest.approx(3.5 / 6)}
+    }
 
 
 def test_profile_threshold_is_configurable_and_an_empty_profile_has_null_pass_rate(world):
@@ -362,9 +452,13 @@ def test_discobench_zero_denominators_are_null(world):
     """B alone never asks: TP+FP = 0 -> precision null; recall 0/1 = 0; F1 = 2TP/(2TP+FP+FN) =
     0/1 = 0 (the count form: a missed ambiguity is a real miss, not a missing number); ce_a/ce_b
     null (no asked checkpoint); the unreached checkpoint 2 is in no denominator: detection accuracy 0/1."""
-    sessions = [s for s in load_sessions(world, runs=["disco"])
-                if s.result.checkpoints and s.result.checkpoints[0].answer == "My Time at Portia"
-                and not s.result.checkpoints[0].asked]
+    sessions = [
+        s
+        for s in load_sessions(world, runs=["disco"])
+        if s.result.checkpoints
+        and s.result.checkpoints[0].answer == "My Time at Portia"
+        and not s.result.checkpoints[0].asked
+    ]
     m = discobench_metrics(sessions)
     assert m["detection_precision"] is None and m["detection_f1"] == 0.0
     assert m["detection_recall"] == 0.0 and m["detection_accuracy"] == 0.0
@@ -481,10 +575,17 @@ async def test_abandoned_human_sessions_are_excluded_and_counted(tmp_path):
     store = Store(tmp_path / "a.db")
     await play(store, IC, IC_SESSIONS["s4"], run="r")
     human = HumanAgent()
-    session = Session(run="r", task_id=IC.id, protocol=IC.protocol, agent="human", user="rule",
-                      search="local", mode="human_agent", annotator="ann")
-    ep = build_episode(IC, agent=human, user=RuleUser(), search=SEARCH, judge=RuleJudge(),
-                       session=session, sink=store)
+    session = Session(
+        run="r",
+        task_id=IC.id,
+        protocol=IC.protocol,
+        agent="human",
+        user="rule",
+        search="local",
+        mode="human_agent",
+        annotator="ann",
+    )
+    ep = build_episode(IC, agent=human, user=RuleUser(), search=SEARCH, judge=RuleJudge(), session=session, sink=store)
     await ep.apply(Action.search("lattice tower"))
     ep.abandon()
     # the run mixes roles: the person's session is counted in a group of its own (metrics/roles.py)

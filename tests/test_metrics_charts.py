@@ -17,12 +17,22 @@ from clarify_tui.results import parse_result
 _N = itertools.count(1)
 
 
-def session(protocol: str, result: dict, *, run: str = "r", status: str = "completed",
-            judged: bool = True, agent: str = "a") -> ScoredSession:
+def session(
+    protocol: str, result: dict, *, run: str = "r", status: str = "completed", judged: bool = True, agent: str = "a"
+) -> ScoredSession:
     n = next(_N)  # one task per session (id(result) of a freed dict repeats: one task counted once)
-    return ScoredSession(id=f"{protocol}-{n}", run=run, task_id=f"t{n}", protocol=protocol,
-                         agent=agent, mode="automated", annotator=None, status=status, result=parse_result(protocol, result),
-                         judged_by="rule" if judged else None)
+    return ScoredSession(
+        id=f"{protocol}-{n}",
+        run=run,
+        task_id=f"t{n}",
+        protocol=protocol,
+        agent=agent,
+        mode="automated",
+        annotator=None,
+        status=status,
+        result=parse_result(protocol, result),
+        judged_by="rule" if judged else None,
+    )
 
 
 def test_reliability_points_are_mean_confidence_and_accuracy_per_calibration_bin():

@@ -19,14 +19,26 @@ STATUSES = st.sampled_from(["completed", "completed", "completed", "errored", "a
 
 
 def session(protocol: str, result: dict, status: str, task: str = "t") -> ScoredSession:
-    return ScoredSession(id=f"{protocol}-{id(result)}", run="r", task_id=task, protocol=protocol, agent="a",
-                         mode="automated", annotator=None, status=status, result=parse_result(protocol, result),
-                         judged_by="rule")
+    return ScoredSession(
+        id=f"{protocol}-{id(result)}",
+        run="r",
+        task_id=task,
+        protocol=protocol,
+        agent="a",
+        mode="automated",
+        annotator=None,
+        status=status,
+        result=parse_result(protocol, result),
+        judged_by="rule",
+    )
 
 
 ic_result = st.builds(
     lambda correct, confidence, asks, extra: {
-        "correct": correct, "confidence": confidence, "asks": asks, "rounds": asks + extra,
+        "correct": correct,
+        "confidence": confidence,
+        "asks": asks,
+        "rounds": asks + extra,
     },
     st.booleans(),
     st.one_of(st.none(), st.floats(min_value=0, max_value=100)),
@@ -41,12 +53,20 @@ def checkpoint(draw, index):
     ambi = draw(st.booleans())
     asked = reached and draw(st.booleans())
     asked_right = asked and ambi and draw(st.booleans())
-    outcome = draw(st.sampled_from(["correct_answer", "missed_ambiguity_correct", "failed"])) if reached else "unreached"
+    outcome = (
+        draw(st.sampled_from(["correct_answer", "missed_ambiguity_correct", "failed"])) if reached else "unreached"
+    )
     searches = draw(st.integers(0, 8))
     return {
-        "index": index, "type": "ambi" if ambi else "unambi", "reached": reached, "asked": asked,
-        "asked_right": asked_right, "outcome": outcome, "advanced": outcome != "failed" and reached,
-        "searches": searches, "searches_before_first_ask": draw(st.integers(0, searches)) if asked else None,
+        "index": index,
+        "type": "ambi" if ambi else "unambi",
+        "reached": reached,
+        "asked": asked,
+        "asked_right": asked_right,
+        "outcome": outcome,
+        "advanced": outcome != "failed" and reached,
+        "searches": searches,
+        "searches_before_first_ask": draw(st.integers(0, searches)) if asked else None,
     }
 
 
@@ -63,7 +83,8 @@ def disco_result(draw):
 
 coverage_row = st.builds(
     lambda w, c: {"id": "n", "weight": w, "coverage": c},
-    st.integers(1, 3), st.sampled_from(["full", "partial", "none"]),
+    st.integers(1, 3),
+    st.sampled_from(["full", "partial", "none"]),
 )
 
 
@@ -72,7 +93,8 @@ def cts_result(draw):
     orig = draw(st.booleans())
     k = 0 if orig else draw(st.integers(1, 3))
     return {
-        "orig": orig, "k": max(k, 1),
+        "orig": orig,
+        "k": max(k, 1),
         "questions": [f"q{i}" for i in range(k)],
         "answers": [draw(st.sampled_from(["unknown", "2023", "Kyoto", "Unknown."])) for _ in range(k)],
         "aspects": [draw(st.sampled_from(["region", "time", "entity", "other"])) for _ in range(k)],
@@ -96,8 +118,16 @@ def test_interactcomp_rates_are_fractions(rows):
 @given(st.lists(st.tuples(disco_result(), STATUSES), max_size=20), st.integers(0, 6))
 def test_discobench_rates_are_fractions_and_f1_at_most_one(rows, k):
     m = discobench_metrics([session("discobench", r, s) for r, s in rows], k=k)
-    names = ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision",
-             "detection_recall", "detection_f1", "ce_a", "ce_b")
+    names = (
+        "accuracy",
+        "checkpoint_pass_rate",
+        "detection_accuracy",
+        "detection_precision",
+        "detection_recall",
+        "detection_f1",
+        "ce_a",
+        "ce_b",
+    )
     for value in rates(m, names):
         assert 0.0 <= value <= 1.0 + 1e-12
     assert m["ce_b"] is None or m["ce_b"] <= m["ce_a"]
@@ -122,8 +152,13 @@ def test_cts_scores_in_0_100_and_rates_are_fractions(rows):
     sessions = [session("cts", r, s, t) for r, s, t in rows]
     orig = [s for s in sessions if s.result.orig and s.scorable]
     m = cts_metrics(sessions, orig=orig, resamples=200)
-    for name in ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
-                 "restore_score_max"):
+    for name in (
+        "restore_score_mean",
+        "restore_score_p50",
+        "restore_score_p90",
+        "restore_score_min",
+        "restore_score_max",
+    ):
         assert m[name] is None or 0.0 <= m[name] <= 100.0
     for value in rates(m, ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate")):
         assert 0.0 <= value <= 1.0

@@ -44,16 +44,47 @@ def openai_env(monkeypatch):
 
 def test_agent_and_responder_sampling_other_than_the_papers_is_named(openai_env, tmp_path, capsys):
     db = tmp_path / "t.db"
-    base = ["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC), "--agent", "openai:a",
-            "--user", "openai:u", "--judge", "openai:j", "--db", str(db)]
+    base = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        _dataset(tmp_path, IC),
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+    ]
     assert main([*base, "--run", "paper"]) == 0
-    assert main([*base, "--run", "hot", "--set", "agent.temperature=0.2", "--set", "agent.top_p=0.5",
-                 "--set", "user.temperature=0.3"]) == 0
+    assert (
+        main(
+            [
+                *base,
+                "--run",
+                "hot",
+                "--set",
+                "agent.temperature=0.2",
+                "--set",
+                "agent.top_p=0.5",
+                "--set",
+                "user.temperature=0.3",
+            ]
+        )
+        == 0
+    )
     err = " ".join(capsys.readouterr().err.split())
-    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in err  # the run's banner
+    assert (
+        "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in err
+    )  # the run's banner
     by_run = {g["key"]["run"]: g for g in groups(capsys, db)}
     hot, paper = by_run["hot"]["deviations"], by_run["paper"]["deviations"]
-    assert "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in hot
+    assert (
+        "agent temperature: 0.2, the paper used 0.6 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in hot
+    )
     assert "agent top_p: 0.5, the paper used 0.95 (paper 003 §4.1, line 303; the reference's exp_config.yaml)" in hot
     assert "responder temperature: 0.3, the paper used 1.0 (paper 003 A.3, line 713)" in hot
     assert not any("temperature" in line or "top_p" in line for line in paper)
@@ -62,8 +93,17 @@ def test_agent_and_responder_sampling_other_than_the_papers_is_named(openai_env,
 def test_max_rounds_other_than_the_protocols_is_named_in_score_and_in_report(tmp_path, capsys):
     db = tmp_path / "r.db"
     data = _dataset(tmp_path, IC)
-    common = ["run", "--benchmark", "interactcomp", "--dataset", data, "--agent", "scripted:direct-guess",
-              "--db", str(db)]
+    common = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        data,
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+    ]
     assert main([*common, "--run", "five", "--max-rounds", "5"]) == 0
     assert main([*common, "--run", "ten", "--max-rounds", "10"]) == 0
     line = "max rounds: 5, the protocol plays 10 (the reference harness's exp_config.yaml)"
@@ -76,19 +116,41 @@ def test_max_rounds_other_than_the_protocols_is_named_in_score_and_in_report(tmp
 
 def test_a_single_task_attempt_on_interactcomp_is_named(tmp_path, capsys):
     db = tmp_path / "a.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC), "--agent",
-                 "scripted:direct-guess", "--db", str(db), "--run", "once", "--task-attempts", "1"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                _dataset(tmp_path, IC),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--run",
+                "once",
+                "--task-attempts",
+                "1",
+            ]
+        )
+        == 0
+    )
     [group] = groups(capsys, db)
-    assert ("task attempts: 1, the reference harness plays a failing task up to 3 times "
-            "(core/benchmark.py:106, stop_after_attempt(3))") in group["deviations"]
+    assert (
+        "task attempts: 1, the reference harness plays a failing task up to 3 times "
+        "(core/benchmark.py:106, stop_after_attempt(3))"
+    ) in group["deviations"]
 
 
 def test_a_cts_fixed_deep_search_that_is_the_clarifiers_own_model_is_named(tmp_path, capsys):
     from tests.conftest import CTS
 
     agent = tmp_path / "clarifier.py"
-    agent.write_text("class Agent:\n    async def act(self, view):\n        return {'type': 'answer', 'text': 'x'}\n",
-                     encoding="utf-8")
+    agent.write_text(
+        "class Agent:\n    async def act(self, view):\n        return {'type': 'answer', 'text': 'x'}\n",
+        encoding="utf-8",
+    )
     db = tmp_path / "c.db"
     spec = f"py:{agent}:Agent"
     base = ["run", "--benchmark", "cts", "--dataset", _dataset(tmp_path, CTS), "--agent", spec, "--db", str(db)]
@@ -96,8 +158,10 @@ def test_a_cts_fixed_deep_search_that_is_the_clarifiers_own_model_is_named(tmp_p
     assert main([*base, "--deep-search", "scripted:direct-guess", "--run", "fixed"]) == 0
     by_run = {g["key"]["run"]: g["deviations"] for g in groups(capsys, db)}
     own = [d for d in by_run["own"] if d.startswith("deep search")]
-    assert own == [f"deep search: {spec}, the clarifier's own model, the paper kept the deep-search backend "
-                   "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)"]
+    assert own == [
+        f"deep search: {spec}, the clarifier's own model, the paper kept the deep-search backend "
+        "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)"
+    ]
     assert not any(d.startswith("deep search") for d in by_run["fixed"])
     # the same model under both spellings
     same = Setting(benchmark="cts", agent="openai:m", config=EpisodeConfig(deep_search="openai/m"))
@@ -106,8 +170,21 @@ def test_a_cts_fixed_deep_search_that_is_the_clarifiers_own_model_is_named(tmp_p
 
 def test_an_imported_reference_harness_csv_is_comparable_and_its_zero_cost_unpriced(tmp_path, capsys):
     db = tmp_path / "i.db"
-    assert main(["import", "--db", str(db), "--format", "interactcomp-harness", "--dataset",
-                 str(FIXTURES / "tasks.jsonl"), str(FIXTURES / "results.csv")]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "--db",
+                str(db),
+                "--format",
+                "interactcomp-harness",
+                "--dataset",
+                str(FIXTURES / "tasks.jsonl"),
+                str(FIXTURES / "results.csv"),
+            ]
+        )
+        == 0
+    )
     [group] = groups(capsys, db)
     assert group["comparable"] is True and group["deviations"] == []  # it is the reference, through Serper
     assert group["metrics"]["agent_cost_usd"] > 0
@@ -120,8 +197,21 @@ def test_an_imported_reference_harness_csv_is_comparable_and_its_zero_cost_unpri
         w.writeheader()
         w.writerows({**r, "cost": "0.0"} for r in rows)
     db2 = tmp_path / "free.db"
-    assert main(["import", "--db", str(db2), "--format", "interactcomp-harness", "--dataset",
-                 str(FIXTURES / "tasks.jsonl"), str(free)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "--db",
+                str(db2),
+                "--format",
+                "interactcomp-harness",
+                "--dataset",
+                str(FIXTURES / "tasks.jsonl"),
+                str(free),
+            ]
+        )
+        == 0
+    )
     [group] = groups(capsys, db2)
     assert group["metrics"]["agent_cost_usd"] is None and group["metrics"]["cost_usd"] is None
     assert main(["report", "--db", str(db2)]) == 0
@@ -130,8 +220,24 @@ def test_an_imported_reference_harness_csv_is_comparable_and_its_zero_cost_unpri
 
 def test_the_token_rows_say_they_sum_every_role(tmp_path, capsys):
     db = tmp_path / "k.db"
-    assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
-                 "--run", "k", "--limit", "1"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--run",
+                "k",
+                "--limit",
+                "1",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["score", "--db", str(db)]) == 0
     out = capsys.readouterr().out
@@ -140,8 +246,26 @@ def test_the_token_rows_say_they_sum_every_role(tmp_path, capsys):
 
 def test_score_from_an_export_names_the_sampling_its_provenance_records(openai_env, tmp_path, capsys):
     db = tmp_path / "e.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", _dataset(tmp_path, IC), "--agent", "openai:a",
-                 "--db", str(db), "--run", "hot", "--set", "agent.temperature=0.2"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                _dataset(tmp_path, IC),
+                "--agent",
+                "openai:a",
+                "--db",
+                str(db),
+                "--run",
+                "hot",
+                "--set",
+                "agent.temperature=0.2",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["export", "--db", str(db), "--format", "jsonl"]) == 0
     export = tmp_path / "e.jsonl"

@@ -41,10 +41,12 @@ def run_args(benchmark: str, agent: str, db: Path, name: str, *extra: str) -> li
 
 
 def test_the_public_names_import_without_textual_and_lazily():
-    code = ("import sys, clarify_tui; light = 'pydantic' not in sys.modules; "
-            "from clarify_tui import Action, AgentView, AgentUnavailable, ActionKind, SearchHit, ViewTurn; "
-            "a = Action.answer('x', 80); assert Action.clarify(['a', 'b']).items == ['a', 'b']; "
-            "print(light, 'textual' in sys.modules, a.kind.value, clarify_tui.__version__)")
+    code = (
+        "import sys, clarify_tui; light = 'pydantic' not in sys.modules; "
+        "from clarify_tui import Action, AgentView, AgentUnavailable, ActionKind, SearchHit, ViewTurn; "
+        "a = Action.answer('x', 80); assert Action.clarify(['a', 'b']).items == ['a', 'b']; "
+        "print(light, 'textual' in sys.modules, a.kind.value, clarify_tui.__version__)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), check=True)
     assert out.stdout.split() == ["True", "False", "answer", "0.1.0"]
 
@@ -54,7 +56,8 @@ def test_committed_agent_schemas_match_the_models_and_ship_in_the_wheel(name):
     from clarify_tui.agent_schema import schema_text
 
     assert (ROOT / "docs" / f"{name}.schema.json").read_text(encoding="utf-8") == schema_text(name), (
-        f"docs/{name}.schema.json is stale: run python -m clarify_tui.agent_schema")
+        f"docs/{name}.schema.json is stale: run python -m clarify_tui.agent_schema"
+    )
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert f'"docs/{name}.schema.json" = "clarify_tui/schemas/{name}.schema.json"' in pyproject
 
@@ -90,17 +93,22 @@ def test_the_agent_from_the_docs_plays_each_protocol_in_run(tmp_path, benchmark,
 def test_agent_args_from_the_flag_and_from_clarify_toml(tmp_path, capsys, monkeypatch):
     agent = docs_agent(tmp_path)
     db = tmp_path / "r.db"
-    asks = lambda run: [s.action.kind.value for x in Store(db).sessions(runs=[run])  # noqa: E731
-                        for s in Store(db).steps(x.id)].count("ask")
-    assert main(run_args("interactcomp", f"py:{agent}:MyAgent", db, "zero", "--limit", "2",
-                         "--agent-arg", "asks=0")) == 0
+    asks = lambda run: [
+        s.action.kind.value
+        for x in Store(db).sessions(runs=[run])  # noqa: E731
+        for s in Store(db).steps(x.id)
+    ].count("ask")
+    assert (
+        main(run_args("interactcomp", f"py:{agent}:MyAgent", db, "zero", "--limit", "2", "--agent-arg", "asks=0")) == 0
+    )
     assert asks("zero") == 0
     monkeypatch.chdir(tmp_path)
     (tmp_path / "clarify.toml").write_text("[agent.args]\nasks = 3\n", encoding="utf-8")
     assert main(run_args("interactcomp", f"py:{agent}:MyAgent", db, "three", "--limit", "2")) == 0
     assert asks("three") > 2  # more than one ask a task: the table's argument reached the class
-    assert main(run_args("interactcomp", f"py:{agent}:MyAgent", db, "flag", "--limit", "2",
-                         "--agent-arg", "asks=0")) == 0
+    assert (
+        main(run_args("interactcomp", f"py:{agent}:MyAgent", db, "flag", "--limit", "2", "--agent-arg", "asks=0")) == 0
+    )
     assert asks("flag") == 0  # the flag wins over the table
 
 
@@ -131,7 +139,7 @@ def test_a_bad_spec_is_one_line_naming_what_is_wrong_and_writes_nothing(tmp_path
 
 # ---- failures: the agent's own or infrastructure -------------------------------------------
 
-RAISING = '''
+RAISING = """
 from clarify_tui import Action, AgentUnavailable
 
 class Buggy:
@@ -147,7 +155,7 @@ class Down:
 class Junk:
     async def act(self, view):
         return 42
-'''
+"""
 
 
 def test_an_agent_that_raises_is_scored_wrong_with_its_message_not_errored(tmp_path, capsys):
@@ -155,8 +163,12 @@ def test_an_agent_that_raises_is_scored_wrong_with_its_message_not_errored(tmp_p
     db = tmp_path / "f.db"
     for benchmark in ("interactcomp", "discobench", "cts"):
         extra = ["--deep-search", f"py:{tmp_path}/agents.py:Buggy"] if benchmark == "cts" else []
-        assert main(run_args(benchmark, f"py:{tmp_path}/agents.py:Buggy", db, f"buggy-{benchmark}",
-                             "--limit", "2", *extra)) == 0
+        assert (
+            main(
+                run_args(benchmark, f"py:{tmp_path}/agents.py:Buggy", db, f"buggy-{benchmark}", "--limit", "2", *extra)
+            )
+            == 0
+        )
         err = capsys.readouterr().err
         assert "2 completed, 0 errored" in err and "raised on task" in err and "traceback in" in err
         store = Store(db)
@@ -184,7 +196,9 @@ def run_score(db: Path, run: str) -> str:
 def test_agent_unavailable_is_infrastructure_errored_and_counted_apart(tmp_path, capsys):
     (tmp_path / "agents.py").write_text(RAISING, encoding="utf-8")
     db = tmp_path / "f.db"
-    assert main(run_args("discobench", f"py:{tmp_path}/agents.py:Down", db, "down", "--limit", "2")) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
+    assert (
+        main(run_args("discobench", f"py:{tmp_path}/agents.py:Down", db, "down", "--limit", "2")) == 1
+    )  # some session errored: exit 1 (docs/runs.md, exit codes)
     assert "0 completed, 2 errored" in capsys.readouterr().err
     sessions = Store(db).sessions(runs=["down"])
     assert {s.status for s in sessions} == {"errored"} and "my model server is down" in sessions[0].error
@@ -222,8 +236,20 @@ def test_an_installed_entry_point_and_a_module_spec_load_and_backends_lists_it(t
     assert code == 0 and "py:lab-agent" in out and "labagents:MyAgent" in out, err
     db = tmp_path / "e.db"
     for spec in ("py:lab-agent", "py:labagents:MyAgent"):
-        code, out, err = run_cli("run", "--benchmark", "interactcomp", "--agent", spec, "--limit", "1",
-                                 "--db", str(db), "--run", spec, env=env)
+        code, out, err = run_cli(
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            spec,
+            "--limit",
+            "1",
+            "--db",
+            str(db),
+            "--run",
+            spec,
+            env=env,
+        )
         assert code == 0 and "1 completed, 0 errored" in err, err
 
 
@@ -287,8 +313,11 @@ def test_the_http_agent_plays_each_protocol_and_never_sees_a_hidden_field(tmp_pa
     assert phases == ({"clarify", "search"} if benchmark == "cts" else {"act"})
     for view in server.views:
         text = json.dumps(view, ensure_ascii=False).casefold()
-        leaked = [h for h in tasks[view["task_id"]].hidden_strings()
-                  if h.casefold() in text and h.casefold() not in _revealed(view)]
+        leaked = [
+            h
+            for h in tasks[view["task_id"]].hidden_strings()
+            if h.casefold() in text and h.casefold() not in _revealed(view)
+        ]
         assert not leaked, f"hidden strings sent to the agent: {leaked}"
         assert "rounds_left" in view and view["rounds_left"] == view["max_rounds"] - view["rounds_used"]
         for turn in view["history"]:  # no verdict reaches the agent mid-task (DiscoBench: silent cascading)
@@ -310,6 +339,7 @@ def _revealed(view: dict) -> str:
 
 def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("clarify_tui.plugins._backoff", lambda attempt: 0.01)  # retried the same, sooner
+
     def answer(_req):
         return Reply(body={"kind": "answer", "text": "Tokyo Tower", "confidence": 70})
 
@@ -317,16 +347,38 @@ def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_pa
     toml.write_text("[openai]\ntimeout = 5\nmax_retries = 2\n", encoding="utf-8")
     db = tmp_path / "t.db"
     with LoopbackServer(Script(Reply(status=503, body={"error": "busy"}), answer)) as server:
-        args = run_args("interactcomp", server.url + "/act", db, "flaky", "--limit", "1", "--config", str(toml),
-                        "--mode", "answer_only")
+        args = run_args(
+            "interactcomp",
+            server.url + "/act",
+            db,
+            "flaky",
+            "--limit",
+            "1",
+            "--config",
+            str(toml),
+            "--mode",
+            "answer_only",
+        )
         assert main(args) == 0
     assert "1 completed, 0 errored" in capsys.readouterr().err
     [session] = Store(db).sessions(runs=["flaky"])
     [step] = [s for s in Store(db).steps(session.id) if s.actor == "agent"]
     assert step.retries == 1 and "HTTP 503" in step.retry_cause
     with LoopbackServer(lambda _req: Reply(status=500, body={"error": "down"})) as server:
-        args = run_args("interactcomp", server.url + "/act", db, "down", "--limit", "1", "--config", str(toml),
-                        "--mode", "answer_only", "--task-attempts", "1")
+        args = run_args(
+            "interactcomp",
+            server.url + "/act",
+            db,
+            "down",
+            "--limit",
+            "1",
+            "--config",
+            str(toml),
+            "--mode",
+            "answer_only",
+            "--task-attempts",
+            "1",
+        )
         assert main(args) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
     assert "0 completed, 1 errored" in capsys.readouterr().err
     with LoopbackServer(lambda _req: Reply(body={"kind": "shout"})) as server:
@@ -338,7 +390,7 @@ def test_http_agent_retries_transient_faults_and_errors_when_they_run_out(tmp_pa
 
 # ---- users and judges of one's own ---------------------------------------------------------
 
-USER_AND_JUDGE = '''
+USER_AND_JUDGE = """
 class AlwaysYes:
     def reply_interactcomp(self, task, question):
         return "yes"
@@ -352,15 +404,29 @@ class Lenient:
         return {"targets": False}
     def nuggets(self, answer, nuggets, query=""):
         return {"coverage": ["none"] * len(nuggets)}
-'''
+"""
 
 
 def test_a_users_and_judges_own_py_and_http_backends(tmp_path, capsys):
     (tmp_path / "roles.py").write_text(USER_AND_JUDGE, encoding="utf-8")
     db = tmp_path / "u.db"
-    assert main(run_args("interactcomp", "scripted:ask-first", db, "mine", "--limit", "2",
-                         "--user", f"py:{tmp_path}/roles.py:AlwaysYes",
-                         "--judge", f"py:{tmp_path}/roles.py:Lenient")) == 0
+    assert (
+        main(
+            run_args(
+                "interactcomp",
+                "scripted:ask-first",
+                db,
+                "mine",
+                "--limit",
+                "2",
+                "--user",
+                f"py:{tmp_path}/roles.py:AlwaysYes",
+                "--judge",
+                f"py:{tmp_path}/roles.py:Lenient",
+            )
+        )
+        == 0
+    )
     assert "accuracy 1.00 (2/2)" in capsys.readouterr().err
     store = Store(db)
     replies = [s.action.text for x in store.sessions(runs=["mine"]) for s in store.steps(x.id) if s.actor == "user"]
@@ -371,8 +437,14 @@ def test_a_users_and_judges_own_py_and_http_backends(tmp_path, capsys):
         return Reply(body={"text": "no"})
 
     with LoopbackServer(user) as server:
-        assert main(run_args("interactcomp", "scripted:ask-first", db, "web", "--limit", "1",
-                             "--user", server.url + "/user")) == 0
+        assert (
+            main(
+                run_args(
+                    "interactcomp", "scripted:ask-first", db, "web", "--limit", "1", "--user", server.url + "/user"
+                )
+            )
+            == 0
+        )
     replies = [s.action.text for x in store.sessions(runs=["web"]) for s in store.steps(x.id) if s.actor == "user"]
     assert replies and set(replies) == {"no"}
 
@@ -386,7 +458,9 @@ def test_play_and_demo_take_an_own_agent_and_refuse_a_bad_one_before_the_screen(
     assert "has no 'Nope'" in capsys.readouterr().err
     # play --agent-arg reaches the class (a bad argument is refused by it, before the screen)
     monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")  # play writes it: the fixture restores it afterwards
-    assert main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:MyAgent", "--agent-arg", "bogus=1"]) == 2
+    assert (
+        main(["play", "--db", str(tmp_path / "p.db"), "--agent", f"py:{agent}:MyAgent", "--agent-arg", "bogus=1"]) == 2
+    )
     assert "unexpected keyword argument 'bogus'" in capsys.readouterr().err
     (tmp_path / "notagent.py").write_text("class Thing:\n    pass\n", encoding="utf-8")
     monkeypatch.setenv("CLARIFY_AGENT_ARGS", "{}")
@@ -405,8 +479,25 @@ def test_http_agent_timeout_is_retried_then_infrastructure(tmp_path, capsys):
     toml.write_text("[openai]\ntimeout = 0.3\nmax_retries = 1\n", encoding="utf-8")
     db = tmp_path / "slow.db"
     with LoopbackServer(lambda _req: Reply(body={"kind": "answer", "text": "x"}, delay=1.5)) as server:
-        assert main(run_args("interactcomp", server.url + "/act", db, "slow", "--limit", "1", "--config", str(toml),
-                             "--mode", "answer_only", "--task-attempts", "1")) == 1  # some session errored: exit 1 (docs/runs.md, exit codes)
+        assert (
+            main(
+                run_args(
+                    "interactcomp",
+                    server.url + "/act",
+                    db,
+                    "slow",
+                    "--limit",
+                    "1",
+                    "--config",
+                    str(toml),
+                    "--mode",
+                    "answer_only",
+                    "--task-attempts",
+                    "1",
+                )
+            )
+            == 1
+        )  # some session errored: exit 1 (docs/runs.md, exit codes)
         assert len(server.requests) == 2  # the first try and one retry
     assert "0 completed, 1 errored" in capsys.readouterr().err
     [session] = Store(db).sessions(runs=["slow"])
@@ -422,8 +513,14 @@ def test_an_http_judge_receives_the_method_and_its_arguments(tmp_path, capsys):
 
     db = tmp_path / "j.db"
     with LoopbackServer(judge) as server:
-        assert main(run_args("interactcomp", "scripted:direct-guess", db, "j", "--limit", "2",
-                             "--judge", server.url + "/judge")) == 0
+        assert (
+            main(
+                run_args(
+                    "interactcomp", "scripted:direct-guess", db, "j", "--limit", "2", "--judge", server.url + "/judge"
+                )
+            )
+            == 0
+        )
     assert "2 completed, 0 errored" in capsys.readouterr().err
     assert seen and {s["method"] for s in seen} == {"equivalent"}
     assert {"question", "answer", "gold"} <= set(seen[0]["args"]) and "text" in seen[0]["args"]["gold"]
@@ -440,6 +537,9 @@ def test_a_py_agents_class_is_made_once_per_run(tmp_path, capsys):
         f"        p = Path({str(counter)!r}); p.write_text(str(int(p.read_text() or 0) + 1) if p.exists() else '1')\n"
         "    def act(self, view):\n"
         "        return Action.answer('x', 50) if 'answer' in view.allowed else Action.search(view.question)\n",
-        encoding="utf-8")
-    assert main(run_args("interactcomp", f"py:{tmp_path}/counted.py:Counted", tmp_path / "c.db", "c", "--limit", "3")) == 0
+        encoding="utf-8",
+    )
+    assert (
+        main(run_args("interactcomp", f"py:{tmp_path}/counted.py:Counted", tmp_path / "c.db", "c", "--limit", "3")) == 0
+    )
     assert counter.read_text() == "1"

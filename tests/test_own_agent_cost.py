@@ -12,7 +12,7 @@ import pytest
 from clarify_tui.cli import main
 from tests.servers import LoopbackServer, Reply
 
-AGENT = '''
+AGENT = """
 from clarify_tui import Action, Usage
 
 class Priced:        # 1M tokens in, 1M out of a model clarify.toml prices at $2 + $8
@@ -28,7 +28,7 @@ class OwnCost:
     def act(self, view):
         return Action(kind="answer", text="Hornussen", confidence=80,
                       usage=Usage(model="my-model", tokens_in=1_000_000, tokens_out=0, cost_usd=0.25))
-'''
+"""
 
 
 @pytest.fixture
@@ -41,8 +41,26 @@ def setup(tmp_path):
 
 def agent_cost(tmp_path, toml, agent, capsys):
     db = str(tmp_path / "c.db")
-    assert main(["run", "--benchmark", "interactcomp", "--agent", agent, "--db", db, "--run", "r",
-                 "--limit", "2", "--config", str(toml)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                agent,
+                "--db",
+                db,
+                "--run",
+                "r",
+                "--limit",
+                "2",
+                "--config",
+                str(toml),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["score", "--db", db, "--format", "json"]) == 0
     [group] = json.loads(capsys.readouterr().out)["groups"]
@@ -74,8 +92,12 @@ def test_a_cost_the_agent_gives_is_kept(setup, capsys):
 
 def test_an_http_agents_usage_is_priced_too(setup, capsys):
     tmp_path, toml = setup
-    body = {"kind": "answer", "text": "Hornussen", "confidence": 80,
-            "usage": {"model": "my-model", "tokens_in": 500_000, "tokens_out": 0}}
+    body = {
+        "kind": "answer",
+        "text": "Hornussen",
+        "confidence": 80,
+        "usage": {"model": "my-model", "tokens_in": 500_000, "tokens_out": 0},
+    }
     with LoopbackServer(lambda _req: Reply(body=body)) as server:
         m, column = agent_cost(tmp_path, toml, server.url + "/act", capsys)
     assert m["agent_cost_usd"] == pytest.approx(2.0)

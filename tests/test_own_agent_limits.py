@@ -50,14 +50,29 @@ def agents(tmp_path):
 
 def answers(db) -> list[str]:
     store = Store(db)
-    return sorted(s.action.text for session in store.sessions() for s in store.steps(session.id)
-                  if s.actor == "agent")
+    return sorted(s.action.text for session in store.sessions() for s in store.steps(session.id) if s.actor == "agent")
 
 
 def test_a_plain_def_act_runs_in_a_thread_and_does_not_block_other_episodes(tmp_path, capsys):
     db = tmp_path / "t.db"
-    assert main(["run", "--benchmark", "interactcomp", "--agent", f"py:{agents(tmp_path)}:Together", "--limit", "2",
-                 "--concurrency", "2", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                f"py:{agents(tmp_path)}:Together",
+                "--limit",
+                "2",
+                "--concurrency",
+                "2",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert answers(db) == ["together", "together"]
 
@@ -65,13 +80,33 @@ def test_a_plain_def_act_runs_in_a_thread_and_does_not_block_other_episodes(tmp_
 def test_a_py_agent_past_the_agents_time_limit_errors_the_session(tmp_path, capsys):
     for name in ("Hangs", "HangsAsync"):
         db = tmp_path / f"{name}.db"
-        assert main(["run", "--benchmark", "interactcomp", "--agent", f"py:{agents(tmp_path)}:{name}", "--limit", "1",
-                     "--set", "agent.timeout=0.3", "--db", str(db), "--task-attempts", "1"]) == 1
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    f"py:{agents(tmp_path)}:{name}",
+                    "--limit",
+                    "1",
+                    "--set",
+                    "agent.timeout=0.3",
+                    "--db",
+                    str(db),
+                    "--task-attempts",
+                    "1",
+                ]
+            )
+            == 1
+        )
         assert "0 completed, 1 errored" in capsys.readouterr().err
         [session] = Store(db).sessions()
         assert session.status == "errored"
-        assert "did not act within 0.3 s on task ic-01 (the agents' time limit: --set agent.timeout=SECONDS)" \
+        assert (
+            "did not act within 0.3 s on task ic-01 (the agents' time limit: --set agent.timeout=SECONDS)"
             in session.error
+        )
 
 
 def test_a_dead_http_agent_trips_the_circuit_breaker_and_stops_the_run(tmp_path, capsys):
@@ -79,9 +114,27 @@ def test_a_dead_http_agent_trips_the_circuit_breaker_and_stops_the_run(tmp_path,
     toml.write_text("[openai]\ntimeout = 5\nmax_retries = 0\nstop_after_failures = 2\n", encoding="utf-8")
     db = tmp_path / "dead.db"
     with LoopbackServer(lambda _req: Reply(status=500, body={"error": "down"})) as server:
-        code = main(["run", "--benchmark", "interactcomp", "--agent", server.url + "/act", "--limit", "6",
-                     "--concurrency", "1", "--task-attempts", "1", "--config", str(toml), "--db", str(db),
-                     "--run", "dead"])
+        code = main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                server.url + "/act",
+                "--limit",
+                "6",
+                "--concurrency",
+                "1",
+                "--task-attempts",
+                "1",
+                "--config",
+                str(toml),
+                "--db",
+                str(db),
+                "--run",
+                "dead",
+            ]
+        )
         calls = len(server.requests)
     err = " ".join(capsys.readouterr().err.split())
     assert code == 1

@@ -55,8 +55,15 @@ async def test_own_agent_in_step_mode_plays_each_protocol(tmp_path, protocol, ki
     if server:
         server.__enter__()
     try:
-        app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC, DISCO, CTS], task_id=task.id,
-                         run_mode="step", agent_spec=spec, config=config)
+        app = ClarifyApp(
+            store=store,
+            search=LocalSearch(DOCS),
+            tasks=[IC, DISCO, CTS],
+            task_id=task.id,
+            run_mode="step",
+            agent_spec=spec,
+            config=config,
+        )
         async with app.run_test(size=SIZE) as pilot:
             driver = app.screen.driver
             await step_to_the_end(pilot, driver, replace_first=protocol != "cts")
@@ -115,8 +122,14 @@ async def test_an_agent_that_raises_in_step_mode_ends_the_task_wrong_and_says_wh
 
     (tmp_path / "agents.py").write_text(RAISING, encoding="utf-8")
     store = Store(tmp_path / "tui.db")
-    app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC], task_id=IC.id, run_mode="step",
-                     agent_spec=f"py:{tmp_path}/agents.py:Buggy")
+    app = ClarifyApp(
+        store=store,
+        search=LocalSearch(DOCS),
+        tasks=[IC],
+        task_id=IC.id,
+        run_mode="step",
+        agent_spec=f"py:{tmp_path}/agents.py:Buggy",
+    )
     async with app.run_test(size=SIZE) as pilot:
         driver = app.screen.driver
         await pilot.press("space")
@@ -141,8 +154,15 @@ async def test_own_agent_in_watch_mode_runs_to_the_end(tmp_path, protocol):
     store = Store(tmp_path / "tui.db")
     spec = f"py:{docs_agent(tmp_path)}:MyAgent"
     messages = Messages()
-    app = ClarifyApp(store=store, search=LocalSearch(DOCS), tasks=[IC, DISCO, CTS], task_id=TASKS[protocol].id,
-                     run_mode="watch", agent_spec=spec, pace=0.1)  # a real pause between steps, shorter
+    app = ClarifyApp(
+        store=store,
+        search=LocalSearch(DOCS),
+        tasks=[IC, DISCO, CTS],
+        task_id=TASKS[protocol].id,
+        run_mode="watch",
+        agent_spec=spec,
+        pace=0.1,
+    )  # a real pause between steps, shorter
     async with app.run_test(size=SIZE, message_hook=messages) as pilot:
         await messages.next(SessionEnded, timeout=30)
         await settle(pilot)

@@ -39,8 +39,29 @@ def _run(tmp_path, benchmark, monkeypatch, capsys) -> tuple[Store, list]:
     monkeypatch.chdir(ROOT)  # the specs name the files as a researcher in the repository would
     db = tmp_path / "r.db"
     extra = ["--k", "2", "--deep-search", "scripted:search-then-ask"] if benchmark == "cts" else []
-    assert main(["run", "--benchmark", benchmark, "--agent", "scripted:ask-first", "--user", USER, "--judge", JUDGE,
-                 "--db", str(db), "--run", "mine", "--limit", "3", *extra]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                benchmark,
+                "--agent",
+                "scripted:ask-first",
+                "--user",
+                USER,
+                "--judge",
+                JUDGE,
+                "--db",
+                str(db),
+                "--run",
+                "mine",
+                "--limit",
+                "3",
+                *extra,
+            ]
+        )
+        == 0
+    )
     assert "3 completed, 0 errored" in capsys.readouterr().err
     store = Store(db)
     sessions = store.sessions(runs=["mine"])
@@ -101,24 +122,43 @@ def test_the_example_user_and_judge_play_cts(tmp_path, monkeypatch, capsys):
         assert [c.coverage for c in session.result.coverage] == want
 
 
-OFF_CONTRACT = '''
+OFF_CONTRACT = """
 class Chatty:
     def __init__(self, says="maybe"):
         self.says = says
     def reply_interactcomp(self, task, question):
         return self.says
-'''
+"""
 
 
-@pytest.mark.parametrize("says,stored", [("maybe", None), ("Yes, it is.", None), ("Yes.", "yes"),
-                                         ("I don\u2019t know", "i don't know")])
+@pytest.mark.parametrize(
+    "says,stored", [("maybe", None), ("Yes, it is.", None), ("Yes.", "yes"), ("I don\u2019t know", "i don't know")]
+)
 def test_an_interactcomp_user_reply_outside_yes_no_i_dont_know_errors_the_session(tmp_path, capsys, says, stored):
     (tmp_path / "chatty.py").write_text(OFF_CONTRACT, encoding="utf-8")
     (tmp_path / "clarify.toml").write_text(f"[user.args]\nsays = {json.dumps(says)}\n", encoding="utf-8")
     db = tmp_path / "c.db"
-    code = main(["run", "--benchmark", "interactcomp", "--agent", "scripted:ask-first", "--db", str(db), "--run", "c",
-                 "--limit", "1", "--task-attempts", "1", "--user", f"py:{tmp_path}/chatty.py:Chatty",
-                 "--config", str(tmp_path / "clarify.toml")])
+    code = main(
+        [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            "scripted:ask-first",
+            "--db",
+            str(db),
+            "--run",
+            "c",
+            "--limit",
+            "1",
+            "--task-attempts",
+            "1",
+            "--user",
+            f"py:{tmp_path}/chatty.py:Chatty",
+            "--config",
+            str(tmp_path / "clarify.toml"),
+        ]
+    )
     store = Store(db)
     [session] = store.sessions(runs=["c"])
     replies = [s.action.text for s in store.steps(session.id) if s.actor == "user"]

@@ -66,9 +66,22 @@ def test_the_sdist_passes_its_own_tests(built, tmp_path):
         assert (src / name).is_file(), name
     env = {**os.environ, "PYTHONPATH": str(src)}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_results.py", "tests/test_stats.py",
-         "tests/test_score_cli.py"],
-        cwd=src, env=env, capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_results.py",
+            "tests/test_stats.py",
+            "tests/test_score_cli.py",
+        ],
+        cwd=src,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout

@@ -30,8 +30,9 @@ def installed(tmp_path: Path) -> dict[str, str]:
 
 
 def cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "clarify_tui", *args], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "clarify_tui", *args], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Warning" not in done.stderr, done.stderr  # e.g. a result the serializer did not know
     return done.stdout + done.stderr if args[0] == "run" else done.stdout  # run's summary is on stderr
@@ -42,8 +43,20 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
     assert any(line.split()[:3] == ["riddle", "demo", "3"] for line in listed.splitlines()), listed
 
     for policy in ("direct-guess", "ask-first"):
-        ran = cli(installed, "run", "--benchmark", "riddle", "--dataset", "demo", "--agent", f"scripted:{policy}",
-                  "--user", "rule", "--run", policy)
+        ran = cli(
+            installed,
+            "run",
+            "--benchmark",
+            "riddle",
+            "--dataset",
+            "demo",
+            "--agent",
+            f"scripted:{policy}",
+            "--user",
+            "rule",
+            "--run",
+            policy,
+        )
         assert "3 completed, 0 errored" in ran, ran
 
     scored = json.loads(cli(installed, "score", "--format", "json"))
@@ -57,8 +70,11 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
 
     report = cli(installed, "report")  # its own table, from its spec's paper_tables
     assert "Riddle: accuracy and ask rate (%)" in report
-    assert [line.split("|")[3].strip() for line in report.splitlines()
-            if line.startswith(("| direct-guess ", "| ask-first "))] == ["0.0", "100.0"]
+    assert [
+        line.split("|")[3].strip()
+        for line in report.splitlines()
+        if line.startswith(("| direct-guess ", "| ask-first "))
+    ] == ["0.0", "100.0"]
 
     out = tmp_path / "e.jsonl"
     cli(installed, "export", "--format", "jsonl", "--out", str(out))
@@ -69,7 +85,9 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
     assert "It is the capital of Australia." in replies
     from_export = json.loads(cli(installed, "score", "--from-export", str(out), "--format", "json"))
     assert {g["key"]["run"]: g["metrics"]["ask_rate"] for g in from_export["groups"]} == {
-        "direct-guess": 0.0, "ask-first": 1.0}
+        "direct-guess": 0.0,
+        "ask-first": 1.0,
+    }
 
     # what-if: its sessions fork with an ask where the agent searched or answered, and play on
     whatif = json.loads(cli(installed, "whatif", "--run", "direct-guess", "--format", "json"))
@@ -78,8 +96,14 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
 
 
 def test_the_example_package_tests_pass_when_installed(installed: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(RIDDLE / "tests")],
-                          env=installed, capture_output=True, text=True, timeout=120, cwd=RIDDLE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(RIDDLE / "tests")],
+        env=installed,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=RIDDLE,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -89,8 +113,9 @@ def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell
     from clarify_tui.errors import UsageError
     from clarify_tui.protocols import registry
 
-    found = [metadata.EntryPoint(name, "somewhere:SPEC", registry.ENTRY_POINT_GROUP)
-             for name in ("cts", "Bad-Name", "mine")]
+    found = [
+        metadata.EntryPoint(name, "somewhere:SPEC", registry.ENTRY_POINT_GROUP) for name in ("cts", "Bad-Name", "mine")
+    ]
     monkeypatch.setattr(metadata, "entry_points", lambda group: found if group == registry.ENTRY_POINT_GROUP else [])
     registry.installed.cache_clear()
     try:
@@ -98,8 +123,11 @@ def test_an_entry_point_cannot_shadow_a_builtin_or_take_a_name_no_flag_can_spell
         assert registry.get("cts").title == "CTS"  # the built-in, never the package's
         with pytest.raises(KeyError, match="no protocol 'Bad-Name'"):
             registry.get("Bad-Name")
-        with pytest.raises(UsageError, match=r"the installed protocol 'mine' \(somewhere:SPEC\) failed to load: "
-                                             r"ModuleNotFoundError"):
+        with pytest.raises(
+            UsageError,
+            match=r"the installed protocol 'mine' \(somewhere:SPEC\) failed to load: "
+            r"ModuleNotFoundError",
+        ):
             registry.get("mine")
     finally:
         registry.installed.cache_clear()

@@ -15,15 +15,19 @@ from clarify_tui.models import Action, ActionKind
 from clarify_tui.protocols import registry
 
 ROOT = Path(__file__).resolve().parents[1] / "clarify_tui"
-SWITCH = re.compile(r'protocol\s*(==|!=)|protocol\s+(not\s+)?in\s|== *Protocol\.|!= *Protocol\.|== *"(cts|interactcomp|discobench)"')
+SWITCH = re.compile(
+    r'protocol\s*(==|!=)|protocol\s+(not\s+)?in\s|== *Protocol\.|!= *Protocol\.|== *"(cts|interactcomp|discobench)"'
+)
 MOST = 15  # docs/protocols.md: what is left, and why
 
 
 def _switches() -> list[str]:
     return [
         f"{path.relative_to(ROOT.parent)}:{n}"
-        for path in sorted(ROOT.rglob("*.py")) if "protocols" not in path.relative_to(ROOT).parts[:1]
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if SWITCH.search(line)
+        for path in sorted(ROOT.rglob("*.py"))
+        if "protocols" not in path.relative_to(ROOT).parts[:1]
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SWITCH.search(line)
     ]
 
 
@@ -55,4 +59,3 @@ def test_a_what_if_ask_is_a_yes_no_question_where_the_spec_says_its_user_answers
     assert not fallback_action("ask", episode, proposed).text.startswith("Is it")
     _swapped(monkeypatch, "discobench", yes_no_user=True)
     assert fallback_action("ask", episode, proposed).text == "Is it Hornussen?"
-

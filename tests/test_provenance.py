@@ -28,8 +28,24 @@ def server():
 
 
 def llm_run(db, *extra: str) -> list[str]:
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-            "--db", str(db), "--run", "p", "--limit", "2", *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        "p",
+        "--limit",
+        "2",
+        *extra,
+    ]
 
 
 def stored(db) -> dict:
@@ -97,8 +113,21 @@ def test_resume_refuses_a_changed_dataset(tmp_path, capsys):
     data = tmp_path / "tasks.jsonl"
     data.write_text(demo_file(Protocol.interactcomp).read_text(encoding="utf-8"), encoding="utf-8")
     db = tmp_path / "d.db"
-    run = ["run", "--benchmark", "interactcomp", "--agent", "scripted:ask-first", "--dataset", str(data),
-           "--db", str(db), "--run", "p", "--limit", "1"]
+    run = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:ask-first",
+        "--dataset",
+        str(data),
+        "--db",
+        str(db),
+        "--run",
+        "p",
+        "--limit",
+        "1",
+    ]
     assert main(run) == 0
     data.write_text(data.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # same tasks, other bytes
     capsys.readouterr()
@@ -108,8 +137,19 @@ def test_resume_refuses_a_changed_dataset(tmp_path, capsys):
 
 def test_changed_prompt_is_named_and_another_version_is_reported_not_refused(tmp_path, capsys):
     db = tmp_path / "v.db"
-    run = ["run", "--benchmark", "interactcomp", "--agent", "scripted:ask-first", "--db", str(db), "--run", "p",
-           "--limit", "1"]
+    run = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:ask-first",
+        "--db",
+        str(db),
+        "--run",
+        "p",
+        "--limit",
+        "1",
+    ]
     assert main(run) == 0
     conn = sqlite3.connect(db)
     p = stored(db)
@@ -118,8 +158,9 @@ def test_changed_prompt_is_named_and_another_version_is_reported_not_refused(tmp
     conn.close()
     capsys.readouterr()
     assert main([*run, "--resume", "--limit", "2"]) == 0
-    assert f"run started with clarify-tui 0.0.1; resuming with a newer version, {__version__}" in \
-        capsys.readouterr().err
+    assert (
+        f"run started with clarify-tui 0.0.1; resuming with a newer version, {__version__}" in capsys.readouterr().err
+    )
 
 
 def test_resume_refuses_a_changed_prompt_file_naming_it(env, tmp_path, monkeypatch, capsys):
@@ -141,8 +182,16 @@ def test_an_imported_run_records_its_source_file_and_dataset(tmp_path, capsys):
 
     fixtures = Path(__file__).parent / "fixtures" / "harness"
     db = tmp_path / "i.db"
-    argv = ["import", "--db", str(db), "--format", "interactcomp-harness", "--dataset", str(fixtures / "tasks.jsonl"),
-            str(fixtures / "results.csv")]
+    argv = [
+        "import",
+        "--db",
+        str(db),
+        "--format",
+        "interactcomp-harness",
+        "--dataset",
+        str(fixtures / "tasks.jsonl"),
+        str(fixtures / "results.csv"),
+    ]
     assert main(argv) == 0
     conn = sqlite3.connect(db)
     [(text,)] = conn.execute("SELECT provenance FROM runs").fetchall()

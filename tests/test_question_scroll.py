@@ -22,7 +22,7 @@ def question_box(app) -> tuple[list[str], str]:
     lines = drawn(app)
     top = next(i for i, line in enumerate(lines) if line.startswith("╭─ Question"))
     bottom = next(i for i in range(top + 1, len(lines)) if lines[i].startswith("╰"))
-    return [line[1:-1].strip() for line in lines[top + 1:bottom]], lines[bottom]
+    return [line[1:-1].strip() for line in lines[top + 1 : bottom]], lines[bottom]
 
 
 @pytest.mark.parametrize("role", ROLES)

@@ -204,11 +204,14 @@ def test_plain_play_records_the_annotator_given(store, search):
     assert drv.session.annotator == "bob" and drv.session.mode == "human_agent" and drv.session.run == "tui"
 
 
-@pytest.mark.parametrize("argv", [
-    ["play", "--queue", "hb"],  # not --as agent
-    ["play", "--as", "agent", "--queue", "hb", "--task", "i1"],
-    ["play", "--as", "agent", "--limit", "3"],  # --limit without --queue
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--queue", "hb"],  # not --as agent
+        ["play", "--as", "agent", "--queue", "hb", "--task", "i1"],
+        ["play", "--as", "agent", "--limit", "3"],  # --limit without --queue
+    ],
+)
 def test_play_queue_rejects_inconsistent_options(argv, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli_main(argv + ["--db", str(tmp_path / "x.db")])

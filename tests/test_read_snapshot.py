@@ -23,8 +23,18 @@ TASK = DISCO.model_copy(update={"discobench": DISCO.discobench.model_copy(update
 
 
 def disco_session(who: str, status: str = "running") -> Session:
-    return Session(run=RUN, task_id=TASK.id, protocol=TASK.protocol, agent="human", user="rule",
-                   search="local", judge="rule", mode="human_agent", annotator=who, status=status)
+    return Session(
+        run=RUN,
+        task_id=TASK.id,
+        protocol=TASK.protocol,
+        agent="human",
+        user="rule",
+        search="local",
+        judge="rule",
+        mode="human_agent",
+        annotator=who,
+        status=status,
+    )
 
 
 def racing(path, write_after: str, write) -> type[sqlite3.Connection]:
@@ -97,8 +107,15 @@ def test_queue_status_reads_claims_and_sessions_of_one_moment(tmp_path, monkeypa
     from clarify_tui.campaign import status
 
     opened = status.read_only
-    monkeypatch.setattr(status, "read_only", lambda path: sqlite3.connect(
-        f"file:{path}?mode=ro", uri=True, factory=racing(path, "SELECT annotator, task_id FROM claims", ana_finishes)))
+    monkeypatch.setattr(
+        status,
+        "read_only",
+        lambda path: sqlite3.connect(
+            f"file:{path}?mode=ro",
+            uri=True,
+            factory=racing(path, "SELECT annotator, task_id FROM claims", ana_finishes),
+        ),
+    )
     report = campaign_status(db, RUN, [TASK.id], 1)
     ana = report["annotators"][0]
     assert (ana["done"], ana["in_progress"]) == (0, 1)

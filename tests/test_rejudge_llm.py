@@ -18,8 +18,24 @@ def test_judge_with_an_llm_then_score_with_each_judge(tmp_path, search, monkeypa
     data = tmp_path / "ic.jsonl"
     data.write_text(IC.model_dump_json() + "\n", encoding="utf-8")
     db = tmp_path / "j.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent", "scripted:direct-guess",
-                 "--db", str(db), "--run", "dg"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                str(data),
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--run",
+                "dg",
+            ]
+        )
+        == 0
+    )
     with FakeOpenAI(Script(chat("yes"))) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -47,8 +63,17 @@ def test_rejudging_reads_the_grader_as_the_session_was_read(tmp_path, search, mo
     data = tmp_path / "ic.jsonl"
     data.write_text(IC.model_dump_json() + "\n", encoding="utf-8")
     db = tmp_path / "j.db"
-    common = ["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent", "scripted:direct-guess",
-              "--db", str(db)]
+    common = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        str(data),
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+    ]
     assert main([*common, "--run", "paper"]) == 0
     assert main([*common, "--run", "strict", "--compat", "strict"]) == 0
     reasoned = "No: the towers differ, so I cannot say yes.\nno"
@@ -74,8 +99,24 @@ def test_a_killed_judge_resumes_without_judging_anything_twice(tmp_path, search,
 
     monkeypatch.setattr(backends, "_local_search", lambda: search)
     db = tmp_path / "k.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                 "--db", str(db), "--run", "dg"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--run",
+                "dg",
+            ]
+        )
+        == 0
+    )
     with FakeOpenAI(lambda request: chat("yes")) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

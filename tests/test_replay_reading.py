@@ -24,14 +24,17 @@ class SpyAgent:
         return await self.inner.act(view)
 
 
-@pytest.mark.parametrize("task, policy, config", [
-    (IC, "search-then-ask", EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=2)),
-    (IC, "direct-guess", EpisodeConfig(interactcomp_mode="full_with_context")),
-    (DISCO, "search-then-ask", EpisodeConfig()),
-    (DISCO, "direct-guess", EpisodeConfig(ablation="original_question")),
-    (CTS, "ask-first", EpisodeConfig(k=1)),
-    (CTS, "direct-guess", EpisodeConfig(k=0)),
-])
+@pytest.mark.parametrize(
+    "task, policy, config",
+    [
+        (IC, "search-then-ask", EpisodeConfig(interactcomp_mode="forced_ask", forced_asks=2)),
+        (IC, "direct-guess", EpisodeConfig(interactcomp_mode="full_with_context")),
+        (DISCO, "search-then-ask", EpisodeConfig()),
+        (DISCO, "direct-guess", EpisodeConfig(ablation="original_question")),
+        (CTS, "ask-first", EpisodeConfig(k=1)),
+        (CTS, "direct-guess", EpisodeConfig(k=0)),
+    ],
+)
 async def test_the_view_rebuilt_from_a_stored_step_is_what_the_agent_was_shown(make_episode, task, policy, config):
     agent = SpyAgent(policy)
     episode = make_episode(task, agent, config=config)
@@ -61,8 +64,12 @@ async def test_the_view_after_the_last_step_of_an_ended_session_allows_nothing(m
 
 
 def _step(index: int, actor: str, kind: ActionKind, statuses: list[str]) -> Step:
-    return Step(index=index, actor=actor, action=Action(kind=kind, text="x"),
-                state={"protocol": {"checkpoints": [{"status": s} for s in statuses]}})
+    return Step(
+        index=index,
+        actor=actor,
+        action=Action(kind=kind, text="x"),
+        state={"protocol": {"checkpoints": [{"status": s} for s in statuses]}},
+    )
 
 
 def test_a_failed_discobench_session_opens_at_the_failure_and_points_at_the_guess():

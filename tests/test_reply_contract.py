@@ -71,8 +71,14 @@ async def test_a_judge_refusal_is_never_a_verdict(server):
 async def test_in_an_episode_the_refusal_is_not_stored_and_the_session_errors(server, tmp_path, search, task):
     server.set_handler(lambda request: chat(REFUSAL))
     store = Store(tmp_path / "c.db")
-    ep = build_episode(task, agent=make_agent("scripted:search-then-ask"), user=user(server, retries=1),
-                       search=search, judge=make_judge("rule"), sink=store)
+    ep = build_episode(
+        task,
+        agent=make_agent("scripted:search-then-ask"),
+        user=user(server, retries=1),
+        search=search,
+        judge=make_judge("rule"),
+        sink=store,
+    )
     session = await ep.run()
     assert session.status == "errored" and REFUSAL in session.error
     stored = store.steps(session.id)

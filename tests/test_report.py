@@ -107,9 +107,14 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
     from clarify_tui.exporters.paper_report import csv_text, latex, markdown
     from clarify_tui.metrics.paper_tables import PaperTable, add_footnotes, make_row
 
-    group = {"key": {"run": "r1"}, "benchmark": "interactcomp", "n_sessions": 3, "comparable": False,
-             "deviations": ["user simulator: rule, the paper used GPT-4o at T=1.0"],
-             "metrics": {"errored": 1, "abandoned": 1, "unjudged": 1, "agent_cost_usd": None, "cost_usd": None}}
+    group = {
+        "key": {"run": "r1"},
+        "benchmark": "interactcomp",
+        "n_sessions": 3,
+        "comparable": False,
+        "deviations": ["user simulator: rule, the paper used GPT-4o at T=1.0"],
+        "metrics": {"errored": 1, "abandoned": 1, "unjudged": 1, "agent_cost_usd": None, "cost_usd": None},
+    }
     row = make_row("r1", ["1.00"], group)
     row.cells.append(row.agent_cost)
     table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Round", "Cost($)"], rows=[row])
@@ -119,7 +124,7 @@ def test_a_deviation_marks_the_row_and_is_footnoted_and_unpriced_is_not_zero():
     assert "† r1: not comparable with the paper (user simulator: rule, the paper used GPT-4o at T=1.0)." in md
     assert "r1 3 scored, 1 errored, 2 excluded" in md
     assert r"r1 $^\dagger$" in latex([table])
-    assert csv_text([table]).splitlines()[1].endswith(",false,\"user simulator: rule, the paper used GPT-4o at T=1.0\"")
+    assert csv_text([table]).splitlines()[1].endswith(',false,"user simulator: rule, the paper used GPT-4o at T=1.0"')
 
 
 # ---- report --whatif: the what-if columns (issue 27) ---------------------------------------
@@ -179,8 +184,12 @@ def test_whatif_cells_are_the_numbers_whatif_prints(forked, capsys):
     assert guess["forks_reused"] == guess["forks"] == 22
     lo, hi = guess["value_of_asking"]["ci95"]
     assert [ic["ic-guess"][f"What-if ask: {c}"] for c in ("forks", "W→R", "R→W", "Δ", "95% CI")] == [
-        "22", str(guess["flips"]["wrong_to_right"]), str(guess["flips"]["right_to_wrong"]),
-        f"{100 * guess['value_of_asking']['delta']:+.2f}", f"[{100 * lo:.2f}, {100 * hi:.2f}]"]
+        "22",
+        str(guess["flips"]["wrong_to_right"]),
+        str(guess["flips"]["right_to_wrong"]),
+        f"{100 * guess['value_of_asking']['delta']:+.2f}",
+        f"[{100 * lo:.2f}, {100 * hi:.2f}]",
+    ]
     answer = whatif_json(capsys, forked, "--run", "ic-ask", "--sessions", "all", "--intervention", "answer")
     assert answer["flips"]["right_to_wrong"] == 22  # the asking agent, made to answer at each search, loses
     assert ic["ic-ask"]["What-if answer: R→W"] == "22" and ic["ic-ask"]["What-if answer: Δ"] == "-100.00"
@@ -188,8 +197,12 @@ def test_whatif_cells_are_the_numbers_whatif_prints(forked, capsys):
     lo, hi = cts["value_of_asking"]["ci95"]
     row = md_rows(out, "(paper 001, Table 2)")["cts-k1"]  # CTS: the change in restore score, not flips
     assert [row[f"What-if ask: {c}"] for c in ("forks", "improved", "worsened", "Δ", "95% CI")] == [
-        str(cts["forks"]), str(cts["flips"]["improved"]), str(cts["flips"]["worsened"]),
-        f"{cts['value_of_asking']['delta']:+.3f}", f"[{lo:.3f}, {hi:.3f}]"]
+        str(cts["forks"]),
+        str(cts["flips"]["improved"]),
+        str(cts["flips"]["worsened"]),
+        f"{cts['value_of_asking']['delta']:+.3f}",
+        f"[{lo:.3f}, {hi:.3f}]",
+    ]
     assert cts["flips"]["improved"] > 0
 
 
@@ -208,16 +221,20 @@ def test_whatif_delta_beside_a_runs_accuracy_says_over_how_many_forked_tasks(for
     ic = md_rows(out, "(paper 003, Table 2)")
     assert (ic["ic-guess-2"]["What-if ask: forks"], ic["ic-guess-2"]["What-if ask: forked tasks"]) == ("3", "2")
     assert ic["ic-guess"]["What-if ask: forked tasks"] == "11"
-    assert ("What-if ask: Δ is over the forked tasks only, not the run's every task, so it is no change of the "
-            "run's own score: ic-guess over 11 forked tasks (of 11 scored); ic-guess-2 over 2 forked tasks "
-            "(of 5 scored).") in " ".join(out.split())
+    assert (
+        "What-if ask: Δ is over the forked tasks only, not the run's every task, so it is no change of the "
+        "run's own score: ic-guess over 11 forked tasks (of 11 scored); ic-guess-2 over 2 forked tasks "
+        "(of 5 scored)."
+    ) in " ".join(out.split())
 
 
 def test_a_run_without_forks_prints_the_empty_cell_never_zero_and_interventions_stay_apart(forked, capsys):
     out = report(capsys, forked, "--whatif")
     ic = md_rows(out, "(paper 003, Table 2)")
-    groups = {"ask": [f"What-if ask: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")],
-              "answer": [f"What-if answer: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")]}
+    groups = {
+        "ask": [f"What-if ask: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")],
+        "answer": [f"What-if answer: {c}" for c in ("forks", "W→R", "R→W", "Δ", "95% CI")],
+    }
     assert [ic["ic-guess-2"][c] for c in groups["ask"] + groups["answer"]] == ["–"] * 10
     # ic-ask has answer forks only, ic-guess ask forks only: neither group borrows the other's
     assert [ic["ic-ask"][c] for c in groups["ask"]] == ["–"] * 5 and ic["ic-ask"][groups["answer"][0]] == "22"
@@ -249,10 +266,19 @@ def test_errored_forks_are_counted_and_named_and_all_errored_prints_no_delta():
     from clarify_tui.metrics.paper_tables import PaperTable, Row
     from clarify_tui.metrics.whatif_columns import add_whatif
 
-    summary = {"forks": 3, "forks_errored": 3, "flips": {"wrong_to_right": 0, "right_to_wrong": 0, "unchanged": 0},
-               "value_of_asking": {"delta": None, "ci95": None}}
-    table = PaperTable(key="interactcomp", caption="c", columns=["Model", "Acc."], whatif_digits=2,
-                       rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})])
+    summary = {
+        "forks": 3,
+        "forks_errored": 3,
+        "flips": {"wrong_to_right": 0, "right_to_wrong": 0, "unchanged": 0},
+        "value_of_asking": {"delta": None, "ci95": None},
+    }
+    table = PaperTable(
+        key="interactcomp",
+        caption="c",
+        columns=["Model", "Acc."],
+        whatif_digits=2,
+        rows=[Row("r1", ["r1", "0.00"], key={"run": "r1"})],
+    )
     add_whatif([table], {"r1": {"ask": summary}}, 100, 0)
     assert table.rows[0].cells == ["r1", "0.00", "3", "0", "–", "–", "–", "–"]
     assert any("r1 3 fork(s) errored (infrastructure failures)" in n for n in table.notes)

@@ -76,27 +76,61 @@ def test_each_protocols_demo_run_stores_the_same_json_as_the_untyped_engine(demo
 def test_stored_json_round_trips_byte_for_byte(row):
     """Read into the typed models and written back: the same text, key order included."""
     result = parse_result(row["protocol"], json.loads(row["result"]))
-    assert type(result) is {"interactcomp": InteractCompResult, "discobench": DiscoBenchResult,
-                            "cts": CTSResult}[row["protocol"]]
+    assert (
+        type(result)
+        is {"interactcomp": InteractCompResult, "discobench": DiscoBenchResult, "cts": CTSResult}[row["protocol"]]
+    )
     assert json.dumps(result.stored()) == row["result"]
     for text in row["states"]:
         state = EpisodeState.model_validate_json(text)
-        assert type(state.protocol) is {"interactcomp": InteractCompState, "discobench": DiscoBenchState,
-                                        "cts": CTSState}[row["protocol"]]
+        assert (
+            type(state.protocol)
+            is {"interactcomp": InteractCompState, "discobench": DiscoBenchState, "cts": CTSState}[row["protocol"]]
+        )
         assert json.dumps(state.stored()) == text
 
 
 OLD_ROWS = {
     # Written before checkpoint_mode, searches_before_first_ask, compat/actions and aspect_sets
     # existed, with a key this version does not know.
-    "discobench": {"answer": "x", "correct": True, "checkpoints": [
-        {"index": 0, "type": "ambi", "status": "passed", "asked": False, "asked_right": False,
-         "searches": 4, "first_action": "search", "outcome": "missed_ambiguity_correct", "reached": True}],
-        "ask_turns": 0, "tool_turns": 4, "legacy_note": "kept"},
-    "interactcomp": {"asks": 1, "searches": 0, "answer": "y", "confidence": 70.0, "correct": False,
-                     "outcome": "answered", "rounds": 2},
-    "cts": {"orig": False, "questions": ["Which year?"], "answers": ["2023"], "aspects": ["time"],
-            "answer": "z", "coverage": [{"id": "n1", "weight": 2, "coverage": "partial"}], "restore_score": 50.0},
+    "discobench": {
+        "answer": "x",
+        "correct": True,
+        "checkpoints": [
+            {
+                "index": 0,
+                "type": "ambi",
+                "status": "passed",
+                "asked": False,
+                "asked_right": False,
+                "searches": 4,
+                "first_action": "search",
+                "outcome": "missed_ambiguity_correct",
+                "reached": True,
+            }
+        ],
+        "ask_turns": 0,
+        "tool_turns": 4,
+        "legacy_note": "kept",
+    },
+    "interactcomp": {
+        "asks": 1,
+        "searches": 0,
+        "answer": "y",
+        "confidence": 70.0,
+        "correct": False,
+        "outcome": "answered",
+        "rounds": 2,
+    },
+    "cts": {
+        "orig": False,
+        "questions": ["Which year?"],
+        "answers": ["2023"],
+        "aspects": ["time"],
+        "answer": "z",
+        "coverage": [{"id": "n1", "weight": 2, "coverage": "partial"}],
+        "restore_score": 50.0,
+    },
 }
 
 
@@ -104,8 +138,18 @@ def test_an_old_shape_stored_result_loads_scores_and_is_written_back_unchanged(t
     db = tmp_path / "old.db"
     store = Store(db)
     for protocol, result in OLD_ROWS.items():
-        store.update_session(Session(id=f"old-{protocol}", task_id="t1", protocol=protocol, agent="a", user="u",
-                                     search="local", status="completed", result=result))
+        store.update_session(
+            Session(
+                id=f"old-{protocol}",
+                task_id="t1",
+                protocol=protocol,
+                agent="a",
+                user="u",
+                search="local",
+                status="completed",
+                result=result,
+            )
+        )
     conn = sqlite3.connect(db)  # the rows exactly as an older version left them
     for protocol, result in OLD_ROWS.items():
         conn.execute("UPDATE sessions SET result=? WHERE id=?", [json.dumps(result), f"old-{protocol}"])

@@ -18,10 +18,34 @@ DEMO_TASKS = 11
 
 
 def _run(db, url, *extra):
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-            "--db", str(db), "--run", "r", "--task-attempts", "1", "--concurrency", "1", "--search-cache", "off",
-            "--set", f"openai.base_url=\"{url}\"", "--set", "openai.max_retries=0",
-            "--set", "openai.stop_after_failures=0", *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        "r",
+        "--task-attempts",
+        "1",
+        "--concurrency",
+        "1",
+        "--search-cache",
+        "off",
+        "--set",
+        f'openai.base_url="{url}"',
+        "--set",
+        "openai.max_retries=0",
+        "--set",
+        "openai.stop_after_failures=0",
+        *extra,
+    ]
 
 
 def _slow(seconds: float):
@@ -43,8 +67,7 @@ def test_kill_9_mid_retry_keeps_every_task_counted(tmp_path, capsys, monkeypatch
         assert [s.status for s in Store(db).sessions(runs=["r"])] == ["errored"] * DEMO_TASKS
 
         server.set_handler(_slow(0.05))
-        proc = cli(*_run(db, server.base_url, "--resume", "--retry-errored"),
-                   env=cli_env(OPENAI_API_KEY="sk-test"))
+        proc = cli(*_run(db, server.base_url, "--resume", "--retry-errored"), env=cli_env(OPENAI_API_KEY="sk-test"))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             done = [s for s in Store(db, readonly=True).sessions(runs=["r"]) if s.status == "completed"]
@@ -69,8 +92,19 @@ def test_a_crash_between_the_retry_and_marking_the_old_session_is_repaired_on_re
     """The new session's end and the old one's `superseded` are two writes: a kill -9
     between them leaves both; the next --resume supersedes the stale errored one."""
     db = tmp_path / "w.db"
-    run = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db), "--run", "w",
-           "--limit", "2"]
+    run = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+        "--run",
+        "w",
+        "--limit",
+        "2",
+    ]
     assert main(run) == 0
     store = Store(db)
     first = store.sessions(runs=["w"])[0]

@@ -47,7 +47,12 @@ async def test_nugget_coverage_full_partial_none():
 
 def test_local_search_finds_english_and_chinese_documents():
     docs = [
-        {"id": "1", "title": "Harbin", "url": "u1", "content": "Harbin hosts a famous ice festival and a beer festival."},
+        {
+            "id": "1",
+            "title": "Harbin",
+            "url": "u1",
+            "content": "Harbin hosts a famous ice festival and a beer festival.",
+        },
         {"id": "2", "title": "哈尔滨", "url": "u2", "content": "哈尔滨啤酒节是中国著名的啤酒节之一，城市被称为冰城。"},
         {"id": "3", "title": "Munich", "url": "u3", "content": "Munich hosts Oktoberfest, the largest beer festival."},
     ] + [{"id": f"f{i}", "title": f"Filler {i}", "url": f"f{i}", "content": f"weather report {i}"} for i in range(20)]

@@ -63,5 +63,7 @@ async def test_without_intent_slots_a_which_question_gets_the_named_event_from_t
     task = CTS_TASKS["cts-06"].model_copy(deep=True)
     task.cts.intent_slots = {}
     user = RuleUser()
-    assert (await user.answer_clarification(task, "Which competition's final do you mean?")).text == "2014 FIFA World Cup"
+    assert (
+        await user.answer_clarification(task, "Which competition's final do you mean?")
+    ).text == "2014 FIFA World Cup"
     assert (await user.answer_clarification(task, "Which year do you mean?")).text == "2014"

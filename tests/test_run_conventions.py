@@ -20,12 +20,24 @@ from tests.clitools import cli_env, run_cli
 
 def test_epochs_play_each_task_n_times_and_resume_counts_per_task_and_epoch(tmp_path, capsys):
     db = tmp_path / "e.db"
-    base = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db), "--run", "e",
-            "--limit", "2"]
+    base = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+        "--run",
+        "e",
+        "--limit",
+        "2",
+    ]
     assert main([*base, "--epochs", "2"]) == 0
     sessions = Store(db).sessions(runs=["e"])
     assert sorted((s.task_id, s.epoch) for s in sessions) == sorted(
-        (t, e) for t in {s.task_id for s in sessions} for e in (0, 1))
+        (t, e) for t in {s.task_id for s in sessions} for e in (0, 1)
+    )
     capsys.readouterr()
     assert main([*base, "--epochs", "3", "--resume"]) == 0  # one more epoch: only that is played
     assert "already done (resumed)" in capsys.readouterr().err
@@ -48,11 +60,43 @@ def test_task_ids_pick_tasks_in_order_and_name_an_unknown_one(tmp_path, capsys):
     db = tmp_path / "t.db"
     ids = [t.id for t in __import__("clarify_tui.tasks", fromlist=["load_tasks"]).load_tasks("discobench", "demo")]
     pick = [ids[2], ids[0]]
-    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:ask-first", "--db", str(db), "--run", "t",
-                 "--task-ids", ",".join(pick)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "discobench",
+                "--agent",
+                "scripted:ask-first",
+                "--db",
+                str(db),
+                "--run",
+                "t",
+                "--task-ids",
+                ",".join(pick),
+            ]
+        )
+        == 0
+    )
     assert {s.task_id for s in Store(db).sessions(runs=["t"])} == set(pick)
-    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:ask-first", "--db", str(db), "--run", "u",
-                 "--task-ids", f"{ids[0]},nope"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "discobench",
+                "--agent",
+                "scripted:ask-first",
+                "--db",
+                str(db),
+                "--run",
+                "u",
+                "--task-ids",
+                f"{ids[0]},nope",
+            ]
+        )
+        == 2
+    )
     assert "--task-ids: no task 'nope' in the dataset" in capsys.readouterr().err
 
 
@@ -71,13 +115,32 @@ def test_openai_slash_model_is_openai_colon_model_and_dotenv_never_overrides(tmp
 def test_dotenv_in_the_working_directory_reaches_an_openai_agent(tmp_path):
     """`openai/MODEL` with the key only in ./.env: the run gets past the key check."""
     (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv\n", encoding="utf-8")
-    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "openai/gpt-x", "--limit", "1",
-                           "--db", str(tmp_path / "x.db"), "--set", "openai.base_url='http://127.0.0.1:9'",
-                           "--set", "openai.max_retries=0", "--set", "openai.timeout=2", "--task-attempts", "1",
-                           cwd=tmp_path)
-    assert code == 1 and "needs an API key" not in err and "1 errored" in err, err  # some session errored: exit 1 (docs/runs.md, exit codes)
-    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "openai/gpt-x", "--limit", "1",
-                           "--db", str(tmp_path / "y.db"))  # no .env here (cwd is the repo): refused
+    code, _, err = run_cli(
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai/gpt-x",
+        "--limit",
+        "1",
+        "--db",
+        str(tmp_path / "x.db"),
+        "--set",
+        "openai.base_url='http://127.0.0.1:9'",
+        "--set",
+        "openai.max_retries=0",
+        "--set",
+        "openai.timeout=2",
+        "--task-attempts",
+        "1",
+        cwd=tmp_path,
+    )
+    assert code == 1 and "needs an API key" not in err and "1 errored" in err, (
+        err
+    )  # some session errored: exit 1 (docs/runs.md, exit codes)
+    code, _, err = run_cli(
+        "run", "--benchmark", "interactcomp", "--agent", "openai/gpt-x", "--limit", "1", "--db", str(tmp_path / "y.db")
+    )  # no .env here (cwd is the repo): refused
     assert code == 2 and "needs an API key" in err
 
 
@@ -85,8 +148,20 @@ def test_version_and_plain_progress_lines_when_not_a_terminal(tmp_path):
     code, out, _ = run_cli("--version")
     assert code == 0 and out.strip() == "clarify-tui 0.1.0"
     db = tmp_path / "p.db"
-    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
-                           "--run", "p", "--limit", "3", env=cli_env(CLARIFY_PROGRESS_EVERY="0"))
+    code, _, err = run_cli(
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+        "--run",
+        "p",
+        "--limit",
+        "3",
+        env=cli_env(CLARIFY_PROGRESS_EVERY="0"),
+    )
     assert code == 0, err
     lines = [line for line in err.splitlines() if line.startswith("p: ")]
     assert len(lines) >= 3 and "3/3 sessions, 0 errored" in lines[-1] and "/s, ETA" in lines[-1]
@@ -113,7 +188,9 @@ class NotebookAgent:
 
 def test_api_run_takes_an_agent_object_and_records_it_as_a_py_spec(tmp_path):
     db = tmp_path / "o.db"
-    result = api.run("interactcomp", NotebookAgent(), db=db, name="nb", limit=2, episode={"interactcomp_mode": "answer_only"})
+    result = api.run(
+        "interactcomp", NotebookAgent(), db=db, name="nb", limit=2, episode={"interactcomp_mode": "answer_only"}
+    )
     assert len(result.completed) == 2
     assert {s.agent for s in result.sessions} == {f"py:{__name__}:NotebookAgent"}
     report = api.score(db, runs=["nb"])
@@ -130,8 +207,15 @@ def test_a_fork_keeps_its_parents_epoch(tmp_path):
     api.run("interactcomp", "scripted:search-then-ask", db=db, name="f", limit=1, epochs=2)
     store = Store(db)
     parent = next(s for s in store.sessions(runs=["f"]) if s.epoch == 1)
-    episode = fork_session(store, parent.id, 0, agent=make_agent("scripted:direct-guess"), user=make_user("rule"),
-                           search=make_search("local"), judge=make_judge("rule"))
+    episode = fork_session(
+        store,
+        parent.id,
+        0,
+        agent=make_agent("scripted:direct-guess"),
+        user=make_user("rule"),
+        search=make_search("local"),
+        judge=make_judge("rule"),
+    )
     assert episode.session.epoch == 1 and episode.session.parent_id == parent.id
 
 
@@ -171,11 +255,31 @@ def test_seed_reaches_the_scripted_coin_flip_agent_its_epochs_differ_and_a_rerun
 
     def moves(seed: int, name: str) -> dict[tuple[str, int], list[str]]:
         db = tmp_path / f"{name}.db"
-        assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:coin-flip", "--db", str(db),
-                     "--run", "c", "--epochs", "2", "--seed", str(seed)]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    "scripted:coin-flip",
+                    "--db",
+                    str(db),
+                    "--run",
+                    "c",
+                    "--epochs",
+                    "2",
+                    "--seed",
+                    str(seed),
+                ]
+            )
+            == 0
+        )
         store = Store(db)
-        return {(s.task_id, s.epoch): [step.action.kind.value for step in store.steps(s.id)]
-                for s in store.sessions(runs=["c"])}
+        return {
+            (s.task_id, s.epoch): [step.action.kind.value for step in store.steps(s.id)]
+            for s in store.sessions(runs=["c"])
+        }
 
     first, again, other = moves(7, "a"), moves(7, "b"), moves(8, "c")
     capsys.readouterr()
@@ -192,8 +296,9 @@ def test_seed_reaches_the_scripted_coin_flip_agent_its_epochs_differ_and_a_rerun
 def test_dotenv_inline_comments_are_not_part_of_the_value(tmp_path, monkeypatch):
     """`OPENAI_API_KEY=sk-… # work` sent the comment as part of the key."""
     env = tmp_path / ".env"
-    env.write_text("R3_KEY=sk-abc123 # work\nR3_HASH='sk-#kept' # quoted keeps its #\nR3_URL=http://h/#frag\n",
-                   encoding="utf-8")
+    env.write_text(
+        "R3_KEY=sk-abc123 # work\nR3_HASH='sk-#kept' # quoted keeps its #\nR3_URL=http://h/#frag\n", encoding="utf-8"
+    )
     for key in ("R3_KEY", "R3_HASH", "R3_URL"):
         monkeypatch.delenv(key, raising=False)
     assert sorted(load_dotenv(env)) == ["R3_HASH", "R3_KEY", "R3_URL"]
@@ -229,19 +334,46 @@ def test_limit_a_to_b_takes_tasks_a_to_b_in_run_queue_and_campaign(tmp_path, cap
 
     ids = [t.id for t in load_tasks("interactcomp", "demo")]
     db = tmp_path / "l.db"
-    assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
-                 "--limit", "2-3"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:direct-guess",
+                "--db",
+                str(db),
+                "--limit",
+                "2-3",
+            ]
+        )
+        == 0
+    )
     store = Store(db, readonly=True)
     assert sorted(s.task_id for s in store.sessions()) == sorted(ids[1:3])
     store.close()
-    assert [t.id for t in QueueSpec(run="q", annotator="ana", limit=task_limit("2-3")).tasks(
-        load_tasks("interactcomp", "demo"))] == ids[1:3]
+    assert [
+        t.id
+        for t in QueueSpec(run="q", annotator="ana", limit=task_limit("2-3")).tasks(load_tasks("interactcomp", "demo"))
+    ] == ids[1:3]
     campaign, _ = campaign_tasks("c", "demo", "interactcomp", TaskRange(3, 4), None, 1)
     assert campaign.task_ids == ids[2:4]
     assert task_limit("4") == 4
     capsys.readouterr()
     for bad in ("3-1", "0-2", "a-b"):
         with pytest.raises(SystemExit) as exit_:
-            main(["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
-                  "--limit", bad])
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    "scripted:direct-guess",
+                    "--db",
+                    str(db),
+                    "--limit",
+                    bad,
+                ]
+            )
         assert exit_.value.code == 2 and "argument --limit: expected" in capsys.readouterr().err

@@ -23,8 +23,24 @@ DEMO_TASKS = 11  # the bundled InteractComp demo
 
 
 def llm_run(db, name: str, *extra: str) -> list[str]:
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u",
-            "--judge", "openai:j", "--db", str(db), "--run", name, "--concurrency", "4", *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        name,
+        "--concurrency",
+        "4",
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -50,8 +66,9 @@ def test_a_second_writer_is_refused_with_the_holder_named_and_writes_nothing(tmp
     db = tmp_path / "l.db"
     store = Store(db)
     store.acquire_run("r")
-    code, _out, err = run_cli("run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
-                              "--db", str(db), "--run", "r")
+    code, _out, err = run_cli(
+        "run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db), "--run", "r"
+    )
     assert code == 2
     assert f"pid {os.getpid()} on {socket.gethostname()}" in err and "Traceback" not in err
     assert store.sessions(runs=["r"]) == []
@@ -62,16 +79,26 @@ def test_a_stale_lease_is_taken_over(tmp_path):
     store = Store(db)
     now = time.time()
     # a crashed process on this host (its pid no longer exists), heartbeat still fresh
-    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('crashed', 't1', ?, ?, ?, ?)",
-                       [dead_pid(), socket.gethostname(), now, now])
+    store.conn.execute(
+        "INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('crashed', 't1', ?, ?, ?, ?)",
+        [dead_pid(), socket.gethostname(), now, now],
+    )
     # another host whose heartbeat stopped a minute ago
-    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)", [now - 90, now - 60])
+    store.conn.execute(
+        "INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('silent', 't2', 1, 'elsewhere', ?, ?)",
+        [now - 90, now - 60],
+    )
     # another host, alive
-    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('live', 't3', 1, 'elsewhere', ?, ?)", [now, now])
+    store.conn.execute(
+        "INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('live', 't3', 1, 'elsewhere', ?, ?)",
+        [now, now],
+    )
     # a live process on this host whose heartbeat lags (a loaded machine): still the holder
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    store.conn.execute("INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('lagging', 't4', ?, ?, ?, ?)",
-                       [holder.pid, socket.gethostname(), now - 600, now - 300])
+    store.conn.execute(
+        "INSERT INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at) VALUES ('lagging', 't4', ?, ?, ?, ?)",
+        [holder.pid, socket.gethostname(), now - 600, now - 300],
+    )
     store.conn.commit()
     try:
         assert store.acquire_run("crashed").pid == os.getpid()
@@ -87,9 +114,11 @@ def test_a_stale_lease_is_taken_over(tmp_path):
 
 def _lease(store, run, pid, proc_id, started=None, beat_age=60.0, pid_ns=None):
     now = time.time()
-    store.conn.execute("INSERT OR REPLACE INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at, proc_id, "
-                       "proc_started_at, pid_ns) VALUES (?, 'tok', ?, ?, ?, ?, ?, ?, ?)",
-                       [run, pid, socket.gethostname(), now - 600, now - beat_age, proc_id, started, pid_ns])
+    store.conn.execute(
+        "INSERT OR REPLACE INTO run_leases (run, token, pid, host, acquired_at, heartbeat_at, proc_id, "
+        "proc_started_at, pid_ns) VALUES (?, 'tok', ?, ?, ?, ?, ?, ?, ?)",
+        [run, pid, socket.gethostname(), now - 600, now - beat_age, proc_id, started, pid_ns],
+    )
     store.conn.commit()
 
 
@@ -162,8 +191,19 @@ def test_take_over_breaks_a_lease_and_says_whose(tmp_path):
     try:
         # a lease from before identities were recorded: the pid alone looks alive
         _lease(store, "r", sleeper.pid, None)
-        args = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db),
-                "--run", "r", "--limit", "2"]
+        args = [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            "scripted:direct-guess",
+            "--db",
+            str(db),
+            "--run",
+            "r",
+            "--limit",
+            "2",
+        ]
         code, _out, err = run_cli(*args)
         assert code == 2 and f"pid {sleeper.pid}" in err and "--take-over" in err
         code, _out, err = run_cli(*args, "--take-over")
@@ -234,8 +274,10 @@ def test_old_lease_tables_get_the_identity_columns(tmp_path):
     Store(db).close()
     conn = sqlite3.connect(db)
     conn.execute("DROP TABLE run_leases")
-    conn.execute("CREATE TABLE run_leases (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
-                 "acquired_at REAL, heartbeat_at REAL)")
+    conn.execute(
+        "CREATE TABLE run_leases (run TEXT PRIMARY KEY, token TEXT, pid INTEGER, host TEXT, "
+        "acquired_at REAL, heartbeat_at REAL)"
+    )
     conn.commit()
     conn.close()
     held = Store(db).acquire_run("r")
@@ -251,8 +293,14 @@ async def test_the_lease_is_released_when_the_run_ends_and_held_while_it_runs(tm
     store = Store(tmp_path / "h.db")
     seen = []
     spec = RunSpec(name="h", agent="scripted:direct-guess", benchmark="interactcomp")
-    await run_batch(store, spec, [IC], on_session_done=lambda s: seen.append(
-        store.conn.execute("SELECT pid FROM run_leases WHERE run='h'").fetchone()))
+    await run_batch(
+        store,
+        spec,
+        [IC],
+        on_session_done=lambda s: seen.append(
+            store.conn.execute("SELECT pid FROM run_leases WHERE run='h'").fetchone()
+        ),
+    )
     assert seen == [(os.getpid(),)]
     assert store.conn.execute("SELECT count(*) FROM run_leases").fetchone() == (0,)
 
@@ -315,11 +363,17 @@ async def test_resume_in_process_raises_a_mismatch(tmp_path, search, monkeypatch
 def test_processes_opening_a_new_database_together_all_get_in(tmp_path):
     """Opening a new file races (WAL switch, tables): SQLite answers one side "locked" at
     once, which used to end that process (3 of 40 in a measurement)."""
-    code = "import sys; from clarify_tui.store import Store; s = Store(sys.argv[1]); s.acquire_run(sys.argv[2]); s.close()"
+    code = (
+        "import sys; from clarify_tui.store import Store; s = Store(sys.argv[1]); s.acquire_run(sys.argv[2]); s.close()"
+    )
     for trial in range(3):
         db = tmp_path / f"new-{trial}.db"
-        procs = [subprocess.Popen([sys.executable, "-c", code, str(db), f"r{i}"], stderr=subprocess.PIPE, text=True,
-                                  env=cli_env()) for i in range(4)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(db), f"r{i}"], stderr=subprocess.PIPE, text=True, env=cli_env()
+            )
+            for i in range(4)
+        ]
         errors = [p.communicate()[1] for p in procs]
         assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
 

@@ -66,8 +66,22 @@ def faulty(every: int, healthy):
 
 
 def llm_run(db, *extra):
-    return ["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-            "--db", str(db), "--run", "f", *extra]
+    return [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(db),
+        "--run",
+        "f",
+        *extra,
+    ]
 
 
 def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path, server, monkeypatch, capsys):
@@ -115,7 +129,10 @@ def test_retries_are_stored_on_the_step_and_shown_in_the_summary(tmp_path, serve
     retried = [st for st in steps if st.retries]
     assert retried and all(st.retry_cause for st in retried)
     assert {st.retry_cause.split(":")[0].split(" (")[0] for st in retried} <= {
-        "HTTP 500", "not a chat completion", "invalid JSON in a 200 response"}
+        "HTTP 500",
+        "not a chat completion",
+        "invalid JSON in a 200 response",
+    }
     total = sum(st.retries for st in retried)
     assert f"retries: {total} on {len(retried)} step(s)" in err
 
@@ -143,10 +160,27 @@ def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_pat
     server.set_handler(slow)
     base = load_tasks("interactcomp", "demo")
     data = tmp_path / "many.jsonl"
-    data.write_text("".join(base[i % len(base)].model_copy(update={"id": f"t{i}"}).model_dump_json() + "\n"
-                            for i in range(40)), encoding="utf-8")
-    run = ["run", "--benchmark", "interactcomp", "--dataset", str(data), "--agent", "openai:a", "--user", "openai:u",
-           "--judge", "openai:j", "--db", str(tmp_path / "c.db"), "--concurrency", "40"]
+    data.write_text(
+        "".join(base[i % len(base)].model_copy(update={"id": f"t{i}"}).model_dump_json() + "\n" for i in range(40)),
+        encoding="utf-8",
+    )
+    run = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        str(data),
+        "--agent",
+        "openai:a",
+        "--user",
+        "openai:u",
+        "--judge",
+        "openai:j",
+        "--db",
+        str(tmp_path / "c.db"),
+        "--concurrency",
+        "40",
+    ]
     assert main([*run, "--run", "raised"]) == 0
     assert peak[0] > 32, peak[0]
     assert "at most 40 at once per endpoint (raised from the default 32" in capsys.readouterr().err

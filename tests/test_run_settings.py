@@ -34,8 +34,21 @@ def agent_run(tmp_path):
     db = tmp_path / "s.db"
 
     def argv(*extra: str) -> list[str]:
-        return ["run", "--benchmark", "interactcomp", "--agent", f"py:{path}:Agent", "--db", str(db), "--run", "r",
-                "--limit", "1", *extra]
+        return [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            f"py:{path}:Agent",
+            "--db",
+            str(db),
+            "--run",
+            "r",
+            "--limit",
+            "1",
+            *extra,
+        ]
+
     return argv, db
 
 
@@ -77,8 +90,21 @@ def test_resume_refuses_an_added_or_a_dropped_seed(agent_run, tmp_path, capsys):
     capsys.readouterr()
     assert main(argv("--seed", "3", "--resume", "--limit", "2")) == 2
     assert "seed (none) then, 3 now" in capsys.readouterr().err
-    seeded = ["run", "--benchmark", "interactcomp", "--agent", "scripted:ask-first", "--db", str(db), "--run", "s",
-              "--limit", "1", "--seed", "5"]
+    seeded = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:ask-first",
+        "--db",
+        str(db),
+        "--run",
+        "s",
+        "--limit",
+        "1",
+        "--seed",
+        "5",
+    ]
     assert main(seeded) == 0
     capsys.readouterr()
     assert main([*seeded[:-2], "--resume", "--limit", "2"]) == 2
@@ -106,8 +132,19 @@ def test_an_agent_objects_readable_arguments_are_recorded_and_compared(tmp_path)
 
 
 def test_mode_full_with_forced_asks_is_refused(tmp_path, capsys):
-    argv = ["run", "--benchmark", "interactcomp", "--agent", "scripted:ask-first", "--db", str(tmp_path / "f.db"),
-            "--mode", "full", "--forced-asks", "3"]
+    argv = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--agent",
+        "scripted:ask-first",
+        "--db",
+        str(tmp_path / "f.db"),
+        "--mode",
+        "full",
+        "--forced-asks",
+        "3",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "--forced-asks applies to --mode forced_ask" in err and "--mode full" in err
@@ -119,8 +156,9 @@ def test_the_code_state_is_recorded_a_git_commit_in_a_checkout_else_the_files_ha
     import subprocess
     from pathlib import Path
 
-    head = subprocess.run(["git", "-C", str(Path(provenance.__file__).parent), "rev-parse", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(Path(provenance.__file__).parent), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     db = tmp_path / "c.db"
     api.run("interactcomp", "scripted:ask-first", db=db, name="r", limit=1)
     code = run_row(db)["provenance"]["code"]
@@ -135,7 +173,8 @@ def test_the_code_state_is_recorded_a_git_commit_in_a_checkout_else_the_files_ha
     was = {"version": "0.1.0", "code": {"package_sha256": "a" * 64}}
     now = {"version": "0.1.0", "code": {"git_commit": "b" * 40, "git_dirty": False, "package_sha256": "c" * 64}}
     assert provenance.version_note(was, now) == (
-        "run started with other clarify-tui code (files sha256 aaaaaaaaaaaa); resuming with commit bbbbbbbbbbbb")
+        "run started with other clarify-tui code (files sha256 aaaaaaaaaaaa); resuming with commit bbbbbbbbbbbb"
+    )
 
 
 def test_every_prompt_file_an_interactcomp_model_agent_is_sent_is_hashed(tmp_path, monkeypatch, capsys):

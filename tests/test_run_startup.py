@@ -35,17 +35,43 @@ def test_a_one_task_offline_run_imports_no_sqlite_utils_pandas_nor_textual(tmp_p
     assert all(isinstance(json.loads(r[4]), dict) for r in rows)
     # the same columns sqlite-utils created, key first as primary key
     columns = [(c[1], c[2], c[5]) for c in conn.execute("PRAGMA table_info(search_cache)")]
-    assert columns == [("key", "TEXT", 1), ("kind", "TEXT", 0), ("backend", "TEXT", 0), ("query", "TEXT", 0),
-                       ("params", "TEXT", 0), ("response", "TEXT", 0), ("created_at", "TEXT", 0)]
+    assert columns == [
+        ("key", "TEXT", 1),
+        ("kind", "TEXT", 0),
+        ("backend", "TEXT", 0),
+        ("query", "TEXT", 0),
+        ("params", "TEXT", 0),
+        ("response", "TEXT", 0),
+        ("created_at", "TEXT", 0),
+    ]
 
 
 def test_a_second_run_replays_the_cache_it_recorded(tmp_path):
     db = str(tmp_path / "run.db")
-    base = [sys.executable, "-m", "clarify_tui", "run", "--benchmark", "interactcomp", "--dataset", "demo",
-            "--agent", "scripted:search-then-ask", "--user", "rule", "--search", "local", "--limit", "1", "--db", db]
+    base = [
+        sys.executable,
+        "-m",
+        "clarify_tui",
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        "demo",
+        "--agent",
+        "scripted:search-then-ask",
+        "--user",
+        "rule",
+        "--search",
+        "local",
+        "--limit",
+        "1",
+        "--db",
+        db,
+    ]
     first = subprocess.run([*base, "--run", "a"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    again = subprocess.run([*base, "--run", "b", "--search-cache", "replay"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120)
+    again = subprocess.run(
+        [*base, "--run", "b", "--search-cache", "replay"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert again.returncode == 0, again.stderr
     assert "1 completed, 0 errored" in again.stderr + again.stdout

@@ -26,14 +26,45 @@ from tests.test_metrics import (
     play,
 )
 
-IC_KEYS = {"accuracy", "rounds", "interaction_rate", "calibration_error", "tokens_in", "tokens_out", "cost_usd",
-           "errored"}
-DISCO_KEYS = {"accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision", "detection_recall",
-              "detection_f1", "ce_a", "ce_b", "ask_turns", "tool_turns", "tokens_in", "tokens_out", "errored",
-              "profiles"}
-CTS_KEYS = {"restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
-            "restore_score_max", "ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate",
-            "all_unknown_rate", "known_cnt", "delta_vs_orig"}
+IC_KEYS = {
+    "accuracy",
+    "rounds",
+    "interaction_rate",
+    "calibration_error",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "errored",
+}
+DISCO_KEYS = {
+    "accuracy",
+    "checkpoint_pass_rate",
+    "detection_accuracy",
+    "detection_precision",
+    "detection_recall",
+    "detection_f1",
+    "ce_a",
+    "ce_b",
+    "ask_turns",
+    "tool_turns",
+    "tokens_in",
+    "tokens_out",
+    "errored",
+    "profiles",
+}
+CTS_KEYS = {
+    "restore_score_mean",
+    "restore_score_p50",
+    "restore_score_p90",
+    "restore_score_min",
+    "restore_score_max",
+    "ua_unknown_rate",
+    "cq_region_rate",
+    "region_only_unknown_rate",
+    "all_unknown_rate",
+    "known_cnt",
+    "delta_vs_orig",
+}
 
 
 async def _fill(store: Store) -> None:
@@ -81,8 +112,22 @@ def test_run_and_benchmark_filters(db, capsys):
     assert [g["key"]["run"] for g in report["groups"]] == ["ic", "disco"]
     same = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--run", "ic", "disco"))
     assert same == report
-    report = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--benchmark", "cts",
-                                "--by", "agent", "--bootstrap", "100"))
+    report = json.loads(
+        run_cli(
+            capsys,
+            "score",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+            "--benchmark",
+            "cts",
+            "--by",
+            "agent",
+            "--bootstrap",
+            "100",
+        )
+    )
     assert [g["benchmark"] for g in report["groups"]] == ["cts"]
     assert report["groups"][0]["key"] == {"agent": "test:list"}
 
@@ -100,8 +145,14 @@ def test_csv_has_one_row_per_group(db, capsys):
 
 def test_table_prints_a_table_per_benchmark(db, capsys):
     out = run_cli(capsys, "score", "--db", str(db), "--bootstrap", "100")
-    for title in ("interactcomp — by run", "discobench — by run", "cts — by run", "checkpoint pass rate",
-                  "restore score mean", "calibration error"):
+    for title in (
+        "interactcomp — by run",
+        "discobench — by run",
+        "cts — by run",
+        "checkpoint pass rate",
+        "restore score mean",
+        "calibration error",
+    ):
         assert title in out
 
 
@@ -114,8 +165,9 @@ def test_judge_command_stores_rule_verdicts_and_score_can_select_them(tmp_path, 
     assert len(judged) == 4 and {j["judge"] for j in judged} == {"rule"}
     assert {j["kind"] for j in judged} == {"answer", "nuggets"}
     before = json.loads(run_cli(capsys, "score", "--db", str(path), "--format", "json", "--bootstrap", "100"))
-    after = json.loads(run_cli(capsys, "score", "--db", str(path), "--format", "json", "--judge", "rule",
-                               "--bootstrap", "100"))
+    after = json.loads(
+        run_cli(capsys, "score", "--db", str(path), "--format", "json", "--judge", "rule", "--bootstrap", "100")
+    )
     assert before == after  # the same rule judge agrees with itself
     assert main(["judge", "--db", str(path), "--run", "nope", "--judge", "rule"]) == 2
 
@@ -138,8 +190,21 @@ def test_score_of_a_run_that_is_not_there_says_so_and_lists_the_runs(tmp_path):
     from clitools import run_cli
 
     db = tmp_path / "s.db"
-    code, _, err = run_cli("run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:direct-guess",
-                           "--db", str(db), "--run", "real", "--limit", "1")
+    code, _, err = run_cli(
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        "demo",
+        "--agent",
+        "scripted:direct-guess",
+        "--db",
+        str(db),
+        "--run",
+        "real",
+        "--limit",
+        "1",
+    )
     assert code == 0, err
     code, out, err = run_cli("score", "--db", str(db), "--run", "raal")
     assert code == 2 and "no run 'raal'" in err and "runs there: real" in err and "Traceback" not in err

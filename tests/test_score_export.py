@@ -25,10 +25,26 @@ async def abandon_after(store: Store, task, action: Action, run: str, config=Non
     """A human-agent session that spends money on one action and is then abandoned."""
     from clarify_tui.agents.human import HumanAgent
 
-    session = Session(run=run, task_id=task.id, protocol=task.protocol, agent="human", user="rule",
-                      search="local", mode="human_agent", annotator="ann")
-    ep = build_episode(task, agent=HumanAgent(), user=RuleUser(), search=SEARCH, judge=RuleJudge(),
-                       config=config or EpisodeConfig(), session=session, sink=store)
+    session = Session(
+        run=run,
+        task_id=task.id,
+        protocol=task.protocol,
+        agent="human",
+        user="rule",
+        search="local",
+        mode="human_agent",
+        annotator="ann",
+    )
+    ep = build_episode(
+        task,
+        agent=HumanAgent(),
+        user=RuleUser(),
+        search=SEARCH,
+        judge=RuleJudge(),
+        config=config or EpisodeConfig(),
+        session=session,
+        sink=store,
+    )
     action.usage = Usage(tokens_in=40, tokens_out=4, cost_usd=0.25)
     await ep.apply(action)
     ep.abandon()
@@ -89,8 +105,9 @@ def judge_handler(request: Request):
 
 
 def without_totals(report: dict) -> list:
-    return [{**g, "metrics": {k: v for k, v in g["metrics"].items() if not k.endswith("_total")}}
-            for g in report["groups"]]
+    return [
+        {**g, "metrics": {k: v for k, v in g["metrics"].items() if not k.endswith("_total")}} for g in report["groups"]
+    ]
 
 
 def group(report: dict, run: str, role: str = "automated") -> dict:
@@ -114,12 +131,22 @@ def test_db_and_export_scores_agree_before_and_after_a_rejudge(db, tmp_path, cap
     assert group(before, "ic", "human_agent")["metrics"]["cost_usd_total"] == pytest.approx(0.25)  # its search
 
     config = tmp_path / "clarify.toml"
-    config.write_text('[prices.grader-m]\ninput_per_mtok = 1000.0\noutput_per_mtok = 2000.0\n', encoding="utf-8")
+    config.write_text("[prices.grader-m]\ninput_per_mtok = 1000.0\noutput_per_mtok = 2000.0\n", encoding="utf-8")
     with FakeOpenAI(judge_handler) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        cli_out(capsys, "judge", "--db", str(db), "--run", *RUNS_TO_REJUDGE, "--judge", "openai:grader-m",
-                "--config", str(config))
+        cli_out(
+            capsys,
+            "judge",
+            "--db",
+            str(db),
+            "--run",
+            *RUNS_TO_REJUDGE,
+            "--judge",
+            "openai:grader-m",
+            "--config",
+            str(config),
+        )
         assert server.chat_requests()
 
     after_file = tmp_path / "after.jsonl"
@@ -138,8 +165,9 @@ def test_db_and_export_scores_agree_before_and_after_a_rejudge(db, tmp_path, cap
     assert ic_after["cost_usd"] == pytest.approx(ic["cost_usd"] + judge_cost)
     assert (ic_after["errored"], ic_after["abandoned"]) == (1, 0)
     # the old export, without the new judgments, scores the old numbers
-    old = json.loads(cli_out(capsys, "score", "--from-export", str(before_file), "--format", "json",
-                             "--bootstrap", "300"))
+    old = json.loads(
+        cli_out(capsys, "score", "--from-export", str(before_file), "--format", "json", "--bootstrap", "300")
+    )
     assert old == before
 
 

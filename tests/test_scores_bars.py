@@ -13,8 +13,14 @@ from clarify_tui.store import Store
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.widgets.charts import BarChart
 
-RUNS = [("discobench", "direct-guess"), ("discobench", "search-then-ask"), ("interactcomp", "direct-guess"),
-        ("interactcomp", "search-then-ask"), ("discobench", "ask-first"), ("interactcomp", "search-heavy-guess")]
+RUNS = [
+    ("discobench", "direct-guess"),
+    ("discobench", "search-then-ask"),
+    ("interactcomp", "direct-guess"),
+    ("interactcomp", "search-then-ask"),
+    ("discobench", "ask-first"),
+    ("interactcomp", "search-heavy-guess"),
+]
 BAR = set("█▉▊▋▌▍▎▏")  # a bar's cells, whole or in eighths
 
 
@@ -24,9 +30,28 @@ def dbs(tmp_path_factory) -> dict[int, str]:
     folder = tmp_path_factory.mktemp("bars")
     path, copies = folder / "all.db", {}
     for n, (benchmark, agent) in enumerate(RUNS, 1):
-        assert cli(["run", "--benchmark", benchmark, "--dataset", "demo", "--agent", f"scripted:{agent}",
-                    "--db", str(path), "--run", f"{benchmark[:5]}-{agent}", "--limit", "1",
-                    "--concurrency", "1"]) == 0
+        assert (
+            cli(
+                [
+                    "run",
+                    "--benchmark",
+                    benchmark,
+                    "--dataset",
+                    "demo",
+                    "--agent",
+                    f"scripted:{agent}",
+                    "--db",
+                    str(path),
+                    "--run",
+                    f"{benchmark[:5]}-{agent}",
+                    "--limit",
+                    "1",
+                    "--concurrency",
+                    "1",
+                ]
+            )
+            == 0
+        )
         if n >= 2:
             copies[n] = str(folder / f"runs{n}.db")
             with sqlite3.connect(path) as src, sqlite3.connect(copies[n]) as dst:
@@ -41,12 +66,12 @@ def chart_rows(app) -> list[tuple[str, str]]:
     region = chart.content_region.intersection(app.screen.region)
     lines = [strip.text for strip in app.screen._compositor.render_strips()]
     rows = []
-    for line in lines[region.y:region.bottom]:
-        cells = line[region.x:region.right]
+    for line in lines[region.y : region.bottom]:
+        cells = line[region.x : region.right]
         axis = cells.find("┤") if "┤" in cells else cells.find("│")
         if axis < 0:
             continue
-        rows.append((cells[:axis].strip(), "".join(c for c in cells[axis + 1:] if c in BAR)))
+        rows.append((cells[:axis].strip(), "".join(c for c in cells[axis + 1 :] if c in BAR)))
     return rows
 
 

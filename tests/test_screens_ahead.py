@@ -32,8 +32,16 @@ def make_app(db, **kwargs) -> ClarifyApp:
 
 
 def add_session(store: Store, run: str, status: str = "running") -> Session:
-    session = Session(run=run, task_id=IC.id, protocol=IC.protocol, agent="scripted:search-then-ask", user="rule",
-                      search="local", judge="rule", status=status)
+    session = Session(
+        run=run,
+        task_id=IC.id,
+        protocol=IC.protocol,
+        agent="scripted:search-then-ask",
+        user="rule",
+        search="local",
+        judge="rule",
+        status=status,
+    )
     store.start_session(session, IC)
     return session
 
@@ -196,8 +204,10 @@ async def test_the_help_text_is_drawn_as_a_static_draws_it(tmp_path):
 
 
 def test_a_screens_imports_come_one_module_at_a_time_deepest_first():
-    code = ("from clarify_tui.tui.speed.ahead import import_order\n"
-            "print(list(import_order('clarify_tui.tui.screens.scores')))")
+    code = (
+        "from clarify_tui.tui.speed.ahead import import_order\n"
+        "print(list(import_order('clarify_tui.tui.screens.scores')))"
+    )
     names = eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert names[-1] == "clarify_tui.tui.screens.scores" and len(names) == len(set(names))
     assert names.index("clarify_tui.metrics.charts") < names.index("clarify_tui.tui.screens.scores")

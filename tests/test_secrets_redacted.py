@@ -22,8 +22,23 @@ def test_a_key_echoed_in_a_401_is_stored_exported_logged_and_printed_redacted(tm
     with FakeOpenAI(lambda request: error(401, f"Incorrect API key provided: {KEY}. Find your key at …")) as server:
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        code = main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "openai:m",
-                     "--db", str(db), "--run", "r", "--limit", "2"])
+        code = main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "openai:m",
+                "--db",
+                str(db),
+                "--run",
+                "r",
+                "--limit",
+                "2",
+            ]
+        )
     assert code != 0
     captured = capsys.readouterr()
     assert KEY not in captured.out + captured.err
@@ -39,7 +54,12 @@ def test_a_key_echoed_in_a_401_is_stored_exported_logged_and_printed_redacted(tm
 
 
 def test_only_secrets_are_redacted():
-    env = {"OPENAI_API_KEY": KEY, "HOME": "/home/ana-lab-account", "SHORT_TOKEN": "abc", "TAVILY_API_KEY": "tvly-0123456789"}
+    env = {
+        "OPENAI_API_KEY": KEY,
+        "HOME": "/home/ana-lab-account",
+        "SHORT_TOKEN": "abc",
+        "TAVILY_API_KEY": "tvly-0123456789",
+    }
     text = f"401 for {KEY} and tvly-0123456789 from /home/ana-lab-account (abc)"
     assert redact(text, env) == "401 for [redacted] and [redacted] from /home/ana-lab-account (abc)"
     assert redact(None, env) is None

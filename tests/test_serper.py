@@ -15,8 +15,10 @@ from clarify_tui.search.cache import CachedSearch
 from clarify_tui.services import build_search
 
 KEY = "serper-secret-4242"
-ORGANIC = [{"title": f"Page {i}", "link": f"https://p{i}.example", "snippet": f"Snippet {i}.", "position": i}
-           for i in range(1, 8)]
+ORGANIC = [
+    {"title": f"Page {i}", "link": f"https://p{i}.example", "snippet": f"Snippet {i}.", "position": i}
+    for i in range(1, 8)
+]
 
 
 def organic(request) -> Reply:
@@ -32,8 +34,9 @@ def serper(monkeypatch):
 
 
 def config(srv, **serper):
-    return llm_config(serper={"base_url": srv.url, "max_retries": 2, "backoff_initial": 0.01, "backoff_max": 0.05,
-                              **serper})
+    return llm_config(
+        serper={"base_url": srv.url, "max_retries": 2, "backoff_initial": 0.01, "backoff_max": 0.05, **serper}
+    )
 
 
 async def test_a_search_posts_q_with_the_key_header_and_keeps_the_top_5_organic_results(serper):
@@ -43,7 +46,8 @@ async def test_a_search_posts_q_with_the_key_header_and_keeps_the_top_5_organic_
     assert request.path == "/search" and request.json == {"q": "swiss striking sport"}  # the query alone
     assert request.headers["x-api-key"] == KEY
     assert [(h.title, h.url, h.content) for h in result.hits] == [
-        (f"Page {i}", f"https://p{i}.example", f"Snippet {i}.") for i in range(1, 6)]
+        (f"Page {i}", f"https://p{i}.example", f"Snippet {i}.") for i in range(1, 6)
+    ]
     assert result.usage.model == "serper" and await backend.visit("https://p1.example") is None
     assert KEY not in repr(backend)
 
@@ -75,8 +79,21 @@ async def test_server_errors_are_retried_then_raised_and_a_bad_key_fails_at_once
 
 def test_run_without_a_key_is_one_clean_line(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("SERPER_API_KEY", raising=False)
-    code = main(["run", "--benchmark", "interactcomp", "--agent", "scripted:search-heavy-guess", "--search", "serper",
-                 "--db", str(tmp_path / "x.db"), "--limit", "1"])
+    code = main(
+        [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            "scripted:search-heavy-guess",
+            "--search",
+            "serper",
+            "--db",
+            str(tmp_path / "x.db"),
+            "--limit",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert code != 0 and "Traceback" not in err
     assert "--search serper needs an API key: set SERPER_API_KEY" in " ".join(err.split())
@@ -86,8 +103,26 @@ def test_run_without_a_key_is_one_clean_line(monkeypatch, tmp_path, capsys):
 def test_a_run_searches_through_serper_base_url_and_stores_no_key(serper, monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("SERPER_BASE_URL", serper.url)
     db = tmp_path / "run.db"
-    assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:search-heavy-guess", "--search", "serper",
-                 "--db", str(db), "--limit", "2", "--run", "s"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:search-heavy-guess",
+                "--search",
+                "serper",
+                "--db",
+                str(db),
+                "--limit",
+                "2",
+                "--run",
+                "s",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert serper.requests and all(r.path == "/search" and set(r.json) == {"q"} for r in serper.requests)
     conn = sqlite3.connect(db)
@@ -97,5 +132,6 @@ def test_a_run_searches_through_serper_base_url_and_stores_no_key(serper, monkey
 
     store = Store(db)
     searched = [st for sess in store.sessions() for st in store.steps(sess.id) if st.action.kind.value == "search"]
-    assert searched and all([h.url for h in st.observation.hits] == [f"https://p{i}.example" for i in range(1, 6)]
-                            for st in searched)
+    assert searched and all(
+        [h.url for h in st.observation.hits] == [f"https://p{i}.example" for i in range(1, 6)] for st in searched
+    )

@@ -12,10 +12,48 @@ from clarify_tui.store import Store
 
 def test_backend_and_cache_mode_are_recorded_apart(tmp_path):
     db = tmp_path / "s.db"
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
-                 "--db", str(db), "--run", "rec", "--limit", "1"]) == 0
-    assert main(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
-                 "--db", str(db), "--run", "rep", "--limit", "1", "--search-cache", "replay"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(db),
+                "--run",
+                "rec",
+                "--limit",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(db),
+                "--run",
+                "rep",
+                "--limit",
+                "1",
+                "--search-cache",
+                "replay",
+            ]
+        )
+        == 0
+    )
     store = Store(db)
     [rec] = store.sessions(runs=["rec"])
     [rep] = store.sessions(runs=["rep"])

@@ -29,8 +29,15 @@ async def test_fork_where_the_agent_guessed_and_ask_instead(make_episode, search
     parent = make_episode(DISCO, "direct-guess", sink=store)
     await parent.run()
     assert parent.session.result.correct is False
-    fork = fork_session(store, parent.session.id, 0, agent=ScriptedAgent("search-then-ask"), user=RuleUser(),
-                        search=search, judge=RuleJudge())
+    fork = fork_session(
+        store,
+        parent.session.id,
+        0,
+        agent=ScriptedAgent("search-then-ask"),
+        user=RuleUser(),
+        search=search,
+        judge=RuleJudge(),
+    )
     session = await fork.run()
     stored = store.session(session.id)
     assert stored.parent_id == parent.session.id and stored.fork_step == 0
@@ -46,15 +53,23 @@ async def test_fork_at_an_ask_keeps_its_reply_and_refuses_after_the_end(make_epi
     store = Store(tmp_path / "f.db")
     parent = make_episode(IC, [Action.ask("Is it Tokyo Tower?"), Action.answer("Tokyo Tower", 80)], sink=store)
     await parent.run()
-    fork = fork_session(store, parent.session.id, 0, agent=ListAgent([Action.answer("Sapporo TV Tower", 70)]),
-                        user=RuleUser(), search=search, judge=RuleJudge())
+    fork = fork_session(
+        store,
+        parent.session.id,
+        0,
+        agent=ListAgent([Action.answer("Sapporo TV Tower", 70)]),
+        user=RuleUser(),
+        search=search,
+        judge=RuleJudge(),
+    )
     assert [s.actor for s in fork.steps] == ["agent", "user"]  # the reply came along with the ask
     assert fork.rules.state.asks == 1
     session = await fork.run()
     assert session.result.correct is True and session.result.asks == 1
     with pytest.raises(ForkError, match="ended"):
-        fork_session(store, parent.session.id, 2, agent=ListAgent([]), user=RuleUser(), search=search,
-                     judge=RuleJudge())
+        fork_session(
+            store, parent.session.id, 2, agent=ListAgent([]), user=RuleUser(), search=search, judge=RuleJudge()
+        )
 
 
 async def test_an_interrupted_session_resumes_at_its_last_step(make_episode, search, tmp_path):
@@ -62,8 +77,14 @@ async def test_an_interrupted_session_resumes_at_its_last_step(make_episode, sea
     ep = make_episode(IC, [Action.search("red lattice tower Japan"), Action.ask("Is it Tokyo Tower?")], sink=store)
     await ep.step()
     await ep.step()
-    resumed = resume_session(store, ep.session.id, agent=ListAgent([Action.answer("Sapporo TV Tower", 60)]),
-                             user=RuleUser(), search=search, judge=RuleJudge())
+    resumed = resume_session(
+        store,
+        ep.session.id,
+        agent=ListAgent([Action.answer("Sapporo TV Tower", 60)]),
+        user=RuleUser(),
+        search=search,
+        judge=RuleJudge(),
+    )
     session = await resumed.run()
     assert session.id == ep.session.id
     stored = store.steps(session.id)

@@ -16,15 +16,21 @@ from tests.conftest import CTS, DISCO, IC
 
 async def test_every_step_is_in_the_database_while_the_episode_is_still_running(make_episode, tmp_path):
     store = Store(tmp_path / "s.db")
-    ep = make_episode(IC, [Action.search("red tower"), Action.ask("Is it Tokyo Tower?"), Action.answer("x", 5)],
-                      sink=store)
+    ep = make_episode(
+        IC, [Action.search("red tower"), Action.ask("Is it Tokyo Tower?"), Action.answer("x", 5)], sink=store
+    )
     await ep.step()
     assert store.session(ep.session.id).status == "running"
     assert [s.action.kind.value for s in store.steps(ep.session.id)] == ["search"]
     await ep.run()
     saved = store.steps(ep.session.id)
     assert [(s.actor, s.action.kind.value) for s in saved] == [
-        ("agent", "search"), ("agent", "ask"), ("user", "reply"), ("agent", "answer"), ("judge", "judge")]
+        ("agent", "search"),
+        ("agent", "ask"),
+        ("user", "reply"),
+        ("agent", "answer"),
+        ("judge", "judge"),
+    ]
     assert store.session(ep.session.id).status == "completed"
     assert store.task_for(ep.session.id) == IC
 
@@ -63,8 +69,14 @@ async def test_resume_skips_completed_tasks_and_replays_interrupted_ones(tmp_pat
     from clarify_tui.backends import make_agent, make_judge, make_user
     from clarify_tui.engine import build_episode
 
-    ep = build_episode(crashed, agent=make_agent("scripted:direct-guess"), user=make_user("rule"),
-                       search=search, judge=make_judge("rule"), sink=store)
+    ep = build_episode(
+        crashed,
+        agent=make_agent("scripted:direct-guess"),
+        user=make_user("rule"),
+        search=search,
+        judge=make_judge("rule"),
+        sink=store,
+    )
     ep.session.run = "r1"
     await ep.step()
     assert store.session(ep.session.id).status == "running"
@@ -104,8 +116,19 @@ def test_a_malformed_dataset_line_names_file_and_line_and_writes_nothing(tmp_pat
     good = IC.model_dump_json()
     bad.write_text(good + "\n" + '{"id": "x", "protocol": "interactcomp"\n', encoding="utf-8")
     db = tmp_path / "bad.db"
-    code = main(["run", "--benchmark", "interactcomp", "--dataset", str(bad), "--agent", "scripted:direct-guess",
-                 "--db", str(db)])
+    code = main(
+        [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--dataset",
+            str(bad),
+            "--agent",
+            "scripted:direct-guess",
+            "--db",
+            str(db),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "bad.jsonl" in err and "2" in err
     assert not db.exists() or Store(db).sessions() == []
@@ -117,12 +140,32 @@ def test_cli_run_and_export_jsonl_on_a_dataset_file(tmp_path, capsys, search, mo
     for bench, task in (("interactcomp", IC), ("discobench", DISCO), ("cts", CTS)):
         data = tmp_path / f"{bench}.jsonl"
         data.write_text(task.model_dump_json() + "\n", encoding="utf-8")
-        assert main(["run", "--benchmark", bench, "--dataset", str(data), "--agent", "scripted:search-then-ask",
-                     "--db", str(db), "--run", bench, "--k", "2"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--benchmark",
+                    bench,
+                    "--dataset",
+                    str(data),
+                    "--agent",
+                    "scripted:search-then-ask",
+                    "--db",
+                    str(db),
+                    "--run",
+                    bench,
+                    "--k",
+                    "2",
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     assert main(["export", "--db", str(db), "--format", "jsonl"]) == 0
     lines = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
     assert {record["session"]["protocol"] for record in lines} == {"interactcomp", "discobench", "cts"}
     for record in lines:
         assert record["task"]["id"] == record["session"]["task_id"]
-        assert record["steps"] and {"actor", "action", "input", "output", "tokens_in", "latency_ms", "error"} <= set(record["steps"][0])
+        assert record["steps"] and {"actor", "action", "input", "output", "tokens_in", "latency_ms", "error"} <= set(
+            record["steps"][0]
+        )

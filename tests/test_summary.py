@@ -12,8 +12,17 @@ from tests.conftest import CTS, IC
 
 
 def make(protocol: str, status: str = "completed", **result) -> Session:
-    return Session(task_id="t", protocol=protocol, agent="a", user="u", search="s", status=status,
-                   result=result, created_at="2026-01-01T10:00:00+00:00", finished_at="2026-01-01T10:00:12.34+00:00")
+    return Session(
+        task_id="t",
+        protocol=protocol,
+        agent="a",
+        user="u",
+        search="s",
+        status=status,
+        result=result,
+        created_at="2026-01-01T10:00:00+00:00",
+        finished_at="2026-01-01T10:00:12.34+00:00",
+    )
 
 
 def test_failed_means_a_wrong_answer_or_a_restore_score_below_100():
@@ -36,8 +45,12 @@ def test_sessions_failed_lists_wrong_answers_and_low_restore_scores(tmp_path, ca
     db = tmp_path / "s.db"
     store = Store(db)
     try:
-        for task, result in ((IC, {"correct": False}), (IC, {"correct": True}), (CTS, {"restore_score": 40.0}),
-                             (CTS, {"restore_score": 100.0})):
+        for task, result in (
+            (IC, {"correct": False}),
+            (IC, {"correct": True}),
+            (CTS, {"restore_score": 40.0}),
+            (CTS, {"restore_score": 100.0}),
+        ):
             s = Session(task_id=task.id, protocol=task.protocol, agent="a", user="u", search="s")
             store.start_session(s, task)
             s.status, s.result, s.finished_at = "completed", parse_result(task.protocol, result), s.created_at

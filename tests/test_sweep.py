@@ -19,8 +19,12 @@ from tests.servers import FakeOpenAI, Reply, Request, interactcomp_router
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "sweep-demo.toml"
-CELLS = ["demo.interactcomp.scripted-direct-guess", "demo.interactcomp.scripted-ask-first",
-         "demo.discobench.scripted-direct-guess", "demo.discobench.scripted-ask-first"]
+CELLS = [
+    "demo.interactcomp.scripted-direct-guess",
+    "demo.interactcomp.scripted-ask-first",
+    "demo.discobench.scripted-direct-guess",
+    "demo.discobench.scripted-ask-first",
+]
 PER_CELL = 4 * 2  # --limit 1-4, 2 epochs
 
 
@@ -34,8 +38,10 @@ def sessions(db: Path, status: str | None = None) -> list[tuple]:
     conn = sqlite3.connect(db)
     try:
         where = "WHERE status = ?" if status else ""
-        return conn.execute(f"SELECT run, task_id, epoch, status, result, id FROM sessions {where} "
-                            "ORDER BY run, task_id, epoch", [status] if status else []).fetchall()
+        return conn.execute(
+            f"SELECT run, task_id, epoch, status, result, id FROM sessions {where} ORDER BY run, task_id, epoch",
+            [status] if status else [],
+        ).fetchall()
     finally:
         conn.close()
 
@@ -70,16 +76,20 @@ def test_the_demo_sweep_plays_each_cell_as_a_named_run_and_a_second_time_plays_n
 
 
 def test_a_setting_invalid_for_a_cells_benchmark_is_refused_naming_the_cell(tmp_path, capsys):
-    file = sweep_file(tmp_path, '[sweep]\nbenchmarks = ["cts", "interactcomp"]\nagents = "scripted:direct-guess"\n'
-                                "k = 2\nlimit = 1\n")
+    file = sweep_file(
+        tmp_path, '[sweep]\nbenchmarks = ["cts", "interactcomp"]\nagents = "scripted:direct-guess"\nk = 2\nlimit = 1\n'
+    )
     db = tmp_path / "bad.db"
     assert main(["sweep", str(file), "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert "cell s.interactcomp.scripted-direct-guess: --k (CTS only)" in err and "[sweep.cts]" in err
     assert not db.exists()  # refused before anything played
     # the same setting under [sweep.cts] reaches the CTS cells only, and a list there multiplies
-    file = sweep_file(tmp_path, '[sweep]\nbenchmarks = ["cts", "interactcomp"]\nagents = "scripted:direct-guess"\n'
-                                "limit = 1\n[sweep.cts]\nk = [0, 2]\n")
+    file = sweep_file(
+        tmp_path,
+        '[sweep]\nbenchmarks = ["cts", "interactcomp"]\nagents = "scripted:direct-guess"\n'
+        "limit = 1\n[sweep.cts]\nk = [0, 2]\n",
+    )
     assert main(["sweep", str(file), "--db", str(db), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "s.cts.scripted-direct-guess.k-0" in out and "s.cts.scripted-direct-guess.k-2" in out
@@ -87,8 +97,10 @@ def test_a_setting_invalid_for_a_cells_benchmark_is_refused_naming_the_cell(tmp_
 
 
 def test_a_value_run_refuses_is_refused_naming_the_cell(tmp_path, capsys):
-    file = sweep_file(tmp_path, '[sweep]\nbenchmarks = "interactcomp"\nagents = "scripted:direct-guess"\n'
-                                'mode = ["full", "sideways"]\n')
+    file = sweep_file(
+        tmp_path,
+        '[sweep]\nbenchmarks = "interactcomp"\nagents = "scripted:direct-guess"\nmode = ["full", "sideways"]\n',
+    )
     assert main(["sweep", str(file), "--db", str(tmp_path / "x.db")]) == 2
     err = capsys.readouterr().err
     assert "cell s.interactcomp.scripted-direct-guess.mode-sideways:" in err and "invalid choice: 'sideways'" in err
@@ -103,7 +115,10 @@ def test_a_changed_setting_in_a_cell_is_refused_on_the_next_sweep_naming_the_cel
     file = sweep_file(tmp_path, body + "max_rounds = 7\n")
     assert main(["sweep", str(file), "--db", str(db)]) == 2
     err = capsys.readouterr().err
-    assert "cell s.interactcomp.scripted-direct-guess: run 's.interactcomp.scripted-direct-guess' differs in max_rounds" in err
+    assert (
+        "cell s.interactcomp.scripted-direct-guess: run 's.interactcomp.scripted-direct-guess' differs in max_rounds"
+        in err
+    )
     assert sessions(db) == before
 
 
@@ -131,9 +146,12 @@ def wait_for(condition, what: str, timeout: float = 120.0) -> None:
 
 def test_a_sweep_killed_with_9_and_run_again_plays_exactly_the_missing_sessions(tmp_path):
     (tmp_path / "slow_agent.py").write_text(SLOW_AGENT, encoding="utf-8")
-    file = sweep_file(tmp_path, f'[sweep]\nname = "k"\nbenchmarks = ["interactcomp", "discobench"]\n'
-                                f'agents = ["py:{tmp_path}/slow_agent.py:Slow", "scripted:direct-guess"]\n'
-                                'epochs = 2\nlimit = "1-4"\n')
+    file = sweep_file(
+        tmp_path,
+        f'[sweep]\nname = "k"\nbenchmarks = ["interactcomp", "discobench"]\n'
+        f'agents = ["py:{tmp_path}/slow_agent.py:Slow", "scripted:direct-guess"]\n'
+        'epochs = 2\nlimit = "1-4"\n',
+    )
     db = tmp_path / "k.db"
     proc = cli("sweep", str(file), "--db", str(db), "--concurrency", "2", cwd=tmp_path)
 
@@ -206,8 +224,11 @@ def test_report_sweep_puts_a_row_per_agent_and_a_column_group_per_benchmark(tmp_
     titles = [h.strip() for h in header.strip("|").split("|")]
     assert titles[:2] == ["Agent", "InteractComp: Round"] and "DiscoBench: Acc." in titles
     assert not any(t.startswith("DiscoBench: Guided") or "Guided" in t for t in titles)  # no cell ran guided
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
-            for line in out.splitlines() if line.startswith("| scripted:")}
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
+        for line in out.splitlines()
+        if line.startswith("| scripted:")
+    }
     assert set(rows) == {"scripted:direct-guess", "scripted:ask-first"}
     ask = dict(zip(titles, rows["scripted:ask-first"]))
     # the same numbers as each benchmark's own paper table
@@ -215,7 +236,8 @@ def test_report_sweep_puts_a_row_per_agent_and_a_column_group_per_benchmark(tmp_
     own = capsys.readouterr().out
     own_row = next(line for line in own.splitlines() if line.startswith("| demo.interactcomp.scripted-ask-first"))
     assert [c.strip() for c in own_row.strip("|").split("|")][1:] == [
-        ask[f"InteractComp: {t}"] for t in ("Round", "IR", "Acc.", "C.E.", "Cost($)")]
+        ask[f"InteractComp: {t}"] for t in ("Round", "IR", "Acc.", "C.E.", "Cost($)")
+    ]
 
 
 def test_report_sweep_carries_the_what_if_columns_of_the_cells_that_have_forks(tmp_path, capsys):
@@ -251,8 +273,11 @@ class Flaky:
 
 def test_fail_on_error_allows_what_it_is_given_over_the_whole_sweep(tmp_path, capsys):
     (tmp_path / "flaky.py").write_text(FAILING_AGENT, encoding="utf-8")
-    file = sweep_file(tmp_path, f'[sweep]\nbenchmarks = "interactcomp"\nagents = ["py:{tmp_path}/flaky.py:Flaky", '
-                                '"scripted:direct-guess"]\nlimit = 4\ntask_attempts = 1\n')
+    file = sweep_file(
+        tmp_path,
+        f'[sweep]\nbenchmarks = "interactcomp"\nagents = ["py:{tmp_path}/flaky.py:Flaky", '
+        '"scripted:direct-guess"]\nlimit = 4\ntask_attempts = 1\n',
+    )
     errored = lambda db: len(sessions(db, "errored"))  # noqa: E731
     db = tmp_path / "a.db"
     assert main(["sweep", str(file), "--db", str(db)]) == 1  # as `run`: an errored session fails the command
@@ -270,18 +295,36 @@ def test_fail_on_error_allows_what_it_is_given_over_the_whole_sweep(tmp_path, ca
     assert len(sessions(db, "superseded")) == n and errored(db) == n
 
 
-@pytest.mark.parametrize("limit, bad, ended, over", [
-    (0.0, 0, 10, False), (0.0, 1, 10, True), (2.0, 2, 10, False), (2.0, 3, 10, True),
-    (0.25, 2, 10, False), (0.25, 3, 10, True), (1.0, 1, 10, False),
-])
+@pytest.mark.parametrize(
+    "limit, bad, ended, over",
+    [
+        (0.0, 0, 10, False),
+        (0.0, 1, 10, True),
+        (2.0, 2, 10, False),
+        (2.0, 3, 10, True),
+        (0.25, 2, 10, False),
+        (0.25, 3, 10, True),
+        (1.0, 1, 10, False),
+    ],
+)
 def test_fail_on_error_reads_a_count_or_a_fraction_of_the_ended_sessions(limit, bad, ended, over):
     from clarify_tui.models import Session
     from clarify_tui.sweep.failures import fail_on_error_exceeded
 
-    played = [Session(task_id=f"t{i}", protocol="interactcomp", agent="a", user="rule", search="local",
-                      status="errored" if i < bad else "completed") for i in range(ended)]
-    played.append(Session(task_id="x", protocol="interactcomp", agent="a", user="rule", search="local",
-                          status="abandoned"))  # not ended: never counted
+    played = [
+        Session(
+            task_id=f"t{i}",
+            protocol="interactcomp",
+            agent="a",
+            user="rule",
+            search="local",
+            status="errored" if i < bad else "completed",
+        )
+        for i in range(ended)
+    ]
+    played.append(
+        Session(task_id="x", protocol="interactcomp", agent="a", user="rule", search="local", status="abandoned")
+    )  # not ended: never counted
     assert fail_on_error_exceeded(played, limit) == (over, bad, ended)
 
 
@@ -318,10 +361,23 @@ def test_cells_running_at_once_never_send_one_endpoint_more_than_its_limit(tmp_p
     handle, state = in_flight_counter(0.02)
     with FakeOpenAI(handle) as server:
         (tmp_path / "clarify.toml").write_text("[openai]\nmax_concurrency = 2\n", encoding="utf-8")
-        file = sweep_file(tmp_path, '[sweep]\nbenchmarks = "interactcomp"\nagents = ["openai:a", "openai:b"]\n'
-                                    'users = "openai:u"\njudges = "openai:j"\nlimit = 4\nconfig = "clarify.toml"\n')
-        code, _out, err = finish(cli("sweep", str(file), "--db", str(tmp_path / "e.db"), "--concurrency", "8",
-                                     env=cli_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="k"), cwd=tmp_path))
+        file = sweep_file(
+            tmp_path,
+            '[sweep]\nbenchmarks = "interactcomp"\nagents = ["openai:a", "openai:b"]\n'
+            'users = "openai:u"\njudges = "openai:j"\nlimit = 4\nconfig = "clarify.toml"\n',
+        )
+        code, _out, err = finish(
+            cli(
+                "sweep",
+                str(file),
+                "--db",
+                str(tmp_path / "e.db"),
+                "--concurrency",
+                "8",
+                env=cli_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="k"),
+                cwd=tmp_path,
+            )
+        )
         assert code == 0, err
         assert len(server.chat_requests()) >= 8 * 5  # two cells x 4 tasks, five calls each
     assert state["most"] <= 2  # the config's limit, across both cells at once
@@ -329,17 +385,32 @@ def test_cells_running_at_once_never_send_one_endpoint_more_than_its_limit(tmp_p
 
 def test_max_cost_stops_before_spending_past_it_and_the_same_command_goes_on(tmp_path):
     with FakeOpenAI(interactcomp_router(0.0)) as server:
-        (tmp_path / "clarify.toml").write_text('[prices."fake"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\n'
-                                               '[prices."a"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\n',
-                                               encoding="utf-8")
-        file = sweep_file(tmp_path, '[sweep]\nbenchmarks = "interactcomp"\nagents = "openai:a"\n'
-                                    'limit = 6\nconfig = "clarify.toml"\n')
+        (tmp_path / "clarify.toml").write_text(
+            '[prices."fake"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\n'
+            '[prices."a"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\n',
+            encoding="utf-8",
+        )
+        file = sweep_file(
+            tmp_path, '[sweep]\nbenchmarks = "interactcomp"\nagents = "openai:a"\nlimit = 6\nconfig = "clarify.toml"\n'
+        )
         db = tmp_path / "m.db"
         env = cli_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="k")
         # one session: three agent calls of 900 + 60 tokens at $1/M each way
         per_session = 3 * 960 / 1e6
-        code, _out, err = finish(cli("sweep", str(file), "--db", str(db), "--concurrency", "1",
-                                     "--max-cost", f"{2.5 * per_session:.6f}", env=env, cwd=tmp_path))
+        code, _out, err = finish(
+            cli(
+                "sweep",
+                str(file),
+                "--db",
+                str(db),
+                "--concurrency",
+                "1",
+                "--max-cost",
+                f"{2.5 * per_session:.6f}",
+                env=env,
+                cwd=tmp_path,
+            )
+        )
         assert code == 3, err
         assert len(sessions(db, "completed")) == 2
         assert "stopped by --max-cost" in err and "4 session(s) not played" in err and "--max-cost MORE" in err
@@ -362,10 +433,16 @@ def test_a_bad_shard_is_refused(flag, capsys):
 
 
 def test_a_sweep_file_without_benchmarks_or_with_run_only_flags_is_one_clean_line(tmp_path):
-    for body, says in (("[sweep]\nagents = 'scripted:direct-guess'\n", "needs `benchmarks`"),
-                       ("[sweep]\nbenchmarks = 'cts'\nagents = 'scripted:direct-guess'\nresume = true\n",
-                        "`resume` cannot be set in a sweep"),
-                       ("[sweep]\nbenchmarks = 'cts'\nagents = 'scripted:direct-guess'\nrounds = 3\n",
-                        "`rounds` is no `clarify-tui run` setting")):
+    for body, says in (
+        ("[sweep]\nagents = 'scripted:direct-guess'\n", "needs `benchmarks`"),
+        (
+            "[sweep]\nbenchmarks = 'cts'\nagents = 'scripted:direct-guess'\nresume = true\n",
+            "`resume` cannot be set in a sweep",
+        ),
+        (
+            "[sweep]\nbenchmarks = 'cts'\nagents = 'scripted:direct-guess'\nrounds = 3\n",
+            "`rounds` is no `clarify-tui run` setting",
+        ),
+    ):
         code, _out, err = run_cli("sweep", str(sweep_file(tmp_path, body)), "--dry-run")
         assert code == 2 and says in err and "Traceback" not in err, err

@@ -42,9 +42,32 @@ def first_calls_broken(broken: int, bad_reply=lambda: chat(FLAT)):
 
 
 def run(db, *extra) -> int:
-    return main(["run", "--benchmark", "interactcomp", "--agent", "openai:a", "--user", "openai:u", "--judge", "openai:j",
-                 "--db", str(db), "--run", "r", "--limit", "1", "--concurrency", "1", "--search-cache", "off",
-                 "--set", "openai.max_retries=0", *extra])
+    return main(
+        [
+            "run",
+            "--benchmark",
+            "interactcomp",
+            "--agent",
+            "openai:a",
+            "--user",
+            "openai:u",
+            "--judge",
+            "openai:j",
+            "--db",
+            str(db),
+            "--run",
+            "r",
+            "--limit",
+            "1",
+            "--concurrency",
+            "1",
+            "--search-cache",
+            "off",
+            "--set",
+            "openai.max_retries=0",
+            *extra,
+        ]
+    )
 
 
 def score(db, capsys) -> dict:
@@ -105,8 +128,28 @@ def test_an_errored_attempt_is_played_again_and_the_run_records_the_attempts(tmp
 def test_other_benchmarks_play_a_task_once(tmp_path, server, capsys):
     server.set_handler(lambda request: error(500, "down"))
     db = tmp_path / "e.db"
-    assert main(["run", "--benchmark", "discobench", "--agent", "openai:a", "--db", str(db), "--run", "r",
-                 "--limit", "1", "--search-cache", "off", "--set", "openai.max_retries=0"]) == 1
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "discobench",
+                "--agent",
+                "openai:a",
+                "--db",
+                str(db),
+                "--run",
+                "r",
+                "--limit",
+                "1",
+                "--search-cache",
+                "off",
+                "--set",
+                "openai.max_retries=0",
+            ]
+        )
+        == 1
+    )
     [only] = Store(db).sessions(runs=["r"])
     assert only.status == "errored"
 

@@ -41,9 +41,7 @@ GOLD = [
     {  # the second record keeps its nuggets under gold.nuggets, with an integer source id
         "qid": "q2",
         "gold": {
-            "nuggets": [
-                {"id": "N1", "text": "Range drops about 30% in cold weather", "weight": 2, "source_ids": [7]}
-            ]
+            "nuggets": [{"id": "N1", "text": "Range drops about 30% in cold weather", "weight": 2, "source_ids": [7]}]
         },
     },
 ]

@@ -10,8 +10,10 @@ from clarify_tui.errors import BackendError
 from clarify_tui.services import build_search
 
 KEY = "tvly-test-DO-NOT-LEAK-99"
-HITS = [("Hornussen", "https://en.wikipedia.org/wiki/Hornussen", "Hornussen is a Swiss sport."),
-        ("Baseball", "https://en.wikipedia.org/wiki/Baseball", "Baseball is a bat-and-ball game.")]
+HITS = [
+    ("Hornussen", "https://en.wikipedia.org/wiki/Hornussen", "Hornussen is a Swiss sport."),
+    ("Baseball", "https://en.wikipedia.org/wiki/Baseball", "Baseball is a bat-and-ball game."),
+]
 
 
 @pytest.fixture
@@ -86,10 +88,12 @@ async def test_connection_refused_is_retried_then_backend_error(monkeypatch):
 
 
 async def test_visit_uses_extract(tavily):
-    tavily.set_handler(Script(
-        Reply(body={"results": [{"url": "https://x", "raw_content": "Full page text."}], "failed_results": []}),
-        Reply(body={"results": [], "failed_results": [{"url": "https://y", "error": "blocked"}]}),
-    ))
+    tavily.set_handler(
+        Script(
+            Reply(body={"results": [{"url": "https://x", "raw_content": "Full page text."}], "failed_results": []}),
+            Reply(body={"results": [], "failed_results": [{"url": "https://y", "error": "blocked"}]}),
+        )
+    )
     backend = search_backend(tavily)
     assert await backend.visit("https://x") == "Full page text."
     assert await backend.visit("https://y") is None

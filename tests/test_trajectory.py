@@ -32,18 +32,43 @@ def make_steps(n: int) -> list[Step]:
     for i in range(n):
         kind = i % 4
         if kind == 0:
-            hits = [SearchHit(title=f"Result {i}.{j}", url=f"https://example.org/{i}/{j}",
-                              content="Lorem ipsum dolor sit amet, " * (j + 1), score=5 - j) for j in range(5)]
-            steps.append(Step(index=i, actor="agent", action=Action.search(f"query number {i}"),
-                              observation=Observation(text="5 results", hits=hits)))
+            hits = [
+                SearchHit(
+                    title=f"Result {i}.{j}",
+                    url=f"https://example.org/{i}/{j}",
+                    content="Lorem ipsum dolor sit amet, " * (j + 1),
+                    score=5 - j,
+                )
+                for j in range(5)
+            ]
+            steps.append(
+                Step(
+                    index=i,
+                    actor="agent",
+                    action=Action.search(f"query number {i}"),
+                    observation=Observation(text="5 results", hits=hits),
+                )
+            )
         elif kind == 1:
-            steps.append(Step(index=i, actor="agent", action=Action.ask(f"Do you mean option {i}?"),
-                              observation=Observation(text="i don't know")))
+            steps.append(
+                Step(
+                    index=i,
+                    actor="agent",
+                    action=Action.ask(f"Do you mean option {i}?"),
+                    observation=Observation(text="i don't know"),
+                )
+            )
         elif kind == 2:
             steps.append(Step(index=i, actor="user", action=Action(kind=ActionKind.reply, text="i don't know")))
         else:
-            steps.append(Step(index=i, actor="judge", action=Action(kind=ActionKind.judge, text="checkpoint"),
-                              observation=Observation(text=f"verdict {i}")))
+            steps.append(
+                Step(
+                    index=i,
+                    actor="judge",
+                    action=Action(kind=ActionKind.judge, text="checkpoint"),
+                    observation=Observation(text=f"verdict {i}"),
+                )
+            )
     return steps
 
 
@@ -206,7 +231,7 @@ async def test_marking_a_step_scrolls_it_into_view_and_marks_it():
         # the current card has a coloured left edge the others lack
         row = screen_text(trajectory).splitlines()
         top = next(i for i, line in enumerate(row) if line.startswith("█#151"))
-        assert not any(line.startswith("█") for line in row[top + 3:])  # the gap line after is the card's
+        assert not any(line.startswith("█") for line in row[top + 3 :])  # the gap line after is the card's
         trajectory.mark(10, dim_future=True)
         await pilot.pause()
         assert headers(screen_text(trajectory))[0] <= 10 and "#10 " in screen_text(trajectory)
@@ -386,8 +411,12 @@ async def test_unfold_all_draws_again_only_the_cards_it_changes(monkeypatch):
         assert sorted(drawn_steps) == [s.index for s in steps if s.index % 4 == 0]  # the searches
         assert [s.index for s in steps if folds(s, reveal=True)] == sorted(drawn_steps)
         assert "Result 36.4" in trajectory.card_text(36) and "verdict 39" in trajectory.card_text(39)
-        long_reply = Step(index=40, actor="agent", action=Action.ask("Which one?"),
-                          observation=Observation(text="\n".join(f"line {i}" for i in range(8))))
+        long_reply = Step(
+            index=40,
+            actor="agent",
+            action=Action.ask("Which one?"),
+            observation=Observation(text="\n".join(f"line {i}" for i in range(8))),
+        )
         trajectory.sync(steps + [long_reply], reveal=True)
         await pilot.pause()
         assert "line 7" in trajectory.card_text(40)  # unfolded: every line

@@ -179,7 +179,10 @@ async def test_step_mode_runs_nothing_until_asked_then_records_a_stepped_session
         sid = driver.session.id
     saved = store.steps(sid)
     assert [(s.actor, s.action.kind.value) for s in saved[:3]] == [
-        ("agent", "search"), ("agent", "ask"), ("user", "reply")]
+        ("agent", "search"),
+        ("agent", "ask"),
+        ("user", "reply"),
+    ]
     assert saved[1].action.text == "Is it Tokyo Tower?" and saved[2].action.text == "no"
     session = store.session(sid)
     assert session.mode == "stepped" and "edited or replaced steps" in (session.note or "")

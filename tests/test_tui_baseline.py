@@ -24,8 +24,28 @@ from tests.test_tui import SIZE, Messages, type_text
 @pytest.fixture
 def demo_db(tmp_path):
     db = tmp_path / "demo.db"
-    assert cli(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
-                "--db", str(db), "--run", "auto", "--limit", "1", "--concurrency", "1"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(db),
+                "--run",
+                "auto",
+                "--limit",
+                "1",
+                "--concurrency",
+                "1",
+            ]
+        )
+        == 0
+    )
     return db
 
 
@@ -72,8 +92,9 @@ async def test_a_fork_made_after_the_gold_was_shown_is_informed_and_left_out(dem
 
 
 def app_on(db, **kwargs) -> ClarifyApp:
-    return ClarifyApp(db=db, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), task_id="i1", as_="agent",
-                      annotator="ana", **kwargs)
+    return ClarifyApp(
+        db=db, tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), task_id="i1", as_="agent", annotator="ana", **kwargs
+    )
 
 
 async def play_one_search(db) -> str:
@@ -136,8 +157,19 @@ def test_sessions_and_csv_show_active_time(tmp_path, capsys):
 
 @pytest.mark.parametrize("role", ["agent", "user"])
 def test_run_refuses_a_human_with_a_pointer_to_play(tmp_path, capsys, role):
-    argv = ["run", "--benchmark", "interactcomp", "--dataset", "demo", "--db", str(tmp_path / "r.db"),
-            "--limit", "1", "--agent", "human" if role == "agent" else "scripted:direct-guess"]
+    argv = [
+        "run",
+        "--benchmark",
+        "interactcomp",
+        "--dataset",
+        "demo",
+        "--db",
+        str(tmp_path / "r.db"),
+        "--limit",
+        "1",
+        "--agent",
+        "human" if role == "agent" else "scripted:direct-guess",
+    ]
     if role == "user":
         argv += ["--user", "human"]
     assert cli(argv) == 2

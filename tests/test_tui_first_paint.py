@@ -129,8 +129,9 @@ print(*seen)
 
 def test_the_commands_that_open_the_tui_import_no_pydantic_before_it(tmp_path):
     env = {**__import__("os").environ, "CLARIFY_DB": str(tmp_path / "c.db")}
-    out = subprocess.run([sys.executable, "-c", CLI_PATH], capture_output=True, text=True, check=True, env=env,
-                         cwd=tmp_path).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CLI_PATH], capture_output=True, text=True, check=True, env=env, cwd=tmp_path
+    ).stdout
     assert out.split() == ["False", "False"]
 
 

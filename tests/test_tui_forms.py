@@ -40,8 +40,11 @@ async def until(condition, what: str) -> None:
 
 
 def answers(store, sid) -> list[tuple[str, float | None]]:
-    return [(s.action.text, s.action.confidence) for s in store.steps(sid)
-            if s.actor == "agent" and s.action.kind == ActionKind.answer]
+    return [
+        (s.action.text, s.action.confidence)
+        for s in store.steps(sid)
+        if s.actor == "agent" and s.action.kind == ActionKind.answer
+    ]
 
 
 async def answer_form(tmp_path, task_id: str):
@@ -177,8 +180,14 @@ async def test_a_typed_reply_sent_in_a_burst_is_stored_whole(tmp_path):
 
     store = Store(tmp_path / "reply.db")
     hook = Messages()
-    app = ClarifyApp(tasks=[IC, DISCO, CTS], store=store, search=LocalSearch(DOCS), task_id="d1", as_="user",
-                     agent_spec="scripted:ask-first")
+    app = ClarifyApp(
+        tasks=[IC, DISCO, CTS],
+        store=store,
+        search=LocalSearch(DOCS),
+        task_id="d1",
+        as_="user",
+        agent_spec="scripted:ask-first",
+    )
     async with app.run_test(size=SMALL, message_hook=hook) as pilot:
         app.screen.pace = 0
         await hook.next(ReplyRequested)

@@ -49,8 +49,13 @@ def test_picker_imports_no_sqlite_utils_pandas_numpy_dateutil_nor_play_screen():
 
 
 def test_store_writes_and_reads_without_sqlite_utils(tmp_path):
-    out = subprocess.run([sys.executable, "-c", STORE_PATHS, str(tmp_path / "x.db")], capture_output=True,
-                         text=True, check=True, cwd=str(__import__("pathlib").Path(__file__).parent.parent)).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", STORE_PATHS, str(tmp_path / "x.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(__import__("pathlib").Path(__file__).parent.parent),
+    ).stdout
     assert out.split() == ["False", "False"]
 
 
@@ -91,7 +96,8 @@ asyncio.run(scores())
 def test_scores_load_the_charts_when_their_tab_opens(tmp_path):
     """F3 opens on the numbers without importing plotext; `t` mounts the charts, drawn from
     the numbers already computed."""
-    out = subprocess.run([sys.executable, "-c", SCORES, str(tmp_path / "s.db")], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", SCORES, str(tmp_path / "s.db")], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     assert out[-2] == "False 0"
     assert out[-1] == "True charts True"

@@ -84,12 +84,15 @@ async def test_footer_keys_in_the_reply_box_act_instead_of_being_typed(store):
         assert app.screen is app.picker
 
 
-@pytest.mark.parametrize("task, keys, reason", [
-    ("c1", ["s"], "CTS: clarify first"),
-    ("i1", ["v"], "InteractComp has no visit"),
-    ("i1", ["p", "s"], "Paused: p resumes"),
-    ("i1", ["h"], "hidden panel opens when the task ends"),
-])
+@pytest.mark.parametrize(
+    "task, keys, reason",
+    [
+        ("c1", ["s"], "CTS: clarify first"),
+        ("i1", ["v"], "InteractComp has no visit"),
+        ("i1", ["p", "s"], "Paused: p resumes"),
+        ("i1", ["h"], "hidden panel opens when the task ends"),
+    ],
+)
 async def test_a_key_that_cannot_run_says_why(store, task, keys, reason):
     hook = Messages()
     app = make_app(store, task_id=task, as_="agent", config=EpisodeConfig(k=1))
@@ -236,8 +239,9 @@ async def test_a_reply_box_cut_by_a_small_terminal_says_so_and_pages(store):
 
     long_context = " ".join(f"Fact {i}: the tower has feature number {i}." for i in range(40))
     task = IC.model_copy(update={"interactcomp": IC.interactcomp.model_copy(update={"context": long_context})})
-    app = ClarifyApp(tasks=[task], store=store, search=LocalSearch(DOCS), task_id="i1", as_="user",
-                     agent_spec="scripted:ask-first")
+    app = ClarifyApp(
+        tasks=[task], store=store, search=LocalSearch(DOCS), task_id="i1", as_="user", agent_spec="scripted:ask-first"
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         box = await reply_box_up(pilot)
         await pilot.pause()

@@ -182,8 +182,7 @@ async def test_q_on_a_replied_user_session_asks_and_keeps_it(tmp_path):
         await hook.next(ReplyRequested)
         await pilot.pause()
         await pilot.press("i")
-        await until(pilot, lambda: any(s.actor == "user" for s in screen.driver.steps) and not screen.busy,
-                    "the reply")
+        await until(pilot, lambda: any(s.actor == "user" for s in screen.driver.steps) and not screen.busy, "the reply")
         sid = screen.driver.session.id
         await pilot.press("q")
         await pilot.pause()
@@ -249,8 +248,28 @@ def forkable(tmp_path):
     from clarify_tui.cli import main as cli
 
     db = tmp_path / "fork.db"
-    assert cli(["run", "--benchmark", "interactcomp", "--dataset", "demo", "--agent", "scripted:search-then-ask",
-                "--db", str(db), "--run", "r", "--limit", "1", "--concurrency", "1"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                "--benchmark",
+                "interactcomp",
+                "--dataset",
+                "demo",
+                "--agent",
+                "scripted:search-then-ask",
+                "--db",
+                str(db),
+                "--run",
+                "r",
+                "--limit",
+                "1",
+                "--concurrency",
+                "1",
+            ]
+        )
+        == 0
+    )
     return db
 
 

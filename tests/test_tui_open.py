@@ -12,8 +12,7 @@ from tests.conftest import CTS, DISCO, DOCS, IC
 
 
 async def test_back_from_a_task_the_picker_keeps_the_cursor_on_it(tmp_path):
-    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS),
-                     run_mode="step")
+    app = ClarifyApp(store=Store(tmp_path / "t.db"), tasks=[IC, DISCO, CTS], search=LocalSearch(DOCS), run_mode="step")
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         await pilot.press("down", "down")

@@ -24,9 +24,11 @@ from tests.conftest import CTS, DISCO, DOCS, IC
 from tests.test_tui_snapshots import pinned, steps  # noqa: F401  (pinned: autouse fixture)
 
 SMALL = (80, 24)
-LONG = ("Which red and white lattice tower in Japan, opened in the late 1950s a year before a "
-        "taller and more famous one in the capital, carries a large digital clock on its side "
-        "and stands in a city on the northern island that hosts a snow festival every winter?")
+LONG = (
+    "Which red and white lattice tower in Japan, opened in the late 1950s a year before a "
+    "taller and more famous one in the capital, carries a large digital clock on its side "
+    "and stands in a city on the northern island that hosts a snow festival every winter?"
+)
 IC_LONG = IC.model_copy(update={"question": LONG})
 
 
@@ -97,5 +99,6 @@ def test_small_play_the_user(snap_compare, task_id):
     and a one-line reply field where typing is allowed. Where what the user knows does not
     fit, the box's bottom border says "more ↓ pgdn"."""
     config = EpisodeConfig(k=1)
-    assert snap_compare(app(task_id=task_id, as_="user", config=config), terminal_size=SMALL,
-                        run_before=until_reply_box)
+    assert snap_compare(
+        app(task_id=task_id, as_="user", config=config), terminal_size=SMALL, run_before=until_reply_box
+    )

@@ -25,7 +25,9 @@ SIZE = (160, 45)
 @pytest.fixture(autouse=True)
 def pinned(monkeypatch):
     counter = iter(range(10_000))
-    monkeypatch.setattr(models, "uuid", types.SimpleNamespace(uuid4=lambda: types.SimpleNamespace(hex=f"{next(counter):012d}")))
+    monkeypatch.setattr(
+        models, "uuid", types.SimpleNamespace(uuid4=lambda: types.SimpleNamespace(hex=f"{next(counter):012d}"))
+    )
     monkeypatch.setattr(episode, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
     monkeypatch.setattr(annotation, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))  # the task clock
 
@@ -85,8 +87,9 @@ def test_play_cts_after_clarification(snap_compare):
     async def run_before(pilot) -> None:
         await steps(pilot, "space", "enter", "space")
 
-    assert snap_compare(app(task_id="c1", run_mode="step", config=EpisodeConfig(k=2)),
-                        terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        app(task_id="c1", run_mode="step", config=EpisodeConfig(k=2)), terminal_size=SIZE, run_before=run_before
+    )
 
 
 def test_play_the_agent_interactcomp(snap_compare):

@@ -36,8 +36,8 @@ def shown(app) -> str:
 def drawn_in(app, widget) -> str:
     """The terminal's text within `widget`'s region (not the screen beneath a dialog)."""
     region = widget.region
-    lines = shown(app).splitlines()[region.y:region.bottom]
-    return "\n".join(line[region.x:region.right] for line in lines)
+    lines = shown(app).splitlines()[region.y : region.bottom]
+    return "\n".join(line[region.x : region.right] for line in lines)
 
 
 def notes(app) -> list[str]:
@@ -134,8 +134,24 @@ def one_run_db(tmp_path):
     from clarify_tui.cli import main
 
     path = tmp_path / "one.db"
-    assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", "scripted:direct-guess",
-                 "--limit", "1", "--run", "one"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                str(path),
+                "--benchmark",
+                "interactcomp",
+                "--agent",
+                "scripted:direct-guess",
+                "--limit",
+                "1",
+                "--run",
+                "one",
+            ]
+        )
+        == 0
+    )
     return path
 
 
@@ -181,11 +197,14 @@ async def test_c_on_the_clarify_form_that_opened_by_itself_is_not_typed(store):
 def first_section(app) -> str:
     """The first section title the help dialog draws (the line after its own title)."""
     bordered = "█" in shown(app)  # the workbench draws help as a dialog over the screen; BrowseApp full screen
-    inside = [line[line.find("█") + 1:line.rfind("█")] if bordered else line for line in shown(app).splitlines()
-              if line.count("█") >= 2 or not bordered]
+    inside = [
+        line[line.find("█") + 1 : line.rfind("█")] if bordered else line
+        for line in shown(app).splitlines()
+        if line.count("█") >= 2 or not bordered
+    ]
     lines = [" ".join(line.strip("▁▂▃▄▅▆▇▀▄ ").split()) for line in inside]  # noqa: B005 (a set of block characters)
     start = next(i for i, line in enumerate(lines) if "clarify-tui — keys" in line)
-    return next(line for line in lines[start + 1:] if line)
+    return next(line for line in lines[start + 1 :] if line)
 
 
 async def test_question_mark_lists_the_screens_own_keys_first(store, one_run_db):
@@ -399,8 +418,24 @@ def two_run_db(tmp_path):
 
     path = tmp_path / "two.db"
     for agent in ("direct-guess", "search-then-ask"):
-        assert main(["run", "--db", str(path), "--benchmark", "interactcomp", "--agent", f"scripted:{agent}",
-                     "--limit", "1", "--run", agent]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    str(path),
+                    "--benchmark",
+                    "interactcomp",
+                    "--agent",
+                    f"scripted:{agent}",
+                    "--limit",
+                    "1",
+                    "--run",
+                    agent,
+                ]
+            )
+            == 0
+        )
     return path
 
 

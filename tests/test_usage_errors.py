@@ -37,8 +37,9 @@ def test_a_bugs_value_error_shows_its_traceback_and_exits_1(tmp_path):
         from clarify_tui.cli import main
         sys.exit(main(["sessions", "--db", {str(db)!r}]))
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), cwd=ROOT,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), cwd=ROOT, timeout=120
+    )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback (most recent call last)" in proc.stderr and f"ValueError: {BUG}" in proc.stderr
     assert "in step_counts" in proc.stderr  # where the bug is, not only what it said

@@ -33,9 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "clarify_tui"
 WALL = PACKAGE / "tui" / "speed"
 SERVER = PACKAGE / "campaign" / "server.py"
-SERVER_INTERNALS = {"_make_app",  # textual_serve.server.Server's routes, overridden (docs/textual-internals.md)
-                    "_process_messages",  # Server's websocket loop
-                    "_process"}  # an AppService's app process, which textual-serve never waits for (campaign/server.py reap)
+SERVER_INTERNALS = {
+    "_make_app",  # textual_serve.server.Server's routes, overridden (docs/textual-internals.md)
+    "_process_messages",  # Server's websocket loop
+    "_process",
+}  # an AppService's app process, which textual-serve never waits for (campaign/server.py reap)
 DOCS = ROOT / "docs" / "textual-internals.md"
 
 
@@ -66,8 +68,13 @@ TEXTUAL = ("textual", "textual_serve", "textual_plotext")
 def other_modules(tree: ast.AST) -> set[str]:
     """Names bound by `import X` of a module that is not Textual's (os, argparse, ...):
     `os._exit` or `argparse._SubParsersAction` are theirs, not Textual's internals."""
-    return {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-            for a in node.names if a.name.split(".")[0] not in (*TEXTUAL, "sys")}  # sys._getframe: the call stack
+    return {
+        (a.asname or a.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for a in node.names
+        if a.name.split(".")[0] not in (*TEXTUAL, "sys")
+    }  # sys._getframe: the call stack
 
 
 def sees_textual(tree: ast.AST, path: Path) -> bool:
@@ -94,7 +101,11 @@ def private_uses(path: Path) -> list[str]:
     found = []
     where = path.relative_to(ROOT) if ROOT in path.parents else path.name
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("textual", "textual_serve"):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[0] in ("textual", "textual_serve")
+        ):
             names = [a.name for a in node.names]
             if any(p.startswith("_") for p in node.module.split(".")) or any(n.startswith("_") for n in names):
                 found.append(f"{where}:{node.lineno}: from {node.module} import {', '.join(names)}")
@@ -119,8 +130,12 @@ def _classes(body: list[ast.stmt]):
         if isinstance(node, ast.ClassDef):
             yield node
         elif isinstance(node, (ast.If, ast.Try)):
-            yield from _classes(node.body + node.orelse + getattr(node, "finalbody", [])
-                                + [s for h in getattr(node, "handlers", []) for s in h.body])
+            yield from _classes(
+                node.body
+                + node.orelse
+                + getattr(node, "finalbody", [])
+                + [s for h in getattr(node, "handlers", []) for s in h.body]
+            )
 
 
 def _members(node: ast.ClassDef):
@@ -179,7 +194,7 @@ def _textual_after(classes) -> dict[type, list[type]]:
             if _is_textual(ours) or ours is object:
                 continue
             below = after.setdefault(ours, [])
-            below += [base for base in mro[i + 1:] if _is_textual(base) and base not in below]
+            below += [base for base in mro[i + 1 :] if _is_textual(base) and base not in below]
     return after
 
 
@@ -209,8 +224,11 @@ def private_overrides(path: Path) -> list[str]:
 
 
 def _outside_the_wall() -> list[Path]:
-    return [path for path in sorted(PACKAGE.rglob("*.py"))
-            if WALL not in path.parents and path != SERVER and path.name != "__main__.py"]
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if WALL not in path.parents and path != SERVER and path.name != "__main__.py"
+    ]
 
 
 def test_no_private_textual_name_outside_the_wall():
@@ -241,10 +259,10 @@ def _touched(path: Path) -> set[str]:
     for line in private_uses(path):
         what = line.split(": ", 1)[1]
         if what.startswith("from "):
-            module, imported = what[len("from "):].split(" import ")
+            module, imported = what[len("from ") :].split(" import ")
             names |= {module if "._" in module else f"{module}.{n.strip()}" for n in imported.split(",")}
         elif what.startswith("import "):
-            names.add(what[len("import "):])
+            names.add(what[len("import ") :])
         elif what.startswith("."):
             names.add(what[1:])
         else:  # getattr(..., '_name')
@@ -274,7 +292,8 @@ def test_the_docs_list_every_textual_serve_internal_the_server_touches():
 def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
     """The check above is not vacuous: each kind of reach into Textual is caught."""
     sample = tmp_path / "sample.py"
-    sample.write_text(textwrap.dedent("""
+    sample.write_text(
+        textwrap.dedent("""
         import sys
         from textual import _time
         from textual.widgets._header import HeaderTitle
@@ -292,11 +311,21 @@ def test_the_scanner_sees_what_the_wall_keeps_out(tmp_path):
                 self._styles_cache.x = 1
                 sys._getframe(1)
                 getattr(self, "_layout_required")
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     found = [line.split(": ", 1)[1] for line in private_uses(sample)]
-    assert sorted(found) == sorted(["from textual import _time", "from textual.widgets._header import HeaderTitle",
-                                    "import textual._context", "._compositor", "._getframe", "._styles_cache",
-                                    "getattr(..., '_layout_required')"])
+    assert sorted(found) == sorted(
+        [
+            "from textual import _time",
+            "from textual.widgets._header import HeaderTitle",
+            "import textual._context",
+            "._compositor",
+            "._getframe",
+            "._styles_cache",
+            "getattr(..., '_layout_required')",
+        ]
+    )
 
 
 def test_the_scanner_sees_an_override_of_a_private_textual_member(tmp_path):
@@ -304,7 +333,8 @@ def test_the_scanner_sees_an_override_of_a_private_textual_member(tmp_path):
     through a class of our own in between, or as a mixin combined with a Textual class);
     its own private names and public handlers pass."""
     sample = tmp_path / "overrides.py"
-    sample.write_text(textwrap.dedent("""
+    sample.write_text(
+        textwrap.dedent("""
         from textual import events
         from textual.widget import Widget
 
@@ -330,19 +360,33 @@ def test_the_scanner_sees_an_override_of_a_private_textual_member(tmp_path):
 
         class Mixed(Mixin, Widget):
             pass
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     found = [line.split(": ", 1)[1] for line in private_overrides(sample)]
-    assert found == ["Scrolls._on_mouse_scroll_down overrides Widget._on_mouse_scroll_down",
-                     "Mixin._size_updated overrides Widget._size_updated"]
+    assert found == [
+        "Scrolls._on_mouse_scroll_down overrides Widget._on_mouse_scroll_down",
+        "Mixin._size_updated overrides Widget._size_updated",
+    ]
 
 
 # ---- the tested range ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, tested", [
-    ("8.2.4", False), ("8.2.5", True), ("8.2.8", True), ("8.2.10", True), ("8.3.0", False), ("8.3.0rc1", False),
-    ("9.0.0", False), ("0.86.3", False), ("8.2.6.dev0", True),
-])
+@pytest.mark.parametrize(
+    "text, tested",
+    [
+        ("8.2.4", False),
+        ("8.2.5", True),
+        ("8.2.8", True),
+        ("8.2.10", True),
+        ("8.3.0", False),
+        ("8.3.0rc1", False),
+        ("9.0.0", False),
+        ("0.86.3", False),
+        ("8.2.6.dev0", True),
+    ],
+)
 def test_the_speed_ups_run_only_on_tested_versions(text, tested):
     assert version.in_tested_range(text) is tested
 
@@ -406,8 +450,14 @@ def test_outside_the_tested_range_the_workbench_runs_on_stock_textual(tmp_path):
     """With the speed-ups off, F2, F3, help and play open as before, and no module of the
     wall that touches Textual's internals is even imported."""
     env = {**os.environ, version.OFF_VARIABLE: "1", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", STOCK_RUN, str(tmp_path / "t.db")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-c", STOCK_RUN, str(tmp_path / "t.db")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "SessionsScreen ScoresScreen HelpScreen PlayScreen | nothing"
 
@@ -431,8 +481,14 @@ asyncio.run(Crashes().run_async(headless=True, size=(80, 24)))
 
 
 def test_a_crash_shows_the_apps_short_message_and_no_local_variable(tmp_path):
-    done = subprocess.run([sys.executable, "-c", CRASH_RUN], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH_RUN],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     out = done.stdout + done.stderr
     assert "short message only" in out
     assert "SECRET-GOLD-ANSWER" not in out and "gold_answer" not in out

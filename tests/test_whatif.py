@@ -24,8 +24,17 @@ from clarify_tui.whatif_results import RUN_SUFFIX, outcome, summarize
 
 def play_run(db, benchmark: str, agent: str, name: str, **config) -> None:
     store = Store(db)
-    spec = RunSpec(name=name, agent=agent, user="rule", search="local", judge="rule", benchmark=benchmark,
-                   dataset="demo", config=EpisodeConfig(**config), concurrency=2)
+    spec = RunSpec(
+        name=name,
+        agent=agent,
+        user="rule",
+        search="local",
+        judge="rule",
+        benchmark=benchmark,
+        dataset="demo",
+        config=EpisodeConfig(**config),
+        concurrency=2,
+    )
     asyncio.run(run_batch(store, spec, load_tasks(benchmark, "demo")))
     store.close()
 
@@ -68,9 +77,14 @@ def test_interactcomp_forks_are_stored_sessions_and_the_baseline_score_does_not_
     for task in summary["tasks"]:
         for p in task["points"]:
             fork = stored[p["fork_id"]]
-            assert p["fork_correct"] == bool(outcome(fork)) and p["parent_correct"] == bool(outcome(parents[fork.parent_id]))
-            key = "unchanged" if p["fork_correct"] == p["parent_correct"] else (
-                "wrong_to_right" if p["fork_correct"] else "right_to_wrong")
+            assert p["fork_correct"] == bool(outcome(fork)) and p["parent_correct"] == bool(
+                outcome(parents[fork.parent_id])
+            )
+            key = (
+                "unchanged"
+                if p["fork_correct"] == p["parent_correct"]
+                else ("wrong_to_right" if p["fork_correct"] else "right_to_wrong")
+            )
             flips[key] += 1
     assert summary["flips"] == flips
     store.close()
@@ -96,8 +110,18 @@ def test_a_seeded_coin_flip_agent_that_asks_flips_wrong_answers_to_right_offline
     outcomes flip (docs/whatif.md). The summary agrees with the stored forks."""
     db = tmp_path / "c.db"
     store = Store(db)
-    spec = RunSpec(name="coin", agent="scripted:coin-flip", user="rule", search="local", judge="rule",
-                   benchmark="interactcomp", dataset="demo", config=EpisodeConfig(), concurrency=2, seed=3)
+    spec = RunSpec(
+        name="coin",
+        agent="scripted:coin-flip",
+        user="rule",
+        search="local",
+        judge="rule",
+        benchmark="interactcomp",
+        dataset="demo",
+        config=EpisodeConfig(),
+        concurrency=2,
+        seed=3,
+    )
     asyncio.run(run_batch(store, spec, load_tasks("interactcomp", "demo")))
     store.close()
     code, out, err = run_cli("whatif", "--run", "coin", "--db", str(db), "--seed", "3", "--format", "json")
@@ -171,9 +195,13 @@ def test_unknown_run_is_one_line(tmp_path):
         asyncio.run(whatif(Store(db), "typo"))
 
 
-IC = Task(id="ic1", protocol="interactcomp", question="Which team sport has players strike a fast projectile?",
-          answer=Answer(text="Hornussen"),
-          interactcomp=InteractCompPart(context="The struck object is a plastic puck. HIDDEN-CONTEXT-MARK"))
+IC = Task(
+    id="ic1",
+    protocol="interactcomp",
+    question="Which team sport has players strike a fast projectile?",
+    answer=Answer(text="Hornussen"),
+    interactcomp=InteractCompPart(context="The struck object is a plastic puck. HIDDEN-CONTEXT-MARK"),
+)
 
 
 def world(request) -> Reply:
@@ -201,8 +229,16 @@ def test_an_llm_agent_asks_its_own_question_under_the_constraint_and_flips(tmp_p
     with FakeOpenAI(world) as models:
         cfg = llm_config(models.base_url)
         store = Store(tmp_path / "llm.db")
-        spec = RunSpec(name="llm", agent="openai:agent-m", user="openai:user-m", search="local",
-                       judge="openai:judge-m", benchmark="interactcomp", dataset="x", config=EpisodeConfig())
+        spec = RunSpec(
+            name="llm",
+            agent="openai:agent-m",
+            user="openai:user-m",
+            search="local",
+            judge="openai:judge-m",
+            benchmark="interactcomp",
+            dataset="x",
+            config=EpisodeConfig(),
+        )
         asyncio.run(run_batch(store, spec, [IC], config_obj=cfg))
         assert not outcome(store.sessions(runs=["llm"])[0])
         result = asyncio.run(whatif(store, "llm", at="answer", config_obj=cfg))
@@ -267,8 +303,9 @@ def test_stored_reads_the_forks_back_as_whatif_summarizes_them_without_playing_a
     n_sessions = len(store.sessions())
     back = summarize(stored(store, "g", "ask"), resamples=300, seed=3)
     assert len(store.sessions()) == n_sessions  # nothing played
-    assert {k: back[k] for k in ("forks", "flips", "value_of_asking", "tasks")} == \
-           {k: made[k] for k in ("forks", "flips", "value_of_asking", "tasks")}
+    assert {k: back[k] for k in ("forks", "flips", "value_of_asking", "tasks")} == {
+        k: made[k] for k in ("forks", "flips", "value_of_asking", "tasks")
+    }
     assert interventions(store, "g") == ["ask"] and stored(store, "g", "answer").forks == []
     first, second = (f for f in forks_of(store, "g")[:2])
     first.status = "superseded"
@@ -286,11 +323,22 @@ def test_a_fork_from_replay_continues_under_the_runs_seed(tmp_path):
 
     db = tmp_path / "s.db"
     store = Store(db)
-    spec = RunSpec(name="coin", agent="scripted:coin-flip", user="rule", search="local", judge="rule",
-                   benchmark="interactcomp", dataset="demo", config=EpisodeConfig(), concurrency=1, seed=5)
+    spec = RunSpec(
+        name="coin",
+        agent="scripted:coin-flip",
+        user="rule",
+        search="local",
+        judge="rule",
+        benchmark="interactcomp",
+        dataset="demo",
+        config=EpisodeConfig(),
+        concurrency=1,
+        seed=5,
+    )
     asyncio.run(run_batch(store, spec, load_tasks("interactcomp", "demo")[:1]))
     parent = store.sessions(runs=["coin"])[0]
-    driver = EpisodeDriver.for_fork(store, parent.id, 0, lambda message: None, agent_spec="scripted:coin-flip",
-                                    user_spec="rule")
+    driver = EpisodeDriver.for_fork(
+        store, parent.id, 0, lambda message: None, agent_spec="scripted:coin-flip", user_spec="rule"
+    )
     assert driver.episode.agent.seed == 5
     store.close()

@@ -38,7 +38,9 @@ def as_action(value: Any, who: str) -> Action:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ())) or "action"
-            raise AgentFailed(f"{who} returned an invalid Action ({where}: {first.get('msg')}): {value!r}"[:400]) from None
+            raise AgentFailed(
+                f"{who} returned an invalid Action ({where}: {first.get('msg')}): {value!r}"[:400]
+            ) from None
     if isinstance(value, _NotJson):
         raise AgentFailed(f"{who} returned a body that is not JSON ({value.text[:200]!r}), not an Action")
     raise AgentFailed(f"{who} returned {type(value).__name__} {repr(value)[:200]}, not an Action")
@@ -106,8 +108,14 @@ class PyAgent:
     none): past it the session errors as an agent server's timeout does. A plain `def act`
     cannot be stopped: its thread is left to finish, its result unused."""
 
-    def __init__(self, spec: str, args: dict[str, Any] | None = None, obj: Any = None, config: Any = None,
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        args: dict[str, Any] | None = None,
+        obj: Any = None,
+        config: Any = None,
+        timeout: float | None = None,
+    ) -> None:
         self.spec = spec
         self.obj = obj if obj is not None else load_object(spec, args, needs=("act",), role="agent")
         self.config = config  # prices an own Usage that has tokens but no cost
@@ -117,8 +125,10 @@ class PyAgent:
         try:
             value = await asyncio.wait_for(_act(self.obj, view), self.timeout)
         except TimeoutError:
-            raise BackendError(f"agent {self.spec} did not act within {self.timeout:g} s on task {view.task_id} "
-                               f"(the agents' time limit: --set agent.timeout=SECONDS)") from None
+            raise BackendError(
+                f"agent {self.spec} did not act within {self.timeout:g} s on task {view.task_id} "
+                f"(the agents' time limit: --set agent.timeout=SECONDS)"
+            ) from None
         except BackendError:  # AgentUnavailable, or our own client failing for good
             raise
         except Exception as exc:
@@ -137,8 +147,9 @@ class PyAgent:
 class HttpAgent:
     """`http://HOST:PORT/PATH`: each turn POSTs the AgentView's JSON, reads an Action's."""
 
-    def __init__(self, spec: str, *, timeout: float = 120.0, max_retries: int = 4, config: Any = None,
-                 stop_after: int = 0) -> None:
+    def __init__(
+        self, spec: str, *, timeout: float = 120.0, max_retries: int = 4, config: Any = None, stop_after: int = 0
+    ) -> None:
         self.spec = spec
         self.http = HttpJson(spec, timeout=timeout, max_retries=max_retries, stop_after=stop_after, call="agent call")
         self.config = config  # prices an own Usage that has tokens but no cost

@@ -32,8 +32,11 @@ def _actions_text(view: AgentView) -> str:
             names.append("action_ask")
         elif kind == ActionKind.answer:
             # DiscoBench's per-checkpoint protocol says what an answer commits, and what a wrong one does
-            names.append(("action_answer_checkpoint_strict" if view.checkpoint_mode == "strict"
-                          else "action_answer_checkpoint") if view.checkpoints else "action_answer")
+            names.append(
+                ("action_answer_checkpoint_strict" if view.checkpoint_mode == "strict" else "action_answer_checkpoint")
+                if view.checkpoints
+                else "action_answer"
+            )
         elif kind == ActionKind.visit:
             names.append("action_visit")
     return "\n\n".join(template(name).strip() for name in names)

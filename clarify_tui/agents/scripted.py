@@ -155,9 +155,7 @@ class ScriptedAgent:
                         replies[cand] = turn.observation.text.strip().lower()
         confirmed = next((c for c, r in replies.items() if r.startswith("yes")), None)
         if confirmed:
-            if not any(mentions(t.action.text, confirmed) for t in searches[1:]) and self._can(
-                view, ActionKind.search
-            ):
+            if not any(mentions(t.action.text, confirmed) for t in searches[1:]) and self._can(view, ActionKind.search):
                 return Action.search(confirmed)
             return Action.answer(confirmed, 90)
         for cand in candidates:
@@ -290,8 +288,7 @@ class ScriptedAgent:
             lang = _lang(view)
             query = view.question.casefold()
             aspects = [
-                a for a in CTS_ORDER[self.policy]
-                if not any(marker in query for marker in _ASPECT_PRESENT.get(a, ()))
+                a for a in CTS_ORDER[self.policy] if not any(marker in query for marker in _ASPECT_PRESENT.get(a, ()))
             ]
             return Action.clarify([CTS_TEMPLATES[lang][a] for a in aspects[: view.k]])
         searches = self._searches(view)

@@ -146,9 +146,13 @@ class ClaimBook:
                 "UPDATE claims SET state='released' WHERE run=? AND state='live' AND heartbeat_at < ?",
                 [c.run, now - self.timeout],
             )
-            mine = {r[0]: (r[1], r[2]) for r in db.execute(
-                "SELECT id, task_id, status FROM sessions WHERE run=? AND annotator=? ORDER BY created_at, id",
-                [c.run, annotator])}
+            mine = {
+                r[0]: (r[1], r[2])
+                for r in db.execute(
+                    "SELECT id, task_id, status FROM sessions WHERE run=? AND annotator=? ORDER BY created_at, id",
+                    [c.run, annotator],
+                )
+            }
             finished = {task for task, status in mine.values() if status in FINISHED}
             running = {task: sid for sid, (task, status) in mine.items() if status == "running"}
             live_rows = db.execute(
@@ -156,8 +160,10 @@ class ClaimBook:
             ).fetchall()
             for task, _ in live_rows:
                 if task in finished:
-                    db.execute("UPDATE claims SET state='done' WHERE run=? AND task_id=? AND annotator=?",
-                               [c.run, task, annotator])
+                    db.execute(
+                        "UPDATE claims SET state='done' WHERE run=? AND task_id=? AND annotator=?",
+                        [c.run, task, annotator],
+                    )
             live_rows = [(task, holder) for task, holder in live_rows if task not in finished]
             for task, holder in live_rows:
                 if holder not in (None, self.holder) and holder_alive(holder):
@@ -195,16 +201,19 @@ class ClaimBook:
         """This process ends (the tab closed): its claims stay live until the timeout, so
         nobody else takes the task meanwhile, but the annotator's next tab takes them at once."""
         with transaction(self.conn):
-            self.conn.execute("UPDATE claims SET holder=NULL WHERE run=? AND holder=?",
-                              [self.campaign.run, self.holder])
+            self.conn.execute(
+                "UPDATE claims SET holder=NULL WHERE run=? AND holder=?", [self.campaign.run, self.holder]
+            )
 
     def release_dead_holders(self) -> int:
         """Claims held by processes on this host that are gone (the visitors of a server
         killed with -9) are let go, so their annotators get their tasks back at once.
         `serve` calls it on start; returns how many."""
         with transaction(self.conn):
-            rows = self.conn.execute("SELECT rowid, holder FROM claims WHERE run=? AND state='live' AND holder IS NOT NULL",
-                                     [self.campaign.run]).fetchall()
+            rows = self.conn.execute(
+                "SELECT rowid, holder FROM claims WHERE run=? AND state='live' AND holder IS NOT NULL",
+                [self.campaign.run],
+            ).fetchall()
             dead = [rowid for rowid, holder in rows if not holder_alive(holder)]
             for rowid in dead:
                 self.conn.execute("UPDATE claims SET holder=NULL WHERE rowid=?", [rowid])
@@ -229,7 +238,8 @@ class ClaimBook:
         run = self.campaign.run
         covered = self.conn.execute(
             f"SELECT COUNT(DISTINCT annotator) FROM sessions WHERE run=? AND task_id=? AND annotator<>?"
-            f" AND status IN ({', '.join('?' for _ in COVERED)})", [run, task, annotator, *COVERED],
+            f" AND status IN ({', '.join('?' for _ in COVERED)})",
+            [run, task, annotator, *COVERED],
         ).fetchone()[0]
         return covered < self.campaign.per_task
 
@@ -271,16 +281,19 @@ def load_campaign(path: str | Path, run: str) -> Campaign | None:
         conn.close()
     if row is None:
         return None
-    return Campaign(run=row[0], task_ids=json.loads(row[1]), per_task=row[2], dataset=row[3], benchmark=row[4],
-                    seed=row[5])
+    return Campaign(
+        run=row[0], task_ids=json.loads(row[1]), per_task=row[2], dataset=row[3], benchmark=row[4], seed=row[5]
+    )
 
 
 def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, list[str]]:
     """Annotator -> tasks they hold a live claim on (expired ones left out). Read only."""
     conn = read_only(path)
     try:
-        rows = conn.execute("SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
-                            [run, time.time() - timeout])
+        rows = conn.execute(
+            "SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
+            [run, time.time() - timeout],
+        )
         out: dict[str, list[str]] = {}
         for who, task in rows:
             out.setdefault(who, []).append(task)

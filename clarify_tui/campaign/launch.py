@@ -37,8 +37,12 @@ def start(python: str, visitor_args: list[str]) -> str | None:
     path = os.path.join(folder, "zygote.sock")
     env = {**os.environ, **WEB_ENV}
     try:
-        proc = subprocess.Popen([python, "-m", "clarify_tui.campaign.zygote", "serve", path, *visitor_args],
-                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [python, "-m", "clarify_tui.campaign.zygote", "serve", path, *visitor_args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+        )
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return None

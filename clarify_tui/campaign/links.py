@@ -42,8 +42,10 @@ def load_secret(path: Path) -> bytes:
     except FileExistsError:
         secret = path.read_bytes()
         if len(secret) < 32:
-            raise UsageError(f"{path}: the signing secret is damaged (under 32 bytes); remove it to make a new one "
-                             "(every link given out stops working)") from None
+            raise UsageError(
+                f"{path}: the signing secret is damaged (under 32 bytes); remove it to make a new one "
+                "(every link given out stops working)"
+            ) from None
         return secret
     with os.fdopen(fd, "wb") as out:
         secret = secrets.token_bytes(32)
@@ -60,15 +62,18 @@ def read_names(path: Path) -> list[str]:
     except OSError as exc:
         raise UsageError(f"--annotators {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise UsageError(f"--annotators {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") \
-            from None
+        raise UsageError(
+            f"--annotators {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8"
+        ) from None
     for number, line in enumerate(text.splitlines(), 1):
         name = line.strip()
         if not name or name.startswith("#"):
             continue
         if not ANNOTATOR.match(name):
-            raise UsageError(f"--annotators {path}, line {number}: '{name}' is not a usable name (letters, digits "
-                             "and _ . @ -, up to 40 characters)")
+            raise UsageError(
+                f"--annotators {path}, line {number}: '{name}' is not a usable name (letters, digits "
+                "and _ . @ -, up to 40 characters)"
+            )
         if name in names:
             raise UsageError(f"--annotators {path}, line {number}: '{name}' is listed twice")
         names.append(name)

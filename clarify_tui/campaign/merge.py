@@ -70,8 +70,10 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     version = db_errors.schema_version(conn)
     if version is not None and version > SCHEMA_VERSION:  # its columns may mean what we cannot tell: merged blind
         conn.close()
-        raise StoreError(f"{path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
-                         "Upgrade clarify-tui (nothing was merged).")
+        raise StoreError(
+            f"{path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
+            "Upgrade clarify-tui (nothing was merged)."
+        )
     return conn
 
 

@@ -68,9 +68,12 @@ def run_copies(source: str, conn: sqlite3.Connection) -> dict[str, RunCopy]:
         row, mine = rows.get(name), sessions.get(name, [])
         plain = {k: v for k, v in (row or {}).items() if k != "run_id" and v is not None}
         out[name] = RunCopy(
-            source=source, run=name, run_id=(row or {}).get("run_id"),
+            source=source,
+            run=name,
+            run_id=(row or {}).get("run_id"),
             row_digest=hashlib.sha256(json.dumps(plain, sort_keys=True, default=str).encode()).hexdigest()
-            if row else None,
+            if row
+            else None,
             session_ids=frozenset(s for s, _, _ in mine),
             human=bool(mine) and all(a for _, a, _ in mine),
             started=str((row or {}).get("created_at") or min((c or "" for _, _, c in mine), default="")),
@@ -110,17 +113,25 @@ def plan_renames(by_source: dict[str, dict[str, RunCopy]], pool: bool = False) -
         families = _families(names[name], pool)
         if len(families) < 2:
             continue
-        families.sort(key=lambda f: (not any(c.source == OUTPUT for c in f), min(c.started for c in f),
-                                     min(c.identity for c in f)))
+        families.sort(
+            key=lambda f: (
+                not any(c.source == OUTPUT for c in f),
+                min(c.started for c in f),
+                min(c.identity for c in f),
+            )
+        )
         keeper = families[0]
         for family in families[1:]:
             new = _known_name(family, output) or _free(name, taken)
             taken.add(new)
             if new == name:
                 continue
-            ids = sorted({c.identity[:8] for c in keeper if c.identity} | {c.identity[:8] for c in family if c.identity})
-            why = (f"run '{name}' of {_files(family)} is not the run '{name}' of {_files(keeper)}"
-                   + (f" (run ids {', '.join(ids)})" if ids else " (no shared run id or session)"))
+            ids = sorted(
+                {c.identity[:8] for c in keeper if c.identity} | {c.identity[:8] for c in family if c.identity}
+            )
+            why = f"run '{name}' of {_files(family)} is not the run '{name}' of {_files(keeper)}" + (
+                f" (run ids {', '.join(ids)})" if ids else " (no shared run id or session)"
+            )
             renames += [Rename(c.source, name, new, why) for c in family if c.source != OUTPUT]
     return renames
 
@@ -128,8 +139,9 @@ def plan_renames(by_source: dict[str, dict[str, RunCopy]], pool: bool = False) -
 def _known_name(family: list[RunCopy], output: dict[str, RunCopy]) -> str | None:
     """The output's name for this run, when it already holds it (a repeated merge)."""
     for c in output.values():
-        if any(c.run != f.run and ((c.run_id and c.run_id == f.run_id) or c.session_ids & f.session_ids)
-               for f in family):
+        if any(
+            c.run != f.run and ((c.run_id and c.run_id == f.run_id) or c.session_ids & f.session_ids) for f in family
+        ):
             return c.run
     return None
 

@@ -25,13 +25,33 @@ if TYPE_CHECKING:
 AGENT = "human"
 
 
-def campaign_provenance(benchmarks: list[str], *, dataset: str, user: str, judge: str, search: str,
-                        deep_search: str | None, config_obj: Any, argv: list[str] | None) -> dict:
+def campaign_provenance(
+    benchmarks: list[str],
+    *,
+    dataset: str,
+    user: str,
+    judge: str,
+    search: str,
+    deep_search: str | None,
+    config_obj: Any,
+    argv: list[str] | None,
+) -> dict:
     """`run_provenance` of the campaign; over several benchmarks (the demo's three), each
     role's calls and the prompts of every benchmark, and one hash of their datasets."""
-    each = [run_provenance(benchmark=b, dataset=dataset, agent=AGENT, user=user, judge=judge, search=search,
-                           deep_search=deep_search if "deep_search" in registry.get(b).run_flags else None, config_obj=config_obj, argv=argv)
-            for b in benchmarks]
+    each = [
+        run_provenance(
+            benchmark=b,
+            dataset=dataset,
+            agent=AGENT,
+            user=user,
+            judge=judge,
+            search=search,
+            deep_search=deep_search if "deep_search" in registry.get(b).run_flags else None,
+            config_obj=config_obj,
+            argv=argv,
+        )
+        for b in benchmarks
+    ]
     out = each[0]
     for other in each[1:]:
         for role, settings in other["roles"].items():
@@ -47,19 +67,45 @@ def campaign_provenance(benchmarks: list[str], *, dataset: str, user: str, judge
     return out
 
 
-def record_campaign_run(store: Store, run: str, benchmarks: list[str], *, dataset: str, user: str, judge: str,
-                        search: str, episode: EpisodeConfig, provenance: dict) -> None:
+def record_campaign_run(
+    store: Store,
+    run: str,
+    benchmarks: list[str],
+    *,
+    dataset: str,
+    user: str,
+    judge: str,
+    search: str,
+    episode: EpisodeConfig,
+    provenance: dict,
+) -> None:
     """Write the campaign's run row once; refuse other settings for a run already recorded."""
     row = store.run_row(run)
     if row is not None and row.get("provenance"):
         changed = changes(json.loads(row["provenance"]), provenance)
         if changed:
-            raise UsageError(f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
-                             "were played with the recorded ones; serve with those, or another --queue")
+            raise UsageError(
+                f"run '{run}' was served with other settings: {'; '.join(changed)}. Its sessions "
+                "were played with the recorded ones; serve with those, or another --queue"
+            )
         return
-    lines = (deviations(Setting(benchmark=benchmarks[0], agent=AGENT, user=user, search=search, judge=judge,
-                                config=episode), demo=is_demo_dataset(dataset))
-             if len(benchmarks) == 1 else None)  # several: each session's own settings say it (metrics)
-    store.ensure_run(run, benchmark=",".join(benchmarks), dataset=dataset, agent=AGENT, user=user, search=search,
-                     judge=judge, config=episode.model_dump(mode="json"), deviations=lines)
+    lines = (
+        deviations(
+            Setting(benchmark=benchmarks[0], agent=AGENT, user=user, search=search, judge=judge, config=episode),
+            demo=is_demo_dataset(dataset),
+        )
+        if len(benchmarks) == 1
+        else None
+    )  # several: each session's own settings say it (metrics)
+    store.ensure_run(
+        run,
+        benchmark=",".join(benchmarks),
+        dataset=dataset,
+        agent=AGENT,
+        user=user,
+        search=search,
+        judge=judge,
+        config=episode.model_dump(mode="json"),
+        deviations=lines,
+    )
     store.set_run_provenance(run, provenance)

@@ -73,11 +73,19 @@ did before is lost; your task waits for you.</p></body></html>"""
 class CampaignServer(Server):
     """`command_for(annotator)` gives the shell command of one visitor's app process."""
 
-    def __init__(self, command_for: Callable[[str], str], token: str, *, host: str, port: int, title: str,
-                 signer: Signer | None = None, participant_param: str | None = None,
-                 max_visitors: int = DEFAULT_MAX_VISITORS) -> None:
-        super().__init__(command="clarify-tui campaign", host=host, port=port, title=title,
-                         templates_path=TEMPLATES)
+    def __init__(
+        self,
+        command_for: Callable[[str], str],
+        token: str,
+        *,
+        host: str,
+        port: int,
+        title: str,
+        signer: Signer | None = None,
+        participant_param: str | None = None,
+        max_visitors: int = DEFAULT_MAX_VISITORS,
+    ) -> None:
+        super().__init__(command="clarify-tui campaign", host=host, port=port, title=title, templates_path=TEMPLATES)
         self.command_for = command_for
         self.token = token
         self.signer = signer
@@ -93,12 +101,14 @@ class CampaignServer(Server):
 
         app = web.Application()
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
-        app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws/{ticket}", self.handle_websocket, name="websocket"),
-            web.static("/static", self.statics_path, name="static"),
-            web.static("/clarify-static", STATIC, name="clarify-static"),
-        ])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws/{ticket}", self.handle_websocket, name="websocket"),
+                web.static("/static", self.statics_path, name="static"),
+                web.static("/clarify-static", STATIC, name="clarify-static"),
+            ]
+        )
         app.on_startup.append(self.on_startup)
         return app
 
@@ -117,30 +127,39 @@ class CampaignServer(Server):
             name = query.get(self.param, "")
             if not self.signer.valid(name, query.get(SIG_PARAM, "")):
                 access_line(f"refused a link that is not valid (changed, or revoked) from {request.remote}")
-                raise web.HTTPForbidden(text="403: this link does not open the campaign (it was changed, or it was "
-                                             "withdrawn): ask the person running it for yours\n")
+                raise web.HTTPForbidden(
+                    text="403: this link does not open the campaign (it was changed, or it was "
+                    "withdrawn): ask the person running it for yours\n"
+                )
             return name
         if not self.token_ok(request):
-            raise web.HTTPForbidden(text="403: this campaign needs its token: open the link that "
-                                         "`clarify-tui serve` printed (…/?token=…)\n")
+            raise web.HTTPForbidden(
+                text="403: this campaign needs its token: open the link that `clarify-tui serve` printed (…/?token=…)\n"
+            )
         annotator = query.get(self.param, "").strip()
         if self.param != "annotator":  # a platform's participant id: never typed
             if not ANNOTATOR.match(annotator):
-                raise web.HTTPForbidden(text=f"403: this link carries no usable {self.param}: open the study from "
-                                             "the platform that sent you\n")
+                raise web.HTTPForbidden(
+                    text=f"403: this link carries no usable {self.param}: open the study from "
+                    "the platform that sent you\n"
+                )
             return annotator
         if not ANNOTATOR.match(annotator):
             message = "Who is annotating?" if not annotator else f"'{html.escape(annotator)}' is not a usable name."
-            return web.Response(text=FORM.format(title=html.escape(self.title), message=message,
-                                                 token=html.escape(self.token)), content_type="text/html")
+            return web.Response(
+                text=FORM.format(title=html.escape(self.title), message=message, token=html.escape(self.token)),
+                content_type="text/html",
+            )
         return annotator
 
     def full(self, annotator: str, expecting: int) -> bool:
         """Whether `expecting` more visitors would pass the cap (said on the server's output)."""
         if self.visiting + expecting <= self.max_visitors:
             return False
-        access_line(f"{annotator} turned away: the campaign is full ({self.visiting} of {self.max_visitors} "
-                    "visitors at once, --max-visitors)")
+        access_line(
+            f"{annotator} turned away: the campaign is full ({self.visiting} of {self.max_visitors} "
+            "visitors at once, --max-visitors)"
+        )
         return True
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
@@ -151,9 +170,12 @@ class CampaignServer(Server):
             return annotator
         self._drop_old_tickets()
         if self.full(annotator, len(self.tickets) + 1):  # pages not yet connected count
-            return web.Response(status=503, headers={"Retry-After": str(FULL_RETRY_S), "Cache-Control": "no-store"},
-                                content_type="text/html", text=FULL.format(title=html.escape(self.title),
-                                                                           cap=self.max_visitors, retry=FULL_RETRY_S))
+            return web.Response(
+                status=503,
+                headers={"Retry-After": str(FULL_RETRY_S), "Cache-Control": "no-store"},
+                content_type="text/html",
+                text=FULL.format(title=html.escape(self.title), cap=self.max_visitors, retry=FULL_RETRY_S),
+            )
         ticket = secrets.token_urlsafe(24)
         self.tickets[ticket] = (annotator, time.monotonic() + TICKET_TTL_S)
         scheme = "wss" if request.secure else "ws"
@@ -193,8 +215,12 @@ class CampaignServer(Server):
                 await websocket.close()
 
             app_service = AppService(
-                self.command_for(annotator), write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                close=close, download_manager=self.download_manager, debug=self.debug,
+                self.command_for(annotator),
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=close,
+                download_manager=self.download_manager,
+                debug=self.debug,
             )
             self.started.append(annotator)
             await app_service.start(width, height)
@@ -242,7 +268,9 @@ def access_line(text: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
 
 
-def visitor_command(python: str, db: Path, run: str, options: list[str], *, zygote: bool = True) -> Callable[[str], str]:
+def visitor_command(
+    python: str, db: Path, run: str, options: list[str], *, zygote: bool = True
+) -> Callable[[str], str]:
     """`command_for`: the visitor module with the campaign's options and the annotator;
     with `zygote`, started here, through it (campaign/zygote.py: one warm fork per visitor)."""
 

@@ -80,24 +80,40 @@ class CampaignStatus(TypedDict):
 
 def _row(p: AnnotatorProgress) -> AnnotatorRow:
     return {
-        "annotator": p.annotator, "done": p.done, "in_progress": p.in_progress, "skipped": p.skipped,
-        "remaining": p.remaining, "active_ms": p.active_ms, "graded": p.graded, "correct": p.correct,
-        "accuracy": p.accuracy, "accuracy_ci95": p.accuracy_ci95, "restore_score_mean": p.restore_score_mean,
+        "annotator": p.annotator,
+        "done": p.done,
+        "in_progress": p.in_progress,
+        "skipped": p.skipped,
+        "remaining": p.remaining,
+        "active_ms": p.active_ms,
+        "graded": p.graded,
+        "correct": p.correct,
+        "accuracy": p.accuracy,
+        "accuracy_ci95": p.accuracy_ci95,
+        "restore_score_mean": p.restore_score_mean,
     }
 
 
 def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, str]]:
     """(annotator, task) of live claims; none when the run was never served."""
     try:
-        rows = conn.execute("SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
-                            [run, time.time() - timeout])
+        rows = conn.execute(
+            "SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
+            [run, time.time() - timeout],
+        )
         return set(rows)
     except sqlite3.OperationalError:  # no claims table: a TUI-only queue
         return set()
 
 
-def _tally(p: AnnotatorProgress, task_ids: list[str], per_task: int, state: dict[tuple[str, str], str],
-           covered: dict[str, set[str]], holders: dict[str, set[str]]) -> None:
+def _tally(
+    p: AnnotatorProgress,
+    task_ids: list[str],
+    per_task: int,
+    state: dict[tuple[str, str], str],
+    covered: dict[str, set[str]],
+    holders: dict[str, set[str]],
+) -> None:
     """Count p's tasks: done, skipped, in progress, and remaining (open to them: taken
     by fewer than K others). `state`: (annotator, task) -> the latest status or 'claimed'."""
     who = p.annotator
@@ -113,8 +129,9 @@ def _tally(p: AnnotatorProgress, task_ids: list[str], per_task: int, state: dict
             p.remaining += 1
 
 
-def annotator_progress(path: Path, run: str, task_ids: list[str], per_task: int, annotator: str,
-                       timeout: float = DEFAULT_TIMEOUT) -> AnnotatorProgress:
+def annotator_progress(
+    path: Path, run: str, task_ids: list[str], per_task: int, annotator: str, timeout: float = DEFAULT_TIMEOUT
+) -> AnnotatorProgress:
     """One annotator's done / skipped / in progress / remaining, counted as `campaign_status`
     counts them, from the statuses alone.
 
@@ -131,10 +148,14 @@ def annotator_progress(path: Path, run: str, task_ids: list[str], per_task: int,
             epoch = "epoch" if "epoch" in columns else "0"
             mine = conn.execute(
                 f"SELECT id, task_id, protocol, status, {epoch} FROM sessions WHERE run=? AND annotator=?{baseline} "
-                "ORDER BY created_at, id", [run, annotator]).fetchall()
+                "ORDER BY created_at, id",
+                [run, annotator],
+            ).fetchall()
             others = conn.execute(
                 f"SELECT DISTINCT task_id, annotator FROM sessions WHERE run=? AND annotator<>?{baseline} "
-                f"AND status IN ({', '.join('?' for _ in COVERED)})", [run, annotator, *COVERED]).fetchall()
+                f"AND status IN ({', '.join('?' for _ in COVERED)})",
+                [run, annotator, *COVERED],
+            ).fetchall()
     finally:
         conn.close()
     tasks = set(task_ids)
@@ -163,8 +184,9 @@ def annotator_progress(path: Path, run: str, task_ids: list[str], per_task: int,
     return p
 
 
-def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
-                    timeout: float = DEFAULT_TIMEOUT) -> CampaignStatus:
+def campaign_status(
+    path: Path, run: str, task_ids: list[str], per_task: int, timeout: float = DEFAULT_TIMEOUT
+) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
     from clarify_tui.metrics.once import count_once
@@ -174,9 +196,13 @@ def campaign_status(path: Path, run: str, task_ids: list[str], per_task: int,
     try:
         with db_errors.snapshot(conn):  # the claims, the clocks and the sessions of one moment
             live = _live(conn, run, timeout)
-            steps_ms = dict(conn.execute(
-                "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
-                "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id", [run]))
+            steps_ms = dict(
+                conn.execute(
+                    "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
+                    "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id",
+                    [run],
+                )
+            )
             sessions = load_sessions(conn, runs=[run])
     finally:
         conn.close()

@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from clarify_tui.models import EpisodeConfig
 
 
-def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: TaskLimit | None, seed: int | None,
-                   per_task: int) -> tuple[Campaign, list[Task]]:
+def campaign_tasks(
+    run: str, dataset: str, benchmark: str | None, limit: TaskLimit | None, seed: int | None, per_task: int
+) -> tuple[Campaign, list[Task]]:
     """The campaign's tasks in serving order (the first `limit`, shuffled by `seed`)."""
     from clarify_tui.sessions_ops import queue_order
     from clarify_tui.tasks.collection import load_all
@@ -44,23 +45,36 @@ def campaign_tasks(run: str, dataset: str, benchmark: str | None, limit: TaskLim
     ids = [t.id for t in tasks]
     if len(set(ids)) != len(ids):
         raise UsageError("task ids repeat across benchmarks in this dataset; pass --benchmark")
-    campaign = Campaign(run=run, task_ids=ids, per_task=per_task, dataset=str(dataset), benchmark=benchmark,
-                        seed=seed)
+    campaign = Campaign(run=run, task_ids=ids, per_task=per_task, dataset=str(dataset), benchmark=benchmark, seed=seed)
     return campaign, tasks
 
 
 def add_campaign_options(p: argparse.ArgumentParser) -> None:
     """The options `serve` passes on to each visitor (same names, same meaning)."""
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path (default: demo)")
-    p.add_argument("--benchmark", default=None, choices=PROTOCOLS,
-                   help="only this benchmark's tasks of --dataset")
-    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
-                   help="only the first N tasks, or tasks A to B (1-based, inclusive)")
+    p.add_argument("--benchmark", default=None, choices=PROTOCOLS, help="only this benchmark's tasks of --dataset")
+    p.add_argument(
+        "--limit",
+        type=task_limit,
+        default=None,
+        metavar="N|A-B",
+        help="only the first N tasks, or tasks A to B (1-based, inclusive)",
+    )
     p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="serve the tasks in a seeded order")
-    p.add_argument("--per-task", type=at_least(1), default=1, metavar="K",
-                   help="annotators per task (default 1: no two annotators get the same task)")
-    p.add_argument("--claim-timeout", type=seconds(0, inclusive=False), default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"release a task claimed by an annotator who left after this long (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument(
+        "--per-task",
+        type=at_least(1),
+        default=1,
+        metavar="K",
+        help="annotators per task (default 1: no two annotators get the same task)",
+    )
+    p.add_argument(
+        "--claim-timeout",
+        type=seconds(0, inclusive=False),
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"release a task claimed by an annotator who left after this long (default {DEFAULT_TIMEOUT:g})",
+    )
     p.add_argument("--search", default="local", type=spec, help="search backend spec (default: local)")
     add_user(p)  # the roles and settings as `run` reads them (role_flags): the paper's user and judge
     add_judge(p)
@@ -75,8 +89,9 @@ def campaign_settings(args: argparse.Namespace) -> tuple[Config | None, EpisodeC
     from clarify_tui.models import EpisodeConfig
     from clarify_tui.role_flags import parse_overrides
 
-    services = load_run_config(args.config, parse_overrides(args.overrides),
-                               specs=(args.user, args.judge, args.search, args.deep_search or ""))
+    services = load_run_config(
+        args.config, parse_overrides(args.overrides), specs=(args.user, args.judge, args.search, args.deep_search or "")
+    )
     deep_search = args.deep_search or (services.deep_search.spec if services is not None else None)
     return services, EpisodeConfig(deep_search=deep_search)
 
@@ -105,6 +120,7 @@ def die_with_server(pid: int, ident: str | None) -> None:
 
 def server_gone_check(pid: int | None, ident: str | None) -> Callable[[], bool]:
     """Whether the server (pid and identity, lease.process_id) is gone; never, without a pid."""
+
     def gone() -> bool:
         if pid is None:
             return False
@@ -155,9 +171,16 @@ def warm_up(args: argparse.Namespace) -> None:
     a connection with its parent."""
     import importlib
 
-    for module in ("clarify_tui.store", "clarify_tui.tui.campaign", "clarify_tui.tui.screens.play",
-                   "clarify_tui.tui.driver", "clarify_tui.users.rule", "clarify_tui.judges.rule",
-                   "clarify_tui.sessions_ops", "textual.drivers.web_driver"):
+    for module in (
+        "clarify_tui.store",
+        "clarify_tui.tui.campaign",
+        "clarify_tui.tui.screens.play",
+        "clarify_tui.tui.driver",
+        "clarify_tui.users.rule",
+        "clarify_tui.judges.rule",
+        "clarify_tui.sessions_ops",
+        "textual.drivers.web_driver",
+    ):
         importlib.import_module(module)
     _tasks_of(args)
     if args.search == "local":
@@ -180,8 +203,18 @@ def main(argv: list[str] | None = None) -> int:
     book = ClaimBook(args.db, campaign, timeout=args.claim_timeout)
     book.register()
     services, episode = campaign_settings(args)
-    app = CampaignApp(book, args.annotator, tasks, db=args.db, store=store, search_spec=args.search,
-                      user_spec=args.user, judge_spec=args.judge, config=episode, services=services)
+    app = CampaignApp(
+        book,
+        args.annotator,
+        tasks,
+        db=args.db,
+        store=store,
+        search_spec=args.search,
+        user_spec=args.user,
+        judge_spec=args.judge,
+        config=episode,
+        services=services,
+    )
     try:
         app.run()
     finally:  # the tab closed: the annotator's next tab may take the claim over at once

@@ -1,8 +1,8 @@
 """`clarify-tui cache`: share recorded search responses so a run replays on another machine.
 
-    clarify-tui cache export --db sessions/clarify.db --out searches.jsonl
-    clarify-tui cache import --db other.db searches.jsonl
-    clarify-tui run ... --search tavily --search-cache replay   # no key needed
+clarify-tui cache export --db sessions/clarify.db --out searches.jsonl
+clarify-tui cache import --db other.db searches.jsonl
+clarify-tui run ... --search tavily --search-cache replay   # no key needed
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ def config_choices(field: str) -> tuple[str, ...]:
 
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", type=file_path, default=None,
+        "--db",
+        type=file_path,
+        default=None,
         help="SQLite file (default: $CLARIFY_DB or sessions/clarify.db under the current directory)",
     )
 
@@ -58,8 +60,9 @@ def require_runs(store: Store, runs: list[str] | None) -> None:
     known = store.run_names()
     missing = [r for r in runs or [] if r not in known]
     if missing:
-        raise UsageError(f"no run {', '.join(repr(r) for r in missing)} in {store.path}; runs there: "
-                         f"{', '.join(known) or 'none'}")
+        raise UsageError(
+            f"no run {', '.join(repr(r) for r in missing)} in {store.path}; runs there: {', '.join(known) or 'none'}"
+        )
 
 
 def refuse_unusable_db(path: Path) -> None:

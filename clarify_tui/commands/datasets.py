@@ -41,8 +41,22 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"[red]{len(problems)} problem(s)[/red]")
         return 1
     infos = list_datasets()
-    rows = [{"benchmark": i.protocol.value, "name": i.name, "tasks": i.task_count, "languages": i.languages,
-             "status": "ok" if i.ok else f"{len(i.problems)} problem(s)", "path": str(i.path)} for i in infos]
-    emit(rows, ("benchmark", "name", "tasks", "languages", "status", "path"), args.format,
-         title="Bundled datasets (use --dataset demo)", empty="no bundled datasets found")
+    rows = [
+        {
+            "benchmark": i.protocol.value,
+            "name": i.name,
+            "tasks": i.task_count,
+            "languages": i.languages,
+            "status": "ok" if i.ok else f"{len(i.problems)} problem(s)",
+            "path": str(i.path),
+        }
+        for i in infos
+    ]
+    emit(
+        rows,
+        ("benchmark", "name", "tasks", "languages", "status", "path"),
+        args.format,
+        title="Bundled datasets (use --dataset demo)",
+        empty="no bundled datasets found",
+    )
     return 0 if all(i.ok for i in infos) else 1

@@ -25,15 +25,29 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="live demos (ask-vs-guess)")
     demos = p.add_subparsers(dest="demo", metavar="DEMO", required=True)
     avg = demos.add_parser("ask-vs-guess", help="a guessing and an asking agent on one task, side by side")
-    avg.add_argument("--task", default=None,
-                     help="task id (or protocol:id) from --dataset (default: the first DiscoBench demo task)")
+    avg.add_argument(
+        "--task", default=None, help="task id (or protocol:id) from --dataset (default: the first DiscoBench demo task)"
+    )
     avg.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    avg.add_argument("--agent-a", "--guess", dest="agent_a", default=DEFAULT_A, metavar="SPEC",
-                     help=f"left column, the guessing agent: any agent spec, py:... and http://... too (default {DEFAULT_A})")
-    avg.add_argument("--agent-b", "--ask", dest="agent_b", default=DEFAULT_B, metavar="SPEC",
-                     help=f"right column, the asking agent: any agent spec (default {DEFAULT_B})")
-    avg.add_argument("--pace", type=seconds(0), default=0.4, metavar="SECONDS",
-                     help="seconds between steps (0: as fast as possible)")
+    avg.add_argument(
+        "--agent-a",
+        "--guess",
+        dest="agent_a",
+        default=DEFAULT_A,
+        metavar="SPEC",
+        help=f"left column, the guessing agent: any agent spec, py:... and http://... too (default {DEFAULT_A})",
+    )
+    avg.add_argument(
+        "--agent-b",
+        "--ask",
+        dest="agent_b",
+        default=DEFAULT_B,
+        metavar="SPEC",
+        help=f"right column, the asking agent: any agent spec (default {DEFAULT_B})",
+    )
+    avg.add_argument(
+        "--pace", type=seconds(0), default=0.4, metavar="SECONDS", help="seconds between steps (0: as fast as possible)"
+    )
     avg.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     add_db(avg)
     avg.set_defaults(func=main)
@@ -78,7 +92,14 @@ def main(args: argparse.Namespace) -> int:
     store = open_store(args)
     from clarify_tui.tui.browse import BrowseApp
 
-    app = BrowseApp(store, start="ask-vs-guess", task=task, agent_a=args.agent_a, agent_b=args.agent_b,
-                    pace=args.pace, config=config)
+    app = BrowseApp(
+        store,
+        start="ask-vs-guess",
+        task=task,
+        agent_a=args.agent_a,
+        agent_b=args.agent_b,
+        pace=args.pace,
+        config=config,
+    )
     app.run()
     return app.return_code or 0

@@ -23,11 +23,16 @@ def register(sub: Subparsers) -> None:
     add_db(p)
     p.add_argument("--format", default="jsonl", help="jsonl (full sessions) and the formats listed by --help-formats")
     p.add_argument("--help-formats", action=_HelpFormats, help="list the formats with what each writes, and exit")
-    p.add_argument("--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)")
+    p.add_argument(
+        "--run", dest="runs", action="append", type=run_name, default=None, help="only these runs (repeatable)"
+    )
     p.add_argument("--out", default=None, help="file to write (default: stdout)")
-    p.add_argument("--include-hidden", action="store_true",
-                   help="write the hidden fields of encrypted releases (InteractComp) in plain text; "
-                        "by default they stay encrypted with the release's own canary")
+    p.add_argument(
+        "--include-hidden",
+        action="store_true",
+        help="write the hidden fields of encrypted releases (InteractComp) in plain text; "
+        "by default they stay encrypted with the release's own canary",
+    )
     p.set_defaults(func=main)
 
 
@@ -55,8 +60,10 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown export format '{args.format}'; choose one of: {', '.join(EXPORTERS)}, inspect")
     if args.out:  # refused before the database is opened: --out may name it
         if names_a_folder(args.out):
-            raise OutputError(f"--out {args.out} ends in '/': it names a folder, and --format {args.format} writes "
-                              f"one file; name a file (e.g. {args.out}sessions.{_suffix(args.format)})")
+            raise OutputError(
+                f"--out {args.out} ends in '/': it names a folder, and --format {args.format} writes "
+                f"one file; name a file (e.g. {args.out}sessions.{_suffix(args.format)})"
+            )
         check_target(Path(args.out), protect=[db_path(args)])
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
@@ -86,8 +93,9 @@ def check_holds_protocol(store: Store, format_: str, runs: list[str] | None) -> 
     if protocol is None or store.sessions(runs=runs, protocol=protocol):
         return
     where = f"run(s) {', '.join(runs)} of {store.path}" if runs else str(store.path)
-    raise UsageError(f"nothing to export: --format {format_} writes {protocol} sessions and {where} holds none; "
-                     "nothing was written")
+    raise UsageError(
+        f"nothing to export: --format {format_} writes {protocol} sessions and {where} holds none; nothing was written"
+    )
 
 
 def export_inspect(args: argparse.Namespace) -> int:
@@ -100,8 +108,9 @@ def export_inspect(args: argparse.Namespace) -> int:
         raise UsageError("export --format inspect writes one .eval log per run: give --out FOLDER")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; export --format inspect writes one .eval log per run into a "
-                          "folder: name a folder")
+        raise OutputError(
+            f"--out {out} is a file; export --format inspect writes one .eval log per run into a folder: name a folder"
+        )
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
     try:

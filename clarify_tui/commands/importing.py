@@ -25,22 +25,34 @@ console = Console(stderr=True)
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser(
-        "import", help="import results of the reference harnesses as sessions",
+        "import",
+        help="import results of the reference harnesses as sessions",
         description="Import the InteractComp reference harness's results CSV or Clarify-Then-Search "
         "candidate files as sessions, played through the engine and scored like any session. "
         "Any bad row is reported with file and line, and then nothing is written.",
     )
     add_db(p)
     p.add_argument("--format", required=True, choices=FORMATS)
-    p.add_argument("--dataset", required=True,
-                   help="the tasks the file refers to (InteractComp release or Task JSONL; CTS release folder or file)")
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="the tasks the file refers to (InteractComp release or Task JSONL; CTS release folder or file)",
+    )
     p.add_argument("file", help="the results file to import")
     p.add_argument("--run", type=run_name, default=None, help="run name (default: from the file name)")
-    p.add_argument("--max-rounds", type=at_least(1), default=None,
-                   help="interactcomp-harness: the harness's round limit (default: the protocol's 10)")
+    p.add_argument(
+        "--max-rounds",
+        type=at_least(1),
+        default=None,
+        help="interactcomp-harness: the harness's round limit (default: the protocol's 10)",
+    )
     p.add_argument("--canary", default=None, help="decrypt an InteractComp release whose canary column was stripped")
-    p.add_argument("--user", default="rule", type=spec, help="cts-candidates: simulator for replies or rewrites not in the file")
-    p.add_argument("--judge", default="rule", type=spec, help="cts-candidates: nugget judge when the file stores no coverage")
+    p.add_argument(
+        "--user", default="rule", type=spec, help="cts-candidates: simulator for replies or rewrites not in the file"
+    )
+    p.add_argument(
+        "--judge", default="rule", type=spec, help="cts-candidates: nugget judge when the file stores no coverage"
+    )
     p.add_argument("--config", default=None, type=file_path, help="clarify.toml (for openai: user or judge)")
     p.set_defaults(func=main)
 
@@ -77,10 +89,17 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.provenance import imported_provenance
 
     benchmark = "interactcomp" if args.format == "interactcomp-harness" else "cts"
-    store.set_run_provenance(summary.run, imported_provenance(
-        benchmark=benchmark, dataset=str(args.dataset), source=args.file, row=store.run_row(summary.run) or {},
-        config_obj=config_obj, argv=getattr(args, "argv", None),
-    ))
+    store.set_run_provenance(
+        summary.run,
+        imported_provenance(
+            benchmark=benchmark,
+            dataset=str(args.dataset),
+            source=args.file,
+            row=store.run_row(summary.run) or {},
+            config_obj=config_obj,
+            argv=getattr(args, "argv", None),
+        ),
+    )
     console.print(
         f"imported {len(summary.sessions)} session(s) into run [bold]{summary.run}[/bold] "
         f"({summary.completed} completed, {summary.errored} errored) in {store.path}",

@@ -32,13 +32,24 @@ console = Console(stderr=True)
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, required=True, metavar="NAME",
-                   help="runs to re-judge (--run a b, or repeat --run)")
+    p.add_argument(
+        "--run",
+        dest="runs",
+        action="extend",
+        nargs="+",
+        type=run_name,
+        required=True,
+        metavar="NAME",
+        help="runs to re-judge (--run a b, or repeat --run)",
+    )
     p.add_argument("--judge", required=True, type=spec, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--concurrency", type=at_least(1), default=4)
-    p.add_argument("--resume", action="store_true",
-                   help="skip the sessions that already hold a verdict of this judge (a judge run that was killed)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the sessions that already hold a verdict of this judge (a judge run that was killed)",
+    )
     p.add_argument("--config", default=None, type=file_path, help="clarify.toml with endpoints and model settings")
     p.set_defaults(func=main)
 
@@ -55,8 +66,11 @@ def main(args: argparse.Namespace) -> int:
     judge = make_judge(args.judge, config)
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
-    summary = asyncio.run(rejudge(store, judge, runs=args.runs, benchmark=args.benchmark,
-                                  concurrency=args.concurrency, resume=args.resume))
+    summary = asyncio.run(
+        rejudge(
+            store, judge, runs=args.runs, benchmark=args.benchmark, concurrency=args.concurrency, resume=args.resume
+        )
+    )
     console.print(
         f"judge [bold]{args.judge}[/bold]: {summary.judged} session(s) judged, "
         f"{summary.changed} verdict(s) changed, {summary.skipped} skipped (not completed or no answer), "
@@ -65,8 +79,10 @@ def main(args: argparse.Namespace) -> int:
     if summary.already and args.resume:
         console.print(f"  {summary.already} session(s) already held a verdict of {args.judge}: skipped (--resume)")
     elif summary.already:
-        console.print(f"  {summary.already} session(s) already held a verdict of {args.judge}: judged again, the newest "
-                      "verdict counts (--resume skips them)")
+        console.print(
+            f"  {summary.already} session(s) already held a verdict of {args.judge}: judged again, the newest "
+            "verdict counts (--resume skips them)"
+        )
     for sid, error in summary.failed[:5]:
         console.print(f"  [red]failed[/red] {sid}: {error.splitlines()[0][:200]}")
     return 1 if summary.failed else 0

@@ -24,8 +24,12 @@ CELL_CAP = 40  # a terminal table's long cells are cut to this many characters (
 
 
 def add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", default="table", choices=FORMATS,
-                        help="table (a terminal table; plain columns when piped), csv or json")
+    parser.add_argument(
+        "--format",
+        default="table",
+        choices=FORMATS,
+        help="table (a terminal table; plain columns when piped), csv or json",
+    )
 
 
 def _text(value: Any) -> str:
@@ -67,8 +71,15 @@ def fitting(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: int) 
     return shown
 
 
-def emit(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str = "table", *, title: str | None = None,
-         out: IO[str] | None = None, empty: str = "nothing to list") -> None:
+def emit(
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[str],
+    fmt: str = "table",
+    *,
+    title: str | None = None,
+    out: IO[str] | None = None,
+    empty: str = "nothing to list",
+) -> None:
     """Print `rows` (dicts keyed by column) in `fmt`; `columns` in priority order."""
     out = out or sys.stdout
     if fmt == "json":

@@ -23,9 +23,12 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("merge", help="merge annotators' databases into one (sessions, judgments, tasks, cache)")
     p.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="databases to merge (read only)")
     p.add_argument("--out", required=True, type=output_file, help="the merged database (created, or added to)")
-    p.add_argument("--pool", action="store_true",
-                   help="pool runs that share a name even when they are independent runs (default: keep them "
-                        "apart, the later one renamed NAME~2)")
+    p.add_argument(
+        "--pool",
+        action="store_true",
+        help="pool runs that share a name even when they are independent runs (default: keep them "
+        "apart, the later one renamed NAME~2)",
+    )
     p.set_defaults(func=main)
 
 

@@ -33,29 +33,68 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("play", help="play a task in the TUI: watch/step an agent, play the user or the agent")
     add_db(p)
     p.add_argument("--task", default=None, help="task id (or protocol:id) to open directly")
-    p.add_argument("--as", dest="as_", default="observer", choices=("agent", "user", "observer"),
-                   help="agent: you act (human baseline); user: you answer the agent; observer: watch or step")
-    p.add_argument("--agent", default="scripted:search-then-ask", type=spec,
-                   help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too)")
-    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
-                   help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])")
+    p.add_argument(
+        "--as",
+        dest="as_",
+        default="observer",
+        choices=("agent", "user", "observer"),
+        help="agent: you act (human baseline); user: you answer the agent; observer: watch or step",
+    )
+    p.add_argument(
+        "--agent",
+        default="scripted:search-then-ask",
+        type=spec,
+        help="agent spec when you are not the agent (py:FILE.py:NAME and http://... too)",
+    )
+    p.add_argument(
+        "--agent-arg",
+        dest="agent_args",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword argument for a py: agent's class or factory (repeatable; wins over [agent.args])",
+    )
     p.add_argument("--user", default="rule", type=spec, help="user spec when you are not the user")
-    p.add_argument("--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)")
+    p.add_argument(
+        "--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)"
+    )
     p.add_argument("--judge", default="rule", type=spec, help="rule | openai:MODEL")
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="protocol of --dataset (inferred if omitted)")
-    p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
-                   help="CTS clarification budget: questions in the one clarify turn (default 1; 0 = orig)")
+    p.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        choices=(0, 1, 2, 3),
+        help="CTS clarification budget: questions in the one clarify turn (default 1; 0 = orig)",
+    )
     p.add_argument("--step", action="store_true", help="start in step mode instead of watch mode")
-    p.add_argument("--pace", type=seconds(0), default=None, metavar="SECONDS",
-                   help="watch mode: seconds between two steps of the agent (default 0.5; + / - change it on screen)")
+    p.add_argument(
+        "--pace",
+        type=seconds(0),
+        default=None,
+        metavar="SECONDS",
+        help="watch mode: seconds between two steps of the agent (default 0.5; + / - change it on screen)",
+    )
     p.add_argument("--annotator", default=None, help="who plays (recorded with the session); default: your user name")
-    p.add_argument("--queue", type=run_name, default=None, metavar="RUN",
-                   help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
-                        "(needs --as agent; relaunch to resume)")
-    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
-                   help="--queue: only the first N tasks, or tasks A to B (1-based, inclusive)")
-    p.add_argument("--shuffle", type=int, default=None, metavar="SEED", help="--queue: serve the tasks in a seeded order")
+    p.add_argument(
+        "--queue",
+        type=run_name,
+        default=None,
+        metavar="RUN",
+        help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
+        "(needs --as agent; relaunch to resume)",
+    )
+    p.add_argument(
+        "--limit",
+        type=task_limit,
+        default=None,
+        metavar="N|A-B",
+        help="--queue: only the first N tasks, or tasks A to B (1-based, inclusive)",
+    )
+    p.add_argument(
+        "--shuffle", type=int, default=None, metavar="SEED", help="--queue: serve the tasks in a seeded order"
+    )
     p.set_defaults(func=main, parser=p)
 
 
@@ -103,9 +142,19 @@ def main(args: argparse.Namespace) -> int:
     check_before_screen(args)
     return run_app(
         config=config,
-        db=args.db, task_id=args.task, as_=args.as_, agent_spec=args.agent, user_spec=args.user,
-        search_spec=args.search, judge_spec=args.judge, dataset=args.dataset, benchmark=args.benchmark,
-        run_mode="step" if args.step else "watch", pace=args.pace, annotator=args.annotator, queue=queue,
+        db=args.db,
+        task_id=args.task,
+        as_=args.as_,
+        agent_spec=args.agent,
+        user_spec=args.user,
+        search_spec=args.search,
+        judge_spec=args.judge,
+        dataset=args.dataset,
+        benchmark=args.benchmark,
+        run_mode="step" if args.step else "watch",
+        pace=args.pace,
+        annotator=args.annotator,
+        queue=queue,
     )
 
 
@@ -113,6 +162,7 @@ def check_own_specs(args: argparse.Namespace) -> None:
     """A researcher's `py:`/`http://` spec is loaded before the screen opens, so a bad one
     is the one line every command gives, not an error inside the TUI (only those: the
     built-in specs cost the first paint nothing)."""
+
     def is_custom(spec: str | None) -> bool:  # plugins.is_custom, without importing it
         return bool(spec) and spec.startswith(("py:", "http://", "https://"))  # type: ignore[union-attr]
 

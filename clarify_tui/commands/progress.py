@@ -52,10 +52,16 @@ class RunProgress:
         if self.plain:
             return
         self.bar = Progress(
-            TextColumn(f"[bold]{self.label}[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("[red]{task.fields[errored]}[/red]"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=self.console, transient=False,
+            TextColumn(f"[bold]{self.label}[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("[red]{task.fields[errored]}[/red]"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
         )
         self.bar.start()
         self.task = self.bar.add_task("run", total=total, rate="", errored="")
@@ -71,15 +77,21 @@ class RunProgress:
         return f"{(self.total - self.done) / rate:.0f} s"
 
     def line(self) -> str:
-        return (f"{self.label}: {self.done}/{plural(self.total, 'session')}, {self.errored} errored, "
-                f"{self.rate():.2f}/s, ETA {self.eta()}")
+        return (
+            f"{self.label}: {self.done}/{plural(self.total, 'session')}, {self.errored} errored, "
+            f"{self.rate():.2f}/s, ETA {self.eta()}"
+        )
 
     def advance(self, session: Session) -> None:
         self.done += 1
         self.errored += session.status == "errored"
         if self.bar is not None and self.task is not None:
-            self.bar.update(self.task, advance=1, rate=f"{self.rate():.2f}/s",
-                            errored=f"{self.errored} errored" if self.errored else "")
+            self.bar.update(
+                self.task,
+                advance=1,
+                rate=f"{self.rate():.2f}/s",
+                errored=f"{self.errored} errored" if self.errored else "",
+            )
         elif self.plain and time.monotonic() - self.last >= self.every:
             self.last = time.monotonic()
             self.console.print(self.line(), markup=False, highlight=False)

@@ -28,14 +28,20 @@ def register(sub: Subparsers) -> None:
     s = actions.add_parser("status", help="per annotator: done, in progress, skipped, remaining, time, accuracy")
     s.add_argument("run", type=run_name, metavar="RUN")
     add_db(s)
-    s.add_argument("--per-task", type=at_least(1), default=None, metavar="K",
-                   help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement")
+    s.add_argument(
+        "--per-task",
+        type=at_least(1),
+        default=None,
+        metavar="K",
+        help="annotators wanted per task (default: the campaign's); K >= 2 adds their agreement",
+    )
     s.add_argument("--dataset", default=None, help="the queue's dataset when the run was not served by `serve`")
     s.add_argument("--benchmark", default=None, choices=BENCHMARKS)
     s.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B")
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
-    s.add_argument("--format", default="table", choices=("table", "json"),
-                   help="table (plain columns when piped) or json")
+    s.add_argument(
+        "--format", default="table", choices=("table", "json"), help="table (plain columns when piped) or json"
+    )
     s.set_defaults(func=status)
 
 
@@ -52,10 +58,13 @@ def status(args: argparse.Namespace) -> int:
         from clarify_tui.campaign.visitor import campaign_tasks
 
         if args.dataset is None:
-            raise UsageError(f"run '{args.run}' was not served with `clarify-tui serve` in {path}: "
-                             "pass the queue's --dataset (and --benchmark / --limit / --shuffle)")
-        campaign, _ = campaign_tasks(args.run, args.dataset, args.benchmark, args.limit, args.shuffle,
-                                     args.per_task or 1)
+            raise UsageError(
+                f"run '{args.run}' was not served with `clarify-tui serve` in {path}: "
+                "pass the queue's --dataset (and --benchmark / --limit / --shuffle)"
+            )
+        campaign, _ = campaign_tasks(
+            args.run, args.dataset, args.benchmark, args.limit, args.shuffle, args.per_task or 1
+        )
     per_task = args.per_task or campaign.per_task
     if per_task < 1:
         raise UsageError("--per-task must be at least 1")
@@ -78,11 +87,17 @@ def print_status(report: CampaignStatus) -> None:
 
     console = report_console()
     if not report["annotators"]:
-        console.print(f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({plural(report['tasks'], 'task')})")
+        console.print(
+            f"[yellow]nobody has played run '{report['run']}' yet[/yellow] ({plural(report['tasks'], 'task')})"
+        )
         return
     cts = any(a["restore_score_mean"] is not None for a in report["annotators"])
-    table = Table(title=f"queue {report['run']}: {plural(report['tasks'], 'task')}, {report['per_task']} annotator(s) per "
-                        f"task, {report['tasks_complete']} complete", title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(
+        title=f"queue {report['run']}: {plural(report['tasks'], 'task')}, {report['per_task']} annotator(s) per "
+        f"task, {report['tasks_complete']} complete",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     table.add_column("annotator", overflow="fold")
     for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n") + (("CTS",) if cts else ()):
         table.add_column(name, justify="right", no_wrap=True)
@@ -90,20 +105,32 @@ def print_status(report: CampaignStatus) -> None:
         ci = a["accuracy_ci95"]
         minutes, seconds = divmod(int(a["active_ms"] / 1000), 60)
         table.add_row(
-            a["annotator"], str(a["done"]), str(a["in_progress"]), str(a["skipped"]), str(a["remaining"]),
-            f"{minutes}:{seconds:02d}", "-" if a["accuracy"] is None else f"{a['accuracy']:.2f}",
-            "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]", str(a["graded"]),
+            a["annotator"],
+            str(a["done"]),
+            str(a["in_progress"]),
+            str(a["skipped"]),
+            str(a["remaining"]),
+            f"{minutes}:{seconds:02d}",
+            "-" if a["accuracy"] is None else f"{a['accuracy']:.2f}",
+            "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]",
+            str(a["graded"]),
             *(["-" if a["restore_score_mean"] is None else f"{a['restore_score_mean']:.1f}"] if cts else []),
         )
     console.print(table)
-    console.print("[dim]playing: a running session or a live claim; left: tasks still open to them; "
-                  "time: the task clock, pauses excluded; 95% CI: Wilson[/dim]")
+    console.print(
+        "[dim]playing: a running session or a live claim; left: tasks still open to them; "
+        "time: the task clock, pauses excluded; 95% CI: Wilson[/dim]"
+    )
     agreement = report.get("agreement")
     if agreement:
         share = "-" if agreement["all_agree"] is None else f"{agreement['all_agree']:.2f}"
         kappa = "undefined" if agreement["fleiss_kappa"] is None else f"{agreement['fleiss_kappa']:.3f}"
-        console.print(f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
-                      f"annotators: all agree {share}, Fleiss' kappa {kappa}")
+        console.print(
+            f"agreement on correctness over {agreement['tasks']} task(s) with {report['per_task']} "
+            f"annotators: all agree {share}, Fleiss' kappa {kappa}"
+        )
         for pair in agreement["pairs"]:
             value = "undefined" if pair["cohen_kappa"] is None else f"{pair['cohen_kappa']:.3f}"
-            console.print(f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)")
+            console.print(
+                f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)"
+            )

@@ -21,20 +21,38 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("report", help="the papers' main tables (markdown, LaTeX, csv) from saved sessions")
     add_db(p)
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, default=None, metavar="NAME",
-                   help="only these runs (--run a b, or repeat --run)")
+    p.add_argument(
+        "--run",
+        dest="runs",
+        action="extend",
+        nargs="+",
+        type=run_name,
+        default=None,
+        metavar="NAME",
+        help="only these runs (--run a b, or repeat --run)",
+    )
     p.add_argument("--by", default="run", choices=("run", "agent"), help="one row per run (default) or per agent")
     p.add_argument("--format", default="markdown", choices=("markdown", "latex", "csv"))
-    p.add_argument("--judge", default=None,
-                   help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--bootstrap", type=at_least(0), default=10_000, help="CTS paired bootstrap resamples (default 10000)")
+    p.add_argument(
+        "--judge", default=None, help="use the verdicts of this judge spec (default: the latest verdict of any judge)"
+    )
+    p.add_argument(
+        "--bootstrap", type=at_least(0), default=10_000, help="CTS paired bootstrap resamples (default 10000)"
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--whatif", action="store_true",
-                   help="add each run's what-if columns (forks, flips, value of asking with its 95%% CI) "
-                        "from the forks `whatif` stored, one group per intervention (docs/whatif.md)")
-    p.add_argument("--sweep", default=None, type=file_path, metavar="FILE.toml",
-                   help="the sweep's matrix in one table: a row per agent, a column group per benchmark "
-                        "(docs/sweeps.md)")
+    p.add_argument(
+        "--whatif",
+        action="store_true",
+        help="add each run's what-if columns (forks, flips, value of asking with its 95%% CI) "
+        "from the forks `whatif` stored, one group per intervention (docs/whatif.md)",
+    )
+    p.add_argument(
+        "--sweep",
+        default=None,
+        type=file_path,
+        metavar="FILE.toml",
+        help="the sweep's matrix in one table: a row per agent, a column group per benchmark (docs/sweeps.md)",
+    )
     p.set_defaults(func=main)
 
 
@@ -52,8 +70,11 @@ def main(args: argparse.Namespace) -> int:
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
     sessions = [s for s in loaded if not s.result.informed]
     if len(sessions) < len(loaded):
-        print(f"{len(loaded) - len(sessions)} informed session(s) left out (their player had seen hidden "
-              "information), as `score` leaves them out", file=sys.stderr)
+        print(
+            f"{len(loaded) - len(sessions)} informed session(s) left out (their player had seen hidden "
+            "information), as `score` leaves them out",
+            file=sys.stderr,
+        )
     if args.runs:
         missing = [r for r in args.runs if not any(s.run == r for s in sessions)]
         if missing:
@@ -61,8 +82,9 @@ def main(args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions match", file=sys.stderr)
         return 1
-    tables = build_tables(sessions, session_settings(store.conn, sessions), by=args.by,
-                          bootstrap=args.bootstrap, seed=args.seed)
+    tables = build_tables(
+        sessions, session_settings(store.conn, sessions), by=args.by, bootstrap=args.bootstrap, seed=args.seed
+    )
     if args.whatif or (cells is not None and has_forks(store, sorted({s.run for s in sessions}))):
         add_whatif_columns(store, tables, sorted({s.run for s in sessions}), args.bootstrap, args.seed)
     if cells is not None:
@@ -84,8 +106,10 @@ def sweep_cells(args: argparse.Namespace, store: Store) -> Sweep:
     known = set(store.run_names())
     cells = [c for c in sweep.cells if c.name in known]
     if not cells:
-        raise UsageError(f"no cell of the sweep {sweep.name} ({args.sweep}) in {store.path}: play it with "
-                         f"`clarify-tui sweep {args.sweep} --db {store.path}` (or merge its shards)")
+        raise UsageError(
+            f"no cell of the sweep {sweep.name} ({args.sweep}) in {store.path}: play it with "
+            f"`clarify-tui sweep {args.sweep} --db {store.path}` (or merge its shards)"
+        )
     args.runs = [c.name for c in cells]
     sweep.cells = cells
     return sweep
@@ -102,6 +126,8 @@ def add_whatif_columns(store: Store, tables: list[PaperTable], runs: list[str], 
     from clarify_tui.metrics.whatif_columns import add_whatif
     from clarify_tui.whatif_results import interventions, stored, summarize
 
-    summaries = {run: {i: summarize(stored(store, run, i), resamples=bootstrap, seed=seed)
-                       for i in interventions(store, run)} for run in runs}
+    summaries = {
+        run: {i: summarize(stored(store, run, i), resamples=bootstrap, seed=seed) for i in interventions(store, run)}
+        for run in runs
+    }
     add_whatif(tables, summaries, bootstrap, seed)

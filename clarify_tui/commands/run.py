@@ -32,75 +32,150 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run a batch of episodes (offline by default)")
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
     p.add_argument("--dataset", default="demo", help="'demo' or a dataset path")
-    p.add_argument("--agent", required=True, type=spec,
-                   help="scripted:POLICY | openai:MODEL | py:FILE.py:NAME | py:package.module:NAME | "
-                        "http://HOST:PORT/PATH (docs/agents.md)")
-    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="KEY=VALUE",
-                   help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)")
+    p.add_argument(
+        "--agent",
+        required=True,
+        type=spec,
+        help="scripted:POLICY | openai:MODEL | py:FILE.py:NAME | py:package.module:NAME | "
+        "http://HOST:PORT/PATH (docs/agents.md)",
+    )
+    p.add_argument(
+        "--agent-arg",
+        dest="agent_args",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword argument for a py: agent's class or factory (repeatable; [agent.args] in clarify.toml)",
+    )
     add_user(p)
-    p.add_argument("--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)")
+    p.add_argument(
+        "--search", default="local", type=spec, help="local | tavily | serper (Google, as the InteractComp reference)"
+    )
     add_judge(p)
     p.add_argument("--task-ids", type=id_list, default=None, metavar="A,B,C", help="only these tasks, in this order")
-    p.add_argument("--epochs", type=at_least(1), default=1, metavar="N",
-                   help="play each task N times (score reports the mean, std over epochs and pass^k)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="sent as `seed` to model APIs that take one (a role's own seed wins) and to py: "
-                        "backends that take a `seed` argument; recorded on the run")
+    p.add_argument(
+        "--epochs",
+        type=at_least(1),
+        default=1,
+        metavar="N",
+        help="play each task N times (score reports the mean, std over epochs and pass^k)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="sent as `seed` to model APIs that take one (a role's own seed wins) and to py: "
+        "backends that take a `seed` argument; recorded on the run",
+    )
     add_db(p)
     p.add_argument("--run", dest="run_name", type=run_name, default=None, help="run name (default: agent and time)")
-    p.add_argument("--concurrency", type=at_least(1), default=4,
-                   help="episodes at once; also raises the model endpoint's call limit unless the config pins it")
-    p.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B",
-                   help="only the first N tasks, or tasks A to B (1-based, inclusive, as Inspect's --limit)")
+    p.add_argument(
+        "--concurrency",
+        type=at_least(1),
+        default=4,
+        help="episodes at once; also raises the model endpoint's call limit unless the config pins it",
+    )
+    p.add_argument(
+        "--limit",
+        type=task_limit,
+        default=None,
+        metavar="N|A-B",
+        help="only the first N tasks, or tasks A to B (1-based, inclusive, as Inspect's --limit)",
+    )
     p.add_argument("--resume", action="store_true", help="continue a run: skip finished tasks")
-    p.add_argument("--take-over", action="store_true",
-                   help="break another process's lease on the run (when its holder is gone but looks alive, "
-                        "e.g. its pid was reused); says whose lease it breaks")
-    p.add_argument("--retry-errored", action="store_true",
-                   help="with --resume: play errored tasks again (the old sessions are kept as superseded)")
-    p.add_argument("--task-attempts", type=at_least(1), default=None, metavar="N",
-                   help="play a task up to N times while it errors or (InteractComp) its action cannot be called; "
-                        "earlier attempts are kept as superseded (default: 3 for InteractComp, as its reference "
-                        "harness re-runs such a task; 1 otherwise)")
-    p.add_argument("--k", type=int, default=None, choices=(0, 1, 2, 3),
-                   help="CTS clarification budget (default 1); 0 = orig (deep search on the blurred query, no "
-                        "clarification)")
+    p.add_argument(
+        "--take-over",
+        action="store_true",
+        help="break another process's lease on the run (when its holder is gone but looks alive, "
+        "e.g. its pid was reused); says whose lease it breaks",
+    )
+    p.add_argument(
+        "--retry-errored",
+        action="store_true",
+        help="with --resume: play errored tasks again (the old sessions are kept as superseded)",
+    )
+    p.add_argument(
+        "--task-attempts",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="play a task up to N times while it errors or (InteractComp) its action cannot be called; "
+        "earlier attempts are kept as superseded (default: 3 for InteractComp, as its reference "
+        "harness re-runs such a task; 1 otherwise)",
+    )
+    p.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        choices=(0, 1, 2, 3),
+        help="CTS clarification budget (default 1); 0 = orig (deep search on the blurred query, no clarification)",
+    )
     add_deep_search(p)
     p.add_argument("--max-rounds", type=at_least(1), default=None)
     p.add_argument(
-        "--mode", default=None,
+        "--mode",
+        default=None,
         choices=config_choices("interactcomp_mode"),
         help="InteractComp action space (default full)",
     )
-    p.add_argument("--forced-asks", type=at_least(0), default=None, metavar="N",
-                   help="InteractComp forced_ask: asks required before answering (default 5, as the reference); "
-                        "alone it means --mode forced_ask; with another --mode it is refused")
-    p.add_argument("--actions", default=None, choices=config_choices("actions"),
-                   help="InteractComp action parsing: the reference harness's exact rules (default), or ours "
-                        "(aliases, flat params, <answer> tags)")
-    p.add_argument("--compat", default=None, choices=config_choices("compat"),
-                   help="InteractComp responder/grader readings: paper (default: the reference harness's, "
-                        "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
-                        "harness's readings and its turning failed calls into answers)")
-    p.add_argument("--prompting", default=None, choices=config_choices("prompting"),
-                   help="DiscoBench prompting (default neutral)")
     p.add_argument(
-        "--ablation", default=None, choices=config_choices("ablation"),
+        "--forced-asks",
+        type=at_least(0),
+        default=None,
+        metavar="N",
+        help="InteractComp forced_ask: asks required before answering (default 5, as the reference); "
+        "alone it means --mode forced_ask; with another --mode it is refused",
+    )
+    p.add_argument(
+        "--actions",
+        default=None,
+        choices=config_choices("actions"),
+        help="InteractComp action parsing: the reference harness's exact rules (default), or ours "
+        "(aliases, flat params, <answer> tags)",
+    )
+    p.add_argument(
+        "--compat",
+        default=None,
+        choices=config_choices("compat"),
+        help="InteractComp responder/grader readings: paper (default: the reference harness's, "
+        "comparable with the paper), strict (ours; not the paper's numbers), reference (the "
+        "harness's readings and its turning failed calls into answers)",
+    )
+    p.add_argument(
+        "--prompting", default=None, choices=config_choices("prompting"), help="DiscoBench prompting (default neutral)"
+    )
+    p.add_argument(
+        "--ablation",
+        default=None,
+        choices=config_choices("ablation"),
         help="DiscoBench ablation (default none)",
     )
     p.add_argument(
-        "--checkpoints", default=None, choices=config_choices("checkpoints"),
+        "--checkpoints",
+        default=None,
+        choices=config_choices("checkpoints"),
         help="DiscoBench: answer = the agent answers each checkpoint; a wrong one fails it and the next "
-             "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
-             "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
-             "trajectory = infer checkpoint outcomes from a single-answer trajectory",
+        "becomes current, unannounced; the last checkpoint's answer decides accuracy (paper §3, B.1, "
+        "B.2; default); strict = a wrong intermediate answer ends the task (not the paper's); "
+        "trajectory = infer checkpoint outcomes from a single-answer trajectory",
     )
-    p.add_argument("--fail-on-error", nargs="?", const=ANY, default=None, type=tolerance, metavar="N|FRACTION",
-                   help="exit 1 when more sessions than this errored or were ended by the agent's own invalid "
-                        "outputs (None, garbage, a forbidden action; scored wrong): bare = any, N = more than N, "
-                        "a number below 1 = more than that share (docs/runs.md)")
-    p.add_argument("--search-cache", default="record", choices=("record", "replay", "off"),
-                   help="cache searches in the database (record: use and fill; replay: cache only)")
+    p.add_argument(
+        "--fail-on-error",
+        nargs="?",
+        const=ANY,
+        default=None,
+        type=tolerance,
+        metavar="N|FRACTION",
+        help="exit 1 when more sessions than this errored or were ended by the agent's own invalid "
+        "outputs (None, garbage, a forbidden action; scored wrong): bare = any, N = more than N, "
+        "a number below 1 = more than that share (docs/runs.md)",
+    )
+    p.add_argument(
+        "--search-cache",
+        default="record",
+        choices=("record", "replay", "off"),
+        help="cache searches in the database (record: use and fill; replay: cache only)",
+    )
     add_config(p)  # --config, --set
     p.set_defaults(func=main)
 
@@ -117,22 +192,42 @@ def main(args: argparse.Namespace) -> int:
     if args.compat is not None and (idle := compat_changes_nothing(args)):
         console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
     for flag, owner in other_benchmarks_flags(args):
-        console.print(f"warning: {flag} changes nothing: it applies to {owner} only, not {args.benchmark}",
-                      markup=False, highlight=False)
+        console.print(
+            f"warning: {flag} changes nothing: it applies to {owner} only, not {args.benchmark}",
+            markup=False,
+            highlight=False,
+        )
     task_ids = args.task_ids
     progress = run_progress(args.run_name or args.benchmark)
     with progress:
         result = api.run(
-            args.benchmark, args.agent, dataset=str(args.dataset), user=args.user, search=args.search,
-            judge=args.judge, db=args.db, name=args.run_name, concurrency=args.concurrency, limit=args.limit,
-            task_ids=task_ids, epochs=args.epochs, seed=args.seed, resume=args.resume,
-            retry_errored=args.retry_errored, task_attempts=args.task_attempts, search_cache=args.search_cache,
-            episode=config, config=args.config, overrides=parse_overrides(args.overrides),
-            agent_args=parse_args(args.agent_args), argv=getattr(args, "argv", None),
+            args.benchmark,
+            args.agent,
+            dataset=str(args.dataset),
+            user=args.user,
+            search=args.search,
+            judge=args.judge,
+            db=args.db,
+            name=args.run_name,
+            concurrency=args.concurrency,
+            limit=args.limit,
+            task_ids=task_ids,
+            epochs=args.epochs,
+            seed=args.seed,
+            resume=args.resume,
+            retry_errored=args.retry_errored,
+            task_attempts=args.task_attempts,
+            search_cache=args.search_cache,
+            episode=config,
+            config=args.config,
+            overrides=parse_overrides(args.overrides),
+            agent_args=parse_args(args.agent_args),
+            argv=getattr(args, "argv", None),
             on_banner=lambda line: console.print(f"[yellow]{escape(line)}[/yellow]"),
             on_start=progress.start,
             on_session_done=lambda s: progress.advance(s),
-            take_over=args.take_over, notify=lambda line: console.print(line, markup=False, highlight=False),
+            take_over=args.take_over,
+            notify=lambda line: console.print(line, markup=False, highlight=False),
         )
         progress.finish()
     from clarify_tui.store import Store
@@ -140,8 +235,12 @@ def main(args: argparse.Namespace) -> int:
     counts = print_summary(args.benchmark, result.name, result, Store(result.db))
     for note in result.notes:
         console.print(note, markup=False, highlight=False)
-    console.print(f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
-                  f"--run {result.name}", markup=False, highlight=False)
+    console.print(
+        f"saved to {result.db} (run {result.name}); score it with: clarify-tui score --db {result.db} "
+        f"--run {result.name}",
+        markup=False,
+        highlight=False,
+    )
     call_limit = result.call_limit
     if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
         console.print(call_limit, markup=False, highlight=False)
@@ -152,11 +251,16 @@ def episode_config(args: argparse.Namespace) -> EpisodeConfig:
     """The episode settings of `run`'s flags, each unset one at its paper default (`sweep` reads a cell the same way)."""
     mode = "forced_ask" if args.forced_asks is not None and args.mode is None else args.mode or "full"
     return EpisodeConfig(
-        max_rounds=args.max_rounds, interactcomp_mode=mode,
+        max_rounds=args.max_rounds,
+        interactcomp_mode=mode,
         forced_asks=5 if args.forced_asks is None else args.forced_asks,
-        prompting=args.prompting or "neutral", ablation=args.ablation or "none", k=1 if args.k is None else args.k,
-        checkpoints=args.checkpoints or "answer", deep_search=args.deep_search,
-        actions=args.actions or "reference", compat=args.compat or DEFAULT_COMPAT,
+        prompting=args.prompting or "neutral",
+        ablation=args.ablation or "none",
+        k=1 if args.k is None else args.k,
+        checkpoints=args.checkpoints or "answer",
+        deep_search=args.deep_search,
+        actions=args.actions or "reference",
+        compat=args.compat or DEFAULT_COMPAT,
     )
 
 
@@ -203,8 +307,10 @@ def print_summary(benchmark: str, name: str, summary: RunSummary | RunResult, st
     if done:
         line += protocol.run_line(done, errored)
         if unreadable := sum(getattr(s.result, "unreadable_verdicts", 0) for s in done):
-            line += (f"; {unreadable} unreadable grader repl{'ies' if unreadable != 1 else 'y'} scored wrong "
-                     f"(the paper's reading; the replies are on the judge steps)")
+            line += (
+                f"; {unreadable} unreadable grader repl{'ies' if unreadable != 1 else 'y'} scored wrong "
+                f"(the paper's reading; the replies are on the judge steps)"
+            )
     console.print(line)
     for note in protocol.run_notes(sessions, done):
         console.print(note, markup=False, highlight=False)
@@ -224,8 +330,12 @@ def other_benchmarks_flags(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(flag, benchmark name) for each flag given that another benchmark than --benchmark reads.
     A warning, not a refusal, as for --compat: one command line looped over benchmarks stays valid."""
     others = [registry.get(name) for name in registry.in_report_order() if name != args.benchmark]
-    return [(f"--{dest.replace('_', '-')}", spec.title) for spec in others
-            for dest in spec.run_flags if getattr(args, dest) is not None]
+    return [
+        (f"--{dest.replace('_', '-')}", spec.title)
+        for spec in others
+        for dest in spec.run_flags
+        if getattr(args, dest) is not None
+    ]
 
 
 def check_flag_pairs(args: argparse.Namespace) -> None:
@@ -239,12 +349,16 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
         raise UsageError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
     if args.forced_asks is not None and args.mode not in (None, "forced_ask"):
         # it used to turn --mode full into forced_ask unsaid (another experiment than the one asked for)
-        raise UsageError(f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
-                         "(drop --forced-asks, or give --mode forced_ask)")
+        raise UsageError(
+            f"--forced-asks applies to --mode forced_ask; --mode {args.mode} requires no asks "
+            "(drop --forced-asks, or give --mode forced_ask)"
+        )
     for role in ("agent", "user"):  # api.run refuses it too (a ValueError there, for Python callers)
         if getattr(args, role).split(":")[0] == "human":  # a batch run has nobody at the keyboard
-            raise UsageError(f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                             f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)")
+            raise UsageError(
+                f"run has no person at the keyboard: --{role} human is played in the TUI, "
+                f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)"
+            )
 
 
 def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
@@ -268,11 +382,11 @@ def compat_changes_nothing(args: argparse.Namespace) -> str | None:
     models = [role for role in ("user", "judge") if getattr(args, role).startswith("openai")]
     searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
     if not models and not searches:
-        return ("changes nothing: the rule user and the rule judge reply with fixed words, "
-                "there is no model wording to read (it matters with --user/--judge openai:MODEL)")
+        return (
+            "changes nothing: the rule user and the rule judge reply with fixed words, "
+            "there is no model wording to read (it matters with --user/--judge openai:MODEL)"
+        )
     rules = [role for role in ("user", "judge") if role not in models]
     if rules:
         return f"does not change the rule {' or '.join(rules)}'s replies (fixed words, nothing to read)"
     return None
-
-

@@ -36,33 +36,69 @@ if TYPE_CHECKING:
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 
+
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("score", help="score saved sessions with the papers' metrics")
     add_db(p)
-    p.add_argument("--from-export", type=Path, default=None, metavar="FILE",
-                   help="score an `export --format jsonl` file instead of the database")
-    p.add_argument("--run", dest="runs", action="extend", nargs="+", type=run_name, default=None, metavar="NAME",
-                   help="only these runs (--run a b, or repeat --run)")
+    p.add_argument(
+        "--from-export",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="score an `export --format jsonl` file instead of the database",
+    )
+    p.add_argument(
+        "--run",
+        dest="runs",
+        action="extend",
+        nargs="+",
+        type=run_name,
+        default=None,
+        metavar="NAME",
+        help="only these runs (--run a b, or repeat --run)",
+    )
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
-    p.add_argument("--include-informed", action="store_true",
-                   help="keep sessions whose player had seen hidden information (a person's fork made in "
-                        "replay, after the gold answer was on screen); left out of every group by default")
+    p.add_argument(
+        "--include-informed",
+        action="store_true",
+        help="keep sessions whose player had seen hidden information (a person's fork made in "
+        "replay, after the gold answer was on screen); left out of every group by default",
+    )
     p.add_argument("--format", default="table", choices=("table", "json", "csv"))
-    p.add_argument("--judge", default=None,
-                   help="use the verdicts of this judge spec (default: the latest verdict of any judge)")
-    p.add_argument("--profile-subset", choices=SUBSETS, default=DEFAULT_SUBSET,
-                   help="DiscoBench profiles over the reached ambiguous checkpoints every group reached (common: "
-                        "the paper's Tables 3 and 5) or each group's own (all); default: %(default)s")
-    p.add_argument("--profile-k", type=profile_k, default=None, metavar="K|data",
-                   help="DiscoBench profiles: searches above K make a guess search-heavy (default: the paper's "
-                        "K = 3 for every group; data = one K for all groups scored together, the median search "
-                        "count of their successful no-ask ambiguous checkpoints, as the paper derived its K)")
-    p.add_argument("--bootstrap", type=at_least(0), default=10_000,
-                   help="CTS paired bootstrap resamples (default 10000; 0: no interval)")
+    p.add_argument(
+        "--judge", default=None, help="use the verdicts of this judge spec (default: the latest verdict of any judge)"
+    )
+    p.add_argument(
+        "--profile-subset",
+        choices=SUBSETS,
+        default=DEFAULT_SUBSET,
+        help="DiscoBench profiles over the reached ambiguous checkpoints every group reached (common: "
+        "the paper's Tables 3 and 5) or each group's own (all); default: %(default)s",
+    )
+    p.add_argument(
+        "--profile-k",
+        type=profile_k,
+        default=None,
+        metavar="K|data",
+        help="DiscoBench profiles: searches above K make a guess search-heavy (default: the paper's "
+        "K = 3 for every group; data = one K for all groups scored together, the median search "
+        "count of their successful no-ask ambiguous checkpoints, as the paper derived its K)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=at_least(0),
+        default=10_000,
+        help="CTS paired bootstrap resamples (default 10000; 0: no interval)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--jobs", type=jobs, default=1, metavar="N|auto",
-                   help="processes for the CTS bootstrap (default 1; auto = the CPU count; results do not depend on it)")
+    p.add_argument(
+        "--jobs",
+        type=jobs,
+        default=1,
+        metavar="N|auto",
+        help="processes for the CTS bootstrap (default 1; auto = the CPU count; results do not depend on it)",
+    )
     p.set_defaults(func=main)
 
 
@@ -80,8 +116,10 @@ def _subset_words(groups: list) -> str:
     """Which checkpoints the profile rows count, as the caption says it."""
     m = groups[0]["metrics"]
     if m.get("profile_subset") == "common":
-        return (f"the common subset: the {m.get('profile_n')} reached ambiguous checkpoint(s) every group reached "
-                "(--profile-subset all: each group's own)")
+        return (
+            f"the common subset: the {m.get('profile_n')} reached ambiguous checkpoint(s) every group reached "
+            "(--profile-subset all: each group's own)"
+        )
     return "each group's reached ambiguous checkpoints"
 
 
@@ -105,9 +143,18 @@ def main(args: argparse.Namespace) -> int:
 
     with _bootstrap_pool(args.jobs) as executor:
         report = api.score(
-            args.db, runs=args.runs, benchmark=args.benchmark, by=args.by, judge=args.judge,
-            include_informed=args.include_informed, profile_k=args.profile_k, bootstrap=args.bootstrap,
-            seed=args.seed, from_export=args.from_export, executor=executor, profile_subset=args.profile_subset,
+            args.db,
+            runs=args.runs,
+            benchmark=args.benchmark,
+            by=args.by,
+            judge=args.judge,
+            include_informed=args.include_informed,
+            profile_k=args.profile_k,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            from_export=args.from_export,
+            executor=executor,
+            profile_subset=args.profile_subset,
             on_note=lambda note: print(note, file=sys.stderr),
         )
     if args.format == "json":
@@ -130,7 +177,9 @@ def epoch_lines(report: ScoreReport) -> list[str]:
         if not ep:
             continue
         label = ", ".join(f"{k}={v}" for k, v in g["key"].items())
-        line = f"{g['benchmark']} {label}: {ep['n_epochs']} epochs, mean {ep['mean']:.3f}, std over epochs {ep['std']:.3f}"
+        line = (
+            f"{g['benchmark']} {label}: {ep['n_epochs']} epochs, mean {ep['mean']:.3f}, std over epochs {ep['std']:.3f}"
+        )
         if ep.get("pass_k"):
             line += ", " + ", ".join(f"pass^{k} {v:.3f}" for k, v in ep["pass_k"].items() if v is not None)
         lines.append(line)
@@ -159,9 +208,13 @@ def write_csv(report: ScoreReport, out: TextIO) -> None:
 
     rows = []
     for g in report["groups"]:
-        row = {"benchmark": g["benchmark"], **{f"key.{k}": v for k, v in g["key"].items()},
-               "n_sessions": g["n_sessions"], "comparable": g.get("comparable"),
-               "deviations": "; ".join(g.get("deviations") or [])}
+        row = {
+            "benchmark": g["benchmark"],
+            **{f"key.{k}": v for k, v in g["key"].items()},
+            "n_sessions": g["n_sessions"],
+            "comparable": g.get("comparable"),
+            "deviations": "; ".join(g.get("deviations") or []),
+        }
         row.update(flatten(g["metrics"]))
         rows.append(row)
     columns: list[str] = []
@@ -199,8 +252,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
                 for g in groups
             )
             caption = f"profiles: {_subset_words(groups)}; search-heavy above K = {ks}"
-        table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption,
-                      caption_justify="left")
+        table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption, caption_justify="left")
         table.add_column("metric")
         for g in groups:
             table.add_column(group_label(g), justify="right")
@@ -242,7 +294,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
             for t in range(turns):
                 table.add_row(
                     f"turn {t + 1} unk/region/reg-unk",
-                    *[_turn_cell((g["metrics"].get("per_turn") or [])[t:t + 1]) for g in groups],
+                    *[_turn_cell((g["metrics"].get("per_turn") or [])[t : t + 1]) for g in groups],
                 )
         console.print(table)
         notes = []
@@ -255,8 +307,12 @@ def print_tables(report: ScoreReport, by: str) -> None:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
         unpriced = sorted({m for g in groups for m in g["metrics"].get("unpriced_models") or []})
         if unpriced:
-            console.print(f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
-                          f"{', '.join(unpriced)}", markup=False, highlight=False)
+            console.print(
+                f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
+                f"{', '.join(unpriced)}",
+                markup=False,
+                highlight=False,
+            )
         _print_footnotes(console, groups)
 
 
@@ -275,8 +331,12 @@ def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
 
     from clarify_tui.plural import plural
 
-    table = Table(title=f"{benchmark} — by {by} ({plural(len(groups), 'group')}; all metrics: --format json or csv)",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title=f"{benchmark} — by {by} ({plural(len(groups), 'group')}; all metrics: --format json or csv)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     table.add_column(by, overflow="fold", min_width=8)
     table.add_column("n", justify="right", no_wrap=True)
     headers = registry.get(benchmark).summary_columns
@@ -288,9 +348,11 @@ def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
     for g in groups:
         m = g["metrics"]
         table.add_row(
-            group_label(g), str(g["n_sessions"]),
+            group_label(g),
+            str(g["n_sessions"]),
             *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
-            str(m.get("errored", 0)), str(m.get("abandoned", 0)),
+            str(m.get("errored", 0)),
+            str(m.get("abandoned", 0)),
         )
     return table
 
@@ -315,5 +377,6 @@ def _turn_cell(turn: list[dict]) -> str:
         return "-"
     t = turn[0]
     return " / ".join(
-        "-" if t[k] is None else f"{t[k]:.2f}" for k in ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate")
+        "-" if t[k] is None else f"{t[k]:.2f}"
+        for k in ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate")
     )

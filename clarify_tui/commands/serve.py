@@ -35,26 +35,48 @@ def register(sub: Subparsers) -> None:
 
     p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")
     p.add_argument("--queue", type=run_name, required=True, metavar="RUN", help="the campaign's run name")
-    p.add_argument("--db", type=file_path, default=None,
-                   help="the shared SQLite file (default: $CLARIFY_DB or sessions/clarify.db)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for a lab network)")
+    p.add_argument(
+        "--db",
+        type=file_path,
+        default=None,
+        help="the shared SQLite file (default: $CLARIFY_DB or sessions/clarify.db)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for a lab network)",
+    )
     p.add_argument("--port", type=port_number, default=8000)
     p.add_argument("--token", default=None, help="the secret every link needs (default: a new random one)")
     p.add_argument("--title", default=None, help="the page title (default: the run name)")
-    p.add_argument("--annotators", type=file_path, default=None, metavar="FILE",
-                   help="one annotator name a line: each gets a signed link of their own (printed, and written "
-                        "mode 0600 to DB.links-RUN.tsv); the session's annotator is the link's. Remove a name and "
-                        "restart to revoke its link. Without it: the shared --token link, the name typed")
-    p.add_argument("--participant-param", default=None, metavar="NAME", type=_param_name,
-                   help="take the annotator from this link parameter, as a crowdsourcing platform fills it in "
-                        "(e.g. PROLIFIC_PID); no name form")
+    p.add_argument(
+        "--annotators",
+        type=file_path,
+        default=None,
+        metavar="FILE",
+        help="one annotator name a line: each gets a signed link of their own (printed, and written "
+        "mode 0600 to DB.links-RUN.tsv); the session's annotator is the link's. Remove a name and "
+        "restart to revoke its link. Without it: the shared --token link, the name typed",
+    )
+    p.add_argument(
+        "--participant-param",
+        default=None,
+        metavar="NAME",
+        type=_param_name,
+        help="take the annotator from this link parameter, as a crowdsourcing platform fills it in "
+        "(e.g. PROLIFIC_PID); no name form",
+    )
     from clarify_tui.campaign.server import DEFAULT_MAX_VISITORS
 
-    p.add_argument("--max-visitors", type=at_least(1), default=DEFAULT_MAX_VISITORS, metavar="N",
-                   help=f"app processes at once (default {DEFAULT_MAX_VISITORS}: each takes ~67 MB and ~0.9 CPU-s "
-                        "to start; 30 fit a small 2-core, 4 GB machine); the next visitor is told the campaign is "
-                        "full and to retry")
+    p.add_argument(
+        "--max-visitors",
+        type=at_least(1),
+        default=DEFAULT_MAX_VISITORS,
+        metavar="N",
+        help=f"app processes at once (default {DEFAULT_MAX_VISITORS}: each takes ~67 MB and ~0.9 CPU-s "
+        "to start; 30 fit a small 2-core, 4 GB machine); the next visitor is told the campaign is "
+        "full and to retry",
+    )
     add_campaign_options(p)
     p.set_defaults(func=main)
 
@@ -84,8 +106,7 @@ def main(args: argparse.Namespace) -> int:
     db = db_path(args).resolve()
     names = read_names(args.annotators) if args.annotators is not None else None
     _check_port(args.host, args.port)  # before the database is made: a bad address leaves no file behind
-    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle,
-                                     args.per_task)
+    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle, args.per_task)
     settings = _settings(args, sorted({t.protocol.value for t in tasks}, key=PROTOCOLS.index))
     from clarify_tui.store import Store
 
@@ -100,38 +121,65 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui import logsetup
 
     logsetup.redact(token)  # aiohttp logs a request line over 8 KB whole, and the link carries the token
-    options = ["--dataset", str(args.dataset), "--per-task", str(args.per_task),
-               "--claim-timeout", str(args.claim_timeout), "--search", args.search]
+    options = [
+        "--dataset",
+        str(args.dataset),
+        "--per-task",
+        str(args.per_task),
+        "--claim-timeout",
+        str(args.claim_timeout),
+        "--search",
+        args.search,
+    ]
     options += ["--user", args.user, "--judge", args.judge, *(f"--set={item}" for item in args.overrides)]
-    for flag, value in (("--benchmark", args.benchmark), ("--limit", args.limit), ("--shuffle", args.shuffle),
-                        ("--deep-search", args.deep_search),
-                        ("--config", args.config.resolve() if args.config is not None else None)):
+    for flag, value in (
+        ("--benchmark", args.benchmark),
+        ("--limit", args.limit),
+        ("--shuffle", args.shuffle),
+        ("--deep-search", args.deep_search),
+        ("--config", args.config.resolve() if args.config is not None else None),
+    ):
         if value is not None:
             options += [flag, str(value)]
     signer = Signer(load_secret(secret_path(db)), args.queue, names) if names is not None else None
-    server = CampaignServer(visitor_command(sys.executable, db, args.queue, options), token,
-                            host=args.host, port=args.port, title=args.title or f"clarify-tui · {args.queue}",
-                            signer=signer, participant_param=args.participant_param, max_visitors=args.max_visitors)
+    server = CampaignServer(
+        visitor_command(sys.executable, db, args.queue, options),
+        token,
+        host=args.host,
+        port=args.port,
+        title=args.title or f"clarify-tui · {args.queue}",
+        signer=signer,
+        participant_param=args.participant_param,
+        max_visitors=args.max_visitors,
+    )
     shown = "THIS-MACHINE" if args.host in ("0.0.0.0", "::", "") else args.host
     who = "has their link" if signer is not None else "has the token"
-    where = ("this machine only (pass --host 0.0.0.0 to open it to your network)" if args.host in
-             ("127.0.0.1", "localhost", "::1") else f"address {args.host}: anyone who can reach it on the network "
-             f"and {who} can annotate")
-    print(f"Campaign '{args.queue}': {plural(len(campaign.task_ids), 'task')}, {args.per_task} annotator(s) per task, "
-          f"database {db}", flush=True)
-    print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.",
-          flush=True)
+    where = (
+        "this machine only (pass --host 0.0.0.0 to open it to your network)"
+        if args.host in ("127.0.0.1", "localhost", "::1")
+        else f"address {args.host}: anyone who can reach it on the network and {who} can annotate"
+    )
+    print(
+        f"Campaign '{args.queue}': {plural(len(campaign.task_ids), 'task')}, {args.per_task} annotator(s) per task, "
+        f"database {db}",
+        flush=True,
+    )
+    print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.", flush=True)
     _print_links(args, db, token, signer, names or [], shown)
     print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
     if released:
-        print(f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
-              "their tasks back.", flush=True)
+        print(
+            f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
+            "their tasks back.",
+            flush=True,
+        )
     server.serve()
     return 0
 
 
-def _print_links(args: argparse.Namespace, db: Path, token: str, signer: Signer | None, names: list[str],
-                 shown: str) -> None:
+def _print_links(
+    args: argparse.Namespace, db: Path, token: str, signer: Signer | None, names: list[str], shown: str
+) -> None:
     """The links to hand out: one signed link per annotator (also written to a file), the
     platform's study link, or the shared token link with the name left to fill in."""
     from clarify_tui import logsetup
@@ -150,8 +198,11 @@ def _print_links(args: argparse.Namespace, db: Path, token: str, signer: Signer 
         for name, link in rows:
             print(f"    {name}: {link}", flush=True)
     elif args.participant_param:
-        print(f"Give the platform this study link{machine}, with its placeholder for the participant's id in "
-              f"place of ID (Prolific: {{{{%PROLIFIC_PID%}}}}):", flush=True)
+        print(
+            f"Give the platform this study link{machine}, with its placeholder for the participant's id in "
+            f"place of ID (Prolific: {{{{%PROLIFIC_PID%}}}}):",
+            flush=True,
+        )
         print(f"    {base}?token={quote(token)}&{param}=ID", flush=True)
     else:
         print(f"Send each annotator this link with their name{machine}:", flush=True)
@@ -170,13 +221,29 @@ def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Stor
         make(getattr(args, role), services)
     if "cts" in benchmarks:
         make_deep_search(episode.deep_search, services)
-    provenance = campaign_provenance(benchmarks, dataset=str(args.dataset), user=args.user, judge=args.judge,
-                                     search=args.search, deep_search=episode.deep_search, config_obj=services,
-                                     argv=_without_token(getattr(args, "argv", None)))
+    provenance = campaign_provenance(
+        benchmarks,
+        dataset=str(args.dataset),
+        user=args.user,
+        judge=args.judge,
+        search=args.search,
+        deep_search=episode.deep_search,
+        config_obj=services,
+        argv=_without_token(getattr(args, "argv", None)),
+    )
 
     def record(store: Store) -> None:
-        record_campaign_run(store, args.queue, benchmarks, dataset=str(args.dataset), user=args.user,
-                            judge=args.judge, search=args.search, episode=episode, provenance=provenance)
+        record_campaign_run(
+            store,
+            args.queue,
+            benchmarks,
+            dataset=str(args.dataset),
+            user=args.user,
+            judge=args.judge,
+            search=args.search,
+            episode=episode,
+            provenance=provenance,
+        )
 
     return record
 
@@ -200,7 +267,9 @@ def _check_port(host: str, port: int) -> None:
     try:
         socket.getaddrinfo(host, port)
     except (OSError, UnicodeError) as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}; check --host") from None
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}; check --host"
+        ) from None
     try:
         with socket.create_server((host, port), reuse_port=False):
             pass

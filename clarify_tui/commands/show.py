@@ -28,8 +28,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument("session_id", metavar="SESSION", help="session id or a unique prefix of it")
     add_db(p)
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.add_argument("--include-hidden", action="store_true",
-                   help="show the hidden fields of encrypted releases (InteractComp) in plain text")
+    p.add_argument(
+        "--include-hidden",
+        action="store_true",
+        help="show the hidden fields of encrypted releases (InteractComp) in plain text",
+    )
     p.set_defaults(func=main)
 
 
@@ -38,8 +41,13 @@ def main(args: argparse.Namespace) -> int:
 
     store = open_store(args, must_exist=True)
     session = store.session(args.session_id)
-    record = session_record(store, session, store.steps(session.id), include_hidden=args.include_hidden,
-                            provenance=store.run_provenances().get(session.run))
+    record = session_record(
+        store,
+        session,
+        store.steps(session.id),
+        include_hidden=args.include_hidden,
+        provenance=store.run_provenances().get(session.run),
+    )
     if args.format == "json":
         json.dump(record, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -53,26 +53,58 @@ def register(sub: Subparsers) -> None:
     from clarify_tui.agent_faults import ANY, tolerance
 
     p = sub.add_parser("sweep", help="play a matrix of runs from a TOML file (resumable, shardable)")
-    p.add_argument("file", type=file_path, metavar="FILE.toml", help="the sweep: [sweep] with benchmarks, agents, ... "
-                   "(lists multiply, scalars apply to every cell; docs/sweeps.md)")
+    p.add_argument(
+        "file",
+        type=file_path,
+        metavar="FILE.toml",
+        help="the sweep: [sweep] with benchmarks, agents, ... "
+        "(lists multiply, scalars apply to every cell; docs/sweeps.md)",
+    )
     add_db(p)
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the plan (cells, sessions, model calls per endpoint, cost) and play nothing")
-    p.add_argument("--shard", type=shard, default=None, metavar="I/N",
-                   help="play the I-th of N deterministic parts of the sessions (one database per shard; "
-                        "`clarify-tui merge` joins them; docs/scale.md)")
-    p.add_argument("--concurrency", type=at_least(1), default=8, metavar="N",
-                   help="sessions at once across every cell (default 8); also each model endpoint's call limit "
-                        "unless the config pins it")
-    p.add_argument("--max-cost", type=dollars, default=None, metavar="USD",
-                   help="start no session that would take this invocation's spend past USD; run the same "
-                        "command again to go on")
-    p.add_argument("--retry-errored", action="store_true",
-                   help="play the errored sessions of every cell again (the old ones are kept as superseded), "
-                        "as `run --resume --retry-errored`")
-    p.add_argument("--fail-on-error", type=tolerance, nargs="?", const=ANY, default=None, metavar="N|FRACTION",
-                   help="exit 1 only when more than N sessions (or FRACTION of them) errored or ended on agent "
-                        "output that could not be used (bare: any); default: exit 1 when any session errored")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (cells, sessions, model calls per endpoint, cost) and play nothing",
+    )
+    p.add_argument(
+        "--shard",
+        type=shard,
+        default=None,
+        metavar="I/N",
+        help="play the I-th of N deterministic parts of the sessions (one database per shard; "
+        "`clarify-tui merge` joins them; docs/scale.md)",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=at_least(1),
+        default=8,
+        metavar="N",
+        help="sessions at once across every cell (default 8); also each model endpoint's call limit "
+        "unless the config pins it",
+    )
+    p.add_argument(
+        "--max-cost",
+        type=dollars,
+        default=None,
+        metavar="USD",
+        help="start no session that would take this invocation's spend past USD; run the same command again to go on",
+    )
+    p.add_argument(
+        "--retry-errored",
+        action="store_true",
+        help="play the errored sessions of every cell again (the old ones are kept as superseded), "
+        "as `run --resume --retry-errored`",
+    )
+    p.add_argument(
+        "--fail-on-error",
+        type=tolerance,
+        nargs="?",
+        const=ANY,
+        default=None,
+        metavar="N|FRACTION",
+        help="exit 1 only when more than N sessions (or FRACTION of them) errored or ended on agent "
+        "output that could not be used (bare: any); default: exit 1 when any session errored",
+    )
     p.set_defaults(func=main)
 
 
@@ -111,8 +143,12 @@ def run_parser() -> argparse.ArgumentParser:
 
 def run_settings(parser: argparse.ArgumentParser) -> set[str]:
     """The keys a sweep file may set: `run`'s long flags without dashes."""
-    return {opt[2:].replace("-", "_") for a in parser._actions for opt in a.option_strings
-            if opt.startswith("--") and opt != "--help"}
+    return {
+        opt[2:].replace("-", "_")
+        for a in parser._actions
+        for opt in a.option_strings
+        if opt.startswith("--") and opt != "--help"
+    }
 
 
 def read_sweep(file: Path) -> Sweep:
@@ -156,16 +192,33 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
             stray = other_benchmarks_flags(a)
             if stray:
                 flags = ", ".join(f"{flag} ({owner} only)" for flag, owner in stray)
-                raise UsageError(f"{flags} does not apply to {a.benchmark}; set it under [sweep.{_owner_key(stray)}] "
-                                 "so it reaches only that benchmark's cells")
+                raise UsageError(
+                    f"{flags} does not apply to {a.benchmark}; set it under [sweep.{_owner_key(stray)}] "
+                    "so it reaches only that benchmark's cells"
+                )
             if a.compat is not None and (idle := compat_changes_nothing(a)):
                 console.print(f"warning: cell {cell.name}: --compat {a.compat} {idle}", markup=False, highlight=False)
             prepared = api.prepare_run(
-                a.benchmark, a.agent, dataset=str(a.dataset), user=a.user, search=a.search, judge=a.judge,
-                db=args.db, name=cell.name, concurrency=args.concurrency, limit=a.limit, task_ids=a.task_ids,
-                epochs=a.epochs, seed=a.seed, task_attempts=a.task_attempts, search_cache=a.search_cache,
-                episode=config, config=a.config, overrides=parse_overrides(a.overrides),
-                agent_args=parse_args(a.agent_args), argv=[*getattr(args, "argv", []), f"(cell {cell.name})"],
+                a.benchmark,
+                a.agent,
+                dataset=str(a.dataset),
+                user=a.user,
+                search=a.search,
+                judge=a.judge,
+                db=args.db,
+                name=cell.name,
+                concurrency=args.concurrency,
+                limit=a.limit,
+                task_ids=a.task_ids,
+                epochs=a.epochs,
+                seed=a.seed,
+                task_attempts=a.task_attempts,
+                search_cache=a.search_cache,
+                episode=config,
+                config=a.config,
+                overrides=parse_overrides(a.overrides),
+                agent_args=parse_args(a.agent_args),
+                argv=[*getattr(args, "argv", []), f"(cell {cell.name})"],
             )
         except ValueError as exc:
             raise UsageError(f"cell {cell.name}: {exc}") from None
@@ -185,18 +238,34 @@ def play(store: Store, sweep: Sweep, runs: list[CellRun], args: argparse.Namespa
     budget = SweepBudget(concurrency=args.concurrency, max_cost=args.max_cost)
     label = sweep.name + (f" shard {args.shard[0]}/{args.shard[1]}" if args.shard else "")
     left = sum(r.to_play for r in runs)
-    console.print(f"sweep {label}: {len(runs)} cell(s), {left} session(s) to play"
-                  + (f" ({sum(r.done for r in runs)} already done)" if any(r.done for r in runs) else ""),
-                  markup=False, highlight=False)
+    console.print(
+        f"sweep {label}: {len(runs)} cell(s), {left} session(s) to play"
+        + (f" ({sum(r.done for r in runs)} already done)" if any(r.done for r in runs) else ""),
+        markup=False,
+        highlight=False,
+    )
     progress = SweepProgress(label, console, {r.cell.name: r.to_play for r in runs}, lambda: budget.spent)
     with progress:
-        outcome = asyncio.run(play_cells(store, runs, budget, on_session_done=progress.advance,
-                                         notify=lambda line: console.print(line, markup=False, highlight=False)))
+        outcome = asyncio.run(
+            play_cells(
+                store,
+                runs,
+                budget,
+                on_session_done=progress.advance,
+                notify=lambda line: console.print(line, markup=False, highlight=False),
+            )
+        )
     return summarize(store, sweep, runs, budget, outcome, args)
 
 
-def summarize(store: Store, sweep: Sweep, runs: list[CellRun], budget: SweepBudget, outcome: SweepOutcome,
-              args: argparse.Namespace) -> int:
+def summarize(
+    store: Store,
+    sweep: Sweep,
+    runs: list[CellRun],
+    budget: SweepBudget,
+    outcome: SweepOutcome,
+    args: argparse.Namespace,
+) -> int:
     """One line per cell, the totals, what stopped the sweep and how to go on; the exit code."""
     from clarify_tui.redaction import redact
     from clarify_tui.sweep.failures import fail_on_error_exceeded
@@ -204,8 +273,13 @@ def summarize(store: Store, sweep: Sweep, runs: list[CellRun], budget: SweepBudg
     names = [r.cell.name for r in runs]
     every = [s for s in store.sessions(runs=names) if s.status in ("completed", "errored")]
     if args.shard:
-        mine = {(r.cell.name, t.id, e) for r in runs for e in range(r.prepared.spec.epochs) for t in r.prepared.tasks
-                if r.keep is None or r.keep(t.id, e)}
+        mine = {
+            (r.cell.name, t.id, e)
+            for r in runs
+            for e in range(r.prepared.spec.epochs)
+            for t in r.prepared.tasks
+            if r.keep is None or r.keep(t.id, e)
+        }
         every = [s for s in every if (s.run, s.task_id, s.epoch) in mine]
     for r in runs:
         cell = [s for s in every if s.run == r.cell.name]
@@ -218,29 +292,49 @@ def summarize(store: Store, sweep: Sweep, runs: list[CellRun], budget: SweepBudg
     errored = len(every) - completed
     total = sum(r.wanted for r in runs)
     unpriced = f" ({budget.unpriced_calls} unpriced model call(s) not counted)" if budget.unpriced_calls else ""
-    console.print(f"sweep {sweep.name}: {completed} completed, {errored} errored of {total} session(s); "
-                  f"${budget.spent:.4f} spent{unpriced}", markup=False, highlight=False)
-    again = f"clarify-tui sweep {args.file}" + (f" --db {args.db}" if args.db else "") + (
-        f" --shard {args.shard[0]}/{args.shard[1]}" if args.shard else "")
+    console.print(
+        f"sweep {sweep.name}: {completed} completed, {errored} errored of {total} session(s); "
+        f"${budget.spent:.4f} spent{unpriced}",
+        markup=False,
+        highlight=False,
+    )
+    again = (
+        f"clarify-tui sweep {args.file}"
+        + (f" --db {args.db}" if args.db else "")
+        + (f" --shard {args.shard[0]}/{args.shard[1]}" if args.shard else "")
+    )
     missing = total - len(every)
     if outcome.failures:
-        console.print(f"{len(outcome.failures)} cell(s) stopped; once the cause is fixed, play their errored "
-                      f"sessions again with: {again} --retry-errored", markup=False, highlight=False)
+        console.print(
+            f"{len(outcome.failures)} cell(s) stopped; once the cause is fixed, play their errored "
+            f"sessions again with: {again} --retry-errored",
+            markup=False,
+            highlight=False,
+        )
     if budget.stopped:
-        console.print(f"stopped by {budget.stopped}. {missing} session(s) not played; go on with: {again} "
-                      "--max-cost MORE (it plays only what is missing)", markup=False, highlight=False)
+        console.print(
+            f"stopped by {budget.stopped}. {missing} session(s) not played; go on with: {again} "
+            "--max-cost MORE (it plays only what is missing)",
+            markup=False,
+            highlight=False,
+        )
     elif missing:
         console.print(f"{missing} session(s) not played; go on with: {again}", markup=False, highlight=False)
     db = store.path
-    console.print(f"saved to {db}; the table: clarify-tui report --db {db} --sweep {args.file}",
-                  markup=False, highlight=False)
+    console.print(
+        f"saved to {db}; the table: clarify-tui report --db {db} --sweep {args.file}", markup=False, highlight=False
+    )
     if outcome.failures:  # a cell stopped (its endpoint down): as `run`
         return EXIT_ERRORED
     if args.fail_on_error is not None:
         over, bad, ended = fail_on_error_exceeded(every, args.fail_on_error)
         if over:
-            console.print(f"--fail-on-error {args.fail_on_error:g}: {bad} of {ended} session(s) failed (errored, "
-                          "or agent output that could not be used)", markup=False, highlight=False)
+            console.print(
+                f"--fail-on-error {args.fail_on_error:g}: {bad} of {ended} session(s) failed (errored, "
+                "or agent output that could not be used)",
+                markup=False,
+                highlight=False,
+            )
             return EXIT_ERRORED
     elif errored:
         return EXIT_ERRORED

@@ -37,8 +37,12 @@ class SweepProgress:
         self.t0 = self.last = time.monotonic()
         if not self.plain:
             self.bar = Progress(
-                TextColumn(f"[bold]{self.label}[/bold]"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=self.console,
+                TextColumn(f"[bold]{self.label}[/bold]"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[status]}"),
+                TimeElapsedColumn(),
+                console=self.console,
             )
             self.bar.start()
             self.task = self.bar.add_task("sweep", total=self.total, status=self.status())
@@ -62,8 +66,10 @@ class SweepProgress:
 
     def status(self) -> str:
         errored = f", {self.errored} errored" if self.errored else ""
-        return (f"sessions; {self.cells_done}/{self.cells_total} cells{errored}; ${self.spend():.4f} spent; "
-                f"ETA {self.eta()}")
+        return (
+            f"sessions; {self.cells_done}/{self.cells_total} cells{errored}; ${self.spend():.4f} spent; "
+            f"ETA {self.eta()}"
+        )
 
     def line(self) -> str:
         return f"{self.label}: {self.done}/{self.total} {self.status()}"

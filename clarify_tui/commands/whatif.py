@@ -21,12 +21,25 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("whatif", help="what if the agent had asked? counterfactual forks of a whole run")
     p.add_argument("--run", required=True, type=run_name, help="the run whose sessions are forked")
     add_db(p)
-    p.add_argument("--sessions", dest="which", default="failed", choices=("failed", "all"),
-                   help="fork the run's failed sessions (default) or all completed ones")
-    p.add_argument("--at", default="both", choices=("answer", "search", "both"),
-                   help="decision points: the agent's answers, its searches, or both (default)")
-    p.add_argument("--intervention", default="ask", choices=("ask", "answer"),
-                   help="ask: the agent asks there instead (default); answer: it commits its current best answer")
+    p.add_argument(
+        "--sessions",
+        dest="which",
+        default="failed",
+        choices=("failed", "all"),
+        help="fork the run's failed sessions (default) or all completed ones",
+    )
+    p.add_argument(
+        "--at",
+        default="both",
+        choices=("answer", "search", "both"),
+        help="decision points: the agent's answers, its searches, or both (default)",
+    )
+    p.add_argument(
+        "--intervention",
+        default="ask",
+        choices=("ask", "answer"),
+        help="ask: the agent asks there instead (default); answer: it commits its current best answer",
+    )
     p.add_argument("--concurrency", type=at_least(1), default=4, help="forks played at once")
     p.add_argument("--limit", type=at_least(0), default=None, help="play at most N new forks")
     p.add_argument("--format", default="table", choices=("table", "json"))
@@ -49,14 +62,26 @@ def main(args: argparse.Namespace) -> int:
 
     def on_plan(result: WhatIfResult, reused: int, to_play: int) -> None:
         skipped = sum(result.skipped.values())
-        print(f"what-if on run '{result.run}' ({args.intervention} at {args.at}): {result.sessions} session(s), "
-              f"{len(result.points)} decision point(s){f', {skipped} skipped' if skipped else ''}; "
-              f"{reused} fork(s) reused, {to_play} to play", file=sys.stderr)
+        print(
+            f"what-if on run '{result.run}' ({args.intervention} at {args.at}): {result.sessions} session(s), "
+            f"{len(result.points)} decision point(s){f', {skipped} skipped' if skipped else ''}; "
+            f"{reused} fork(s) reused, {to_play} to play",
+            file=sys.stderr,
+        )
 
-    result = asyncio.run(whatif(
-        store, args.run, which=args.which, at=args.at, intervention=args.intervention,
-        concurrency=args.concurrency, limit=args.limit, config_obj=config_obj, on_plan=on_plan,
-    ))
+    result = asyncio.run(
+        whatif(
+            store,
+            args.run,
+            which=args.which,
+            at=args.at,
+            intervention=args.intervention,
+            concurrency=args.concurrency,
+            limit=args.limit,
+            config_obj=config_obj,
+            on_plan=on_plan,
+        )
+    )
     summary = summarize(result, resamples=args.bootstrap, seed=args.seed)
     if args.format == "json":
         json.dump(summary, sys.stdout, ensure_ascii=False, indent=2)
@@ -84,20 +109,32 @@ def print_table(summary: dict) -> None:
     else:
         delta = _pct(voa["delta"])
         ci_text = "" if not ci else f" [{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]"
-    table = Table(title=f"what if it had {'asked' if summary['intervention'] == 'ask' else 'answered'}: "
-                        f"run {summary['run']}")
+    table = Table(
+        title=f"what if it had {'asked' if summary['intervention'] == 'ask' else 'answered'}: run {summary['run']}"
+    )
     table.add_column("measure")
     table.add_column("value", justify="right")
     cost = summary["extra_cost"]
-    rows = [("sessions", summary["sessions"]), ("decision points", summary["decision_points"]),
-            ("forks (reused)", f"{summary['forks']} ({summary['forks_reused']})")]
-    names = {"wrong_to_right": "wrong → right", "right_to_wrong": "right → wrong", "unchanged": "unchanged",
-             "improved": "restore score up", "worsened": "restore score down"}
+    rows = [
+        ("sessions", summary["sessions"]),
+        ("decision points", summary["decision_points"]),
+        ("forks (reused)", f"{summary['forks']} ({summary['forks_reused']})"),
+    ]
+    names = {
+        "wrong_to_right": "wrong → right",
+        "right_to_wrong": "right → wrong",
+        "unchanged": "unchanged",
+        "improved": "restore score up",
+        "worsened": "restore score down",
+    }
     rows += [(names[k], v) for k, v in summary["flips"].items()]
     over = f" over {voa['tasks']} forked task{'s' * (voa['tasks'] != 1)}"  # not the run's every task
-    rows += [(f"Δ restore score{over} [95% CI]" if cts else f"value of asking{over} [95% CI]", delta + ci_text),
-             ("forks errored (not scored)", summary["forks_errored"]),
-             ("extra tokens", cost["tokens_in"] + cost["tokens_out"]), ("extra cost $", "unpriced" if cost["cost_usd"] is None else f"{cost['cost_usd']:.4f}")]
+    rows += [
+        (f"Δ restore score{over} [95% CI]" if cts else f"value of asking{over} [95% CI]", delta + ci_text),
+        ("forks errored (not scored)", summary["forks_errored"]),
+        ("extra tokens", cost["tokens_in"] + cost["tokens_out"]),
+        ("extra cost $", "unpriced" if cost["cost_usd"] is None else f"{cost['cost_usd']:.4f}"),
+    ]
     for name, value in rows:
         table.add_row(name, str(value))
     console.print(table)
@@ -108,10 +145,10 @@ def print_table(summary: dict) -> None:
         for p in task["points"]:
             if cts:
                 before, after = p["parent_restore_score"], p["fork_restore_score"]
-                show = (lambda v: "–" if v is None else f"{v:.0f}")
+                show = lambda v: "–" if v is None else f"{v:.0f}"
             else:
                 before, after = p["parent_correct"], p["fork_correct"]
-                show = (lambda v: "–" if v is None else ("right" if v else "wrong"))
+                show = lambda v: "–" if v is None else ("right" if v else "wrong")
             fork = show(after) + (" (fallback)" if p["fallback"] else "")
             points.add_row(task["task_id"], str(p["step"]), p["kind"], show(before), fork, p["fork_id"][:8])
     if summary["tasks"]:

@@ -47,6 +47,7 @@ __all__ = ["MAX_INVALID_STREAK", "Episode", "Rules", "StepSink", "merge_usage"] 
 
 log = logging.getLogger(__name__)
 
+
 class Episode:
     def __init__(
         self,
@@ -105,8 +106,9 @@ class Episode:
         """What the agent is shown now. `history=False` leaves its past turns out, for a
         screen that shows the rest (building every turn is O(steps): ~10 ms a refresh in a
         5,000-step session)."""
-        turns = [ViewTurn(action=s.action, observation=s.observation) for s in self.rules.view_turns()
-                 ] if history else []
+        turns = (
+            [ViewTurn(action=s.action, observation=s.observation) for s in self.rules.view_turns()] if history else []
+        )
         context = None
         if self.config.interactcomp_mode == "full_with_context" and self.task.interactcomp:
             context = self.task.interactcomp.context
@@ -298,8 +300,13 @@ class Episode:
         errored (docs/agents.md)."""
         if self.done:
             return
-        self.record("agent", Action(kind=ActionKind.invalid, text=message, raw=message),
-                    Observation(text=message, error=message), usage=Usage(latency_ms=latency_ms), error=message)
+        self.record(
+            "agent",
+            Action(kind=ActionKind.invalid, text=message, raw=message),
+            Observation(text=message, error=message),
+            usage=Usage(latency_ms=latency_ms),
+            error=message,
+        )
         self.rules.on_rounds_exhausted()
         self.session.error = message
         self.finish()

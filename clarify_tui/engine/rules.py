@@ -125,7 +125,9 @@ class Rules:
             text = f"wrong: the grader call failed, scored wrong as the reference harness does ({verdict.fault})"
             data["fault"] = verdict.fault
         self.ep.record(
-            "judge", Action(kind=ActionKind.judge, text="answer equivalence"), self.judged(verdict, text, data),
+            "judge",
+            Action(kind=ActionKind.judge, text="answer equivalence"),
+            self.judged(verdict, text, data),
             usage=verdict.usage,
         )
 
@@ -137,8 +139,10 @@ class Rules:
             data["reply"] = verdict.reply
         if verdict.unreadable:
             data["unreadable"] = True
-            text = (f"{text}: the grader's reply states no verdict ({verdict.reply!r:.80}), "
-                    f"read as no, as the paper reads it")
+            text = (
+                f"{text}: the grader's reply states no verdict ({verdict.reply!r:.80}), "
+                f"read as no, as the paper reads it"
+            )
         return Observation(text=text, data=data)
 
     def snapshot(self) -> AnyState:

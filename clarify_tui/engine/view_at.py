@@ -34,8 +34,13 @@ def view_at(task: Task, session: Session, state: EpisodeState, *, ended: bool = 
     """
     absent = cast(Any, _Absent())
     episode = build_episode(
-        task, agent=absent, user=absent, search=absent, judge=absent,
-        config=session.config, session=session.model_copy(),
+        task,
+        agent=absent,
+        user=absent,
+        search=absent,
+        judge=absent,
+        config=session.config,
+        session=session.model_copy(),
     )
     episode.rounds_used = state.rounds_used
     episode.max_rounds = state.max_rounds or episode.max_rounds

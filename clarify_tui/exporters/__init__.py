@@ -27,4 +27,3 @@ FORMATS = {  # what `export --help-formats` prints, one line each
     "cts-candidates": "a Clarify-Then-Search candidate JSONL for the release's eval_gold.py",
     "inspect": "Inspect AI .eval logs, one per run, into the folder --out (needs the 'inspect' extra)",
 }
-

@@ -36,8 +36,18 @@ from clarify_tui.results import CTSResult
 from clarify_tui.store import Store
 
 FIELDS = (
-    "id", "run", "system", "k", "orig", "blurred_query", "questions", "answers", "rewritten_query", "answer",
-    "coverage", "restore_score",
+    "id",
+    "run",
+    "system",
+    "k",
+    "orig",
+    "blurred_query",
+    "questions",
+    "answers",
+    "rewritten_query",
+    "answer",
+    "coverage",
+    "restore_score",
 )
 
 
@@ -61,9 +71,7 @@ def candidate_record(session, task) -> dict:
     }
 
 
-def export_cts_candidates(
-    store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
-) -> int:
+def export_cts_candidates(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> int:
     """Returns how many candidates (sessions) were written."""
     written = 0
     for session in counted_once(store.sessions(runs=runs, protocol="cts", status="completed"), "cts-candidates"):

@@ -63,39 +63,69 @@ def _target(task, include_hidden: bool) -> str | list[str]:
 def _score(session: Session, s) -> Any:
     result = session.result
     if isinstance(result, CTSResult):
-        return s.Score(value=result.restore_score if result.restore_score is not None else 0.0,
-                       answer=result.answer or None, metadata={"coverage": [c.coverage for c in result.coverage]})
+        return s.Score(
+            value=result.restore_score if result.restore_score is not None else 0.0,
+            answer=result.answer or None,
+            metadata={"coverage": [c.coverage for c in result.coverage]},
+        )
     correct = bool(result.correct)
-    return s.Score(value=1.0 if correct else 0.0, answer=getattr(result, "answer", None) or None,
-                   explanation=session.error if session.error and session.status == "completed" else None)
+    return s.Score(
+        value=1.0 if correct else 0.0,
+        answer=getattr(result, "answer", None) or None,
+        explanation=session.error if session.error and session.status == "completed" else None,
+    )
 
 
 def _sample(store: Store, session: Session, steps: list[Step], include_hidden: bool, libs) -> tuple[Any, Transcript]:
     log, m, s, t = libs
     task = store.task_for(session.id)
     question = task.cts.blurred_query if task.cts is not None else task.question
-    final = next((x.action.text for x in reversed(steps) if x.actor == "agent" and x.action.kind == ActionKind.answer), "")
+    final = next(
+        (x.action.text for x in reversed(steps) if x.actor == "agent" and x.action.kind == ActionKind.answer), ""
+    )
     target = _target(task, include_hidden)
     seen = transcript(session, steps, question)
     sample: dict[str, Any] = dict(
-        id=session.task_id, epoch=session.epoch + 1, input=question, target=target,
-        messages=seen.messages, events=seen.events, model_usage=seen.model_usage, role_usage=seen.role_usage,
+        id=session.task_id,
+        epoch=session.epoch + 1,
+        input=question,
+        target=target,
+        messages=seen.messages,
+        events=seen.events,
+        model_usage=seen.model_usage,
+        role_usage=seen.role_usage,
         output=m.ModelOutput.from_content(model=session.agent, content=final),
-        metadata={"session_id": session.id, "status": session.status, "mode": session.mode, "user": session.user,
-                  "result": session.result.stored()},
-        started_at=session.created_at, completed_at=session.finished_at,
+        metadata={
+            "session_id": session.id,
+            "status": session.status,
+            "mode": session.mode,
+            "user": session.user,
+            "result": session.result.stored(),
+        },
+        started_at=session.created_at,
+        completed_at=session.finished_at,
         total_time=round(sum(x.latency_ms for x in steps) / 1000, 3),
     )
     if session.status == "errored":
-        sample["error"] = log.EvalError(message=(session.error or "errored").splitlines()[0],
-                                        traceback=session.error or "", traceback_ansi=session.error or "")
+        sample["error"] = log.EvalError(
+            message=(session.error or "errored").splitlines()[0],
+            traceback=session.error or "",
+            traceback_ansi=session.error or "",
+        )
     else:
         score = _score(session, s)
         sample["scores"] = {SCORER: score}
         from inspect_ai.event import ScoreEvent
 
-        seen.events.append(ScoreEvent(score=score, target=target, scorer=SCORER, model_usage=seen.model_usage or None,
-                                      role_usage=seen.role_usage or None))
+        seen.events.append(
+            ScoreEvent(
+                score=score,
+                target=target,
+                scorer=SCORER,
+                model_usage=seen.model_usage or None,
+                role_usage=seen.role_usage or None,
+            )
+        )
     return log.EvalSample(**sample), seen
 
 
@@ -103,14 +133,16 @@ def _metrics(store: Store, run: str, benchmark: str, log, role: str | None = Non
     from clarify_tui.metrics import load_sessions, score_sessions
 
     report = score_sessions(load_sessions(store, runs=[run]), by="run")
-    metrics: dict = next((g["metrics"] for g in report["groups"]
-                          if g["benchmark"] == benchmark and g["key"].get("role") == role), {})
+    metrics: dict = next(
+        (g["metrics"] for g in report["groups"] if g["benchmark"] == benchmark and g["key"].get("role") == role), {}
+    )
     numbers = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     for key, value in (metrics.get("epochs") or {}).get("pass_k", {}).items():
         if value is not None:
             numbers[f"pass^{key}"] = value
-    return log.EvalScore(name=SCORER, scorer=SCORER,
-                         metrics={k: log.EvalMetric(name=k, value=v) for k, v in numbers.items()})
+    return log.EvalScore(
+        name=SCORER, scorer=SCORER, metrics={k: log.EvalMetric(name=k, value=v) for k, v in numbers.items()}
+    )
 
 
 def export_inspect(store: Store, runs: list[str] | None, out_dir: Path, include_hidden: bool = False) -> list[Path]:
@@ -126,8 +158,9 @@ def export_inspect(store: Store, runs: list[str] | None, out_dir: Path, include_
     return written
 
 
-def _write_eval(store: Store, run: str, role: str | None, sessions: list[Session], out_dir: Path,
-                include_hidden: bool, libs) -> Path:
+def _write_eval(
+    store: Store, run: str, role: str | None, sessions: list[Session], out_dir: Path, include_hidden: bool, libs
+) -> Path:
     """One run's `.eval` log; `<run>~<role>.eval` for each role of a run whose sessions mix
     them (metrics/roles.py): a person's sessions are never one eval with an agent's."""
     log = libs[0]
@@ -140,24 +173,42 @@ def _write_eval(store: Store, run: str, role: str | None, sessions: list[Session
     built = [_sample(store, x, steps.get(x.id, []), include_hidden, libs) for x in sessions]
     samples = [sample for sample, _ in built]
     spec = log.EvalSpec(
-        created=row.get("created_at") or sessions[0].created_at, task=f"clarify_tui/{benchmark}", task_id=run,
-        run_id=run, model=sessions[0].agent, task_args={k: v for k, v in config.items() if v is not None},
+        created=row.get("created_at") or sessions[0].created_at,
+        task=f"clarify_tui/{benchmark}",
+        task_id=run,
+        run_id=run,
+        model=sessions[0].agent,
+        task_args={k: v for k, v in config.items() if v is not None},
         dataset=log.EvalDataset(name=row.get("dataset") or None, samples=len({x.task_id for x in sessions})),
-        config=log.EvalConfig(epochs=epoch_count(config, sessions)), model_roles=_model_roles(sessions[0]),
-        metadata={"run": run, "user": sessions[0].user, "search": sessions[0].search, "judge": sessions[0].judge,
-                  **({"role": role} if role else {})},
+        config=log.EvalConfig(epochs=epoch_count(config, sessions)),
+        model_roles=_model_roles(sessions[0]),
+        metadata={
+            "run": run,
+            "user": sessions[0].user,
+            "search": sessions[0].search,
+            "judge": sessions[0].judge,
+            **({"role": role} if role else {}),
+        },
     )
     errored = [x for x in sessions if x.status == "errored"]
-    results = log.EvalResults(total_samples=len(sessions), completed_samples=len(sessions) - len(errored),
-                              scores=[_metrics(store, run, benchmark, log, role)])
-    stats = log.EvalStats(started_at=min(x.created_at for x in sessions),
-                          completed_at=max((x.finished_at for x in sessions if x.finished_at), default=""),
-                          model_usage=_total([seen.model_usage for _, seen in built]),
-                          role_usage=_total([seen.role_usage for _, seen in built]))
+    results = log.EvalResults(
+        total_samples=len(sessions),
+        completed_samples=len(sessions) - len(errored),
+        scores=[_metrics(store, run, benchmark, log, role)],
+    )
+    stats = log.EvalStats(
+        started_at=min(x.created_at for x in sessions),
+        completed_at=max((x.finished_at for x in sessions if x.finished_at), default=""),
+        model_usage=_total([seen.model_usage for _, seen in built]),
+        role_usage=_total([seen.role_usage for _, seen in built]),
+    )
     if len(errored) == len(sessions):  # nothing was scored: Inspect's failed eval, never a success
         first = errored[0].error or "errored"
-        error = log.EvalError(message=f"all {len(sessions)} samples errored; the first: {first.splitlines()[0]}",
-                              traceback=first, traceback_ansi=first)
+        error = log.EvalError(
+            message=f"all {len(sessions)} samples errored; the first: {first.splitlines()[0]}",
+            traceback=first,
+            traceback_ansi=first,
+        )
         eval_log = log.EvalLog(status="error", eval=spec, results=results, stats=stats, error=error, samples=samples)
     else:
         eval_log = log.EvalLog(status="success", eval=spec, results=results, stats=stats, samples=samples)

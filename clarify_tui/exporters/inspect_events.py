@@ -53,8 +53,12 @@ def step_role(session: Session, step: Step, searching: bool) -> str:
 
 
 def role_spec(session: Session, role: str) -> str:
-    return {"agent": session.agent, "user": session.user, "judge": session.judge,
-            "deep_search": session.config.deep_search or session.agent}.get(role, role)
+    return {
+        "agent": session.agent,
+        "user": session.user,
+        "judge": session.judge,
+        "deep_search": session.config.deep_search or session.agent,
+    }.get(role, role)
 
 
 def add_usage(a: Any, b: Any) -> Any:
@@ -63,16 +67,23 @@ def add_usage(a: Any, b: Any) -> Any:
 
     if a is None:
         return b
-    return ModelUsage(input_tokens=a.input_tokens + b.input_tokens, output_tokens=a.output_tokens + b.output_tokens,
-                      total_tokens=a.total_tokens + b.total_tokens,
-                      total_cost=None if a.total_cost is None or b.total_cost is None else a.total_cost + b.total_cost)
+    return ModelUsage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        total_tokens=a.total_tokens + b.total_tokens,
+        total_cost=None if a.total_cost is None or b.total_cost is None else a.total_cost + b.total_cost,
+    )
 
 
 def _usage(step: Step) -> Any:
     from inspect_ai.model import ModelUsage
 
-    return ModelUsage(input_tokens=step.tokens_in, output_tokens=step.tokens_out,
-                      total_tokens=step.tokens_in + step.tokens_out, total_cost=step.cost_usd)
+    return ModelUsage(
+        input_tokens=step.tokens_in,
+        output_tokens=step.tokens_out,
+        total_tokens=step.tokens_in + step.tokens_out,
+        total_cost=step.cost_usd,
+    )
 
 
 def _called_a_model(step: Step) -> bool:
@@ -132,27 +143,64 @@ def build(session: Session, steps: list[Step], question: str) -> Transcript:
             call = ToolCall(id=call_id, function=action.kind.value, arguments=_arguments(step))
             said = ChatMessageAssistant(content=action.raw or "", model=spec, tool_calls=[call])
             if session.mode != "human_agent":
-                output = ModelOutput(model=spec, choices=[ChatCompletionChoice(message=said, stop_reason="tool_calls")],
-                                     usage=_usage(step), time=took)
-                out.events.append(ModelEvent(
-                    model=spec, role=None if role == "agent" else role, input=list(out.messages), tools=[],
-                    tool_choice="auto", config=GenerateConfig(), output=output, error=step.error,
-                    completed=when + timedelta(seconds=took), working_time=took, **timing))
+                output = ModelOutput(
+                    model=spec,
+                    choices=[ChatCompletionChoice(message=said, stop_reason="tool_calls")],
+                    usage=_usage(step),
+                    time=took,
+                )
+                out.events.append(
+                    ModelEvent(
+                        model=spec,
+                        role=None if role == "agent" else role,
+                        input=list(out.messages),
+                        tools=[],
+                        tool_choice="auto",
+                        config=GenerateConfig(),
+                        output=output,
+                        error=step.error,
+                        completed=when + timedelta(seconds=took),
+                        working_time=took,
+                        **timing,
+                    )
+                )
             reply = _reply(step) or "(nothing)"
             error = ToolCallError("unknown", step.observation.error) if step.observation.error else None
             answered = ChatMessageTool(content=reply, tool_call_id=call_id, function=action.kind.value, error=error)
             out.messages += [said, answered]
-            out.events.append(ToolEvent(id=call_id, function=action.kind.value, arguments=call.arguments,
-                                        result=reply, error=error, message_id=answered.id, **timing))
+            out.events.append(
+                ToolEvent(
+                    id=call_id,
+                    function=action.kind.value,
+                    arguments=call.arguments,
+                    result=reply,
+                    error=error,
+                    message_id=answered.id,
+                    **timing,
+                )
+            )
         else:
             info = _info(session, step, last_question)
             if _called_a_model(step):  # what it was given in words (the question asked), what it said
-                said_to = ChatMessageUser(content=str(info.get("question") or step.action.text or step.action.kind.value))
+                said_to = ChatMessageUser(
+                    content=str(info.get("question") or step.action.text or step.action.kind.value)
+                )
                 said_back = step.action.raw or str(info.get("reply") or info.get("verdict") or step.action.text)
                 output = ModelOutput.from_content(model=spec, content=said_back)
                 output.usage = _usage(step)
-                out.events.append(ModelEvent(model=spec, role=role, input=[said_to], tools=[], tool_choice="none",
-                                             config=GenerateConfig(), output=output, working_time=took, **timing))
+                out.events.append(
+                    ModelEvent(
+                        model=spec,
+                        role=role,
+                        input=[said_to],
+                        tools=[],
+                        tool_choice="none",
+                        config=GenerateConfig(),
+                        output=output,
+                        working_time=took,
+                        **timing,
+                    )
+                )
             out.events.append(InfoEvent(source=step.actor, data=info, **timing))
             if step.action.kind == ActionKind.rewrite:
                 searching = True
@@ -161,8 +209,12 @@ def build(session: Session, steps: list[Step], question: str) -> Transcript:
         from inspect_ai.log import EvalError
 
         text = session.error or "errored"
-        out.events.append(ErrorEvent(error=EvalError(message=text.splitlines()[0], traceback=text, traceback_ansi=text),
-                                     working_start=round(elapsed, 3)))
+        out.events.append(
+            ErrorEvent(
+                error=EvalError(message=text.splitlines()[0], traceback=text, traceback_ansi=text),
+                working_start=round(elapsed, 3),
+            )
+        )
     return out
 
 

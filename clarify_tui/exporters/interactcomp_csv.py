@@ -41,7 +41,14 @@ from clarify_tui.store import Store
 from clarify_tui.tasks.sealed import canary_of
 
 COLUMNS = (
-    "question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost", "action_counts",
+    "question",
+    "correct_answer",
+    "predicted_answer",
+    "confidence",
+    "history",
+    "score",
+    "cost",
+    "action_counts",
 )
 ACTION_SPACE = {
     "answer_only": ("answer",),
@@ -136,17 +143,24 @@ def session_cost(steps: list[Step]) -> float | None:
 
 def unpriced_agents(sessions: list[Session], all_steps: dict[str, list[Step]]) -> list[str]:
     """The models (or "(unknown model)") whose calls made an exported session's agent cost unknown."""
-    return sorted({s.model or "(unknown model)" for session in sessions for s in all_steps.get(session.id, [])
-                   if s.actor == "agent" and s.cost_usd is None})
+    return sorted(
+        {
+            s.model or "(unknown model)"
+            for session in sessions
+            for s in all_steps.get(session.id, [])
+            if s.actor == "agent" and s.cost_usd is None
+        }
+    )
 
 
 def export_interactcomp_csv(
     store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
 ) -> int:
     """Returns how many rows (sessions) were written."""
-    sessions = counted_once([
-        s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")
-    ], "interactcomp-csv")
+    sessions = counted_once(
+        [s for s in store.sessions(runs=runs, protocol="interactcomp") if s.status in ("completed", "errored")],
+        "interactcomp-csv",
+    )
     all_steps = store.steps_by_session([s.id for s in sessions])
     tasks = {s.id: store.task_for(s.id) for s in sessions}
     sealed = [s.task_id for s in sessions if canary_of(tasks[s.id]) is not None]
@@ -168,28 +182,37 @@ def export_interactcomp_csv(
         failure = error_history(session)
         if failure is not None:
             errored += session.status == "errored"
-            writer.writerow({
-                "question": task.question, "correct_answer": gold, "predicted_answer": "Error",
-                "confidence": 0, "history": failure, "score": 0.0, "cost": 0.0 if blank is None else blank,
-                "action_counts": "{}",
-            })
+            writer.writerow(
+                {
+                    "question": task.question,
+                    "correct_answer": gold,
+                    "predicted_answer": "Error",
+                    "confidence": 0,
+                    "history": failure,
+                    "score": 0.0,
+                    "cost": 0.0 if blank is None else blank,
+                    "action_counts": "{}",
+                }
+            )
             continue
         total = round(total + (session_cost(steps) or 0.0), 10)  # written only when nothing is unpriced
         result = session.result
         answered = any(s.actor == "agent" and s.action.kind == ActionKind.answer and not s.error for s in steps)
         confidence = result.confidence if isinstance(result, InteractCompResult) else None
-        writer.writerow({
-            "question": task.question,
-            "correct_answer": gold,
-            "predicted_answer": result.answer or "",
-            "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
-            "history": render_history(
-                harness_question(session, task), history_rounds(steps, session.config.actions == "reference")
-            ),
-            "score": 1.0 if result.correct else 0.0,
-            "cost": total if blank is None else blank,
-            "action_counts": action_counts(session, steps),
-        })
+        writer.writerow(
+            {
+                "question": task.question,
+                "correct_answer": gold,
+                "predicted_answer": result.answer or "",
+                "confidence": _number(confidence) if confidence is not None else ("" if answered else "0"),
+                "history": render_history(
+                    harness_question(session, task), history_rounds(steps, session.config.actions == "reference")
+                ),
+                "score": 1.0 if result.correct else 0.0,
+                "cost": total if blank is None else blank,
+                "action_counts": action_counts(session, steps),
+            }
+        )
     if unpriced:
         print(
             f"interactcomp-csv: the cost column is empty (unknown, not $0): no price for {', '.join(unpriced)} "

@@ -29,9 +29,15 @@ from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 
 
-def session_record(store: Store, session, steps, judgments: list[dict] | None = None,
-                   include_hidden: bool = False, provenance: dict | None = None,
-                   duplicate_of: str | None = None) -> dict:
+def session_record(
+    store: Store,
+    session,
+    steps,
+    judgments: list[dict] | None = None,
+    include_hidden: bool = False,
+    provenance: dict | None = None,
+    duplicate_of: str | None = None,
+) -> dict:
     """`duplicate_of`: the session scored in this one's place (metrics/once.py)."""
     judgments = store.judgments(session.id) if judgments is None else judgments
     return {
@@ -82,8 +88,9 @@ def _judgment_cost(usage: dict) -> float | None:
     return None if cost is None else float(cost)
 
 
-def _selection(session, steps, judgments: list[dict], judge: str | None, duplicate_of: str | None = None
-               ) -> dict[str, Any]:
+def _selection(
+    session, steps, judgments: list[dict], judge: str | None, duplicate_of: str | None = None
+) -> dict[str, Any]:
     scored = from_session(session, steps, judgments, judge=judge)
     protocol = str(session.protocol)
     verdicts = {kind: {"judgment": None, "judge": session.judge} for kind in _kinds(protocol)}
@@ -129,9 +136,15 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
         judgments.setdefault(row["session_id"], []).append({**row, "verdict": json.loads(row["verdict"])})
     provenances = store.run_provenances()
     for session in sessions:
-        record = session_record(store, session, steps.get(session.id, []), judgments.get(session.id, []),
-                                include_hidden=include_hidden, provenance=provenances.get(session.run),
-                                duplicate_of=duplicate_of.get(session.id))
+        record = session_record(
+            store,
+            session,
+            steps.get(session.id, []),
+            judgments.get(session.id, []),
+            include_hidden=include_hidden,
+            provenance=provenances.get(session.run),
+            duplicate_of=duplicate_of.get(session.id),
+        )
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return len(sessions)
 

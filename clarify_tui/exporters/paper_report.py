@@ -24,8 +24,8 @@ def unique_headers(t: PaperTable, sep: str) -> list[str]:
     repeated = {h for h in header if header.count(h) > 1}
     at = len(header) - sum(width for _, width in t.spans)
     for title, width in t.spans:
-        if title in t.prefixed or repeated & set(header[at:at + width]):
-            header[at:at + width] = [f"{title}{sep}{h}" for h in header[at:at + width]]
+        if title in t.prefixed or repeated & set(header[at : at + width]):
+            header[at : at + width] = [f"{title}{sep}{h}" for h in header[at : at + width]]
         at += width
     return header
 
@@ -50,9 +50,24 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "±": r"$\pm$", "Δ": r"$\Delta$", "→": r"$\rightarrow$", "†": r"$^\dagger$", "×": r"$\times$", "–": "--"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+    "Δ": r"$\Delta$",
+    "→": r"$\rightarrow$",
+    "†": r"$^\dagger$",
+    "×": r"$\times$",
+    "–": "--",
+}
 
 
 def _tex(text: str) -> str:
@@ -64,8 +79,13 @@ def latex(tables: Sequence[PaperTable]) -> str:
     parts = []
     for t in tables:
         align = "l" * (t.label_at + 1) + "r" * (len(t.columns) - t.label_at - 1)
-        lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{_tex(t.caption)}}}",
-                 rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
+        lines = [
+            r"\begin{table}[t]",
+            r"\centering",
+            rf"\caption{{{_tex(t.caption)}}}",
+            rf"\begin{{tabular}}{{{align}}}",
+            r"\toprule",
+        ]
         if t.spans:
             lead = len(t.columns) - sum(width for _, width in t.spans)
             cells = [""] * lead + [rf"\multicolumn{{{w}}}{{c}}{{{_tex(title)}}}" for title, w in t.spans]
@@ -104,10 +124,31 @@ def csv_text(tables: Sequence[PaperTable]) -> str:
         if i:
             out.write("\n")
         header = unique_headers(t, " ")
-        writer.writerow(["table", *header, "scored", "errored", "excluded", "agent_cost_usd", "cost_usd",
-                         "comparable", "deviations"])
+        writer.writerow(
+            [
+                "table",
+                *header,
+                "scored",
+                "errored",
+                "excluded",
+                "agent_cost_usd",
+                "cost_usd",
+                "comparable",
+                "deviations",
+            ]
+        )
         for r in t.rows:
-            writer.writerow([t.key, *r.cells, r.scored, r.errored, r.excluded, _dollars(r.agent_cost_usd),
-                             _dollars(r.cost_usd),
-                             str(r.comparable and not r.deviations).lower(), "; ".join(r.deviations)])
+            writer.writerow(
+                [
+                    t.key,
+                    *r.cells,
+                    r.scored,
+                    r.errored,
+                    r.excluded,
+                    _dollars(r.agent_cost_usd),
+                    _dollars(r.cost_usd),
+                    str(r.comparable and not r.deviations).lower(),
+                    "; ".join(r.deviations),
+                ]
+            )
     return out.getvalue()

@@ -30,11 +30,30 @@ from clarify_tui.results import DiscoBenchResult, InteractCompResult
 from clarify_tui.store import Store
 
 COLUMNS = (
-    "id", "run", "task", "protocol", "agent", "user", "mode", "annotator", "status",
-    "correct", "confidence", "rounds", "asks",
-    "checkpoint_pass_fraction", "ask_turns", "tool_turns",
-    "restore_score", "known_count",
-    "tokens_in", "tokens_out", "cost_usd", "active_ms", "informed", "note",
+    "id",
+    "run",
+    "task",
+    "protocol",
+    "agent",
+    "user",
+    "mode",
+    "annotator",
+    "status",
+    "correct",
+    "confidence",
+    "rounds",
+    "asks",
+    "checkpoint_pass_fraction",
+    "ask_turns",
+    "tool_turns",
+    "restore_score",
+    "known_count",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "active_ms",
+    "informed",
+    "note",
 )
 
 
@@ -51,21 +70,26 @@ def metric_cells(session) -> dict[str, Any]:
     if session.status != "completed":
         return {}
     if isinstance(r, InteractCompResult):
-        return {"correct": _bool(r.correct), "confidence": _opt(r.confidence),
-                "rounds": _opt(r.rounds), "asks": _opt(r.asks)}
+        return {
+            "correct": _bool(r.correct),
+            "confidence": _opt(r.confidence),
+            "rounds": _opt(r.rounds),
+            "asks": _opt(r.asks),
+        }
     if isinstance(r, DiscoBenchResult):
         checkpoints = r.checkpoints
         passed = sum(1 for c in checkpoints if c.status == "passed")
-        return {"correct": _bool(r.correct),
-                "checkpoint_pass_fraction": round(passed / len(checkpoints), 6) if checkpoints else "",
-                "ask_turns": _opt(r.ask_turns), "tool_turns": _opt(r.tool_turns)}
+        return {
+            "correct": _bool(r.correct),
+            "checkpoint_pass_fraction": round(passed / len(checkpoints), 6) if checkpoints else "",
+            "ask_turns": _opt(r.ask_turns),
+            "tool_turns": _opt(r.tool_turns),
+        }
     known = sum(1 for a in r.answers if str(a).strip().casefold() != "unknown")
     return {"restore_score": _opt(r.restore_score), "known_count": known}
 
 
-def export_sessions_csv(
-    store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False
-) -> int:
+def export_sessions_csv(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> int:
     """One row per session; returns how many."""
     sessions = store.sessions(runs=runs)
     steps = store.steps_by_session([s.id for s in sessions])
@@ -73,17 +97,26 @@ def export_sessions_csv(
     writer.writeheader()
     for s in sessions:
         own = steps.get(s.id, [])
-        writer.writerow({
-            "id": s.id, "run": s.run, "task": s.task_id, "protocol": s.protocol.value, "agent": s.agent,
-            "user": s.user, "mode": s.mode, "annotator": s.annotator or "", "status": s.status,
-            **metric_cells(s),
-            "tokens_in": sum(x.tokens_in for x in own),
-            "tokens_out": sum(x.tokens_out for x in own),
-            "cost_usd": _cost(own),
-            "active_ms": _opt(s.result.active_ms),
-            "informed": int(bool(s.result.informed)),
-            "note": s.note or "",
-        })
+        writer.writerow(
+            {
+                "id": s.id,
+                "run": s.run,
+                "task": s.task_id,
+                "protocol": s.protocol.value,
+                "agent": s.agent,
+                "user": s.user,
+                "mode": s.mode,
+                "annotator": s.annotator or "",
+                "status": s.status,
+                **metric_cells(s),
+                "tokens_in": sum(x.tokens_in for x in own),
+                "tokens_out": sum(x.tokens_out for x in own),
+                "cost_usd": _cost(own),
+                "active_ms": _opt(s.result.active_ms),
+                "informed": int(bool(s.result.informed)),
+                "note": s.note or "",
+            }
+        )
     return len(sessions)
 
 

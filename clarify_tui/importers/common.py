@@ -61,9 +61,15 @@ def check_run_free(store: Store, run: str, source: str | Path) -> None:
     existing = store.sessions(runs=[run])
     if existing:
         raise ImportFileError(
-            [Problem(str(source), None, None,
-                     f"run '{run}' already has {len(existing)} session(s) in {store.path}; "
-                     "pass --run to import under another name")]
+            [
+                Problem(
+                    str(source),
+                    None,
+                    None,
+                    f"run '{run}' already has {len(existing)} session(s) in {store.path}; "
+                    "pass --run to import under another name",
+                )
+            ]
         )
 
 
@@ -179,9 +185,7 @@ class ReplayJudge:
         self._coverage = coverage
         self._fallback = fallback
 
-    async def equivalent(
-        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
-    ) -> Verdict:
+    async def equivalent(self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp") -> Verdict:
         if self._correct is not None:
             return Verdict(correct=self._correct, reason="recorded verdict")
         return await self._fallback.equivalent(question, answer, gold, benchmark=benchmark)

@@ -69,18 +69,40 @@ from clarify_tui.tasks.textfile import read_records
 FORMAT = "cts-candidates"
 NESTED = ("candidate", "output", "result", "clarify", "clarification", "gold")
 QUESTION_NAMES = (
-    "questions", "clarify_questions", "clarification_questions", "clarifying_questions", "cqs", "cq",
+    "questions",
+    "clarify_questions",
+    "clarification_questions",
+    "clarifying_questions",
+    "cqs",
+    "cq",
 )
 QA_NAMES = ("qa", "qa_pairs", "clarifications", "turns", "dialog", "dialogue")
 QA_Q = ("question", "q", "cq")
 QA_A = ("answer", "a", "ua", "reply")
 REPLY_NAMES = ("answers", "ua_answers", "user_answers", "clarify_answers", "ua")
 REWRITE_NAMES = (
-    "rewritten_query", "rewritten", "rewrite", "rq", "q_hat", "qhat", "rewritten_q", "rewrite_query",
+    "rewritten_query",
+    "rewritten",
+    "rewrite",
+    "rq",
+    "q_hat",
+    "qhat",
+    "rewritten_q",
+    "rewrite_query",
 )
 FINAL_NAMES = (
-    "answer", "candidate_answer", "final_answer", "prediction", "pred", "output", "response", "y_hat",
-    "final", "report", "text", "content",
+    "answer",
+    "candidate_answer",
+    "final_answer",
+    "prediction",
+    "pred",
+    "output",
+    "response",
+    "y_hat",
+    "final",
+    "report",
+    "text",
+    "content",
 )
 COVERAGE_NAMES = ("coverage", "nugget_coverage", "coverages")
 COVERAGE_ID = ("id", "nugget_id")
@@ -88,8 +110,16 @@ COVERAGE_LABEL = ("coverage", "label", "cov", "verdict")
 SCORE_NAMES = ("restore_score", "restore_score_100")
 K_NAMES = ("k", "budget")
 SYSTEM_NAMES = ("system", "run", "clarifier", "model")
-LABELS = {"full": "full", "partial": "partial", "none": "none", "1": "full", "1.0": "full",
-          "0.5": "partial", "0": "none", "0.0": "none"}
+LABELS = {
+    "full": "full",
+    "partial": "partial",
+    "none": "none",
+    "1": "full",
+    "1.0": "full",
+    "0.5": "partial",
+    "0": "none",
+    "0.0": "none",
+}
 _ANSWER_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -136,7 +166,9 @@ def _strings(field: str, value: Any) -> list[str]:
 def read_clarification(record: dict[str, Any]) -> tuple[list[str], list[str] | None]:
     """(questions, replies or None when none are stored)."""
     key, value = pick(record, QUESTION_NAMES)
-    pairs_key, pairs = (key, value) if isinstance(value, list) and value and isinstance(value[0], dict) else (None, None)
+    pairs_key, pairs = (
+        (key, value) if isinstance(value, list) and value and isinstance(value[0], dict) else (None, None)
+    )
     if pairs is None and key is None:
         pairs_key, pairs = pick(record, QA_NAMES)
     if pairs is not None:
@@ -209,9 +241,17 @@ def read_coverage(record: dict[str, Any], task: Task) -> list[str] | None:
 
 
 class Candidate:
-    def __init__(self, line: int, task: Task, questions: list[str], replies: list[str] | None,
-                 rewritten: str | None, answer: str, coverage: list[str] | None,
-                 stored_score: float | None) -> None:
+    def __init__(
+        self,
+        line: int,
+        task: Task,
+        questions: list[str],
+        replies: list[str] | None,
+        rewritten: str | None,
+        answer: str,
+        coverage: list[str] | None,
+        stored_score: float | None,
+    ) -> None:
         self.line, self.task, self.questions, self.replies = line, task, questions, replies
         self.rewritten, self.answer, self.coverage, self.stored_score = rewritten, answer, coverage, stored_score
 
@@ -261,16 +301,30 @@ async def build_candidate(
 ) -> Built | None:
     k = len(c.questions) or 1
     stored_user = c.replies is not None or c.rewritten is not None
-    user_spec = user_fallback.spec if not stored_user else (
-        "stored" if (c.replies is not None and len(c.replies) == len(c.questions)
-                     and (c.rewritten is not None or not c.questions)) else f"stored+{user_fallback.spec}"
+    user_spec = (
+        user_fallback.spec
+        if not stored_user
+        else (
+            "stored"
+            if (
+                c.replies is not None
+                and len(c.replies) == len(c.questions)
+                and (c.rewritten is not None or not c.questions)
+            )
+            else f"stored+{user_fallback.spec}"
+        )
     )
     user = ReplayUser(user_spec, clarifications=c.replies, rewritten=c.rewritten, fallback=user_fallback)
-    judge = ReplayJudge("stored" if c.coverage is not None else judge_fallback.spec,
-                        coverage=c.coverage, fallback=judge_fallback)
+    judge = ReplayJudge(
+        "stored" if c.coverage is not None else judge_fallback.spec, coverage=c.coverage, fallback=judge_fallback
+    )
     agent = ReplayAgent(f"import:{run}", [Action.clarify(c.questions), Action.answer(c.answer)])
     episode = build_episode(
-        c.task, agent=agent, user=user, search=ReplaySearch(), judge=judge,
+        c.task,
+        agent=agent,
+        user=user,
+        search=ReplaySearch(),
+        judge=judge,
         config=EpisodeConfig(k=k, deep_search="stored"),  # the release's stored WebDancer output
     )
     episode.session.run = run
@@ -337,7 +391,14 @@ def import_cts_candidates(
     if problems:
         raise ImportFileError(problems.sorted())
     return write_all(
-        store, [b for b in built if b is not None], run,
-        benchmark="cts", dataset=str(dataset), agent=f"import:{run}", user=user, search=ReplaySearch.spec,
-        judge=judge, config={"imported_from": str(path), "format": FORMAT},
+        store,
+        [b for b in built if b is not None],
+        run,
+        benchmark="cts",
+        dataset=str(dataset),
+        agent=f"import:{run}",
+        user=user,
+        search=ReplaySearch.spec,
+        judge=judge,
+        config={"imported_from": str(path), "format": FORMAT},
     )

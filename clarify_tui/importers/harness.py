@@ -70,6 +70,8 @@ class ReferenceSearch(ReplaySearch):
     the paper's search, so an imported run is comparable (deviations.py)."""
 
     spec = REFERENCE_SERPER
+
+
 JUDGE_SPEC = "import:harness-score"
 SKIP_FEEDBACK = "skipped by the reference harness after repeated invalid actions"
 
@@ -121,7 +123,9 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
         obs = await episode.apply(await episode.propose())
         if obs.error:
             problems.add(
-                source, row.line, "history",
+                source,
+                row.line,
+                "history",
                 f"row {row.number}: the engine refused {action.kind.value} {short(action.summary())}: {obs.error}",
             )
             return None
@@ -152,7 +156,9 @@ async def build_row(row: HarnessRow, run: str, source: str, max_rounds: int | No
     if first_agent is not None:
         first_agent.cost_usd = row.cost
     session.result.harness = {
-        "score": row.score, "action_counts": row.action_counts, "skipped": row.kind == "skipped",
+        "score": row.score,
+        "action_counts": row.action_counts,
+        "skipped": row.kind == "skipped",
     }
     if row.kind == "answered" and isinstance(session.result, InteractCompResult):
         session.result.invalid = int(row.action_counts.get("invalid", 0))
@@ -173,7 +179,8 @@ def _relabel_judge(step, correct: bool, score: float) -> None:
 def _judge_step(episode, correct: bool, score: float, skipped: bool) -> None:
     data = {"correct": correct, "harness_score": score, "skipped": skipped}
     episode.record(
-        "judge", Action(kind=ActionKind.judge, text="harness score"),
+        "judge",
+        Action(kind=ActionKind.judge, text="harness score"),
         Observation(text=_verdict_text(correct, score), data=data),
     )
 
@@ -213,7 +220,14 @@ def import_harness(
     if problems:
         raise ImportFileError(problems.sorted())
     return write_all(
-        store, [b for b in built if b is not None], run,
-        benchmark="interactcomp", dataset=str(dataset), agent=AGENT_SPEC, user=AGENT_SPEC,
-        search=ReferenceSearch.spec, judge=JUDGE_SPEC, config={"imported_from": str(path), "format": FORMAT},
+        store,
+        [b for b in built if b is not None],
+        run,
+        benchmark="interactcomp",
+        dataset=str(dataset),
+        agent=AGENT_SPEC,
+        user=AGENT_SPEC,
+        search=ReferenceSearch.spec,
+        judge=JUDGE_SPEC,
+        config={"imported_from": str(path), "format": FORMAT},
     )

@@ -51,7 +51,14 @@ from clarify_tui.protocols.interactcomp.harness_history import HarnessRound, His
 from clarify_tui.tasks.problems import Problems, short
 
 COLUMNS = (
-    "question", "correct_answer", "predicted_answer", "confidence", "history", "score", "cost", "action_counts",
+    "question",
+    "correct_answer",
+    "predicted_answer",
+    "confidence",
+    "history",
+    "score",
+    "cost",
+    "action_counts",
 )
 ERROR_TEXT = "Error"
 COST_DECIMALS = 10
@@ -140,7 +147,9 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
         missing = [c for c in COLUMNS if c not in headers]
         if missing:
             problems.add(
-                path, 1, None,
+                path,
+                1,
+                None,
                 f"not a harness results CSV: missing column(s) {', '.join(missing)} "
                 f"(expected {', '.join(COLUMNS)}; found {', '.join(h or '(unnamed)' for h in headers)})",
             )
@@ -169,8 +178,10 @@ def read_rows(path: Path, tasks: list[Task], problems: Problems) -> list[Harness
 
 
 def _not_utf8(exc: UnicodeDecodeError) -> str:
-    return (f"not UTF-8: byte 0x{exc.object[exc.start]:02x} (is the file saved as GBK, Latin-1 or another "
-            "encoding? save it as UTF-8)")
+    return (
+        f"not UTF-8: byte 0x{exc.object[exc.start]:02x} (is the file saved as GBK, Latin-1 or another "
+        "encoding? save it as UTF-8)"
+    )
 
 
 def _read_row(
@@ -259,8 +270,16 @@ def _read_row(
     if not ok or score is None:
         return None
     return HarnessRow(
-        number, line, task, "skipped" if skipped else "answered", rounds=acted, predicted=predicted,
-        confidence=_confidence(record.get("confidence")), score=score, cost_total=cost_total, action_counts=counts,
+        number,
+        line,
+        task,
+        "skipped" if skipped else "answered",
+        rounds=acted,
+        predicted=predicted,
+        confidence=_confidence(record.get("confidence")),
+        score=score,
+        cost_total=cost_total,
+        action_counts=counts,
     )
 
 

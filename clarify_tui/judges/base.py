@@ -43,9 +43,7 @@ class NuggetJudgement(BaseModel):
 class Judge(TypingProtocol):
     spec: str
 
-    async def equivalent(
-        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
-    ) -> Verdict:
+    async def equivalent(self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp") -> Verdict:
         """Is `answer` the gold answer? `benchmark` picks the LLM judge's prompt."""
         ...
 

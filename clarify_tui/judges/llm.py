@@ -94,9 +94,7 @@ class LLMJudge:
             self.client, text, purpose, read, self.parse_retries, "judge", failure="unreadable output"
         )
 
-    async def equivalent(
-        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
-    ) -> Verdict:
+    async def equivalent(self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp") -> Verdict:
         """A protocol's own equivalence prompt (`prompts/<benchmark>_equivalence_judge.txt`:
         DiscoBench's, B.1), else InteractComp's published grader."""
         correct = gold.text + (f" (also accepted: {'; '.join(gold.aliases)})" if gold.aliases else "")
@@ -116,8 +114,9 @@ class LLMJudge:
         `--compat paper`: the gold text alone, one call, correct when "yes" occurs anywhere
         in the reply. A failed call (after the client's retries) raises, so the session
         errors; with `failure_is_wrong` (`--compat reference`, :150-152) it is wrong."""
-        text = render_verbatim("interactcomp_grader", question=question, predicted_answer=answer,
-                               correct_answer=gold_text)
+        text = render_verbatim(
+            "interactcomp_grader", question=question, predicted_answer=answer, correct_answer=gold_text
+        )
         try:
             done = await self.client.complete([{"role": "user", "content": text}], "grader")
         except BackendError as exc:
@@ -125,8 +124,13 @@ class LLMJudge:
                 raise
             return Verdict(correct=False, reason=f"{self.spec} failed (reference: scored 0): {exc}", fault=str(exc))
         ok = grader_reading(done.text)
-        return Verdict(correct=ok, reason=f"{self.spec} reply {done.text[:80]!r} read as the reference does",
-                       usage=done.usage, reply=done.text, unreadable=unreadable_grade(done.text, ok))
+        return Verdict(
+            correct=ok,
+            reason=f"{self.spec} reply {done.text[:80]!r} read as the reference does",
+            usage=done.usage,
+            reply=done.text,
+            unreadable=unreadable_grade(done.text, ok),
+        )
 
     async def checkpoint(self, checkpoint: Checkpoint, kind: str, text: str) -> CheckpointJudgement:
         prompt = render(

@@ -48,9 +48,7 @@ def answers_match(answer: str, forms: list[str]) -> bool:
 class RuleJudge:
     spec = "rule"
 
-    async def equivalent(
-        self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp"
-    ) -> Verdict:
+    async def equivalent(self, question: str, answer: str, gold: Answer, benchmark: str = "interactcomp") -> Verdict:
         ok = answers_match(answer, gold.forms())
         return Verdict(correct=ok, reason="matches gold or an alias" if ok else "no gold form matched")
 
@@ -74,7 +72,5 @@ class RuleJudge:
         coverage = []
         for nugget in nuggets:
             share = overlap(content_words(nugget.text), answer)
-            coverage.append(
-                "full" if share >= FULL_COVERAGE else "partial" if share >= PARTIAL_COVERAGE else "none"
-            )
+            coverage.append("full" if share >= FULL_COVERAGE else "partial" if share >= PARTIAL_COVERAGE else "none")
         return NuggetJudgement(coverage=coverage)

@@ -218,8 +218,16 @@ class ChatClient:
             retries=len(causes),
             retry_cause=causes[-1] if causes else None,
         )
-        log.debug("%s %s %s: %d in, %d out, %.0f ms, %d retries", self.role, self.model, purpose,
-                  tokens_in, tokens_out, latency_ms, len(causes))
+        log.debug(
+            "%s %s %s: %d in, %d out, %.0f ms, %d retries",
+            self.role,
+            self.model,
+            purpose,
+            tokens_in,
+            tokens_out,
+            latency_ms,
+            len(causes),
+        )
         return Completion(text=text, usage=usage)
 
     def _read(self, data: Any) -> tuple[str, int, int]:

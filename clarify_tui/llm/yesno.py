@@ -86,7 +86,7 @@ def read_yes_no(reply: str) -> YesNo | None:
         return None
     markers = list(_MARKER.finditer(text))
     if markers:
-        after = text[markers[-1].end():].strip().splitlines()
+        after = text[markers[-1].end() :].strip().splitlines()
         if after:
             verdict = classify(after[0])
             if verdict is not None:

@@ -71,7 +71,8 @@ def run_settings_deviations(conn: Any) -> dict[str, list[str]]:
         return {}
     out: dict[str, list[str]] = {}
     for name, benchmark, dataset, config, provenance in conn.execute(
-            "SELECT name, benchmark, dataset, config, provenance FROM runs"):
+        "SELECT name, benchmark, dataset, config, provenance FROM runs"
+    ):
         if is_demo_dataset(dataset):
             continue
         try:
@@ -81,8 +82,11 @@ def run_settings_deviations(conn: Any) -> dict[str, list[str]]:
         if not isinstance(settings, dict) or not isinstance(prov, dict):
             continue
         attempts = settings.get("task_attempts")
-        setting = Setting(benchmark=benchmark or "", calls=calls_of(prov),
-                          task_attempts=attempts if isinstance(attempts, int) else None)
+        setting = Setting(
+            benchmark=benchmark or "",
+            calls=calls_of(prov),
+            task_attempts=attempts if isinstance(attempts, int) else None,
+        )
         lines = [*sampling(setting), *single_attempt(setting)]
         if lines:
             out[name] = lines
@@ -90,14 +94,16 @@ def run_settings_deviations(conn: Any) -> dict[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _from_settings(protocol: str, agent: str, user: str, search: str, judge: str, config: str | None,
-                   demo: bool) -> tuple[str, ...]:
+def _from_settings(
+    protocol: str, agent: str, user: str, search: str, judge: str, config: str | None, demo: bool
+) -> tuple[str, ...]:
     setting = Setting(benchmark=protocol, agent=agent, user=user, search=search, judge=judge, config=_config(config))
     return tuple(deviations(setting, demo=demo))
 
 
-def settings_deviations(protocol: str, agent: str, user: str, search: str, judge: str, config: str | None,
-                        task: Any = None) -> tuple[str, ...]:
+def settings_deviations(
+    protocol: str, agent: str, user: str, search: str, judge: str, config: str | None, task: Any = None
+) -> tuple[str, ...]:
     """A session's deviations from its settings alone; `task` (a Task or its stored dict), when
     given, tells whether it is a bundled demo task."""
     return _from_settings(protocol, agent, user, search, judge, config, _is_demo_task(task))
@@ -138,8 +144,9 @@ def load_deviations(conn: Any, sessions: dict[str, Any], where: str, params: lis
         s = sessions.get(sid)
         if s is None:
             continue
-        own = _from_settings(protocol or "", agent or "", user or "", search or "", judge or "rule", config,
-                             key in demo)
+        own = _from_settings(
+            protocol or "", agent or "", user or "", search or "", judge or "rule", config, key in demo
+        )
         s.deviations = tuple(dict.fromkeys([*by_run.get(run, ()), *own]))
 
 
@@ -158,5 +165,6 @@ def footnotes(groups: Iterable[ScoreGroup], label: Any) -> list[str]:
     for g in groups:
         if not g.get("comparable", True):
             by_lines.setdefault(tuple(g.get("deviations") or ()), []).append(str(label(g)))
-    return [f"not comparable with the paper — {', '.join(names)}: {'; '.join(lines)}"
-            for lines, names in by_lines.items()]
+    return [
+        f"not comparable with the paper — {', '.join(names)}: {'; '.join(lines)}" for lines, names in by_lines.items()
+    ]

@@ -51,8 +51,12 @@ def epoch_metrics(benchmark: str, counted: Sequence[ScoredSession]) -> dict | No
     for e in epochs:
         values = [value(s) for (_, _, ep), s in seen.items() if ep == e]
         per_epoch[str(e)] = sum(values) / len(values)
-    out: dict = {"n_epochs": len(epochs), "mean": sum(per_epoch.values()) / len(per_epoch),
-                 "std": _std(list(per_epoch.values())), "per_epoch": per_epoch}
+    out: dict = {
+        "n_epochs": len(epochs),
+        "mean": sum(per_epoch.values()) / len(per_epoch),
+        "std": _std(list(per_epoch.values())),
+        "per_epoch": per_epoch,
+    }
     if binary:
         outcomes: dict[str, list[bool]] = {}
         for (run, task, _), s in seen.items():

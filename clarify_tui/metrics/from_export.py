@@ -37,21 +37,42 @@ def _session(record: dict[str, Any], judge: str | None) -> ScoredSession:
     row = record["session"]
     task = record.get("task") or {}
     s = ScoredSession(
-        id=row["id"], run=row.get("run") or "default", task_id=str(row["task_id"]), protocol=row["protocol"],
-        agent=row.get("agent") or "", mode=row.get("mode") or "automated", annotator=row.get("annotator"),
-        status=row.get("status") or "running", result=parse_result(row["protocol"], row.get("result")), user=row.get("user") or "",
-        judge=row.get("judge") or "rule", epoch=int(row.get("epoch") or 0),
+        id=row["id"],
+        run=row.get("run") or "default",
+        task_id=str(row["task_id"]),
+        protocol=row["protocol"],
+        agent=row.get("agent") or "",
+        mode=row.get("mode") or "automated",
+        annotator=row.get("annotator"),
+        status=row.get("status") or "running",
+        result=parse_result(row["protocol"], row.get("result")),
+        user=row.get("user") or "",
+        judge=row.get("judge") or "rule",
+        epoch=int(row.get("epoch") or 0),
         difficulty=_difficulty(row["protocol"], task),
         created_at=row.get("created_at"),
     )
     config = row.get("config")
-    s.deviations = tuple(dict.fromkeys([*settings_deviations(
-        s.protocol, s.agent, s.user, row.get("search") or "", s.judge,
-        config if isinstance(config, str) or config is None else json.dumps(config), task or None),
-        *provenance_deviations(s.protocol, record.get("provenance"), task or None)]))
+    s.deviations = tuple(
+        dict.fromkeys(
+            [
+                *settings_deviations(
+                    s.protocol,
+                    s.agent,
+                    s.user,
+                    row.get("search") or "",
+                    s.judge,
+                    config if isinstance(config, str) or config is None else json.dumps(config),
+                    task or None,
+                ),
+                *provenance_deviations(s.protocol, record.get("provenance"), task or None),
+            ]
+        )
+    )
     for step in sorted(record.get("steps") or [], key=lambda st: st["index"]):
-        add_step_usage(s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"),
-                       step.get("model"))
+        add_step_usage(
+            s, step["actor"], step.get("tokens_in"), step.get("tokens_out"), step.get("cost_usd"), step.get("model")
+        )
     judgments = [
         Judgment(int(j["id"]), j["judge"], j["kind"], j["verdict"], j.get("created_at"))
         for j in record.get("judgments") or []
@@ -91,8 +112,10 @@ def _utf8_lines(path: Path) -> Iterator[str]:
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise ExportError(f"{path} line {number}: not UTF-8 (byte 0x{raw[err.start]:02x} at column "
-                                  f"{err.start + 1}); an export is written as UTF-8") from None
+                raise ExportError(
+                    f"{path} line {number}: not UTF-8 (byte 0x{raw[err.start]:02x} at column "
+                    f"{err.start + 1}); an export is written as UTF-8"
+                ) from None
 
 
 def load_export(
@@ -119,7 +142,8 @@ def load_export(
         present = sorted({str(r["session"].get("run")) for r in records})
         raise ExportError(f"no run {', '.join(repr(r) for r in missing)} in {path}; runs there: {', '.join(present)}")
     chosen = [
-        r for r in records
+        r
+        for r in records
         if (not wanted or r["session"].get("run") in wanted)
         and not r["session"].get("counterfactual")  # `whatif` forks: never in a baseline score
         and (benchmark is None or r["session"]["protocol"] == benchmark)

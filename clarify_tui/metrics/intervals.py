@@ -97,7 +97,7 @@ def pairwise_cohen(by_task: dict[str, dict[str, bool]]) -> list[CohenPair]:
     for marks in by_task.values():
         names = sorted(marks)
         for i, a in enumerate(names):
-            for b in names[i + 1:]:
+            for b in names[i + 1 :]:
                 shared.setdefault((a, b), []).append((marks[a], marks[b]))
     out: list[CohenPair] = []
     for (a, b), pairs in sorted(shared.items()):

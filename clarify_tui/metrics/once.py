@@ -79,8 +79,10 @@ class Duplicate(Generic[S]):
         """The warning line; `kept_as` says what became of the earliest (an export: "exported")."""
         epoch = getattr(self.kept, "epoch", 0) or 0
         task = f"task {self.kept.task_id}" + (f" epoch {epoch}" if epoch else "")
-        return (f"run {self.kept.run}, {player(self.kept)}, {task}: completed twice; {kept_as} the earliest "
-                f"session {self.kept.id}, left out {self.left_out.id}")
+        return (
+            f"run {self.kept.run}, {player(self.kept)}, {task}: completed twice; {kept_as} the earliest "
+            f"session {self.kept.id}, left out {self.left_out.id}"
+        )
 
 
 def count_once(sessions: Sequence[S]) -> tuple[list[S], list[Duplicate[S]]]:

@@ -105,13 +105,20 @@ def agent_cost(metrics: dict) -> float | None:
 def make_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
     m = group["metrics"]
     return Row(
-        label=label, cells=[label, *cells], scored=group["n_sessions"], errored=int(m.get("errored") or 0),
+        label=label,
+        cells=[label, *cells],
+        scored=group["n_sessions"],
+        errored=int(m.get("errored") or 0),
         excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
         unreadable=int(m.get("unreadable_verdicts") or 0),
-        agent_cost=money(agent_cost(m)), total_cost=money(m.get("cost_usd")),
-        agent_cost_usd=agent_cost(m), cost_usd=m.get("cost_usd"),
-        comparable=bool(group.get("comparable", True)), deviations=list(group.get("deviations") or []),
-        unpriced=list(m.get("unpriced_models") or []), key=dict(group["key"]),
+        agent_cost=money(agent_cost(m)),
+        total_cost=money(m.get("cost_usd")),
+        agent_cost_usd=agent_cost(m),
+        cost_usd=m.get("cost_usd"),
+        comparable=bool(group.get("comparable", True)),
+        deviations=list(group.get("deviations") or []),
+        unpriced=list(m.get("unpriced_models") or []),
+        key=dict(group["key"]),
     )
 
 
@@ -128,7 +135,7 @@ def session_settings(conn: Any, sessions: Sequence[ScoredSession]) -> dict[str, 
     out: dict[str, dict] = {}
     ids = [s.id for s in sessions]
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
         for sid, config in conn.execute(f"SELECT id, config FROM sessions WHERE id IN ({marks})", chunk):
             out[sid] = json.loads(config or "{}")
@@ -173,20 +180,28 @@ def add_footnotes(table: PaperTable) -> None:
     excluded), the cost of every role beside the agent's, and † on every row whose numbers
     are not comparable with the paper's, with its deviations in words."""
     counts = "; ".join(f"{r.label} {r.scored} scored, {r.errored} errored, {r.excluded} excluded" for r in table.rows)
-    table.notes.append(f"Sessions: {counts}. Errored (infrastructure failures) and excluded (abandoned, "
-                       "interrupted, unjudged) sessions are in no number above.")
+    table.notes.append(
+        f"Sessions: {counts}. Errored (infrastructure failures) and excluded (abandoned, "
+        "interrupted, unjudged) sessions are in no number above."
+    )
     if any(r.unreadable for r in table.rows):
         counts = "; ".join(f"{r.label} {r.unreadable}" for r in table.rows)
-        table.notes.append(f"Unreadable grader replies (empty, a refusal, no yes or no), scored wrong as the paper "
-                           f"reads them; so many of the wrong answers are the grader's: {counts}.")
+        table.notes.append(
+            f"Unreadable grader replies (empty, a refusal, no yes or no), scored wrong as the paper "
+            f"reads them; so many of the wrong answers are the grader's: {counts}."
+        )
     if table.agent_cost_only:
         costs = "; ".join(f"{r.label} {r.total_cost}" for r in table.rows)
-        table.notes.append(f"Cost($) prices the agent under test only, as the paper; all roles (agent, user "
-                           f"simulator, judge): {costs}.")
+        table.notes.append(
+            f"Cost($) prices the agent under test only, as the paper; all roles (agent, user "
+            f"simulator, judge): {costs}."
+        )
     unpriced = sorted({m for r in table.rows for m in r.unpriced})
     if unpriced:
-        table.notes.append(f"Unpriced (no price in clarify.toml [prices] or genai-prices; their cost is unknown, "
-                           f"not $0): {', '.join(unpriced)}.")
+        table.notes.append(
+            f"Unpriced (no price in clarify.toml [prices] or genai-prices; their cost is unknown, "
+            f"not $0): {', '.join(unpriced)}."
+        )
     for r in table.rows:
         if r.comparable and not r.deviations:
             continue
@@ -198,7 +213,9 @@ def add_footnotes(table: PaperTable) -> None:
             table.notes.append(note)
 
 
-def partition_by_setting(sessions: Sequence[ScoredSession], settings: dict[str, dict]) -> dict[str, list[ScoredSession]]:
+def partition_by_setting(
+    sessions: Sequence[ScoredSession], settings: dict[str, dict]
+) -> dict[str, list[ScoredSession]]:
     parts: dict[str, list[ScoredSession]] = {}
     for s in sessions:
         parts.setdefault(_setting(s, settings.get(s.id, {})), []).append(s)

@@ -198,8 +198,9 @@ def _snapshot(store_or_db: Any) -> Any:
     return db_errors.snapshot(getattr(store_or_db, "conn", store_or_db))  # Store.db would import sqlite-utils
 
 
-def _load(conn: Any, runs: list[str], benchmark: str | None, judge: str | None,
-          counterfactuals: bool) -> list[ScoredSession]:
+def _load(
+    conn: Any, runs: list[str], benchmark: str | None, judge: str | None, counterfactuals: bool
+) -> list[ScoredSession]:
     columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
     where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
     # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0
@@ -212,10 +213,19 @@ def _load(conn: Any, runs: list[str], benchmark: str | None, judge: str | None,
     sessions: dict[str, ScoredSession] = {}
     for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created, ep in rows:
         sessions[sid] = ScoredSession(
-            id=sid, run=run, task_id=task_id, protocol=protocol, agent=agent or "",
-            mode=mode or "automated", annotator=annotator, status=status or "running",
-            result=result_model(protocol).model_validate_json(result or "{}"), user=user or "", judge=sjudge or "rule",
-            created_at=created, epoch=ep or 0,
+            id=sid,
+            run=run,
+            task_id=task_id,
+            protocol=protocol,
+            agent=agent or "",
+            mode=mode or "automated",
+            annotator=annotator,
+            status=status or "running",
+            result=result_model(protocol).model_validate_json(result or "{}"),
+            user=user or "",
+            judge=sjudge or "rule",
+            created_at=created,
+            epoch=ep or 0,
         )
     if not sessions:
         return []
@@ -307,19 +317,31 @@ def from_session(
     """A ScoredSession from a `models.Session`, its `Step`s, `Store.judgments()` rows and
     (for DiscoBench difficulty) its `Task`."""
     s = ScoredSession(
-        id=session.id, run=session.run, task_id=session.task_id, protocol=str(session.protocol),
-        agent=session.agent, mode=session.mode, annotator=session.annotator, status=session.status,
-        result=session.result.model_copy(), user=session.user, judge=session.judge, epoch=session.epoch,
+        id=session.id,
+        run=session.run,
+        task_id=session.task_id,
+        protocol=str(session.protocol),
+        agent=session.agent,
+        mode=session.mode,
+        annotator=session.annotator,
+        status=session.status,
+        result=session.result.model_copy(),
+        user=session.user,
+        judge=session.judge,
+        epoch=session.epoch,
         difficulty=task.discobench.difficulty if task is not None and task.discobench else None,
         created_at=session.created_at,
     )
     from clarify_tui.metrics.comparability import settings_deviations
 
     s.deviations = settings_deviations(
-        s.protocol, s.agent, s.user, getattr(session, "search", ""), s.judge, session.config.model_dump_json(), task)
+        s.protocol, s.agent, s.user, getattr(session, "search", ""), s.judge, session.config.model_dump_json(), task
+    )
     for step in steps:
         add_step_usage(s, step.actor, step.tokens_in, step.tokens_out, step.cost_usd, step.model)
-    rows = [Judgment(j.get("id") or i, j["judge"], j["kind"], j["verdict"], j.get("created_at"))
-            for i, j in enumerate(judgments, 1)]
+    rows = [
+        Judgment(j.get("id") or i, j["judge"], j["kind"], j["verdict"], j.get("created_at"))
+        for i, j in enumerate(judgments, 1)
+    ]
     _finish(s, rows, judge)
     return s

@@ -47,7 +47,6 @@ class ScoreReport(TypedDict):
 GROUP_BY = ("run", "agent", "mode", "annotator")
 
 
-
 def group_sessions(
     sessions: Iterable[ScoredSession], by: str = "run"
 ) -> dict[tuple[str, Any, str | None], list[ScoredSession]]:
@@ -59,8 +58,11 @@ def group_sessions(
     by_value: dict[tuple[str, Any], list[ScoredSession]] = {}
     for s in sessions:
         by_value.setdefault((s.protocol, s.key(by)), []).append(s)
-    return {(benchmark, value, role): part for (benchmark, value), members in by_value.items()
-            for role, part in split_by_role(members).items()}
+    return {
+        (benchmark, value, role): part
+        for (benchmark, value), members in by_value.items()
+        for role, part in split_by_role(members).items()
+    }
 
 
 def group_key(by: str, value: Any, role: str | None) -> dict[str, Any]:
@@ -94,8 +96,9 @@ def score_sessions(
     sessions, _ = count_once(sessions)
     out: list[ScoreGroup] = []
     grouped = group_sessions(sessions, by)
-    options = ScoreOptions(profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed,
-                           executor=executor)
+    options = ScoreOptions(
+        profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed, executor=executor
+    )
     scored: dict[tuple[str, Any, str | None], dict[str, Any]] = {}
     for name in dict.fromkeys(benchmark for benchmark, _, _ in grouped):  # each protocol scores its own groups
         if name not in registry.names():
@@ -117,14 +120,16 @@ def score_sessions(
         if active:  # human-agent sessions: the task clock's time, pauses excluded
             metrics["active_ms_mean"] = sum(active) / len(active)
         comparable = comparability(members)
-        out.append({
-            "key": group_key(by, value, role),
-            "benchmark": benchmark,
-            "n_sessions": sum(1 for s in members if is_counted(s)),
-            "comparable": comparable["comparable"],
-            "deviations": comparable["deviations"],
-            "metrics": metrics,
-        })
+        out.append(
+            {
+                "key": group_key(by, value, role),
+                "benchmark": benchmark,
+                "n_sessions": sum(1 for s in members if is_counted(s)),
+                "comparable": comparable["comparable"],
+                "deviations": comparable["deviations"],
+                "metrics": metrics,
+            }
+        )
     order = {b: i for i, b in enumerate(registry.in_report_order())}
     out.sort(key=lambda g: order.get(str(g["benchmark"]), len(order)))  # stable: keeps group order
     return {"groups": out}
@@ -144,8 +149,15 @@ def score(
 ) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
-    return score_sessions(sessions, by=by, profile_k=profile_k, bootstrap=bootstrap, seed=seed, executor=executor,
-                          profile_subset=profile_subset)
+    return score_sessions(
+        sessions,
+        by=by,
+        profile_k=profile_k,
+        bootstrap=bootstrap,
+        seed=seed,
+        executor=executor,
+        profile_subset=profile_subset,
+    )
 
 
 def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:

@@ -58,5 +58,8 @@ def mixed_role_lines(groups: Iterable[Any], by: str) -> list[str]:
         role = g["key"].get("role")
         if role is not None:
             split.setdefault(g["key"].get(by), []).append(role_label(role))
-    return [f"{'no annotator' if value is None else f'{by} {value}'} mixes roles, scored apart "
-            f"(never one number): {', '.join(roles)}" for value, roles in split.items()]
+    return [
+        f"{'no annotator' if value is None else f'{by} {value}'} mixes roles, scored apart "
+        f"(never one number): {', '.join(roles)}"
+        for value, roles in split.items()
+    ]

@@ -40,24 +40,38 @@ def cells(summary: Mapping[str, Any] | None, digits: int, cts: bool) -> list[str
         return [str(summary["forks"]), "0", NA, NA, NA, NA]
     ci = voa["ci95"]
     ci_text = NA if not ci else f"[{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
-    return [str(summary["forks"]), str(voa["tasks"]), str(up), str(down), f"{scale * voa['delta']:+.{digits}f}",
-            ci_text]
+    return [
+        str(summary["forks"]),
+        str(voa["tasks"]),
+        str(up),
+        str(down),
+        f"{scale * voa['delta']:+.{digits}f}",
+        ci_text,
+    ]
 
 
 def _note(intervention: str, cts: bool, bootstrap: int, seed: int) -> str:
     verb = "asked" if intervention == "ask" else "answered"
-    head = (f"{span(intervention)}: what if it had {verb} (clarify-tui whatif, intervention {intervention}): "
-            f"forks = the run's forks stored in RUN-whatif, which no other column counts; forked tasks = the "
-            f"tasks with a scored fork; ")
+    head = (
+        f"{span(intervention)}: what if it had {verb} (clarify-tui whatif, intervention {intervention}): "
+        f"forks = the run's forks stored in RUN-whatif, which no other column counts; forked tasks = the "
+        f"tasks with a scored fork; "
+    )
     if cts:
-        body = ("improved / worsened = forks whose restore_score_100 rose / fell against their parent; "
-                "Δ = the mean over the forked tasks of each task's mean (fork - parent) restore score")
+        body = (
+            "improved / worsened = forks whose restore_score_100 rose / fell against their parent; "
+            "Δ = the mean over the forked tasks of each task's mean (fork - parent) restore score"
+        )
     else:
-        body = ("W→R / R→W = forks whose outcome turned from wrong to right / right to wrong against their parent; "
-                f"Δ = value of {'asking' if intervention == 'ask' else 'answering'} in accuracy points, the mean "
-                "over the forked tasks of each task's mean (fork - parent)")
-    return (f"{head}{body}; 95% CI = paired bootstrap over the forked tasks ({bootstrap} resamples, seed {seed}); "
-            f"{NA} = no forks.")
+        body = (
+            "W→R / R→W = forks whose outcome turned from wrong to right / right to wrong against their parent; "
+            f"Δ = value of {'asking' if intervention == 'ask' else 'answering'} in accuracy points, the mean "
+            "over the forked tasks of each task's mean (fork - parent)"
+        )
+    return (
+        f"{head}{body}; 95% CI = paired bootstrap over the forked tasks ({bootstrap} resamples, seed {seed}); "
+        f"{NA} = no forks."
+    )
 
 
 def _over_note(t: PaperTable, intervention: str, summaries: Summaries) -> None:
@@ -67,11 +81,15 @@ def _over_note(t: PaperTable, intervention: str, summaries: Summaries) -> None:
         summary = summaries.get(str(row.key.get("run")), {}).get(intervention)
         voa = (summary or {}).get("value_of_asking") or {}
         if voa.get("delta") is not None:
-            parts.append(f"{row.key.get('run')} over {voa['tasks']} forked task{'s' * (voa['tasks'] != 1)} "
-                         f"(of {row.scored} scored)")
+            parts.append(
+                f"{row.key.get('run')} over {voa['tasks']} forked task{'s' * (voa['tasks'] != 1)} "
+                f"(of {row.scored} scored)"
+            )
     if parts:
-        t.notes.append(f"{span(intervention)}: Δ is over the forked tasks only, not the run's every task, so it is "
-                       f"no change of the run's own score: {'; '.join(parts)}.")
+        t.notes.append(
+            f"{span(intervention)}: Δ is over the forked tasks only, not the run's every task, so it is "
+            f"no change of the run's own score: {'; '.join(parts)}."
+        )
 
 
 def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: int, seed: int) -> None:
@@ -98,7 +116,9 @@ def add_whatif(tables: Sequence[PaperTable], summaries: Summaries, bootstrap: in
 
 def _errored_note(t: PaperTable, row: Row, intervention: str, summary: Mapping[str, Any] | None) -> None:
     n = int((summary or {}).get("forks_errored") or 0)
-    note = (f"{span(intervention)}: {row.key.get('run')} {n} fork(s) errored (infrastructure failures), "
-            "counted in forks and in no other number.")
+    note = (
+        f"{span(intervention)}: {row.key.get('run')} {n} fork(s) errored (infrastructure failures), "
+        "counted in forks and in no other number."
+    )
     if n and note not in t.notes:
         t.notes.append(note)

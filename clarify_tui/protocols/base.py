@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 
 # A protocol's scorer: every session of the protocol being scored (in load order) and
 # their groups; one metrics object per group, in the groups' order (`score --format json`).
-Scorer = Callable[["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"], "list[dict[str, Any]]"]
+Scorer = Callable[
+    ["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"], "list[dict[str, Any]]"
+]
 
 
 def _judged(s: ScoredSession) -> bool:
@@ -80,9 +82,7 @@ def _no_notes(sessions: Sequence[Session], done: Sequence[Session]) -> list[str]
 # Its words after `run`, appended to "run NAME: N completed, M errored" (given the completed
 # sessions, at least one, and the errored ones), and the lines printed below it.
 RunLine = Callable[["Sequence[Session]", "Sequence[Session]"], str]
-PaperTables = Callable[
-    ["Sequence[ScoredSession]", "dict[str, dict]", str, "ScoreOptions"], "list[PaperTable]"
-]
+PaperTables = Callable[["Sequence[ScoredSession]", "dict[str, dict]", str, "ScoreOptions"], "list[PaperTable]"]
 RunNotes = Callable[["Sequence[Session]", "Sequence[Session]"], "list[str]"]
 
 

@@ -32,8 +32,11 @@ def installed() -> dict[str, Any]:
     that is a built-in's or not a lower-case identifier is left out: it could not be told apart."""
     from importlib.metadata import entry_points
 
-    return {ep.name: ep for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
-            if ep.name not in BUILTIN and _NAME.match(ep.name)}
+    return {
+        ep.name: ep
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
+        if ep.name not in BUILTIN and _NAME.match(ep.name)
+    }
 
 
 def names() -> tuple[str, ...]:
@@ -58,8 +61,9 @@ def get(name: str) -> ProtocolSpec:
     try:
         loaded = entry.load()
     except Exception as exc:  # a broken package: one line naming it, never a traceback
-        raise UsageError(f"the installed protocol {name!r} ({entry.value}) failed to load: "
-                         f"{type(exc).__name__}: {exc}") from exc
+        raise UsageError(
+            f"the installed protocol {name!r} ({entry.value}) failed to load: {type(exc).__name__}: {exc}"
+        ) from exc
     if getattr(loaded, "name", None) != name:
         raise UsageError(f"the installed protocol {name!r} ({entry.value}) is not a ProtocolSpec named {name!r}")
     return loaded

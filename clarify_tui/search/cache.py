@@ -135,19 +135,24 @@ class CachedSearch:
         with self._write_lock:  # one writer thread at a time on the shared write connection
             self._store(db, *entry)
 
-    def _store(
-        self, db: Db, key: str, kind: str, query: str, params: dict[str, Any], response: Any
-    ) -> None:
-        _insert(db, [
-            {"key": key, "kind": kind, "backend": self.backend.spec, "query": query,
-             "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
-             "created_at": now_iso()},
-        ])
+    def _store(self, db: Db, key: str, kind: str, query: str, params: dict[str, Any], response: Any) -> None:
+        _insert(
+            db,
+            [
+                {
+                    "key": key,
+                    "kind": kind,
+                    "backend": self.backend.spec,
+                    "query": query,
+                    "params": json.dumps(params, sort_keys=True),
+                    "response": json.dumps(response, ensure_ascii=False),
+                    "created_at": now_iso(),
+                },
+            ],
+        )
 
     def _miss(self, what: str, params: dict[str, Any]) -> CacheMissError:
-        return CacheMissError(
-            f"search cache miss in replay mode: backend {self.backend.spec}, {what}, params {params}"
-        )
+        return CacheMissError(f"search cache miss in replay mode: backend {self.backend.spec}, {what}, params {params}")
 
     async def search(self, query: str, max_results: int = 5) -> SearchResult:
         if self.mode == "off":
@@ -233,8 +238,14 @@ def read_cache_file(path: Path) -> list[dict]:
         if kind not in ("search", "visit") or not isinstance(params, dict):
             raise UsageError(f"{path}:{number}: not a search cache entry (kind {kind!r})")
         rows.append(
-            {"key": cache_key(kind, backend, query, params), "kind": kind, "backend": backend, "query": query,
-             "params": json.dumps(params, sort_keys=True), "response": json.dumps(response, ensure_ascii=False),
-             "created_at": entry.get("created_at") or now_iso()}
+            {
+                "key": cache_key(kind, backend, query, params),
+                "kind": kind,
+                "backend": backend,
+                "query": query,
+                "params": json.dumps(params, sort_keys=True),
+                "response": json.dumps(response, ensure_ascii=False),
+                "created_at": entry.get("created_at") or now_iso(),
+            }
         )
     return rows

@@ -66,7 +66,10 @@ class LocalSearch:
                 db.execute("CREATE VIRTUAL TABLE docs USING fts5(title, content, tokenize='unicode61')")
                 db.executemany(
                     "INSERT INTO docs(rowid, title, content) VALUES (?, ?, ?)",
-                    [(i, " ".join(tokens(d["title"])), " ".join(tokens(d["content"]))) for i, d in enumerate(self.docs)],
+                    [
+                        (i, " ".join(tokens(d["title"])), " ".join(tokens(d["content"])))
+                        for i, d in enumerate(self.docs)
+                    ],
                 )
                 self._db = db
             return self._db
@@ -76,17 +79,19 @@ class LocalSearch:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
-        rows = self._index().execute(
-            f"SELECT rowid, bm25(docs, {TITLE_WEIGHT}, {CONTENT_WEIGHT}) AS rank FROM docs "
-            "WHERE docs MATCH ? ORDER BY rank LIMIT ?",
-            (match, max_results),
-        ).fetchall()
+        rows = (
+            self._index()
+            .execute(
+                f"SELECT rowid, bm25(docs, {TITLE_WEIGHT}, {CONTENT_WEIGHT}) AS rank FROM docs "
+                "WHERE docs MATCH ? ORDER BY rank LIMIT ?",
+                (match, max_results),
+            )
+            .fetchall()
+        )
         hits = []
         for rowid, rank in rows:
             doc = self.docs[rowid]
-            hits.append(
-                SearchHit(title=doc["title"], url=doc["url"], content=doc["content"], score=round(-rank, 4))
-            )
+            hits.append(SearchHit(title=doc["title"], url=doc["url"], content=doc["content"], score=round(-rank, 4)))
         return hits
 
     async def search(self, query: str, max_results: int = 5) -> SearchResult:

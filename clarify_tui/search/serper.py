@@ -75,7 +75,8 @@ class SerperSearch:
 
     async def _post(self, client: httpx.AsyncClient, query: str) -> dict[str, Any]:
         response = await client.post(
-            f"{self.base_url}/search", json={"q": query},
+            f"{self.base_url}/search",
+            json={"q": query},
             headers={"X-API-KEY": self._api_key or "", "Content-Type": "application/json"},
         )
         if response.status_code == 429 or response.status_code >= 500:
@@ -106,17 +107,26 @@ class SerperSearch:
                 raise BackendError(f"{where} failed: {exc}") from exc
             except (_Retry, httpx.HTTPError) as exc:
                 attempts = retrying.statistics.get("attempt_number", 1)
-                cause = (str(exc) if isinstance(exc, _Retry) else f"timed out after {s.timeout:g}s"
-                         if isinstance(exc, httpx.TimeoutException) else f"{type(exc).__name__}: {exc}")
+                cause = (
+                    str(exc)
+                    if isinstance(exc, _Retry)
+                    else f"timed out after {s.timeout:g}s"
+                    if isinstance(exc, httpx.TimeoutException)
+                    else f"{type(exc).__name__}: {exc}"
+                )
                 self.breaker.failed(cause)
                 raise BackendError(f"{where} failed after {attempts} attempt(s): {cause}") from exc
             self.breaker.answered()
             latency_ms = (time.perf_counter() - started) * 1000
         organic = data.get("organic") or []
         hits = [  # search.py:64-70
-            SearchHit(title=str(item.get("title", "Untitled")), url=str(item.get("link", "")),
-                      content=str(item.get("snippet", "")))
-            for item in organic[:max_results] if isinstance(item, dict)
+            SearchHit(
+                title=str(item.get("title", "Untitled")),
+                url=str(item.get("link", "")),
+                content=str(item.get("snippet", "")),
+            )
+            for item in organic[:max_results]
+            if isinstance(item, dict)
         ]
         usage = Usage(latency_ms=latency_ms, cost_usd=s.cost_per_search, model="serper")
         return SearchResult(query=query, hits=hits, usage=usage)

@@ -93,8 +93,15 @@ class TavilySearch:
                 async for attempt in retrying:
                     with attempt:
                         response = await call(client)
-            except (UsageLimitExceededError, InvalidAPIKeyError, ForbiddenError, BadRequestError,
-                    TavilyTimeout, httpx.HTTPError, json.JSONDecodeError) as exc:
+            except (
+                UsageLimitExceededError,
+                InvalidAPIKeyError,
+                ForbiddenError,
+                BadRequestError,
+                TavilyTimeout,
+                httpx.HTTPError,
+                json.JSONDecodeError,
+            ) as exc:
                 attempts = retrying.statistics.get("attempt_number", 1)
                 if is_transient(exc) or isinstance(exc, json.JSONDecodeError):
                     self.breaker.failed(_describe(exc))
@@ -106,8 +113,9 @@ class TavilySearch:
         s = self.settings
         response, latency_ms = await self._call(
             f"search {query!r}",
-            lambda c: c.search(query, search_depth=s.search_depth, topic=s.topic,
-                               max_results=max_results, timeout=s.timeout),
+            lambda c: c.search(
+                query, search_depth=s.search_depth, topic=s.topic, max_results=max_results, timeout=s.timeout
+            ),
         )
         hits = [
             SearchHit(
@@ -122,9 +130,7 @@ class TavilySearch:
         return SearchResult(query=query, hits=hits[:max_results], usage=usage)
 
     async def visit(self, url: str) -> str | None:
-        response, _ = await self._call(
-            f"extract {url!r}", lambda c: c.extract([url], timeout=self.settings.timeout)
-        )
+        response, _ = await self._call(f"extract {url!r}", lambda c: c.extract([url], timeout=self.settings.timeout))
         for result in response.get("results", []):
             if result.get("raw_content"):
                 return str(result["raw_content"])

@@ -91,15 +91,18 @@ class Store:
         updates = ", ".join(f'"{k}" = excluded."{k}"' for k in row if k not in pk) or f'"{pk[0]}" = "{pk[0]}"'
         conflict = ", ".join(f'"{k}"' for k in pk)
         with self.conn:
-            self.conn.execute(f'INSERT INTO "{table}" ({names}) VALUES ({marks}) '
-                              f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}", list(row.values()))
+            self.conn.execute(
+                f'INSERT INTO "{table}" ({names}) VALUES ({marks}) ON CONFLICT ({conflict}) DO UPDATE SET {updates}',
+                list(row.values()),
+            )
 
     def _insert(self, table: str, row: dict, ignore: bool = False) -> None:
         names = ", ".join(f'"{k}"' for k in row)
         marks = ", ".join("?" for _ in row)
         with self.conn:
-            self.conn.execute(f'INSERT{" OR IGNORE" if ignore else ""} INTO "{table}" ({names}) VALUES ({marks})',
-                              list(row.values()))
+            self.conn.execute(
+                f'INSERT{" OR IGNORE" if ignore else ""} INTO "{table}" ({names}) VALUES ({marks})', list(row.values())
+            )
 
     def _check_version(self) -> None:
         schema.check(self.conn, self.path, self._existing)
@@ -126,7 +129,8 @@ class Store:
         key = task_key(task)
         with self._writing():
             self._insert(
-                "tasks", {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
+                "tasks",
+                {"key": key, "task_id": task.id, "protocol": task.protocol.value, "data": sealed_json(task)},
                 ignore=True,
             )
         return key
@@ -138,8 +142,12 @@ class Store:
 
         # run_id: tells this run from an independent one of the same name (campaign/run_identity.py);
         # kept on --resume, since the row is only written once
-        row = {"name": name, "created_at": now_iso(), "run_id": uuid.uuid4().hex,
-               **{k: field_text(v) for k, v in fields.items()}}
+        row = {
+            "name": name,
+            "created_at": now_iso(),
+            "run_id": uuid.uuid4().hex,
+            **{k: field_text(v) for k, v in fields.items()},
+        }
         with self._writing():
             self._insert("runs", row, ignore=True)
 
@@ -171,8 +179,16 @@ class Store:
         from clarify_tui.models import now_iso
 
         with self._writing():
-            self._insert("judgments", {"session_id": session_id, "judge": judge, "kind": kind,
-                                       "verdict": json.dumps(verdict), "created_at": now_iso()})
+            self._insert(
+                "judgments",
+                {
+                    "session_id": session_id,
+                    "judge": judge,
+                    "kind": kind,
+                    "verdict": json.dumps(verdict),
+                    "created_at": now_iso(),
+                },
+            )
 
     def delete_session(self, session_id: str) -> None:
         with self._writing(), self.conn:
@@ -266,7 +282,9 @@ class Store:
 
     def judged_by(self, judge: str) -> set[str]:
         """Ids of the sessions that hold a verdict of `judge` (`judge --resume` skips them)."""
-        return {r["session_id"] for r in self._rows("SELECT DISTINCT session_id FROM judgments WHERE judge = ?", [judge])}
+        return {
+            r["session_id"] for r in self._rows("SELECT DISTINCT session_id FROM judgments WHERE judge = ?", [judge])
+        }
 
     def run_names(self) -> list[str]:
         return [r["run"] for r in self._rows("SELECT DISTINCT run FROM sessions ORDER BY run")]
@@ -290,7 +308,8 @@ class Store:
         """(retries, steps that needed them, retries by last cause) over a run's live sessions."""
         rows = self.conn.execute(
             "SELECT st.retries, st.retry_cause FROM steps st JOIN sessions s ON s.id = st.session_id "
-            "WHERE s.run = ? AND s.status != 'superseded' AND st.retries > 0", [run]
+            "WHERE s.run = ? AND s.status != 'superseded' AND st.retries > 0",
+            [run],
         ).fetchall()
         causes: dict[str, int] = {}
         for count, cause in rows:
@@ -304,7 +323,8 @@ class Store:
         return self.conn.execute(
             "SELECT s.id, s.task_id, st.error FROM steps st JOIN sessions s ON s.id = st.session_id "
             "WHERE s.run = ? AND s.status != 'superseded' AND st.actor = 'agent' AND st.error IS NOT NULL "
-            "AND st.error != '' ORDER BY s.created_at, s.id, st.idx", [run]
+            "AND st.error != '' ORDER BY s.created_at, s.id, st.idx",
+            [run],
         ).fetchall()
 
     def set_run_provenance(self, name: str, provenance: dict) -> None:
@@ -316,7 +336,7 @@ class Store:
         """Each run's recorded provenance (runs made before it was recorded have none)."""
         if "provenance" not in self._columns("runs"):  # an older file opened read-only
             return {}
-        rows = self.conn.execute('SELECT name, provenance FROM runs WHERE provenance IS NOT NULL').fetchall()
+        rows = self.conn.execute("SELECT name, provenance FROM runs WHERE provenance IS NOT NULL").fetchall()
         return {name: json.loads(text) for name, text in rows}
 
     def run_row(self, name: str) -> dict | None:

@@ -22,29 +22,89 @@ SCHEMA_VERSION = 1
 # and new files look alike to every reader, merge included.
 TABLES = {
     "meta": ('"key" TEXT PRIMARY KEY', '"value" TEXT'),
-    "runs": ('"name" TEXT PRIMARY KEY', '"created_at" TEXT', '"benchmark" TEXT', '"dataset" TEXT', '"agent" TEXT',
-             '"user" TEXT', '"search" TEXT', '"judge" TEXT', '"config" TEXT', '"provenance" TEXT', '"deviations" TEXT',
-             '"run_id" TEXT'),
+    "runs": (
+        '"name" TEXT PRIMARY KEY',
+        '"created_at" TEXT',
+        '"benchmark" TEXT',
+        '"dataset" TEXT',
+        '"agent" TEXT',
+        '"user" TEXT',
+        '"search" TEXT',
+        '"judge" TEXT',
+        '"config" TEXT',
+        '"provenance" TEXT',
+        '"deviations" TEXT',
+        '"run_id" TEXT',
+    ),
     "tasks": ('"key" TEXT PRIMARY KEY', '"task_id" TEXT', '"protocol" TEXT', '"data" TEXT'),
-    "sessions": ('"id" TEXT PRIMARY KEY', '"run" TEXT', '"task_id" TEXT', '"task_key" TEXT', '"protocol" TEXT',
-                 '"agent" TEXT', '"user" TEXT', '"search" TEXT', '"search_cache" TEXT', '"judge" TEXT',
-                 '"mode" TEXT', '"annotator" TEXT', '"status" TEXT', '"error" TEXT', '"config" TEXT',
-                 '"result" TEXT', '"parent_id" TEXT', '"fork_step" INTEGER', '"note" TEXT', '"created_at" TEXT',
-                 '"finished_at" TEXT', '"counterfactual" TEXT', '"epoch" INTEGER'),
-    "steps": ('"session_id" TEXT', '"idx" INTEGER', '"actor" TEXT', '"kind" TEXT', '"input" TEXT',
-              '"action" TEXT', '"output" TEXT', '"tokens_in" INTEGER', '"tokens_out" INTEGER', '"cost_usd" REAL',
-              '"latency_ms" REAL', '"model" TEXT', '"error" TEXT', '"state" TEXT', '"created_at" TEXT',
-              '"retries" INTEGER', '"retry_cause" TEXT', 'PRIMARY KEY ("session_id", "idx")'),
-    "judgments": ('"id" INTEGER PRIMARY KEY', '"session_id" TEXT', '"judge" TEXT', '"kind" TEXT', '"verdict" TEXT',
-                  '"created_at" TEXT'),
+    "sessions": (
+        '"id" TEXT PRIMARY KEY',
+        '"run" TEXT',
+        '"task_id" TEXT',
+        '"task_key" TEXT',
+        '"protocol" TEXT',
+        '"agent" TEXT',
+        '"user" TEXT',
+        '"search" TEXT',
+        '"search_cache" TEXT',
+        '"judge" TEXT',
+        '"mode" TEXT',
+        '"annotator" TEXT',
+        '"status" TEXT',
+        '"error" TEXT',
+        '"config" TEXT',
+        '"result" TEXT',
+        '"parent_id" TEXT',
+        '"fork_step" INTEGER',
+        '"note" TEXT',
+        '"created_at" TEXT',
+        '"finished_at" TEXT',
+        '"counterfactual" TEXT',
+        '"epoch" INTEGER',
+    ),
+    "steps": (
+        '"session_id" TEXT',
+        '"idx" INTEGER',
+        '"actor" TEXT',
+        '"kind" TEXT',
+        '"input" TEXT',
+        '"action" TEXT',
+        '"output" TEXT',
+        '"tokens_in" INTEGER',
+        '"tokens_out" INTEGER',
+        '"cost_usd" REAL',
+        '"latency_ms" REAL',
+        '"model" TEXT',
+        '"error" TEXT',
+        '"state" TEXT',
+        '"created_at" TEXT',
+        '"retries" INTEGER',
+        '"retry_cause" TEXT',
+        'PRIMARY KEY ("session_id", "idx")',
+    ),
+    "judgments": (
+        '"id" INTEGER PRIMARY KEY',
+        '"session_id" TEXT',
+        '"judge" TEXT',
+        '"kind" TEXT',
+        '"verdict" TEXT',
+        '"created_at" TEXT',
+    ),
 }
 # columns added after the first release: older files lack them
-ADDED_COLUMNS = {"sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
-                 "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
-                 "runs": (("provenance", "TEXT"), ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
-                          ("run_id", "TEXT"))}
-INDEXES = {"idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
-           "idx_judgments_session_id": ("judgments", '"session_id"')}
+ADDED_COLUMNS = {
+    "sessions": (("search_cache", "TEXT"), ("counterfactual", "TEXT"), ("epoch", "INTEGER")),
+    "steps": (("retries", "INTEGER"), ("retry_cause", "TEXT")),
+    "runs": (
+        ("provenance", "TEXT"),
+        ("deviations", "TEXT"),  # deviations: JSON list (deviations.py)
+        ("run_id", "TEXT"),
+    ),
+}
+INDEXES = {
+    "idx_sessions_run_task_id": ("sessions", '"run", "task_id"'),
+    "idx_judgments_session_id": ("judgments", '"session_id"'),
+}
 
 
 def columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -83,9 +143,11 @@ def create(conn: sqlite3.Connection, columns_of: Callable[[str], set[str]]) -> N
                         raise
     # written on every writable open: a file another process holds locked fails here, at once
     with conn:
-        conn.execute('INSERT INTO "meta" ("key", "value") VALUES (?, ?) '
-                     'ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"',
-                     ["schema_version", str(SCHEMA_VERSION)])
+        conn.execute(
+            'INSERT INTO "meta" ("key", "value") VALUES (?, ?) '
+            'ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"',
+            ["schema_version", str(SCHEMA_VERSION)],
+        )
     lease.ensure_table(conn)
     for name, (table, indexed) in INDEXES.items():
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{name}"\n    ON "{table}" ({indexed})')

@@ -107,8 +107,12 @@ def load_sweep(path: Path, known: set[str]) -> Sweep:
     for key in per_benchmark:
         if key not in benchmarks:
             raise SweepFileError(f"{path}: [sweep.{key}] names no benchmark of the sweep ({', '.join(benchmarks)})")
-    common = _settings({k: v for k, v in table.items() if not isinstance(v, dict) and k not in ("name", "benchmarks", "benchmark")},
-                       known, path, "[sweep]")
+    common = _settings(
+        {k: v for k, v in table.items() if not isinstance(v, dict) and k not in ("name", "benchmarks", "benchmark")},
+        known,
+        path,
+        "[sweep]",
+    )
     if "agent" not in common and not any("agent" in _settings(t, known, path, "") for t in per_benchmark.values()):
         raise SweepFileError(f"{path}: [sweep] needs `agents` (one or a list)")
     varied = [k for k, v in common.items() if isinstance(v, list) and k not in LIST_VALUED and len(v) > 1]
@@ -116,8 +120,14 @@ def load_sweep(path: Path, known: set[str]) -> Sweep:
     for benchmark in benchmarks:
         own = _settings(per_benchmark.get(benchmark, {}), known, path, f"[sweep.{benchmark}]")
         merged = {**common, **own}
-        axes_here = [*varied, *(k for k, v in own.items() if isinstance(v, list) and k not in LIST_VALUED
-                                and len(v) > 1 and k not in varied)]
+        axes_here = [
+            *varied,
+            *(
+                k
+                for k, v in own.items()
+                if isinstance(v, list) and k not in LIST_VALUED and len(v) > 1 and k not in varied
+            ),
+        ]
         keys = list(merged)
         choices = [v if isinstance(v, list) and k not in LIST_VALUED else [v] for k, v in merged.items()]
         if any(not c for c in choices):
@@ -127,14 +137,26 @@ def load_sweep(path: Path, known: set[str]) -> Sweep:
             settings = {"benchmark": benchmark, **dict(zip(keys, combo))}
             axes = {k: settings[k] for k in axes_here if k != "agent"}
             agent = str(settings.get("agent"))
-            cell_name = ".".join([name, benchmark, _slug(agent), *(f"{_slug(k)}-{_slug(_shown(v))}" for k, v in axes.items())])
-            cells.append(Cell(name=cell_name, benchmark=benchmark, agent=agent, settings=settings, axes=axes,
-                              run_id=run_id(name, cell_name, settings)))
+            cell_name = ".".join(
+                [name, benchmark, _slug(agent), *(f"{_slug(k)}-{_slug(_shown(v))}" for k, v in axes.items())]
+            )
+            cells.append(
+                Cell(
+                    name=cell_name,
+                    benchmark=benchmark,
+                    agent=agent,
+                    settings=settings,
+                    axes=axes,
+                    run_id=run_id(name, cell_name, settings),
+                )
+            )
     seen: dict[str, Cell] = {}
     for c in cells:
         if c.name in seen:
-            raise SweepFileError(f"{path}: two cells would both be named {c.name} ({seen[c.name].settings} and "
-                                 f"{c.settings}); make their settings differ in more than punctuation")
+            raise SweepFileError(
+                f"{path}: two cells would both be named {c.name} ({seen[c.name].settings} and "
+                f"{c.settings}); make their settings differ in more than punctuation"
+            )
         seen[c.name] = c
     return Sweep(name=name, path=path, cells=cells)
 
@@ -163,8 +185,10 @@ def _settings(table: dict, known: set[str], path: Path, where: str) -> dict[str,
         if key in NOT_IN_A_SWEEP:
             raise SweepFileError(f"{path}: {where} `{raw}` cannot be set in a sweep: {NOT_IN_A_SWEEP[key]}")
         if key not in known:
-            raise SweepFileError(f"{path}: {where} `{raw}` is no `clarify-tui run` setting (settings: "
-                                 f"{', '.join(sorted(known - set(NOT_IN_A_SWEEP)))})")
+            raise SweepFileError(
+                f"{path}: {where} `{raw}` is no `clarify-tui run` setting (settings: "
+                f"{', '.join(sorted(known - set(NOT_IN_A_SWEEP)))})"
+            )
         if key in out:
             raise SweepFileError(f"{path}: {where} gives `{key}` twice (as `{raw}` and another spelling)")
         if isinstance(value, dict):

@@ -49,22 +49,30 @@ def measure(store: Store | None, r: CellRun) -> Measured:
         return Measured()
     spec = r.prepared.spec
     own = "s.run = ?", [r.cell.name]
-    alike = ("s.protocol = ? AND s.agent = ? AND s.user = ? AND s.judge = ?",
-             [spec.benchmark, spec.agent, spec.user, spec.judge])
+    alike = (
+        "s.protocol = ? AND s.agent = ? AND s.user = ? AND s.judge = ?",
+        [spec.benchmark, spec.agent, spec.user, spec.judge],
+    )
     for (where, params), source in ((own, "this cell's finished sessions"), (alike, "finished sessions alike")):
-        ids = [row[0] for row in store.conn.execute(
-            f"SELECT s.id FROM sessions s WHERE {where} AND s.status = 'completed' AND s.counterfactual IS NULL",
-            params)]
+        ids = [
+            row[0]
+            for row in store.conn.execute(
+                f"SELECT s.id FROM sessions s WHERE {where} AND s.status = 'completed' AND s.counterfactual IS NULL",
+                params,
+            )
+        ]
         if not ids:
             continue
         m = Measured(sessions=len(ids), source=f"{len(ids)} {source}")
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             for model, calls, cost, unpriced in store.conn.execute(
                 f"SELECT model, count(*) + coalesce(sum(retries), 0), coalesce(sum(cost_usd), 0), "
                 f"count(*) - count(cost_usd) FROM steps WHERE session_id IN ({marks}) AND model IS NOT NULL "
-                "GROUP BY model", chunk):
+                "GROUP BY model",
+                chunk,
+            ):
                 m.calls[model] = m.calls.get(model, 0) + int(calls)
                 m.cost += float(cost or 0)
                 m.unpriced += int(unpriced or 0)
@@ -72,8 +80,9 @@ def measure(store: Store | None, r: CellRun) -> Measured:
     return Measured()
 
 
-def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] | None, concurrency: int,
-               max_cost: float | None) -> list[str]:
+def plan_lines(
+    store: Store | None, runs: list[CellRun], shard: tuple[int, int] | None, concurrency: int, max_cost: float | None
+) -> list[str]:
     """The dry-run's text: cells, sessions, model calls per endpoint, cost."""
     from clarify_tui.llm.pricing import call_cost
 
@@ -83,8 +92,10 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
     lines.append(f"  {'cell':<{width}}  {'tasks':>5}  {'epochs':>6}  {'sessions':>8}  {'done':>5}  {'to play':>7}")
     for r in runs:
         spec = r.prepared.spec
-        lines.append(f"  {r.cell.name:<{width}}  {len(r.prepared.tasks):>5}  {spec.epochs:>6}  {r.wanted:>8}  "
-                     f"{r.done:>5}  {r.to_play:>7}")
+        lines.append(
+            f"  {r.cell.name:<{width}}  {len(r.prepared.tasks):>5}  {spec.epochs:>6}  {r.wanted:>8}  "
+            f"{r.done:>5}  {r.to_play:>7}"
+        )
     total = sum(r.wanted for r in runs)
     left = sum(r.to_play for r in runs)
     lines.append(f"  {'total':<{width}}  {'':>5}  {'':>6}  {total:>8}  {total - left:>5}  {left:>7}")
@@ -109,14 +120,16 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
         cost_known = False
         rounds = r.prepared.spec.config.max_rounds or _default_rounds(r.prepared.spec.benchmark)
         for role, model in roles.items():
-            bound = (f"{r.to_play} sessions x up to {rounds} rounds" if role == "agent"
-                     else f"{r.to_play} sessions ({role})")
+            bound = (
+                f"{r.to_play} sessions x up to {rounds} rounds" if role == "agent" else f"{r.to_play} sessions ({role})"
+            )
             unmeasured.setdefault(endpoint_of(r, role), {}).setdefault(model, []).append(bound)
     if not calls and not unmeasured:
         lines.append("model calls: none (every role of every cell is offline: scripted, rule, local)")
     else:
-        lines.append(f"model calls expected per endpoint ({concurrency} sessions at once across the cells, "
-                     "--concurrency):")
+        lines.append(
+            f"model calls expected per endpoint ({concurrency} sessions at once across the cells, --concurrency):"
+        )
         for endpoint in sorted(set(calls) | set(unmeasured)):
             measured = calls.get(endpoint, {})
             expected = sum(measured.values(), 0.0)
@@ -126,8 +139,11 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
             for model, bounds in sorted(unmeasured.get(endpoint, {}).items()):
                 price = call_cost(_config(runs), model, 1_000_000, 0)
                 out = call_cost(_config(runs), model, 0, 1_000_000)
-                priced = (f"; price ${price:.2f}/M input, ${out:.2f}/M output tokens" if price is not None
-                          and out is not None else "; unpriced")
+                priced = (
+                    f"; price ${price:.2f}/M input, ${out:.2f}/M output tokens"
+                    if price is not None and out is not None
+                    else "; unpriced"
+                )
                 lines.append(f"    {model}: not measured yet ({'; '.join(bounds)}){priced}")
     if calls or unmeasured:
         limit = next((r.prepared.call_limit for r in runs if model_roles(r) and r.prepared.call_limit), None)
@@ -137,8 +153,10 @@ def plan_lines(store: Store | None, runs: list[CellRun], shard: tuple[int, int] 
             lines.append(f"cost: ${cost:.4f} expected (measured per session x sessions to play)")
         else:
             partial = f" (${cost:.4f} for the measured cells)" if cost else ""
-            lines.append(f"cost: not known before some sessions are measured{partial}; play a few first "
-                         "(e.g. --limit 2), then --dry-run again")
+            lines.append(
+                f"cost: not known before some sessions are measured{partial}; play a few first "
+                "(e.g. --limit 2), then --dry-run again"
+            )
     else:
         lines.append("cost: $0 (no model calls)")
     if max_cost is not None:

@@ -42,8 +42,12 @@ class CellRun:
         return self.wanted - self.done
 
 
-def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tuple[int, int] | None,
-          retry_errored: bool = False) -> list[CellRun]:
+def place(
+    cells: list[tuple[Cell, PreparedRun]],
+    store: Store | None,
+    shard: tuple[int, int] | None,
+    retry_errored: bool = False,
+) -> list[CellRun]:
     """Each cell's share of the sweep in this shard and what the database already holds of it
     (`retry_errored`: an errored session is not done, it is played again)."""
     out: list[CellRun] = []
@@ -57,10 +61,22 @@ def place(cells: list[tuple[Cell, PreparedRun]], store: Store | None, shard: tup
         exists = store is not None and (store.run_row(cell.name) is not None or bool(store.sessions(runs=[cell.name])))
         finished: set[tuple[str, int]] = set()
         if exists and store is not None:
-            finished = {(s.task_id, s.epoch) for s in store.sessions(runs=[cell.name])
-                        if s.status == "completed" or (s.status == "errored" and not retry_errored)}
-        out.append(CellRun(cell=cell, prepared=prepared, keep=keep, wanted=len(pairs), done=len(pairs & finished),
-                           exists=exists, retry_errored=retry_errored and exists))
+            finished = {
+                (s.task_id, s.epoch)
+                for s in store.sessions(runs=[cell.name])
+                if s.status == "completed" or (s.status == "errored" and not retry_errored)
+            }
+        out.append(
+            CellRun(
+                cell=cell,
+                prepared=prepared,
+                keep=keep,
+                wanted=len(pairs),
+                done=len(pairs & finished),
+                exists=exists,
+                retry_errored=retry_errored and exists,
+            )
+        )
     return out
 
 
@@ -114,8 +130,10 @@ class SweepBudget:
         if self.meter is not None:  # what the sessions finished while this one waited cost
             await self.meter.settled(patience=SETTLE_PATIENCE_S if self.max_cost is not None else 0.0)
         if self.stopped is None and not self.affordable():
-            self.stopped = (f"--max-cost ${self.max_cost:.2f}: ${self.spent:.4f} spent; the next session "
-                            f"(about ${self.spent / max(1, self.priced):.4f} each) would pass it")
+            self.stopped = (
+                f"--max-cost ${self.max_cost:.2f}: ${self.spent:.4f} spent; the next session "
+                f"(about ${self.spent / max(1, self.priced):.4f} each) would pass it"
+            )
         if self.stopped is not None:
             self._sem.release()
             return False
@@ -154,7 +172,9 @@ class SpendMeter:
         rows = self.store.conn.execute(
             f"SELECT s.id, (SELECT coalesce(sum(cost_usd), 0) FROM steps WHERE session_id = s.id), "
             f"(SELECT count(*) FROM steps WHERE session_id = s.id AND model IS NOT NULL AND cost_usd IS NULL) "
-            f"FROM sessions s WHERE s.id IN ({marks}) AND s.status != 'running'", self.pending).fetchall()
+            f"FROM sessions s WHERE s.id IN ({marks}) AND s.status != 'running'",
+            self.pending,
+        ).fetchall()
         for sid, cost, unpriced in rows:
             self.budget.add(float(cost or 0.0), int(unpriced or 0))
             self.pending.remove(sid)
@@ -201,8 +221,17 @@ async def play_cells(
         p = r.prepared
         try:
             outcome.summaries[r.cell.name] = await run_batch(
-                store, p.spec, p.tasks, resume=r.exists, retry_errored=r.retry_errored, config_obj=p.config_obj,
-                on_session_done=done, notify=notify, gate=budget, keep=r.keep)
+                store,
+                p.spec,
+                p.tasks,
+                resume=r.exists,
+                retry_errored=r.retry_errored,
+                config_obj=p.config_obj,
+                on_session_done=done,
+                notify=notify,
+                gate=budget,
+                keep=r.keep,
+            )
         except StoreError:
             raise
         except Exception as exc:  # this cell stopped (its endpoint down): the others go on

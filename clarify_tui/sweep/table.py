@@ -14,8 +14,13 @@ from collections.abc import Sequence
 from clarify_tui.metrics.paper_tables import DAGGER, NA, PaperTable, Row
 from clarify_tui.sweep.cells import Cell
 
-TITLES = {"interactcomp": "InteractComp", "discobench": "DiscoBench", "cts-k1": "CTS k=1",
-          "cts-k23": "CTS k=2,3", "cts-delta": "CTS Δ vs. orig"}
+TITLES = {
+    "interactcomp": "InteractComp",
+    "discobench": "DiscoBench",
+    "cts-k1": "CTS k=1",
+    "cts-k23": "CTS k=2,3",
+    "cts-delta": "CTS Δ vs. orig",
+}
 
 
 def _title(key: str) -> str:
@@ -83,11 +88,20 @@ def sweep_table(name: str, cells: Sequence[Cell], tables: Sequence[PaperTable]) 
         if label in marked:
             row_cells[0] += f" {DAGGER}"
         out_rows.append(Row(label=label, cells=row_cells))
-    caption = (f"Sweep {name}: a row per agent (and per other setting the sweep varies), a column group per "
-               "benchmark; each group is that benchmark's paper table (see `clarify-tui report`)")
+    caption = (
+        f"Sweep {name}: a row per agent (and per other setting the sweep varies), a column group per "
+        "benchmark; each group is that benchmark's paper table (see `clarify-tui report`)"
+    )
     cell_note = "Cells: " + "; ".join(c.name for c in cells if any(c.row == label for label in rows_seen)) + "."
-    return PaperTable(key="sweep", caption=caption, columns=columns, rows=out_rows, spans=spans,
-                      notes=[cell_note, *notes], prefixed=prefixed)
+    return PaperTable(
+        key="sweep",
+        caption=caption,
+        columns=columns,
+        rows=out_rows,
+        spans=spans,
+        notes=[cell_note, *notes],
+        prefixed=prefixed,
+    )
 
 
 def _span_of(t: PaperTable, index: int) -> str:

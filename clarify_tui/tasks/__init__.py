@@ -35,6 +35,7 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(f"clarify_tui.tasks.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "DatasetError",
     "DatasetInfo",
@@ -47,9 +48,7 @@ __all__ = [
 ]
 
 
-def load_tasks(
-    benchmark: str | Protocol | None, dataset: str | Path, *, canary: str | None = None
-) -> list[Task]:
+def load_tasks(benchmark: str | Protocol | None, dataset: str | Path, *, canary: str | None = None) -> list[Task]:
     """Tasks of `dataset` ("demo" or a path); `benchmark` None infers it from the file.
 
     `canary` decrypts an InteractComp release whose canary column was stripped.

@@ -67,22 +67,32 @@ def _load_demo(protocol: Protocol | None, problems: Problems) -> list[Sourced]:
     return tasks
 
 
-def _load_path(
-    path: Path, protocol: Protocol | None, problems: Problems, canary: str | None
-) -> list[Sourced]:
+def _load_path(path: Path, protocol: Protocol | None, problems: Problems, canary: str | None) -> list[Sourced]:
     if not path.exists():
         problems.add(path, None, None, "no such file or folder")
         return []
-    if path.is_dir() and protocol is not None and protocol is not Protocol.cts:  # an empty or wrong folder is no CTS release
-        problems.add(path, None, None, f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
-                     "(only a Clarify-Then-Search release is a folder)")
+    if (
+        path.is_dir() and protocol is not None and protocol is not Protocol.cts
+    ):  # an empty or wrong folder is no CTS release
+        problems.add(
+            path,
+            None,
+            None,
+            f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
+            "(only a Clarify-Then-Search release is a folder)",
+        )
         return []
     if path.is_dir() or path.suffix.lower() == ".csv":
         return _load_cts(path, protocol, problems)
     records = read_records(path, problems)
     if records and _is_export(records[0][1]):  # sessions, not tasks: one problem, not one per missing field
-        problems.add(path, records[0][0], None, "is an export of sessions (`export --format jsonl`), not a dataset "
-                     "of tasks; score it with `clarify-tui score --from-export`")
+        problems.add(
+            path,
+            records[0][0],
+            None,
+            "is an export of sessions (`export --format jsonl`), not a dataset "
+            "of tasks; score it with `clarify-tui score --from-export`",
+        )
         return []
     kind = _kind(records)
     if kind is None and protocol is not None:
@@ -129,9 +139,7 @@ def _same_protocol(path: Path, found: Protocol, wanted: Protocol | None, problem
     if wanted is None or wanted == found:
         return True
     release = _RELEASE_NAMES.get(found, found.value)
-    problems.add(
-        path, None, None, f"this is the {release} release, but benchmark {wanted.value!r} was asked for"
-    )
+    problems.add(path, None, None, f"this is the {release} release, but benchmark {wanted.value!r} was asked for")
     return False
 
 

@@ -39,5 +39,5 @@ def tasks_from_records(
         try:
             tasks.append(Sourced(Task.model_validate(data), str(path), line))
         except ValidationError as err:
-            problems.add_validation_error(err, lambda loc, line=line: (str(path), line, field_path(loc)))
+            problems.add_validation_error(err, lambda loc: (str(path), line, field_path(loc)))  # noqa: B023 (called at once)
     return tasks

@@ -25,8 +25,14 @@ from clarify_tui.protocols.interactcomp.tasks import decrypt_field, encrypt_fiel
 SCHEME = "interactcomp-release"  # Base64(UTF-8 XOR SHA-256(canary) repeated): protocols/interactcomp/tasks.py
 SEALED_KEY = "sealed"
 # Field paths: a dotted path to a string, or to a list of strings.
-SEALED_FIELDS = ("question", "domain", "answer.text", "answer.aliases", "interactcomp.context",
-                 "interactcomp.distractors")
+SEALED_FIELDS = (
+    "question",
+    "domain",
+    "answer.text",
+    "answer.aliases",
+    "interactcomp.context",
+    "interactcomp.distractors",
+)
 
 
 def seal_task(task: Task, canary: str) -> Task:

@@ -59,7 +59,9 @@ def read_lines(path: Path, problems: Problems) -> list[Line] | None:
         if data.startswith(magic):
             problems.add(path, None, None, f"is {what}; unpack it first")
             return None
-    if data[:8192].count(b"\x00") > 8:  # JSON text holds no NUL bytes: an image, a binary (a stray one is a line's problem)
+    if (
+        data[:8192].count(b"\x00") > 8
+    ):  # JSON text holds no NUL bytes: an image, a binary (a stray one is a line's problem)
         problems.add(path, None, None, "is a binary file, not JSON text")
         return None
     if not data.strip():
@@ -83,8 +85,12 @@ def read_lines(path: Path, problems: Problems) -> list[Line] | None:
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-_PACKED = {b"\x1f\x8b": "gzip-compressed (gunzip it)", b"PK\x03\x04": "a zip archive", b"BZh": "bzip2-compressed",
-           b"\xfd7zXZ\x00": "xz-compressed"}
+_PACKED = {
+    b"\x1f\x8b": "gzip-compressed (gunzip it)",
+    b"PK\x03\x04": "a zip archive",
+    b"BZh": "bzip2-compressed",
+    b"\xfd7zXZ\x00": "xz-compressed",
+}
 MAX_DEPTH_NOTE = "nested too deeply to read (a record is a few levels deep)"
 
 

@@ -63,9 +63,7 @@ def chat(text: str, prompt_tokens: int = 100, completion_tokens: int = 20, model
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model,
-            "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-            ],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -212,7 +210,9 @@ class FakeOpenAI(LoopbackServer):
         return self.url + "/v1"
 
     def chat_requests(self, model: str | None = None) -> list[Request]:
-        return [r for r in self.requests if r.path.endswith("/chat/completions") and (model is None or r.model == model)]
+        return [
+            r for r in self.requests if r.path.endswith("/chat/completions") and (model is None or r.model == model)
+        ]
 
 
 class FakeTavily(LoopbackServer):
@@ -225,8 +225,13 @@ def llm_config(openai_url: str | None = None, tavily_url: str | None = None, **s
 
     data: dict[str, Any] = {
         "openai": {"base_url": openai_url, "timeout": 5, "max_retries": 2, "max_concurrency": 8},
-        "tavily": {"base_url": tavily_url, "timeout": 5, "max_retries": 2, "backoff_initial": 0.01,
-                   "backoff_max": 0.05},
+        "tavily": {
+            "base_url": tavily_url,
+            "timeout": 5,
+            "max_retries": 2,
+            "backoff_initial": 0.01,
+            "backoff_max": 0.05,
+        },
     }
     for name, values in sections.items():
         data[name] = {**data.get(name, {}), **values} if isinstance(values, dict) else values

@@ -68,11 +68,22 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="help", tooltip="all keys (this help)"),
-        Binding("f2", "sessions", "Sessions", id="sessions",
-                tooltip="every stored session: replay, compare, fork (shut while you play the agent)"),
+        Binding(
+            "f2",
+            "sessions",
+            "Sessions",
+            id="sessions",
+            tooltip="every stored session: replay, compare, fork (shut while you play the agent)",
+        ),
         Binding("f3", "scores", "Scores", id="scores", tooltip="scores and charts of this database"),
-        Binding("ctrl+q", "quit", "Quit", id="app-quit", show=False,
-                tooltip="quit (play --task offers to resume a task left running)"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            id="app-quit",
+            show=False,
+            tooltip="quit (play --task offers to resume a task left running)",
+        ),
     ]
 
     def __init__(
@@ -103,8 +114,12 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         self.db = db
         self.task_id = task_id
         self.role = as_
-        self.specs = {"agent_spec": agent_spec, "user_spec": user_spec, "search_spec": search_spec,
-                      "judge_spec": judge_spec}
+        self.specs = {
+            "agent_spec": agent_spec,
+            "user_spec": user_spec,
+            "search_spec": search_spec,
+            "judge_spec": judge_spec,
+        }
         self.dataset, self.benchmark = dataset, benchmark
         self.preloaded = tasks
         self._store = store
@@ -117,13 +132,20 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         self.queue_tasks: list[Task] | None = None
         self.picker = PickerScreen(tasks, role=as_)
         self.queue_screen = QueueScreen(queue) if queue else None
-        self.ahead = screens_ahead(self, {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
-            "sessions": ("clarify_tui.tui.screens.sessions",
-                         lambda module: module.SessionsScreen(self.store) if self._has_store() else None),
-            "scores": ("clarify_tui.tui.screens.scores",
-                       lambda module: module.ScoresScreen(self.store) if self._has_store() else None),
-            "help": ("clarify_tui.tui.screens.help", lambda module: module.HelpScreen()),
-        })
+        self.ahead = screens_ahead(
+            self,
+            {  # F2, F3 and ? built while idle (not in the queue: F2/F3 stay shut)
+                "sessions": (
+                    "clarify_tui.tui.screens.sessions",
+                    lambda module: module.SessionsScreen(self.store) if self._has_store() else None,
+                ),
+                "scores": (
+                    "clarify_tui.tui.screens.scores",
+                    lambda module: module.ScoresScreen(self.store) if self._has_store() else None,
+                ),
+                "help": ("clarify_tui.tui.screens.help", lambda module: module.HelpScreen()),
+            },
+        )
 
     @property
     def store(self):
@@ -220,8 +242,14 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         task, interrupted = found
         position = [t.id for t in queue_order(tasks, spec.seed)].index(task.id) + 1
         try:
-            self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)),
-                           resume_id=interrupted.id if interrupted else None, strict=True)
+            self.open_task(
+                task,
+                "agent",
+                run=spec.run,
+                queue=(position, len(tasks)),
+                resume_id=interrupted.id if interrupted else None,
+                strict=True,
+            )
         except ForkError as exc:  # the interrupted session cannot go on: start the task afresh
             self.notify(str(exc), title="cannot resume", severity="warning")
             self.open_task(task, "agent", run=spec.run, queue=(position, len(tasks)))
@@ -277,13 +305,18 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
             self.open_task(task, role)
 
         by = who or "a person stepping the agent"
-        self.push_screen(ConfirmScreen(
-            f"Resume session {session.id} on {task.id}?",
-            f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {by}.",
-            (Choice(("y", "enter"), "yes: resume it at its last step", True),
-             Choice(("n",), "no: mark it abandoned (never scored) and start afresh", False),
-             Choice(("escape",), "cancel: neither, it stays unfinished", None)),
-        ), answered)
+        self.push_screen(
+            ConfirmScreen(
+                f"Resume session {session.id} on {task.id}?",
+                f"It was left unfinished (kept for later, ctrl+q or a closed terminal) by {by}.",
+                (
+                    Choice(("y", "enter"), "yes: resume it at its last step", True),
+                    Choice(("n",), "no: mark it abandoned (never scored) and start afresh", False),
+                    Choice(("escape",), "cancel: neither, it stays unfinished", None),
+                ),
+            ),
+            answered,
+        )
 
     def on_picker_screen_task_chosen(self, message: PickerScreen.TaskChosen) -> None:
         self.open_or_resume(message.task, message.role)  # a session kept for later is offered
@@ -294,8 +327,16 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
 
         return str(self._store.path if self._store is not None else (self.db or default_db_path()))
 
-    def open_task(self, task: Task, role: Role = "observer", *, run: str = "tui",
-                  queue: tuple[int, int] | None = None, resume_id: str | None = None, strict: bool = False) -> None:
+    def open_task(
+        self,
+        task: Task,
+        role: Role = "observer",
+        *,
+        run: str = "tui",
+        queue: tuple[int, int] | None = None,
+        resume_id: str | None = None,
+        strict: bool = False,
+    ) -> None:
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
         from clarify_tui.models import EpisodeConfig
         from clarify_tui.sessions_ops import ForkError
@@ -303,13 +344,22 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         from clarify_tui.tui.screens.play import PlayScreen
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()
-        setup = PlaySetup(task=task, role=role, config=config, run=run,
-                          annotator=self.annotator, resume_id=resume_id, queue=queue, services=self.services,
-                          **self.specs)
+        setup = PlaySetup(
+            task=task,
+            role=role,
+            config=config,
+            run=run,
+            annotator=self.annotator,
+            resume_id=resume_id,
+            queue=queue,
+            services=self.services,
+            **self.specs,
+        )
         try:
             paced = {} if self.pace is None else {"pace": self.pace}
-            screen = PlayScreen(setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto,
-                                **paced)
+            screen = PlayScreen(
+                setup, self.store, search=self.search_backend, run_mode=self.run_mode, auto=self.auto, **paced
+            )
         except ForkError:
             if strict:
                 raise
@@ -331,8 +381,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         if PlayScreen is None:
             return False
 
-        return any(isinstance(s, PlayScreen) and s.role == "agent" and not s.driver.done
-                   for s in self.screen_stack)
+        return any(isinstance(s, PlayScreen) and s.role == "agent" and not s.driver.done for s in self.screen_stack)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return True  # F2 / F3 while a person plays blind: the action says why they stay shut
@@ -357,7 +406,9 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         yield from super().get_system_commands(screen)
         blind = " · not now: they open when the task ends" if self._playing_blind() else ""
         # listed even while blocked: picking one says why (action_sessions / action_scores)
-        yield SystemCommand("Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions)
+        yield SystemCommand(
+            "Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions
+        )
         yield SystemCommand("Scores", "scores and charts of this database (F3)" + blind, self.action_scores)
         yield SystemCommand("Help", "every key, this screen's first (?)", self.action_help)
 

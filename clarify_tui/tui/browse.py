@@ -133,7 +133,10 @@ class BrowseApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahea
             )
 
             a, b = self.agents
-            self.push_screen(AskVsGuessScreen(self.store, self.task_, a or DEFAULT_A, b or DEFAULT_B,
-                                              pace=self.pace, config=self.config))
+            self.push_screen(
+                AskVsGuessScreen(
+                    self.store, self.task_, a or DEFAULT_A, b or DEFAULT_B, pace=self.pace, config=self.config
+                )
+            )
         else:
             raise ValueError(f"unknown start screen {self.start!r}")

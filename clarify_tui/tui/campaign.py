@@ -38,15 +38,24 @@ class CampaignApp(ShortCrash, ClarifyApp):
 
     CSS_PATH = [Path(tui_app.__file__).parent / name for name in ClarifyApp.CSS_PATH]
 
-    def __init__(self, book: ClaimBook, annotator: str, tasks: list[Task], *, heartbeat_s: float | None = None,
-                 retry_s: float = RETRY_S, **kwargs) -> None:
+    def __init__(
+        self,
+        book: ClaimBook,
+        annotator: str,
+        tasks: list[Task],
+        *,
+        heartbeat_s: float | None = None,
+        retry_s: float = RETRY_S,
+        **kwargs,
+    ) -> None:
         by_id = {t.id: t for t in tasks}
         missing = [i for i in book.campaign.task_ids if i not in by_id]
         if missing:
             raise ValueError(f"the campaign's tasks {', '.join(missing[:5])} are not in the dataset")
         ordered = [by_id[i] for i in book.campaign.task_ids]
-        super().__init__(as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator),
-                         **kwargs)
+        super().__init__(
+            as_="agent", tasks=ordered, queue=QueueSpec(run=book.campaign.run, annotator=annotator), **kwargs
+        )
         self.book = book
         self.visitor = annotator
         self.error_log = Path(f"{book.path}.campaign-errors.log")
@@ -146,4 +155,6 @@ class CampaignApp(ShortCrash, ClarifyApp):
             log.write(f"--- {self.annotator}\n{traceback.format_exc()}\n")
         return Text(
             f"The workbench stopped on an error (written to {self.error_log.name} on the server). "
-            "Reload the page: your task resumes where you were.", style="bold red")
+            "Reload the page: your task resumes where you were.",
+            style="bold red",
+        )

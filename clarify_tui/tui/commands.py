@@ -44,6 +44,9 @@ class ScreenCommands(Provider):
         for name, reason in refusals:
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score * 0.5, matcher.highlight(name),
-                          partial(screen.notify, reason, title="not now", severity="warning"),
-                          help=f"not now: {reason}")
+                yield Hit(
+                    score * 0.5,
+                    matcher.highlight(name),
+                    partial(screen.notify, reason, title="not now", severity="warning"),
+                    help=f"not now: {reason}",
+                )

@@ -78,8 +78,9 @@ class EpisodeDriver:
     `timed`: keep the task clock and save it with the session (a person playing the agent
     on the play screen)."""
 
-    def __init__(self, store, post: Callable[[Message], object], *, role: Role = "observer",
-                 timed: bool = False) -> None:
+    def __init__(
+        self, store, post: Callable[[Message], object], *, role: Role = "observer", timed: bool = False
+    ) -> None:
         self.store = store
         self.post = post
         self.role: Role = role
@@ -117,15 +118,17 @@ class EpisodeDriver:
         if setup.resume_id:
             from clarify_tui.sessions_ops import resume_session
 
-            self.episode = resume_session(store, setup.resume_id, agent=agent, user=user, search=search, judge=judge,
-                                          config=services)
+            self.episode = resume_session(
+                store, setup.resume_id, agent=agent, user=user, search=search, judge=judge, config=services
+            )
             self.episode.sink = self  # from now on every write goes through the driver
             if self.episode.session.result.informed:  # it stays so to its end
                 self.informed_because = "it was marked informed when it began"
             self.started = True
             saved = self.episode.session.result.active_ms  # the clock as it was last saved
-            self.clock.base_ms = saved if saved is not None else sum(
-                s.latency_ms for s in self.episode.steps if s.actor == "agent")  # sessions saved before it
+            self.clock.base_ms = (
+                saved if saved is not None else sum(s.latency_ms for s in self.episode.steps if s.actor == "agent")
+            )  # sessions saved before it
             return self
         session = Session(
             run=setup.run,
@@ -142,14 +145,31 @@ class EpisodeDriver:
             from clarify_tui.sessions_ops import seen_hidden
 
             self.informed_because = seen_hidden(store, setup.task, session.annotator)
-        self.episode = build_episode(setup.task, agent=agent, user=user, search=search, judge=judge,
-                                     config=setup.config.model_copy(), session=session, sink=self,
-                                     deep_search=make_deep_search(setup.config.deep_search, services))
+        self.episode = build_episode(
+            setup.task,
+            agent=agent,
+            user=user,
+            search=search,
+            judge=judge,
+            config=setup.config.model_copy(),
+            session=session,
+            sink=self,
+            deep_search=make_deep_search(setup.config.deep_search, services),
+        )
         return self
 
     @classmethod
-    def for_fork(cls, store, parent_id: str, step: int, post: Callable[[Message], object], *, agent_spec: str,
-                 user_spec: str, config=None) -> EpisodeDriver:
+    def for_fork(
+        cls,
+        store,
+        parent_id: str,
+        step: int,
+        post: Callable[[Message], object],
+        *,
+        agent_spec: str,
+        user_spec: str,
+        config=None,
+    ) -> EpisodeDriver:
         """A fork of stored session `parent_id` after `step` (sessions_ops.fork_session),
         continued by `agent_spec` ("human": a person through AgentTurnStarted)."""
         from clarify_tui.sessions_ops import fork_session
@@ -160,10 +180,16 @@ class EpisodeDriver:
         parent = store.session(parent_id)
         config = with_run_seed(store, parent.run, config)  # a seeded agent continues under its run's seed
         self.episode = fork_session(
-            store, parent_id, step, agent=self.human_agent() if human else make_agent(agent_spec, config),
-            user=make_user(user_spec, config), search=make_search(parent.search, config),
-            judge=make_judge(parent.judge, config), mode="human_agent" if human else "automated",
-            annotator=default_annotator() if human else None, config=config,
+            store,
+            parent_id,
+            step,
+            agent=self.human_agent() if human else make_agent(agent_spec, config),
+            user=make_user(user_spec, config),
+            search=make_search(parent.search, config),
+            judge=make_judge(parent.judge, config),
+            mode="human_agent" if human else "automated",
+            annotator=default_annotator() if human else None,
+            config=config,
         )
         self.episode.sink = self  # the copied steps are written; what follows goes through the driver
         self.started = True
@@ -180,21 +206,42 @@ class EpisodeDriver:
         self = cls(store, post, role="agent")
         config = with_run_seed(store, session.run, config)
         user_spec = "rule" if session.user == "human" else session.user
-        self.episode = resume_session(store, session_id, agent=self.human_agent(), user=make_user(user_spec, config),
-                                      search=make_search(session.search, config),
-                                      judge=make_judge(session.judge, config), config=config)
+        self.episode = resume_session(
+            store,
+            session_id,
+            agent=self.human_agent(),
+            user=make_user(user_spec, config),
+            search=make_search(session.search, config),
+            judge=make_judge(session.judge, config),
+            config=config,
+        )
         self.episode.sink = self
         self.started = True
         return self
 
     @classmethod
-    def for_task(cls, task: Task, agent_spec: str, store, post: Callable[[Message], object], *, run: str,
-                 episode_config: EpisodeConfig, config=None) -> EpisodeDriver:
+    def for_task(
+        cls,
+        task: Task,
+        agent_spec: str,
+        store,
+        post: Callable[[Message], object],
+        *,
+        run: str,
+        episode_config: EpisodeConfig,
+        config=None,
+    ) -> EpisodeDriver:
         """A new automated session of `task` (rule user, local search and judge)."""
         self = cls(store, post)
-        self.episode = build_episode(task, agent=make_agent(agent_spec, config), user=make_user("rule"),
-                                     search=make_search("local"), judge=make_judge("rule"),
-                                     config=episode_config, sink=self)
+        self.episode = build_episode(
+            task,
+            agent=make_agent(agent_spec, config),
+            user=make_user("rule"),
+            search=make_search("local"),
+            judge=make_judge("rule"),
+            config=episode_config,
+            sink=self,
+        )
         self.session.run = run
         return self
 

@@ -9,14 +9,32 @@ monospace font, with `use_text_icons()`; nothing else changes.
 from __future__ import annotations
 
 EMOJI = {
-    "search": "🔎", "ask": "❓", "answer": "📝", "clarify": "💬", "visit": "🌐",
-    "reply": "↩", "rewrite": "✎", "judge": "⚖", "invalid": "⚠", "locked": "🔒",
-    "answer-right": "✅", "answer-wrong": "❌",
+    "search": "🔎",
+    "ask": "❓",
+    "answer": "📝",
+    "clarify": "💬",
+    "visit": "🌐",
+    "reply": "↩",
+    "rewrite": "✎",
+    "judge": "⚖",
+    "invalid": "⚠",
+    "locked": "🔒",
+    "answer-right": "✅",
+    "answer-wrong": "❌",
 }
 """`answer` is an answer not judged (yet, or not shown: a human agent's before the end, a
 CTS answer scored by nuggets); `answer-right` / `answer-wrong` follow the judge's verdict."""
-TEXT = {**EMOJI, "search": "»", "ask": "?", "answer": "◆", "clarify": "?", "visit": "→", "locked": "(locked)",
-        "answer-right": "✓", "answer-wrong": "✗"}
+TEXT = {
+    **EMOJI,
+    "search": "»",
+    "ask": "?",
+    "answer": "◆",
+    "clarify": "?",
+    "visit": "→",
+    "locked": "(locked)",
+    "answer-right": "✓",
+    "answer-wrong": "✗",
+}
 
 _icons = EMOJI
 

@@ -17,13 +17,32 @@ from textual.screen import Screen
 HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
-PANELS_BINDING = Binding("w", "toggle_panels", "Panels", id="panels",
-                         tooltip="narrow terminal: show the side panels (hidden info, state) instead of the trajectory")
+PANELS_BINDING = Binding(
+    "w",
+    "toggle_panels",
+    "Panels",
+    id="panels",
+    tooltip="narrow terminal: show the side panels (hidden info, state) instead of the trajectory",
+)
 QUESTION_BINDINGS = [
-    Binding("ctrl+down", "scroll_question(1)", "Question ↓", id="question-down", show=False, priority=True,
-            tooltip="scroll the question down when it is cut"),
-    Binding("ctrl+up", "scroll_question(-1)", "Question ↑", id="question-up", show=False, priority=True,
-            tooltip="scroll the question up"),
+    Binding(
+        "ctrl+down",
+        "scroll_question(1)",
+        "Question ↓",
+        id="question-down",
+        show=False,
+        priority=True,
+        tooltip="scroll the question down when it is cut",
+    ),
+    Binding(
+        "ctrl+up",
+        "scroll_question(-1)",
+        "Question ↑",
+        id="question-up",
+        show=False,
+        priority=True,
+        tooltip="scroll the question up",
+    ),
 ]
 
 
@@ -77,8 +96,10 @@ class PanelsMixin:
     def say_hidden_toggled(self, shown: bool) -> None:
         """`h` changed the hidden panel: when it is off screen, say so (else nothing showed)."""
         if self.panels_off_screen:
-            self.notify(f"Hidden info {'shown' if shown else 'hidden'} in the side panels: w shows them.",  # type: ignore[attr-defined]
-                        timeout=4)
+            self.notify(  # type: ignore[attr-defined]
+                f"Hidden info {'shown' if shown else 'hidden'} in the side panels: w shows them.",
+                timeout=4,
+            )
 
     def action_toggle_panels(self) -> None:
         self.toggle_class("-panels")  # type: ignore[attr-defined]
@@ -91,8 +112,12 @@ class PanelsMixin:
         before = panel.scroll_y
         panel.scroll_page(direction)
         if panel.scroll_y == before:
-            self.notify("At the end of the question: ctrl+↑ scrolls up." if direction > 0 else  # type: ignore[attr-defined]
-                        "At the top of the question: ctrl+↓ scrolls down.", timeout=4)
+            self.notify(  # type: ignore[attr-defined]
+                "At the end of the question: ctrl+↑ scrolls up."
+                if direction > 0
+                else "At the top of the question: ctrl+↓ scrolls down.",
+                timeout=4,
+            )
 
     def on_screen_resume(self) -> None:
         self.on_resize()

@@ -32,6 +32,8 @@ class NeedsTerminal:
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("headless") and not has_terminal():
-            raise NoTerminal("this command opens a screen and needs a terminal (stdin and stderr are not one "
-                             "here); run it in a terminal, or use the printing commands (score, sessions, export)")
+            raise NoTerminal(
+                "this command opens a screen and needs a terminal (stdin and stderr are not one "
+                "here); run it in a terminal, or use the printing commands (score, sessions, export)"
+            )
         return super().run(*args, **kwargs)  # type: ignore[misc]

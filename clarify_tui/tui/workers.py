@@ -36,8 +36,16 @@ class NotifiesWorkerErrors:
         from clarify_tui.errors import AgentFailed
 
         if isinstance(error, AgentFailed):  # a researcher's agent failed: its own wrong answer, not a backend
-            self.notify(f"{error} (scored wrong)", title="the agent failed",  # type: ignore[attr-defined]
-                        severity="error", timeout=8)
+            self.notify(  # type: ignore[attr-defined]
+                f"{error} (scored wrong)",
+                title="the agent failed",
+                severity="error",
+                timeout=8,
+            )
             return
-        self.notify(f"{type(error).__name__}: {error}",  # type: ignore[attr-defined]
-                    title=FAILURE_TITLES.get(message.group, "a background task failed"), severity="error", timeout=8)
+        self.notify(  # type: ignore[attr-defined]
+            f"{type(error).__name__}: {error}",
+            title=FAILURE_TITLES.get(message.group, "a background task failed"),
+            severity="error",
+            timeout=8,
+        )

@@ -29,9 +29,7 @@ class UserSimulator(TypingProtocol):
         """Exactly 'yes', 'no' or "i don't know"."""
         ...
 
-    async def reply_discobench(
-        self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
-    ) -> UserReply:
+    async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
         """The checkpoint's clue when `asked_right` on an ambi checkpoint, else no new information."""
         ...
 

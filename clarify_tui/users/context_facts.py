@@ -44,9 +44,7 @@ _NEGATION_ZH = re.compile(r"并非|从未|从不|没有|[不没未]")
 _NOT_IN_ASK = re.compile(r"n't\b|\b(?:not|never)\b")
 _QUESTION_TAIL = re.compile(r"(?:了吗|吗|呢|吧|么)?\s*[?？]?\s*$")
 _ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth last".split())
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
 _YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
 _NUMBER = re.compile(r"\d+")
 

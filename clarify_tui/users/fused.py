@@ -25,40 +25,218 @@ UNKNOWN = "unknown"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _WORD = re.compile(r"[\w][\w'’.-]*|[^\w\s]")
 _SPLIT_BEFORE = {
-    "in", "at", "on", "for", "during", "since", "from", "with", "by", "near", "across", "throughout",
-    "and", "after", "before", "between", "within", "about", "regarding", "under", "over", "among",
+    "in",
+    "at",
+    "on",
+    "for",
+    "during",
+    "since",
+    "from",
+    "with",
+    "by",
+    "near",
+    "across",
+    "throughout",
+    "and",
+    "after",
+    "before",
+    "between",
+    "within",
+    "about",
+    "regarding",
+    "under",
+    "over",
+    "among",
 }
 _PLACE_PREPS = {"in", "at", "near", "across", "throughout", "within", "from"}
 _LEADING_DROP = _SPLIT_BEFORE | {"the", "a", "an", "of", "to", "that", "which", "are", "is"}
 _SCOPE_PREPS = {"for", "with", "about", "regarding", "on", "of", "among", "under", "within"}
-_NOT_NAMES = {"why", "what", "how", "when", "where", "who", "which", "did", "does", "do", "is", "are", "was",
-              "the", "a", "an", "in", "for", "i", "best", "top"}
+_NOT_NAMES = {
+    "why",
+    "what",
+    "how",
+    "when",
+    "where",
+    "who",
+    "which",
+    "did",
+    "does",
+    "do",
+    "is",
+    "are",
+    "was",
+    "the",
+    "a",
+    "an",
+    "in",
+    "for",
+    "i",
+    "best",
+    "top",
+}
 _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 ).split()
-_TIME_WORDS = {"recent", "recently", "latest", "current", "currently", "today", "now", "this year",
-               "last year", "next year", "nowadays", "upcoming", "century", "decade", "yesterday"}
-_PLACES = {
-    "europe", "asia", "africa", "america", "north america", "south america", "latin america", "oceania",
-    "antarctica", "middle east", "scandinavia", "the us", "us", "usa", "u.s.", "united states", "uk",
-    "united kingdom", "britain", "england", "scotland", "wales", "ireland", "china", "japan", "korea",
-    "south korea", "india", "germany", "france", "italy", "spain", "portugal", "netherlands", "belgium",
-    "switzerland", "austria", "sweden", "norway", "denmark", "finland", "poland", "russia", "ukraine",
-    "turkey", "greece", "canada", "mexico", "brazil", "argentina", "chile", "australia", "new zealand",
-    "singapore", "malaysia", "indonesia", "thailand", "vietnam", "philippines", "taiwan", "hong kong",
-    "egypt", "nigeria", "kenya", "south africa", "israel", "iran", "saudi arabia", "uae", "dubai",
-    "california", "texas", "new york", "london", "paris", "berlin", "tokyo", "beijing", "shanghai",
-    "hokkaido", "kyoto",
+_TIME_WORDS = {
+    "recent",
+    "recently",
+    "latest",
+    "current",
+    "currently",
+    "today",
+    "now",
+    "this year",
+    "last year",
+    "next year",
+    "nowadays",
+    "upcoming",
+    "century",
+    "decade",
+    "yesterday",
 }
-_CRITERIA_WORDS = {"cheapest", "cheap", "affordable", "price", "prices", "budget", "cost", "best-rated",
-                   "highest", "lowest", "ranking", "ranked", "rated", "quality", "fastest", "safest",
-                   "most popular", "top", "best value", "under", "below"}
+_PLACES = {
+    "europe",
+    "asia",
+    "africa",
+    "america",
+    "north america",
+    "south america",
+    "latin america",
+    "oceania",
+    "antarctica",
+    "middle east",
+    "scandinavia",
+    "the us",
+    "us",
+    "usa",
+    "u.s.",
+    "united states",
+    "uk",
+    "united kingdom",
+    "britain",
+    "england",
+    "scotland",
+    "wales",
+    "ireland",
+    "china",
+    "japan",
+    "korea",
+    "south korea",
+    "india",
+    "germany",
+    "france",
+    "italy",
+    "spain",
+    "portugal",
+    "netherlands",
+    "belgium",
+    "switzerland",
+    "austria",
+    "sweden",
+    "norway",
+    "denmark",
+    "finland",
+    "poland",
+    "russia",
+    "ukraine",
+    "turkey",
+    "greece",
+    "canada",
+    "mexico",
+    "brazil",
+    "argentina",
+    "chile",
+    "australia",
+    "new zealand",
+    "singapore",
+    "malaysia",
+    "indonesia",
+    "thailand",
+    "vietnam",
+    "philippines",
+    "taiwan",
+    "hong kong",
+    "egypt",
+    "nigeria",
+    "kenya",
+    "south africa",
+    "israel",
+    "iran",
+    "saudi arabia",
+    "uae",
+    "dubai",
+    "california",
+    "texas",
+    "new york",
+    "london",
+    "paris",
+    "berlin",
+    "tokyo",
+    "beijing",
+    "shanghai",
+    "hokkaido",
+    "kyoto",
+}
+_CRITERIA_WORDS = {
+    "cheapest",
+    "cheap",
+    "affordable",
+    "price",
+    "prices",
+    "budget",
+    "cost",
+    "best-rated",
+    "highest",
+    "lowest",
+    "ranking",
+    "ranked",
+    "rated",
+    "quality",
+    "fastest",
+    "safest",
+    "most popular",
+    "top",
+    "best value",
+    "under",
+    "below",
+}
 _ZH_TIME = re.compile(r"\d{2,4}年|\d{1,2}月|\d{1,2}日|今年|去年|明年|最近|近期|最新|目前|现在|当前|年代|世纪")
 _ZH_PLACES = (
-    "中国", "国内", "国外", "海外", "北京", "上海", "广州", "深圳", "杭州", "成都", "武汉", "南京", "西安",
-    "重庆", "天津", "香港", "台湾", "澳门", "欧洲", "美国", "日本", "韩国", "英国", "法国", "德国", "亚洲",
-    "非洲", "国产", "本地", "省", "市", "县", "区", "州",
+    "中国",
+    "国内",
+    "国外",
+    "海外",
+    "北京",
+    "上海",
+    "广州",
+    "深圳",
+    "杭州",
+    "成都",
+    "武汉",
+    "南京",
+    "西安",
+    "重庆",
+    "天津",
+    "香港",
+    "台湾",
+    "澳门",
+    "欧洲",
+    "美国",
+    "日本",
+    "韩国",
+    "英国",
+    "法国",
+    "德国",
+    "亚洲",
+    "非洲",
+    "国产",
+    "本地",
+    "省",
+    "市",
+    "县",
+    "区",
+    "州",
 )
 _ZH_CRITERIA = ("性价比", "便宜", "价格", "预算", "排名", "最好", "最高", "最低", "口碑", "评分")
 
@@ -119,8 +297,10 @@ def phrase_aspect(phrase: str) -> str:
         return "entity" if re.search(r"[A-Za-z]", phrase) else "scope"  # a Latin name: iPhone 15 Pro
     words = phrase.split()
     low = phrase.casefold()
-    if re.search(r"\b(1[5-9]\d\d|20\d\d)s?\b", low) or any(w.casefold() in _MONTHS for w in words) or any(
-        re.search(rf"\b{re.escape(t)}\b", low) for t in _TIME_WORDS
+    if (
+        re.search(r"\b(1[5-9]\d\d|20\d\d)s?\b", low)
+        or any(w.casefold() in _MONTHS for w in words)
+        or any(re.search(rf"\b{re.escape(t)}\b", low) for t in _TIME_WORDS)
     ):
         return "time"
     bare = _strip(phrase).casefold()
@@ -180,8 +360,11 @@ def answer_from_fused(aspects: list[str], blurred: str, fused: str) -> str:
     found = []
     for phrase in added_phrases(blurred, fused):
         aspect = phrase_aspect(phrase)
-        if aspect == "time" and "entity" in aspects and not _is_zh(fused) and any(
-            w.casefold() not in _MONTHS for name in _names(phrase) for w in name.split()
+        if (
+            aspect == "time"
+            and "entity" in aspects
+            and not _is_zh(fused)
+            and any(w.casefold() not in _MONTHS for name in _names(phrase) for w in name.split())
         ):
             aspect = "entity-with-year"  # "2014 FIFA World Cup": a named event, its year part of the name
         if aspect == "entity-with-year":

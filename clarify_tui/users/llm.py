@@ -50,9 +50,7 @@ class LLMUser:
         )
         return UserReply(text=read_yes_no(done.text) or UNKNOWN, usage=done.usage, raw=done.text)
 
-    async def reply_discobench(
-        self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
-    ) -> UserReply:
+    async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
         release = asked_right and checkpoint.type == "ambi" and bool(checkpoint.clue)
         clue_block = f"\nCLUE\n{checkpoint.clue}\n" if release else ""
         return await self._reply(

@@ -42,8 +42,9 @@ _IDENTITY_ZH = re.compile(r"^\s*(是不是|是)(?P<x>.+?)(吗|嗎)?[？?]?\s*$")
 
 
 _WHICH = re.compile(r"^\s*(which|what)\b", re.IGNORECASE)
-_MEANT = re.compile(r"\b(do you mean|are you (asking|thinking) about|are you referring to|did you mean)\b",
-                    re.IGNORECASE)
+_MEANT = re.compile(
+    r"\b(do you mean|are you (asking|thinking) about|are you referring to|did you mean)\b", re.IGNORECASE
+)
 
 
 def _other_aspects(question: str, slots: dict[str, str]) -> list[str]:
@@ -95,9 +96,7 @@ class RuleUser:
             return UserReply(text=NO)
         return UserReply(text=IDK)
 
-    async def reply_discobench(
-        self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool
-    ) -> UserReply:
+    async def reply_discobench(self, task: Task, checkpoint: Checkpoint, question: str, asked_right: bool) -> UserReply:
         if asked_right and checkpoint.type == "ambi" and checkpoint.clue:
             return UserReply(text=checkpoint.clue)
         return UserReply(text=NOTHING_TO_ADD_ZH if task.language == "zh" else NOTHING_TO_ADD)

@@ -16,8 +16,10 @@ PAPER = PaperSetting(
 
 def unfixed_deep_search(s: Setting) -> Iterable[str]:
     if s.config.k != 0 and not s.config.deep_search:
-        yield ("deep search: the agent under test, the paper kept the deep-search backend fixed while varying the "
-               "clarifier (paper 001 line 203)")
+        yield (
+            "deep search: the agent under test, the paper kept the deep-search backend fixed while varying the "
+            "clarifier (paper 001 line 203)"
+        )
 
 
 def own_model_deep_search(s: Setting) -> Iterable[str]:
@@ -27,13 +29,15 @@ def own_model_deep_search(s: Setting) -> Iterable[str]:
     if s.config.k == 0 or not deep or spec_kind(s.agent) == "scripted":
         return
     if _normal(deep) == _normal(s.agent):
-        yield (f"deep search: {deep}, the clarifier's own model, the paper kept the deep-search backend "
-               "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)")
+        yield (
+            f"deep search: {deep}, the clarifier's own model, the paper kept the deep-search backend "
+            "(WebDancer) fixed and apart from the clarifier (paper 001 line 203)"
+        )
 
 
 def _normal(spec: str) -> str:
     """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
-    return "openai:" + spec[len("openai/"):] if spec.startswith("openai/") else spec
+    return "openai:" + spec[len("openai/") :] if spec.startswith("openai/") else spec
 
 
 SOURCES = (unfixed_deep_search, own_model_deep_search)

@@ -87,8 +87,7 @@ def _qa(s: ScoredSession) -> list[tuple[tuple[str, ...], str]]:
     questions = list(r.questions)
     n = max(len(answers), len(questions))
     s.memo["qa"] = [
-        (sets[i] if i < len(sets) else ("other",), answers[i] if i < len(answers) else "")
-        for i in range(n)
+        (sets[i] if i < len(sets) else ("other",), answers[i] if i < len(answers) else "") for i in range(n)
     ]
     return s.memo["qa"]
 

@@ -15,7 +15,6 @@ from clarify_tui.state_panel import rounds
 COVERAGE_STYLE = {"full": "green", "partial": "yellow", "none": "red"}
 
 
-
 def state_panel(task: Task, state: EpisodeState, proto: CTSState, reveal: bool, spoilers: bool) -> Group:
     """The phase, each question and its answer, the rewritten query; the nuggets once revealed."""
     lines: list[Any] = [
@@ -43,8 +42,7 @@ def state_panel(task: Task, state: EpisodeState, proto: CTSState, reveal: bool, 
         table.add_column("coverage", no_wrap=True)
         for row in coverage:
             cov = row.coverage
-            table.add_row(texts.get(row.id, row.id), str(row.weight),
-                          Text(cov, style=COVERAGE_STYLE.get(cov, "")))
+            table.add_row(texts.get(row.id, row.id), str(row.weight), Text(cov, style=COVERAGE_STYLE.get(cov, "")))
         lines.append(table)
     if reveal and proto.restore_score is not None:
         lines.append(Text(f"restore score {proto.restore_score:.1f} / 100", style="bold"))

@@ -15,8 +15,9 @@ from clarify_tui.protocols.cts.metrics import is_orig
 ORIG = "orig"  # the baseline's row label (paper 001 Table 2)
 
 
-def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str,
-                 options: ScoreOptions) -> list[PaperTable]:
+def paper_tables(
+    sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str, options: ScoreOptions
+) -> list[PaperTable]:
     """Table 2 (k = 1), Table 6 (k = 2, 3) and Table 3 (Δ with its CI). With --by agent the
     orig sessions make one `orig` row whatever agent ran them (the paper's baseline)."""
     bootstrap, seed = options.bootstrap, options.seed
@@ -41,7 +42,9 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
             mean = num(m.get("restore_score_mean"), 3)
             if g in rest and delta:
                 mean += f" ({delta['mean']:+.3f})"
-            row = make_row(row_label(g), [mean, num(m.get("restore_score_p50"), 3), num(m.get("restore_score_p90"), 3)], g)
+            row = make_row(
+                row_label(g), [mean, num(m.get("restore_score_p50"), 3), num(m.get("restore_score_p90"), 3)], g
+            )
             rows.append(row)
             if g in rest:
                 lo_hi = (delta or {}).get("ci95")
@@ -51,34 +54,49 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
         main[k] = rows
     tables = []
     if 1 in main:
-        tables.append(PaperTable(
-            key="cts-k1",
-            caption="Clarify-Then-Search (paper 001, Table 2): restore_score_100 at k = 1; "
-                    "Δ = mean difference vs. orig",
-            columns=["System", "mean (Δ)", "p50", "p90"], rows=main[1], whatif_digits=3, whatif_restore=True,
-        ))
+        tables.append(
+            PaperTable(
+                key="cts-k1",
+                caption="Clarify-Then-Search (paper 001, Table 2): restore_score_100 at k = 1; "
+                "Δ = mean difference vs. orig",
+                columns=["System", "mean (Δ)", "p50", "p90"],
+                rows=main[1],
+                whatif_digits=3,
+                whatif_restore=True,
+            )
+        )
     multi = [k for k in budgets if k in (2, 3)]
     if multi:
         rows = []
         for k in multi:
             for row in main[k]:
                 rows.append(dataclasses.replace(row, cells=[str(k), *row.cells], label=f"{row.label} (k = {k})"))
-        tables.append(PaperTable(
-            key="cts-k23",
-            caption="Clarify-Then-Search (paper 001, Table 6): restore_score_100 at k = 2, 3; "
-                    "Δ = mean difference vs. orig",
-            columns=["k", "System", "mean (Δ)", "p50", "p90"], rows=rows, label_at=1, whatif_digits=3,
-            whatif_restore=True,
-        ))
+        tables.append(
+            PaperTable(
+                key="cts-k23",
+                caption="Clarify-Then-Search (paper 001, Table 6): restore_score_100 at k = 2, 3; "
+                "Δ = mean difference vs. orig",
+                columns=["k", "System", "mean (Δ)", "p50", "p90"],
+                rows=rows,
+                label_at=1,
+                whatif_digits=3,
+                whatif_restore=True,
+            )
+        )
     if deltas:
         with_k = any(k != 1 for k, _ in deltas)
-        rows = [dataclasses.replace(r, cells=[str(k), *r.cells], label=f"{r.label} (k = {k})") if with_k else r
-                for k, r in deltas]
-        tables.append(PaperTable(
-            key="cts-delta",
-            caption=f"Clarify-Then-Search (paper 001, Table 3): mean improvement over orig with paired "
-                    f"bootstrap 95% CIs ({bootstrap} resamples, seed {seed})",
-            columns=(["k"] if with_k else []) + ["System", "mean Δ vs. orig", "95% CI"], rows=rows,
-            label_at=1 if with_k else 0,
-        ))
+        rows = [
+            dataclasses.replace(r, cells=[str(k), *r.cells], label=f"{r.label} (k = {k})") if with_k else r
+            for k, r in deltas
+        ]
+        tables.append(
+            PaperTable(
+                key="cts-delta",
+                caption=f"Clarify-Then-Search (paper 001, Table 3): mean improvement over orig with paired "
+                f"bootstrap 95% CIs ({bootstrap} resamples, seed {seed})",
+                columns=(["k"] if with_k else []) + ["System", "mean Δ vs. orig", "95% CI"],
+                rows=rows,
+                label_at=1 if with_k else 0,
+            )
+        )
     return tables

@@ -179,8 +179,11 @@ class CTSRules(Rules):
             Action(kind=ActionKind.judge, text="nugget coverage"),
             Observation(
                 text=f"restore score {self.state.restore_score:.1f}",
-                data={"coverage": judgement.coverage, "restore_score": self.state.restore_score,
-                      **({"reply": judgement.reply} if judgement.reply is not None else {})},
+                data={
+                    "coverage": judgement.coverage,
+                    "restore_score": self.state.restore_score,
+                    **({"reply": judgement.reply} if judgement.reply is not None else {}),
+                },
             ),
             usage=judgement.usage,
         )

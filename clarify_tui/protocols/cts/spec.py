@@ -26,12 +26,15 @@ def intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None
     return {"restore_score_ci95": t_interval(scores)}
 
 
-def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
-          options: ScoreOptions) -> list[dict[str, Any]]:
+def score(
+    every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], options: ScoreOptions
+) -> list[dict[str, Any]]:
     """Every group's delta_vs_orig against the orig sessions of the whole selection."""
     orig = [s for s in every if is_orig(s) and counted(s)]
-    return [cts_metrics(members, orig=orig, resamples=options.bootstrap, seed=options.seed, executor=options.executor)
-            for members in groups]
+    return [
+        cts_metrics(members, orig=orig, resamples=options.bootstrap, seed=options.seed, executor=options.executor)
+        for members in groups
+    ]
 
 
 SPEC = ProtocolSpec(

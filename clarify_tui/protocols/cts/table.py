@@ -26,13 +26,18 @@ CI_ROWS: tuple[tuple[str, str, str], ...] = (("restore_score_ci95", "  mean 95% 
 # metric -> the judgment kind whose verdict it reads
 METRIC_INPUTS: dict[str, str] = {
     **dict.fromkeys(
-        ("restore_score_mean", "restore_score_p50", "restore_score_p90", "restore_score_min",
-         "restore_score_max", "delta_vs_orig"),
+        (
+            "restore_score_mean",
+            "restore_score_p50",
+            "restore_score_p90",
+            "restore_score_min",
+            "restore_score_max",
+            "delta_vs_orig",
+        ),
         NUGGETS_KIND,
     ),
     **dict.fromkeys(
-        ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate", "known_cnt",
-         "per_turn"),
+        ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate", "all_unknown_rate", "known_cnt", "per_turn"),
         ENGINE,
     ),
 }

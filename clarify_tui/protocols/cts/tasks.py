@@ -100,9 +100,7 @@ def load_release(
     for qid, row in rows.items():
         gold_record = golds.pop(qid, None)
         if gold_record is None:
-            problems.add(
-                csv_path, row.line, row.id_column, f"no gold record with id {qid!r} in {gold_path.name}"
-            )
+            problems.add(csv_path, row.line, row.id_column, f"no gold record with id {qid!r} in {gold_path.name}")
             continue
         if gold_record.nuggets is None:
             continue  # its problems are reported already
@@ -197,9 +195,7 @@ def _read_queries(path: Path, problems: Problems) -> dict[str, _Row] | None:
                 problems.add(path, line, headers[columns[role]], "empty")
                 bad = True
         if qid in first_line:
-            problems.add(
-                path, line, headers[columns["id"]], f"duplicate id {qid!r} (first on line {first_line[qid]})"
-            )
+            problems.add(path, line, headers[columns["id"]], f"duplicate id {qid!r} (first on line {first_line[qid]})")
             continue
         if bad:
             continue
@@ -265,9 +261,7 @@ def _nuggets(
     return (prefix, nuggets) if ok else None
 
 
-def _nugget(
-    path: Path, line: int, where: str, item: dict[str, Any], problems: Problems
-) -> dict[str, Any] | None:
+def _nugget(path: Path, line: int, where: str, item: dict[str, Any], problems: Problems) -> dict[str, Any] | None:
     ok = True
     id_key = next((k for k in NUGGET_ID_NAMES if k in item), None)
     nid = item.get(id_key) if id_key else None
@@ -297,9 +291,7 @@ def _nugget(
     }
 
 
-def _task(
-    qid: str, row: _Row, gold: _Gold, csv_path: Path, gold_path: Path, problems: Problems
-) -> Sourced | None:
+def _task(qid: str, row: _Row, gold: _Gold, csv_path: Path, gold_path: Path, problems: Problems) -> Sourced | None:
     data = {
         "id": qid,
         "protocol": Protocol.cts.value,

@@ -16,11 +16,15 @@ PAPER = PaperSetting(
 
 def checkpoint_reading(s: Setting) -> Iterable[str]:
     if s.config.checkpoints == "strict":
-        yield ("checkpoints: strict (a wrong intermediate answer ends the task), the paper moves on to the next "
-               "checkpoint without telling the agent (paper 000 appendix I case 1, line 477)")
+        yield (
+            "checkpoints: strict (a wrong intermediate answer ends the task), the paper moves on to the next "
+            "checkpoint without telling the agent (paper 000 appendix I case 1, line 477)"
+        )
     elif s.config.checkpoints == "trajectory":
-        yield ("checkpoints: trajectory (outcomes inferred from a single-answer trajectory), the paper's agent "
-               "answers each checkpoint (paper 000 §3, lines 79-83)")
+        yield (
+            "checkpoints: trajectory (outcomes inferred from a single-answer trajectory), the paper's agent "
+            "answers each checkpoint (paper 000 §3, lines 79-83)"
+        )
 
 
 SOURCES = (checkpoint_reading,)

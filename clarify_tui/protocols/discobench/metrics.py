@@ -114,7 +114,8 @@ def checkpoint_modes(scored: Sequence[ScoredSession]) -> dict[str, int]:
 def profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[CheckpointResult]:
     """The checkpoint rows detection and profiles count: scored sessions, no original_question."""
     return [
-        cp for s in sessions
+        cp
+        for s in sessions
         if s.scorable and s.result.correct is not None and result_of(s).ablation != "original_question"
         for cp in result_of(s).checkpoints
     ]
@@ -123,14 +124,17 @@ def profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[CheckpointRes
 def keyed_profile_checkpoints(sessions: Iterable[ScoredSession]) -> list[tuple[str, CheckpointResult]]:
     """`profile_checkpoints` with each row's task id (the common subset is keyed by task)."""
     return [
-        (s.task_id, cp) for s in sessions
+        (s.task_id, cp)
+        for s in sessions
         if s.scorable and s.result.correct is not None and result_of(s).ablation != "original_question"
         for cp in result_of(s).checkpoints
     ]
 
 
 def discobench_metrics(
-    sessions: Sequence[ScoredSession], k: float | None = None, k_source: str | None = None,
+    sessions: Sequence[ScoredSession],
+    k: float | None = None,
+    k_source: str | None = None,
     profile_subset: set[tuple[str, int]] | None = None,
 ) -> dict:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
@@ -145,8 +149,11 @@ def discobench_metrics(
         k, k_source = choose_k(checkpoints)
     k_source = k_source or "override"
     pass_scores = [p for s in scored if (p := _pass_score(s)) is not None]
-    profiled = checkpoints if profile_subset is None else [
-        cp for task, cp in keyed_profile_checkpoints(detectable) if (task, cp.index) in profile_subset]
+    profiled = (
+        checkpoints
+        if profile_subset is None
+        else [cp for task, cp in keyed_profile_checkpoints(detectable) if (task, cp.index) in profile_subset]
+    )
     c = detection_counts(checkpoints)
     precision = ratio(c["tp"], c["tp"] + c["fp"])
     recall = ratio(c["tp"], c["tp"] + c["fn"])

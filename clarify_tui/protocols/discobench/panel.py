@@ -19,7 +19,9 @@ def state_panel(task: Task, state: EpisodeState, proto: DiscoBenchState, reveal:
     lines: list[Any] = [Text(rounds(state), style="bold")]
     cps = proto.checkpoints
     if not reveal:
-        lines.append(Text(f"{plural(len(cps), 'checkpoint')} — details hidden until the session ends.", style="dim italic"))
+        lines.append(
+            Text(f"{plural(len(cps), 'checkpoint')} — details hidden until the session ends.", style="dim italic")
+        )
         return Group(*lines)
     table = Table(box=None, pad_edge=False, expand=True, show_edge=False)
     for col in ("#", "type", "status", "asked", "right"):
@@ -31,8 +33,11 @@ def state_panel(task: Task, state: EpisodeState, proto: DiscoBenchState, reveal:
             kind += "/" + (cp.ambiguity_type or "?") if spoilers else "/?"
         status = cp.status
         table.add_row(
-            str(cp.index + 1), kind, Text(status, style=STATUS_STYLE.get(status, "")),
-            tick(cp.asked), tick(cp.asked_right) if cp.asked else Text("–", style="dim"),
+            str(cp.index + 1),
+            kind,
+            Text(status, style=STATUS_STYLE.get(status, "")),
+            tick(cp.asked),
+            tick(cp.asked_right) if cp.asked else Text("–", style="dim"),
         )
         if cp.clue_released and task.discobench:
             clue = task.discobench.checkpoints[cp.index].clue

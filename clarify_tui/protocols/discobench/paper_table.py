@@ -22,8 +22,9 @@ DISCO_HEADERS = ["Acc.", "CP", "Det.", "Det. F1", "CE-A", "CE-B", "Ask"]
 PROMPTINGS = ("neutral", "guided")
 
 
-def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str,
-                 options: ScoreOptions) -> list[PaperTable]:
+def paper_tables(
+    sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str, options: ScoreOptions
+) -> list[PaperTable]:
     """Neutral and Guided side by side, as the paper: one row per run (its prompting's half
     filled) or per agent (both halves when it ran under both)."""
     rows: dict[str, Row] = {}
@@ -60,16 +61,18 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
             row.total_cost = _add_money(row.total_cost, other.total_cost)
         rows[label] = row
     n = len(DISCO_HEADERS)
-    return [PaperTable(
-        key="discobench",
-        caption="DiscoBench (paper 000, Table 2): Acc. = end-to-end accuracy %; CP = checkpoint pass rate %; "
-                "Det. = ambiguity detection accuracy %, Det. F1 %; CE-A, CE-B = clarification evaluation %; "
-                "Ask = mean clarification turns",
-        columns=["Model", *(f"{h}" for h in DISCO_HEADERS), *(f"{h}" for h in DISCO_HEADERS)],
-        spans=[("Neutral", n), ("Guided", n)],
-        rows=list(rows.values()),
-        whatif_digits=1,
-    )]
+    return [
+        PaperTable(
+            key="discobench",
+            caption="DiscoBench (paper 000, Table 2): Acc. = end-to-end accuracy %; CP = checkpoint pass rate %; "
+            "Det. = ambiguity detection accuracy %, Det. F1 %; CE-A, CE-B = clarification evaluation %; "
+            "Ask = mean clarification turns",
+            columns=["Model", *(f"{h}" for h in DISCO_HEADERS), *(f"{h}" for h in DISCO_HEADERS)],
+            spans=[("Neutral", n), ("Guided", n)],
+            rows=list(rows.values()),
+            whatif_digits=1,
+        )
+    ]
 
 
 def _add_money(a: str, b: str) -> str:

@@ -45,10 +45,7 @@ class DiscoBenchRules(Rules):
     def __init__(self, episode) -> None:
         super().__init__(episode)
         cps = episode.task.discobench_part.checkpoints
-        states = [
-            CheckpointState(index=i, type=cp.type, ambiguity_type=cp.ambiguity_type)
-            for i, cp in enumerate(cps)
-        ]
+        states = [CheckpointState(index=i, type=cp.type, ambiguity_type=cp.ambiguity_type) for i, cp in enumerate(cps)]
         states[0].status = "current"
         self.state = DiscoBenchState(checkpoints=states, mode=episode.config.checkpoints)
 
@@ -87,8 +84,11 @@ class DiscoBenchRules(Rules):
     def view_extra(self) -> dict[str, Any]:
         if not self.answer_mode or self.state.current is None:
             return {}
-        return {"checkpoint": self.state.current + 1, "checkpoints": len(self.state.checkpoints),
-                "checkpoint_mode": self.state.mode}
+        return {
+            "checkpoint": self.state.current + 1,
+            "checkpoints": len(self.state.checkpoints),
+            "checkpoint_mode": self.state.mode,
+        }
 
     def refusal(self, action: Action) -> str | None:
         return None if (action.text or "").strip() else f"{action.kind.value} needs text."

@@ -16,13 +16,17 @@ from clarify_tui.protocols.discobench.rules import DiscoBenchRules
 from clarify_tui.results import DiscoBenchResult
 
 
-def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
-          options: ScoreOptions) -> list[dict[str, Any]]:
+def score(
+    every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], options: ScoreOptions
+) -> list[dict[str, Any]]:
     """One profile K for every group scored together, and (`--profile-subset common`) the
     reached ambiguous checkpoints every group reached (metrics/profiles.py)."""
     k, k_source = choose_k(profile_checkpoints(every), options.profile_k)
-    subset = (common_subset(keyed_profile_checkpoints(m) for m in groups)
-              if options.profile_subset == "common" and len(groups) > 1 else None)
+    subset = (
+        common_subset(keyed_profile_checkpoints(m) for m in groups)
+        if options.profile_subset == "common" and len(groups) > 1
+        else None
+    )
     return [discobench_metrics(members, k=k, k_source=k_source, profile_subset=subset) for members in groups]
 
 

@@ -25,11 +25,23 @@ CI_ROWS: tuple[tuple[str, str, str], ...] = (("accuracy_ci95", "  95% CI (Wilson
 # metric -> the judgment kind whose verdict it reads
 METRIC_INPUTS: dict[str, str] = {
     **dict.fromkeys(
-        ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_precision", "detection_recall",
-         "detection_f1", "ce_a", "ce_b", "profiles", "by_ambiguity_type", "by_difficulty"),
+        (
+            "accuracy",
+            "checkpoint_pass_rate",
+            "detection_accuracy",
+            "detection_precision",
+            "detection_recall",
+            "detection_f1",
+            "ce_a",
+            "ce_b",
+            "profiles",
+            "by_ambiguity_type",
+            "by_difficulty",
+        ),
         ANSWER_KIND,
     ),
-    "ask_turns": ENGINE, "tool_turns": ENGINE,
+    "ask_turns": ENGINE,
+    "tool_turns": ENGINE,
 }
 # the wide table's columns (score, more groups than fit): metric -> short header
 SUMMARY_COLUMNS: dict[str, str] = {

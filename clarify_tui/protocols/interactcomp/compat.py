@@ -52,5 +52,7 @@ def strict_note(compats: Iterable[str | None]) -> str | None:
     strict = sum(1 for c in compats if is_strict(c))
     if not strict:
         return None
-    return (f"{strict} InteractComp session(s) read replies with --compat strict (ours): "
-            "not the reference harness's readings, so not comparable with the paper's numbers")
+    return (
+        f"{strict} InteractComp session(s) read replies with --compat strict (ours): "
+        "not the reference harness's readings, so not comparable with the paper's numbers"
+    )

@@ -129,7 +129,7 @@ def parse_history(text: str) -> tuple[str | None, list[HarnessRound]]:
             if not block[0].startswith("User:"):
                 raise HistoryError(f"round {n}: unexpected text before 'Action:': {block[0][:60]!r}")
             user_text = "\n".join(block[:action_at])
-            user = user_text[len("User:"):].removeprefix(" ")
+            user = user_text[len("User:") :].removeprefix(" ")
         obs_at = next((i for i in range(action_at, len(block)) if block[i].startswith("Observation:")), None)
         if obs_at is None:
             raise HistoryError(f"round {n} has no 'Observation:' line")
@@ -139,7 +139,7 @@ def parse_history(text: str) -> tuple[str | None, list[HarnessRound]]:
             raise HistoryError(f"round {n}: cannot read the action line: {action_text[:80]!r}")
         name = m.group("name")
         props = split_props(name, m.group("props")) if name else {}
-        observation = "\n".join(block[obs_at:])[len("Observation:"):].removeprefix(" ")
+        observation = "\n".join(block[obs_at:])[len("Observation:") :].removeprefix(" ")
         rounds.append(HarnessRound(n, name, props, observation, action_text))
     return user, rounds
 

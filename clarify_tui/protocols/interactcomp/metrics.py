@@ -46,6 +46,7 @@ from clarify_tui.results import InteractCompResult
 def result_of(s: ScoredSession) -> InteractCompResult:
     return result_as(s, InteractCompResult)
 
+
 CALIBRATION_BINS = 5
 
 
@@ -63,9 +64,9 @@ def calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATI
         groups.setdefault(calibration_bin(confidence, bins), []).append((confidence / 100.0, correct))
     total = len(pairs)
     error = math.fsum(
-        len(members) / total * abs(
-            sum(1 for _, ok in members if ok) / len(members) - math.fsum(c for c, _ in members) / len(members)
-        )
+        len(members)
+        / total
+        * abs(sum(1 for _, ok in members if ok) / len(members) - math.fsum(c for c, _ in members) / len(members))
         for members in groups.values()
     )
     return error
@@ -104,12 +105,16 @@ def confidence_warnings(results: Sequence[InteractCompResult]) -> list[str]:
     small = [c for c in stated if 0.0 < c < 1.0]
     out = []
     if off:
-        out.append(f"warning: {len(off)} answer(s) gave a confidence outside the papers' 0-100 scale (e.g. {off[0]:g}):"
-                   f" left out of calibration_error, counted in out_of_range_confidence")
+        out.append(
+            f"warning: {len(off)} answer(s) gave a confidence outside the papers' 0-100 scale (e.g. {off[0]:g}):"
+            f" left out of calibration_error, counted in out_of_range_confidence"
+        )
     if small:
-        out.append(f"warning: {len(small)} answer(s) gave a confidence between 0 and 1 (e.g. {small[0]:g}): the "
-                   f"papers' scale is 0-100, so calibration_error reads it as {small[0]:g} %; an agent answering on "
-                   f"a 0-1 scale must multiply by 100 (counted in fractional_confidence)")
+        out.append(
+            f"warning: {len(small)} answer(s) gave a confidence between 0 and 1 (e.g. {small[0]:g}): the "
+            f"papers' scale is 0-100, so calibration_error reads it as {small[0]:g} %; an agent answering on "
+            f"a 0-1 scale must multiply by 100 (counted in fractional_confidence)"
+        )
     return out
 
 

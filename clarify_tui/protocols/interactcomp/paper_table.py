@@ -17,8 +17,9 @@ def setting_words(config: dict) -> str:
     return "" if mode == "full" else mode
 
 
-def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str,
-                 options: ScoreOptions) -> list[PaperTable]:
+def paper_tables(
+    sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str, options: ScoreOptions
+) -> list[PaperTable]:
     """Paper 003 Table 2: one row per group, each mode other than `full` apart."""
     rows = []
     for setting, members in partition_by_setting(sessions, settings).items():
@@ -31,14 +32,16 @@ def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], b
             row = make_row(row_label(g, setting), cells, g)
             row.cells.append(row.agent_cost)
             rows.append(row)
-    return [PaperTable(
-        key="interactcomp",
-        caption="InteractComp (paper 003, Table 2): Round = mean rounds; IR = % of rounds that interact; "
-                "Acc. = accuracy % (± std over runs); C.E. = calibration error × 100 (5 bins); "
-                "Cost($) = the agent under test",
-        columns=["Model", "Round", "IR", "Acc.", "C.E.", "Cost($)"],
-        spans=[("Interaction", 2), ("Performance", 2), ("Cost", 1)],
-        rows=rows,
-        agent_cost_only=True,
-        whatif_digits=2,
-    )]
+    return [
+        PaperTable(
+            key="interactcomp",
+            caption="InteractComp (paper 003, Table 2): Round = mean rounds; IR = % of rounds that interact; "
+            "Acc. = accuracy % (± std over runs); C.E. = calibration error × 100 (5 bins); "
+            "Cost($) = the agent under test",
+            columns=["Model", "Round", "IR", "Acc.", "C.E.", "Cost($)"],
+            spans=[("Interaction", 2), ("Performance", 2), ("Cost", 1)],
+            rows=rows,
+            agent_cost_only=True,
+            whatif_digits=2,
+        )
+    ]

@@ -75,11 +75,17 @@ def prompts(view: AgentView) -> tuple[str, str]:
     """(system, user) for this round: the act prompt, or the final-round prompt."""
     system = render_verbatim("interactcomp_system", actions=actions_text(view.allowed), question=view.question)
     if view.allowed == [ActionKind.answer]:
-        user = render_verbatim("interactcomp_final_round", round_info=round_info(view),
-                               memory=memory(view), question=view.question)
+        user = render_verbatim(
+            "interactcomp_final_round", round_info=round_info(view), memory=memory(view), question=view.question
+        )
     else:
         last_action, last_observation = last_turn(view)
-        user = render_verbatim("interactcomp_act", memory=memory(view), last_action=last_action,
-                               last_observation=last_observation, question=view.question,
-                               round_info=round_info(view))
+        user = render_verbatim(
+            "interactcomp_act",
+            memory=memory(view),
+            last_action=last_action,
+            last_observation=last_observation,
+            question=view.question,
+            round_info=round_info(view),
+        )
     return system, user

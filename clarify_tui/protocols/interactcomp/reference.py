@@ -41,10 +41,7 @@ def invalid_feedback(allowed: list[ActionKind]) -> str:
 
 def early_answer_feedback(required: int, asks: int) -> str:
     """agent.py:190-193: forced_ask refuses an answer before `required` asks."""
-    return (
-        f"Answer is not allowed before {required} asks. "
-        f"Asks so far: {asks}/{required}. Please use ask or search."
-    )
+    return f"Answer is not allowed before {required} asks. Asks so far: {asks}/{required}. Please use ask or search."
 
 
 def harness_question(question: str, mode: str, context: str | None, forced_asks: int) -> str:

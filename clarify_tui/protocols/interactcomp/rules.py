@@ -126,8 +126,11 @@ class InteractCompRules(Rules):
         ep = self.ep
         if action.call_error:
             self.state.outcome, self.state.correct = "call_error", False
-            obs = Observation(text=f"The harness cannot call this action: {action.call_error}", done=True,
-                              data={"call_error": action.call_error})
+            obs = Observation(
+                text=f"The harness cannot call this action: {action.call_error}",
+                done=True,
+                data={"call_error": action.call_error},
+            )
             ep.record("agent", action, obs)
             ep.done = True
             return obs
@@ -140,10 +143,11 @@ class InteractCompRules(Rules):
             ep.record("agent", action, obs)
             said = None
             if reply.fault:  # kept so replay and the export say why (issue 22)
-                said = Observation(text=f"the responder call failed; the reference harness reads it as "
-                                        f"i don't know ({reply.fault})", data={"fault": reply.fault})
-            ep.record("user", Action(kind=ActionKind.reply, text=reply.text, raw=reply.raw), said,
-                      usage=reply.usage)
+                said = Observation(
+                    text=f"the responder call failed; the reference harness reads it as i don't know ({reply.fault})",
+                    data={"fault": reply.fault},
+                )
+            ep.record("user", Action(kind=ActionKind.reply, text=reply.text, raw=reply.raw), said, usage=reply.usage)
             return obs
         self.state.answer = action.text
         self.state.confidence = action.confidence
@@ -184,8 +188,9 @@ class InteractCompRules(Rules):
         """benchmark.py:122, :132-152: the grader sees the task's own question and answer."""
         task, judge = self.ep.task, self.ep.judge
         if self.reference_readings and hasattr(judge, "grade_reference"):
-            verdict = await judge.grade_reference(task.question, predicted, task.gold.text,
-                                                  failure_is_wrong=self.reference_failures)
+            verdict = await judge.grade_reference(
+                task.question, predicted, task.gold.text, failure_is_wrong=self.reference_failures
+            )
         else:
             verdict = await judge.equivalent(task.question, predicted, task.gold)
         self.state.correct = verdict.correct

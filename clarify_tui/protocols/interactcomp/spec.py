@@ -19,8 +19,9 @@ from clarify_tui.results import InteractCompResult
 REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_attempt(3)
 
 
-def score(_all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
-          _options: ScoreOptions) -> list[dict[str, Any]]:
+def score(
+    _all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], _options: ScoreOptions
+) -> list[dict[str, Any]]:
     """Each group on its own: InteractComp's metrics share nothing across groups."""
     return [interactcomp_metrics(members) for members in groups]
 

@@ -26,8 +26,11 @@ def score_notes(sessions: Sequence[ScoredSession]) -> list[str]:
     """After `score`: the stated-confidence warnings, then the note on a --compat that is
     not the paper's (over every session scored, of any protocol: only its results count)."""
     notes = confidence_warnings([s.result for s in sessions if s.scorable and isinstance(s.result, InteractCompResult)])
-    compats = [s.result.compat for s in sessions
-               if isinstance(s.result, InteractCompResult) and s.status in ("completed", "errored")]
+    compats = [
+        s.result.compat
+        for s in sessions
+        if isinstance(s.result, InteractCompResult) and s.status in ("completed", "errored")
+    ]
     return notes + ([f"note: {note}"] if (note := strict_note(compats)) else [])
 
 

@@ -23,8 +23,12 @@ ROWS: tuple[tuple[str, str, str], ...] = (
 CI_ROWS: tuple[tuple[str, str, str], ...] = (("accuracy_ci95", "  95% CI (Wilson)", "ci"),)
 # metric -> the judgment kind whose verdict it reads
 METRIC_INPUTS: dict[str, str] = {
-    "accuracy": ANSWER_KIND, "accuracy_std": ANSWER_KIND, "calibration_error": ANSWER_KIND,
-    "rounds": ENGINE, "interaction_rate": ENGINE, "interact_rounds": ENGINE,
+    "accuracy": ANSWER_KIND,
+    "accuracy_std": ANSWER_KIND,
+    "calibration_error": ANSWER_KIND,
+    "rounds": ENGINE,
+    "interaction_rate": ENGINE,
+    "interact_rounds": ENGINE,
 }
 # the wide table's columns (score, more groups than fit): metric -> short header
 SUMMARY_COLUMNS: dict[str, str] = {

@@ -43,12 +43,7 @@ class GarbageText(ValueError):
 
 
 def looks_encrypted(value: Any) -> bool:
-    return (
-        isinstance(value, str)
-        and len(value) >= 4
-        and len(value) % 4 == 0
-        and _BASE64.fullmatch(value) is not None
-    )
+    return isinstance(value, str) and len(value) >= 4 and len(value) % 4 == 0 and _BASE64.fullmatch(value) is not None
 
 
 def _xor(data: bytes, canary: str) -> bytes:
@@ -76,9 +71,7 @@ def decrypt_field(value: str, canary: str) -> str:
 
 def is_release_record(record: dict[str, Any]) -> bool:
     """Release records have no `protocol` and carry a canary or question/answer/context."""
-    return "protocol" not in record and (
-        "canary" in record or {"question", "answer", "context"} <= record.keys()
-    )
+    return "protocol" not in record and ("canary" in record or {"question", "answer", "context"} <= record.keys())
 
 
 def tasks_from_records(
@@ -104,7 +97,7 @@ def tasks_from_records(
             task._canary = canary or record.get("canary") or None  # written encrypted: tasks/sealed.py
             tasks.append(Sourced(task, str(path), line))
         except ValidationError as err:
-            problems.add_validation_error(err, lambda loc, line=line: (str(path), line, _release_field(loc)))
+            problems.add_validation_error(err, lambda loc: (str(path), line, _release_field(loc)))  # noqa: B023 (called at once)
     return tasks
 
 

@@ -48,8 +48,9 @@ class AskVsGuessScreen(KeysThatSayWhy, ForwardsWorkerErrors, Screen):
     class RaceFinished(Message):
         """Both episodes ended."""
 
-    def __init__(self, store, task: Task, spec_a: str = DEFAULT_A, spec_b: str = DEFAULT_B, *,
-                 pace: float = 0.4, config=None) -> None:
+    def __init__(
+        self, store, task: Task, spec_a: str = DEFAULT_A, spec_b: str = DEFAULT_B, *, pace: float = 0.4, config=None
+    ) -> None:
         super().__init__()
         self.store = store
         self.task_ = task
@@ -90,12 +91,22 @@ class AskVsGuessScreen(KeysThatSayWhy, ForwardsWorkerErrors, Screen):
         self.drivers = {}
         for column in COLUMNS:
             spec = self.specs[column]
-            driver = EpisodeDriver.for_task(self.task_, spec, self.store, self.post_message, run=RUN_NAME,
-                                            episode_config=EpisodeConfig(k=2), config=self.config)
+            driver = EpisodeDriver.for_task(
+                self.task_,
+                spec,
+                self.store,
+                self.post_message,
+                run=RUN_NAME,
+                episode_config=EpisodeConfig(k=2),
+                config=self.config,
+            )
             self.drivers[column] = driver
             self.query_one(f"#avg-title-{column}", Static).update(
-                Text.assemble((f"{column.upper()}  ", "bold reverse"), (f" {spec}", "bold cyan"),
-                              (f"  session {driver.session.id}", "dim"))
+                Text.assemble(
+                    (f"{column.upper()}  ", "bold reverse"),
+                    (f" {spec}", "bold cyan"),
+                    (f"  session {driver.session.id}", "dim"),
+                )
             )
             self.query_one(f"#avg-verdict-{column}", Static).update(Text("playing…", style="dim italic"))
             self.query_one(f"#avg-trajectory-{column}", Trajectory).rebuild([])
@@ -106,8 +117,11 @@ class AskVsGuessScreen(KeysThatSayWhy, ForwardsWorkerErrors, Screen):
         parts = []
         for column, driver in self.drivers.items():
             parts.append(f"{column.upper()}: {plural(len(driver.steps), 'step')}, {driver.session.status}")
-        tail = "both saved to " + str(getattr(self.store, "path", "the database")) if self.finished else \
-            f"pace {self.pace:g} s/step"
+        tail = (
+            "both saved to " + str(getattr(self.store, "path", "the database"))
+            if self.finished
+            else f"pace {self.pace:g} s/step"
+        )
         self.query_one("#avg-status", Static).update(" · ".join(parts) + " · " + tail)
 
     @work(exclusive=True, group="ask-vs-guess", exit_on_error=False)

@@ -11,8 +11,10 @@ from textual.screen import Screen
 
 def back_bindings(prefix: str) -> list[Binding]:
     """Two bindings of `q`; `back_enabled` lets exactly one of them through."""
-    return [Binding("q", "back", "Back", id=f"{prefix}-back", tooltip="back to the screen before"),
-            Binding("q", "back_quits", "Quit", id=f"{prefix}-quit", tooltip="quit (this is the first screen)")]
+    return [
+        Binding("q", "back", "Back", id=f"{prefix}-back", tooltip="back to the screen before"),
+        Binding("q", "back_quits", "Quit", id=f"{prefix}-quit", tooltip="quit (this is the first screen)"),
+    ]
 
 
 def is_first(screen: Screen) -> bool:

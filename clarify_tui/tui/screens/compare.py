@@ -79,7 +79,9 @@ def verdict_text(session: Session, steps: list[Step]) -> Text:
         text.append("answer ", style="dim")
         text.append(f'"{answer}"' if answer is not None else "none", style="bold")
         if v["correct"] is not None:
-            text.append("  ✓ correct" if v["correct"] else "  ✗ wrong", style="bold green" if v["correct"] else "bold red")
+            text.append(
+                "  ✓ correct" if v["correct"] else "  ✗ wrong", style="bold green" if v["correct"] else "bold red"
+            )
     text.append(f" · {v['asks']} ask{'s' if v['asks'] != 1 else ''}")
     text.append(f" · {v['searches']} search{'es' if v['searches'] != 1 else ''}")
     text.append(f" · {v['tokens']} tokens", style="dim")
@@ -99,7 +101,7 @@ def session_title(session: Session) -> Text:
 def render_group(group: list[Step] | None):
     if group is None:
         return Text("—", style="dim")
-    return Group(*(render_step(s, reveal=True, after=group[i + 1:]) for i, s in enumerate(group)))
+    return Group(*(render_step(s, reveal=True, after=group[i + 1 :]) for i, s in enumerate(group)))
 
 
 class CompareScreen(Screen):
@@ -153,11 +155,13 @@ class CompareScreen(Screen):
             if not same and not diverged:
                 diverged = True
                 widgets.append(Static(f"── the trajectories part here (action {n}) ──", classes="compare-divider"))
-            widgets.append(Horizontal(
-                Static(render_group(left), classes="compare-cell"),
-                Static(render_group(right), classes="compare-cell"),
-                classes=classes,
-            ))
+            widgets.append(
+                Horizontal(
+                    Static(render_group(left), classes="compare-cell"),
+                    Static(render_group(right), classes="compare-cell"),
+                    classes=classes,
+                )
+            )
         if not rows:
             widgets.append(Static("Neither session has steps.", classes="hint"))
         container.mount_all(widgets)

@@ -25,8 +25,9 @@ class ComposeScreen(OpenedDialog[Action | None]):
         Binding("escape", "dismiss_none", "Close", priority=True),  # one press, even while typing
     ]
 
-    def __init__(self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False,
-                 prefill: Action | None = None) -> None:
+    def __init__(
+        self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False, prefill: Action | None = None
+    ) -> None:
         super().__init__()
         self.allowed, self.k, self.confidence, self.prefill = allowed, k, confidence, prefill
 

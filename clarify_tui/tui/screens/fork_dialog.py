@@ -9,9 +9,11 @@ from textual.widgets import Input, Label, Static
 
 from clarify_tui.tui.speed import Dialog
 
-INFORMED_WARNING = ("If you play the agent yourself (human), the fork is marked informed and left out of "
-                    "baselines (score --include-informed keeps it): you have seen this session's hidden "
-                    "information or its end.")
+INFORMED_WARNING = (
+    "If you play the agent yourself (human), the fork is marked informed and left out of "
+    "baselines (score --include-informed keeps it): you have seen this session's hidden "
+    "information or its end."
+)
 
 
 class ForkDialog(Dialog[str | None]):
@@ -33,9 +35,11 @@ class ForkDialog(Dialog[str | None]):
             yield Input(self.default_spec, id="fork-spec")
             if self.informed:
                 yield Static(INFORMED_WARNING, classes="warning", id="fork-informed")
-            yield Static("scripted:direct-guess · scripted:search-heavy-guess · scripted:ask-first · "
-                         "scripted:search-then-ask · openai:MODEL · human\nenter fork · escape cancel",
-                         classes="hint")
+            yield Static(
+                "scripted:direct-guess · scripted:search-heavy-guess · scripted:ask-first · "
+                "scripted:search-then-ask · openai:MODEL · human\nenter fork · escape cancel",
+                classes="hint",
+            )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or self.default_spec)

@@ -31,8 +31,16 @@ from textual.widgets import Static
 from clarify_tui.tui.screens.play_keys import parse_action
 from clarify_tui.tui.speed import Dialog
 
-KEY_NAMES = {"question_mark": "?", "plus": "+", "minus": "-", "slash": "/", "ctrl+up": "ctrl+↑",
-             "ctrl+down": "ctrl+↓", "f2": "F2", "f3": "F3"}
+KEY_NAMES = {
+    "question_mark": "?",
+    "plus": "+",
+    "minus": "-",
+    "slash": "/",
+    "ctrl+up": "ctrl+↑",
+    "ctrl+down": "ctrl+↓",
+    "f2": "F2",
+    "f3": "F3",
+}
 
 PALETTE = Binding("ctrl+p", "command_palette", "Commands", tooltip="command palette: every action usable now")
 PLAY = "Play screen (every role)"
@@ -56,8 +64,14 @@ def sections(app_bindings: Iterable[Binding] = (), browsing: bool = True) -> lis
     from clarify_tui.tui.screens.play_keys import COMMON_BINDINGS
 
     out: dict[str, list[Binding]] = {"Task picker": list(PickerScreen.BINDINGS)}  # type: ignore[arg-type]
-    for controls in (WatchControls, StepControls, HumanUserControls, HumanAgentControls, TaskClockControls,
-                     QueueControls):
+    for controls in (
+        WatchControls,
+        StepControls,
+        HumanUserControls,
+        HumanAgentControls,
+        TaskClockControls,
+        QueueControls,
+    ):
         out.setdefault(controls.TITLE, []).extend(controls.help_bindings())
     out[PLAY] = [PANELS_BINDING, *COMMON_BINDINGS, *QUESTION_BINDINGS]
     if browsing:
@@ -97,9 +111,14 @@ def browsing_screens() -> list[tuple[str, type[Screen]]]:
     from clarify_tui.tui.screens.sessions import SessionsScreen
     from clarify_tui.tui.screens.whatif import WhatIfScreen
 
-    return [("Sessions (F2)", SessionsScreen), ("Replay and fork", ReplayScreen), ("Compare", CompareScreen),
-            ("What-if forks (replay i)", WhatIfScreen), ("Scores (F3)", ScoresScreen),
-            ("Ask vs guess (demo)", AskVsGuessScreen)]
+    return [
+        ("Sessions (F2)", SessionsScreen),
+        ("Replay and fork", ReplayScreen),
+        ("Compare", CompareScreen),
+        ("What-if forks (replay i)", WhatIfScreen),
+        ("Scores (F3)", ScoresScreen),
+        ("Ask vs guess (demo)", AskVsGuessScreen),
+    ]
 
 
 def help_tables(app_bindings: Iterable[Binding] = (), browsing: bool = True) -> dict[str, Group]:
@@ -122,8 +141,10 @@ def help_group(tables: dict[str, Group], first: Iterable[str] = ()) -> Group:
     order = first + [t for t in tables if t not in first]
     parts: list[Text | Group] = []
     for title in order:
-        parts += [Text.assemble((title, "bold underline"), (THIS_SCREEN if title in first else "", "bold")),
-                  tables[title]]
+        parts += [
+            Text.assemble((title, "bold underline"), (THIS_SCREEN if title in first else "", "bold")),
+            tables[title],
+        ]
     return Group(*parts)
 
 
@@ -173,8 +194,10 @@ class HelpText(Widget):
         cached = self._parts.get(id(part))
         if cached is None or cached[0] != key:
             visual = visualize(self, Group(part))  # drawn by Rich, as in the whole Group
-            cached = self._parts[id(part)] = (key, Visual.to_strips(self, visual, width, None, self.visual_style,
-                                                                    apply_selection=False))
+            cached = self._parts[id(part)] = (
+                key,
+                Visual.to_strips(self, visual, width, None, self.visual_style, apply_selection=False),
+            )
         return cached[1]
 
     def draw_ahead(self) -> Iterator[None]:
@@ -220,8 +243,9 @@ class HelpScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         app = self.app
         # an app's key that is shut for good there (a campaign's F2 / F3) is not listed
-        app_bindings = [b for b in app.BINDINGS if isinstance(b, Binding)
-                        and app.check_action(*parse_action(b.action)) is not False]
+        app_bindings = [
+            b for b in app.BINDINGS if isinstance(b, Binding) and app.check_action(*parse_action(b.action)) is not False
+        ]
         browsing = app.check_action("sessions", ()) is not False  # else sessions, replay, scores never open
         self._tables = help_tables(app_bindings, browsing)
         self._first = sections_of(self.beneath())

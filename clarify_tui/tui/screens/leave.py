@@ -26,11 +26,14 @@ GIVE_UP = "give up"
 def leave_choices(resumable: bool) -> tuple[Choice, ...]:
     """Keep (when the session can be resumed), give up, cancel."""
     keep = (Choice(("enter", "k"), "keep it for later (resume it at this step)", KEEP),) if resumable else ()
-    return keep + (Choice(("g",), "give it up (saved as abandoned, never scored)", GIVE_UP),
-                   Choice(("escape", "c"), "cancel, go on playing", None))
+    return keep + (
+        Choice(("g",), "give it up (saved as abandoned, never scored)", GIVE_UP),
+        Choice(("escape", "c"), "cancel, go on playing", None),
+    )
 
 
-def ask_to_leave(screen: Screen, question: str, detail: str, then: Callable[[str | None], None], *,
-                 resumable: bool = True) -> None:
+def ask_to_leave(
+    screen: Screen, question: str, detail: str, then: Callable[[str | None], None], *, resumable: bool = True
+) -> None:
     """Push the question; `then` gets KEEP, GIVE_UP or None (cancelled)."""
     screen.app.push_screen(ConfirmScreen(question, detail, leave_choices(resumable)), then)

@@ -150,8 +150,7 @@ class PickerScreen(LaidOutScreen):
         value = lambda sel: str(self.query_one(sel, Select).value)  # noqa: E731
         text = self.query_one("#f-text", Input).value
         self.shown = [
-            t for t in self.tasks
-            if matches(t, value("#f-protocol"), value("#f-domain"), value("#f-language"), text)
+            t for t in self.tasks if matches(t, value("#f-protocol"), value("#f-domain"), value("#f-language"), text)
         ]
         table = self.query_one(DataTable)
         table.clear()
@@ -161,15 +160,21 @@ class PickerScreen(LaidOutScreen):
             question.truncate(width, overflow="ellipsis")  # by cells: CJK text is twice as wide
             table.add_row(t.protocol, t.id, t.domain, t.language, question, key=t.key)
         self.show_question(table.cursor_row)
-        status = f"{len(self.shown)} of {plural(len(self.tasks), 'task')} · enter opens the task as: {ROLE_LABEL[self.role]}"
+        status = (
+            f"{len(self.shown)} of {plural(len(self.tasks), 'task')} · enter opens the task as: {ROLE_LABEL[self.role]}"
+        )
         self.query_one("#picker-status", Static).update(status)
 
     def _question_width(self) -> int:
         """What is left of the screen's width for the question column (no sideways scrolling)."""
         if not self.size.width:
             return 90
-        others = [("protocol", [t.protocol for t in self.shown]), ("id", [t.id for t in self.shown]),
-                  ("domain", [t.domain for t in self.shown]), ("lang", [t.language for t in self.shown])]
+        others = [
+            ("protocol", [t.protocol for t in self.shown]),
+            ("id", [t.id for t in self.shown]),
+            ("domain", [t.domain for t in self.shown]),
+            ("lang", [t.language for t in self.shown]),
+        ]
         used = sum(max(len(head), *(cell_len(v or "") for v in values), 0) + 2 for head, values in others)
         return max(24, min(90, self.size.width - used - 4))
 
@@ -201,8 +206,12 @@ class PickerScreen(LaidOutScreen):
         if 0 <= row < len(self.shown):
             self._choose(self.shown[row])
         else:
-            self.notify("No task matches the filters: clear the search box or pick \"all\"." if self.tasks
-                        else "No tasks loaded yet.", timeout=4)
+            self.notify(
+                'No task matches the filters: clear the search box or pick "all".'
+                if self.tasks
+                else "No tasks loaded yet.",
+                timeout=4,
+            )
 
     def _choose(self, row: TaskRow) -> None:
         if self.loaded is None:  # still being validated: opens when set_tasks brings it

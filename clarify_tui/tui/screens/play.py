@@ -115,8 +115,16 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
     busy: reactive[str | None] = reactive(None, init=False)
     """The backend call in flight, if any."""
 
-    def __init__(self, setup: PlaySetup, store, *, search=None, run_mode: RunMode = "watch",
-                 auto: bool = True, pace: float = DEFAULT_PACE) -> None:
+    def __init__(
+        self,
+        setup: PlaySetup,
+        store,
+        *,
+        search=None,
+        run_mode: RunMode = "watch",
+        auto: bool = True,
+        pace: float = DEFAULT_PACE,
+    ) -> None:
         super().__init__()
         self.paces = paces_with(pace)
         self.set_reactive(PlayScreen.pace, self.paces.index(pace))
@@ -127,7 +135,8 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         self.set_reactive(PlayScreen.auto, auto and run_mode == "watch")
         self.set_reactive(PlayScreen.spoilers, setup.role != "agent")
         self._controls: dict[type[Controls], Controls] = {
-            c: c(self) for c in controls_for(setup.role, bool(setup.queue))}
+            c: c(self) for c in controls_for(setup.role, bool(setup.queue))
+        }
 
     def controls_of(self, kind: type[C]) -> C:
         return self._controls[kind]  # type: ignore[return-value]
@@ -177,8 +186,12 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
             controls.on_mount()
         self.refresh_all()
         if self.driver.informed_because:
-            self.notify(f"This session is marked informed and left out of baselines: {self.driver.informed_because}.",
-                        title="informed", severity="warning", timeout=12)
+            self.notify(
+                f"This session is marked informed and left out of baselines: {self.driver.informed_because}.",
+                title="informed",
+                severity="warning",
+                timeout=12,
+            )
 
     @property
     def pace_seconds(self) -> float:
@@ -213,8 +226,15 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if shown == getattr(self, "_panels_shown", None):
             return  # unchanged (a step that moved no counter): no new text, no new layout of the screen
         self._panels_shown = shown
-        self.query_one(Regions).show(self.task_, view, shown[1], reveal=self.reveal, spoilers=self.spoilers,
-                                     hidden=self.spoilers, locked=self.locked)
+        self.query_one(Regions).show(
+            self.task_,
+            view,
+            shown[1],
+            reveal=self.reveal,
+            spoilers=self.spoilers,
+            hidden=self.spoilers,
+            locked=self.locked,
+        )
 
     def update_status(self) -> None:
         s = self.driver.session
@@ -227,7 +247,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         if self.setup.queue:
             position, total = self.setup.queue
             parts += [f"task {position}/{total}", s.annotator or ""]
-        parts += [plural(len(self.driver.steps), "step"), s.status, mode]  # the mode and pace `a` + - change: at 80 columns too
+        parts += [
+            plural(len(self.driver.steps), "step"),
+            s.status,
+            mode,
+        ]  # the mode and pace `a` + - change: at 80 columns too
         if self.role != "agent":
             parts.append(f"agent {s.agent}")
         if self.role != "user":
@@ -300,8 +324,11 @@ class PlayScreen(KeysThatSayWhy, RegionsScreen):
         verdict = score_card(self.task_, s.result, s.status)
         if self.setup.queue:
             position, total = self.setup.queue
-            verdict.append(f"\ntask {position} of {total} · press n for the "
-                           + ("next task" if position < total else "end of the queue"), style="bold")
+            verdict.append(
+                f"\ntask {position} of {total} · press n for the "
+                + ("next task" if position < total else "end of the queue"),
+                style="bold",
+            )
         self.query_one(Regions).show_score(verdict)
         self.query_one(Trajectory).rebuild(self.driver.steps)
         self.refresh_all()

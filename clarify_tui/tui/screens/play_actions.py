@@ -21,8 +21,14 @@ from clarify_tui.tui.widgets.trajectory import Trajectory
 if TYPE_CHECKING:
     from clarify_tui.tui.screens.play import PlayScreen
 
-ALL_CONTROLS: tuple[type[Controls], ...] = (QueueControls, TaskClockControls, HumanAgentControls, StepControls,
-                                            WatchControls, HumanUserControls)
+ALL_CONTROLS: tuple[type[Controls], ...] = (
+    QueueControls,
+    TaskClockControls,
+    HumanAgentControls,
+    StepControls,
+    WatchControls,
+    HumanUserControls,
+)
 """In the order their hints win (the first with something to say)."""
 
 
@@ -35,6 +41,7 @@ def controls_for(role: str, queue: bool) -> list[type[Controls]]:
     if queue:
         chosen.append(QueueControls)
     return [c for c in ALL_CONTROLS if c in chosen]
+
 
 OWNER: dict[str, type[Controls]] = {name: c for c in ALL_CONTROLS for name in c.action_names()}
 """Which controller each controller action belongs to."""
@@ -55,9 +62,11 @@ def check_action(screen: PlayScreen, action: str, parameters: tuple) -> bool | N
         return True if cancellable(screen) else None
     return True
 
+
 def cancellable(screen: PlayScreen) -> bool:
     """Whether escape has something to cancel: a backend call, a pending action."""
     return bool(screen.busy) or (screen.driver.pending is not None and screen.role != "agent")
+
 
 def refusal(screen: PlayScreen, action: str, parameters: tuple) -> str | None:
     """Why `action` cannot run now, or None (it can, or it is not for this role)."""
@@ -70,9 +79,11 @@ def refusal(screen: PlayScreen, action: str, parameters: tuple) -> str | None:
     if action == "toggle_panels":
         return screen.panels_refusal()
     if action == "cancel" and not cancellable(screen):
-        return ("Nothing to cancel: no backend call is running"
-                + (" and no action is pending." if screen.role != "agent" else "."))
+        return "Nothing to cancel: no backend call is running" + (
+            " and no action is pending." if screen.role != "agent" else "."
+        )
     return None
+
 
 def toggle_hidden(screen: PlayScreen) -> None:
     if screen.locked:
@@ -81,12 +92,18 @@ def toggle_hidden(screen: PlayScreen) -> None:
     screen.spoilers = not screen.spoilers
     screen.say_hidden_toggled(screen.spoilers)
 
+
 def toggle_fold(screen: PlayScreen) -> None:
     trajectory = screen.query_one(Trajectory)
     trajectory.set_expanded(not trajectory.expanded)
     if not trajectory.folds_anything:
-        screen.notify("Nothing to fold or unfold: every card is shown whole." if screen.driver.steps
-                    else "No steps yet: nothing to fold.", timeout=4)
+        screen.notify(
+            "Nothing to fold or unfold: every card is shown whole."
+            if screen.driver.steps
+            else "No steps yet: nothing to fold.",
+            timeout=4,
+        )
+
 
 def cancel(screen: PlayScreen) -> None:
     if screen.busy:
@@ -103,10 +120,12 @@ def cancel(screen: PlayScreen) -> None:
     else:
         screen.notify(refusal(screen, "cancel", ()) or "", timeout=4)
 
+
 def holds_work(screen: PlayScreen) -> bool:
     """An unfinished session in which a person has played or typed something: `q`
     asks before leaving it (screens/leave.py)."""
     return not screen.driver.done and any(c.holds_work() for c in screen.controllers())
+
 
 def back(screen: PlayScreen) -> None:
     """Back to the picker. A person's unfinished session asks first: keep it for later
@@ -122,14 +141,19 @@ def back(screen: PlayScreen) -> None:
         if choice in (KEEP, GIVE_UP):
             screen.leave(keep=choice == KEEP, why="given up by the person (q)")
 
-    ask_to_leave(screen, f"Leave session {screen.driver.session.id} on {screen.task_.id} unfinished?",
-                 f"Kept, it stays unfinished: {resumed_by(screen)} (or the task picker) offers to "
-                 "resume it at its last step.", answered)
+    ask_to_leave(
+        screen,
+        f"Leave session {screen.driver.session.id} on {screen.task_.id} unfinished?",
+        f"Kept, it stays unfinished: {resumed_by(screen)} (or the task picker) offers to resume it at its last step.",
+        answered,
+    )
+
 
 def resumed_by(screen: PlayScreen) -> str:
     """The command that offers this session again once kept for later."""
     role = {"agent": "--as agent", "user": "--as user"}.get(screen.role, "--step")
     return f"clarify-tui play --task {screen.task_.id} {role}"
+
 
 def leave(screen: PlayScreen, *, keep: bool, why: str | None = None) -> None:
     """Stop the engine and go back. `keep`: the session stays `running` (resumable, its
@@ -138,8 +162,9 @@ def leave(screen: PlayScreen, *, keep: bool, why: str | None = None) -> None:
     if screen.driver.done:
         pass  # it ended while the question was open: nothing to keep or give up
     elif keep:
-        screen.notify(f"Session {screen.driver.session.id} kept for later: {resumed_by(screen)} "
-                    "or the picker resumes it.")
+        screen.notify(
+            f"Session {screen.driver.session.id} kept for later: {resumed_by(screen)} or the picker resumes it."
+        )
     elif why:
         screen.driver.give_up(why)
     else:

@@ -119,8 +119,7 @@ class StepControls(Controls):
 
     def holds_work(self) -> bool:
         """A person has applied a step (the session is `stepped`) or edited the pending one."""
-        return self.driver.session.mode == "stepped" or (self.driver.pending is not None
-                                                         and self.driver.pending_edited)
+        return self.driver.session.mode == "stepped" or (self.driver.pending is not None and self.driver.pending_edited)
 
     def action_propose(self) -> None:
         self.screen.run_engine(self.driver.propose())
@@ -156,8 +155,12 @@ class StepControls(Controls):
                 screen.update_status()
 
         screen.app.push_screen(
-            ComposeScreen(view.allowed, k=view.k, confidence=registry.get(screen.task_.protocol).answer_confidence,
-                          prefill=prefill),
+            ComposeScreen(
+                view.allowed,
+                k=view.k,
+                confidence=registry.get(screen.task_.protocol).answer_confidence,
+                prefill=prefill,
+            ),
             done,
         )
 
@@ -165,8 +168,10 @@ class StepControls(Controls):
         """Escape stopped a backend call: step mode, so that the keys the pending bar
         lists (enter apply, …) work."""
         self.screen.run_mode = "step"
-        self.screen.notify("Cancelled; the session is unchanged. Step mode: enter applies the pending "
-                           "action again, escape drops it, m goes back to watching.")
+        self.screen.notify(
+            "Cancelled; the session is unchanged. Step mode: enter applies the pending "
+            "action again, escape drops it, m goes back to watching."
+        )
 
 
 class WatchControls(Controls):
@@ -246,9 +251,20 @@ class QueueControls(Controls):
 
     TITLE = "Human-baseline queue (--queue RUN)"
     BINDINGS = [
-        Binding("n", "next_task", "Next task", id="queue-next", tooltip="the next task of the queue, once this one has ended"),
-        Binding("ctrl+o", "skip_task", "Skip task", id="queue-skip",
-                tooltip="give up on this task (asks first; saved as abandoned, never scored) and go to the next"),
+        Binding(
+            "n",
+            "next_task",
+            "Next task",
+            id="queue-next",
+            tooltip="the next task of the queue, once this one has ended",
+        ),
+        Binding(
+            "ctrl+o",
+            "skip_task",
+            "Skip task",
+            id="queue-skip",
+            tooltip="give up on this task (asks first; saved as abandoned, never scored) and go to the next",
+        ),
         Binding("q", "quit_queue", "Quit", id="queue-quit", tooltip="quit; the same command resumes where you stopped"),
     ]
 
@@ -287,7 +303,10 @@ class QueueControls(Controls):
                 self.driver.skip()
                 screen.post_message(screen.NextTaskRequested())
 
-        screen.app.push_screen(ConfirmScreen(
-            f"Skip task {screen.task_.id} for good?",
-            "It is saved as abandoned (never scored) and the queue never serves it again.",
-        ), answered)
+        screen.app.push_screen(
+            ConfirmScreen(
+                f"Skip task {screen.task_.id} for good?",
+                "It is saved as abandoned (never scored) and the queue never serves it again.",
+            ),
+            answered,
+        )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # imported when used: the help screen reads the bindings with
     from clarify_tui.tui.widgets.clock import TaskClock
     from clarify_tui.tui.widgets.reply_box import ReplyBox
 
+
 class HumanAgentControls(Controls):
     """A person plays the agent: one action per turn through the action bar."""
 
@@ -30,12 +31,30 @@ class HumanAgentControls(Controls):
     BINDINGS = [
         Binding("s", "compose('search')", "Search", id="agent-search", tooltip="search", priority=True),
         Binding("k", "compose('ask')", "Ask", id="agent-ask", tooltip="ask the user", priority=True),
-        Binding("v", "compose('visit')", "Visit", id="agent-visit", priority=True,
-                tooltip="visit a url, or a result number of the last search (CTS)"),
-        Binding("c", "compose('clarify')", "Clarify", id="agent-clarify", priority=True,
-                tooltip="clarify: type k questions (CTS)"),
-        Binding("enter", "compose('answer')", "Answer", id="agent-answer", priority=True,
-                tooltip="answer (with confidence in InteractComp)"),
+        Binding(
+            "v",
+            "compose('visit')",
+            "Visit",
+            id="agent-visit",
+            priority=True,
+            tooltip="visit a url, or a result number of the last search (CTS)",
+        ),
+        Binding(
+            "c",
+            "compose('clarify')",
+            "Clarify",
+            id="agent-clarify",
+            priority=True,
+            tooltip="clarify: type k questions (CTS)",
+        ),
+        Binding(
+            "enter",
+            "compose('answer')",
+            "Answer",
+            id="agent-answer",
+            priority=True,
+            tooltip="answer (with confidence in InteractComp)",
+        ),
     ]
 
     def __init__(self, screen: PlayScreen) -> None:
@@ -135,8 +154,13 @@ class TaskClockControls(Controls):
 
     TITLE = HumanAgentControls.TITLE
     BINDINGS = [
-        Binding("p,ctrl+t", "pause_clock", "Pause", id="clock-pause",
-                tooltip="pause or resume the task clock (ctrl+t also while typing); the task is hidden meanwhile"),
+        Binding(
+            "p,ctrl+t",
+            "pause_clock",
+            "Pause",
+            id="clock-pause",
+            tooltip="pause or resume the task clock (ctrl+t also while typing); the task is hidden meanwhile",
+        ),
     ]
 
     def check(self, action: str, params: tuple) -> bool | None:

@@ -14,19 +14,30 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-HIDDEN = Binding("h", "toggle_hidden", "Hidden info", id="hidden",
-                 tooltip="show or hide the hidden panel (locked for a person playing the agent until the end)")
+HIDDEN = Binding(
+    "h",
+    "toggle_hidden",
+    "Hidden info",
+    id="hidden",
+    tooltip="show or hide the hidden panel (locked for a person playing the agent until the end)",
+)
 FOLD = Binding("f", "toggle_fold", "Fold", id="fold", tooltip="fold or unfold long content")
 NOTE = Binding("ctrl+n", "note", "Note", id="note", tooltip="add a note to this session")
-CANCEL = Binding("escape", "cancel", "Cancel", id="cancel", show=False,
-                 tooltip="cancel the running backend call, or drop the pending action")
+CANCEL = Binding(
+    "escape",
+    "cancel",
+    "Cancel",
+    id="cancel",
+    show=False,
+    tooltip="cancel the running backend call, or drop the pending action",
+)
 BACK = Binding("q", "back", "Back", id="back", tooltip="back to the task picker")
 COMMON_BINDINGS = [HIDDEN, FOLD, NOTE, CANCEL, BACK]
 """The play screen's own keys, whatever the role (with PANELS_BINDING and QUESTION_BINDINGS)."""
 
 
 def parse_action(action: str) -> tuple[str, tuple[str, ...]]:
-    """"compose('search')" -> ("compose", ("search",))."""
+    """ "compose('search')" -> ("compose", ("search",))."""
     name, _, args = action.partition("(")
     params = tuple(a.strip(" '\")") for a in args.rstrip(")").split(",") if a.strip(" )")) if args else ()
     return name, params

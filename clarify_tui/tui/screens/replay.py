@@ -59,8 +59,14 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         Binding("end", "jump('end')", "Last", id="replay-last", priority=True),
         Binding("f", "fork", "Fork", id="replay-fork", tooltip="fork after this step and continue live"),
         Binding("c", "compare_parent", "Compare parent", id="replay-compare", tooltip="compare a fork with its parent"),
-        Binding("i", "whatif", "What-if", id="replay-whatif", show=False,
-                tooltip="this session's what-if forks (clarify-tui whatif); listed under ?"),
+        Binding(
+            "i",
+            "whatif",
+            "What-if",
+            id="replay-whatif",
+            show=False,
+            tooltip="this session's what-if forks (clarify-tui whatif); listed under ?",
+        ),
         PANELS_BINDING,
         Binding("h", "toggle_hidden", "Hidden info", id="replay-hidden"),
         # priority, as on the play screen (play_human.py): the keys typed right after one
@@ -71,8 +77,13 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         Binding("c", "compose('clarify')", "Clarify", id="fork-clarify", priority=True),
         Binding("enter", "compose('answer')", "Answer", id="fork-answer", priority=True),
         Binding("escape", "stop_fork", "Stop fork", id="replay-stop", show=False),
-        Binding("r", "resume", "Resume", id="replay-resume",  # the head line says so too
-                tooltip="continue your session left unfinished (kept for later) at its last step"),
+        Binding(
+            "r",
+            "resume",
+            "Resume",
+            id="replay-resume",  # the head line says so too
+            tooltip="continue your session left unfinished (kept for later) at its last step",
+        ),
         Binding("q", "back", "Back", id="replay-back"),
         *QUESTION_BINDINGS,
     ]
@@ -168,8 +179,15 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         self.shown_state = step.state
         last = i == len(steps) - 1 and s.status != "running"
         regions = self.query_one(Regions)
-        regions.show(self.task_, view_at(self.task_, s, step.state, ended=last), step.state, reveal=True,
-                     spoilers=True, hidden=self.spoilers, locked=self.agent_is_human)
+        regions.show(
+            self.task_,
+            view_at(self.task_, s, step.state, ended=last),
+            step.state,
+            reveal=True,
+            spoilers=True,
+            hidden=self.spoilers,
+            locked=self.agent_is_human,
+        )
         ended = step.state.done or last
         regions.show_score(score_card(self.task_, s.result, s.status) if ended and self.live is None else None)
         self.mark_cards()
@@ -232,8 +250,9 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
             if user_spec == "human":
                 user_spec = "rule"
                 self.notify("The parent's user was a person; the fork replies with the rule simulator.")
-            driver = EpisodeDriver.for_fork(self.store, parent.id, step, self.post_message, agent_spec=spec,
-                                            user_spec=user_spec, config=self.config)
+            driver = EpisodeDriver.for_fork(
+                self.store, parent.id, step, self.post_message, agent_spec=spec, user_spec=user_spec, config=self.config
+            )
         except (ForkError, ValueError, ImportError, RuntimeError) as exc:
             self.notify(str(exc), title="cannot fork here", severity="error", timeout=8)
             return
@@ -307,8 +326,10 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         if s.status == "running":
             self.notify(f"Session {s.id} kept for later: r resumes it (F2 finds it).")
             return
-        self.notify(f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
-                    severity="error" if s.status == "errored" else "information")
+        self.notify(
+            f"Fork {s.id} {s.status} ({outcome(s)}); saved with parent {s.parent_id} @ step {s.fork_step}.",
+            severity="error" if s.status == "errored" else "information",
+        )
 
     # ---- a person continuing the fork as the agent --------------------------------------
 
@@ -342,4 +363,3 @@ def mark_informed(store, session: Session) -> None:
     session out of every group unless --include-informed (docs/tui.md)."""
     session.result.informed = True
     store.update_session(session)
-

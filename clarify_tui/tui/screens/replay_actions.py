@@ -97,8 +97,12 @@ def refusal(screen: ReplayScreen, action: str, parameters: tuple) -> str | None:
 def holds_work(screen: ReplayScreen) -> bool:
     """A person plays this live session and has played or typed something in it."""
     live = screen.live
-    return (live is not None and live.role == "agent" and not live.done
-            and (len(live.steps) > screen.live_from or screen.query_one(ActionBar).typed))
+    return (
+        live is not None
+        and live.role == "agent"
+        and not live.done
+        and (len(live.steps) > screen.live_from or screen.query_one(ActionBar).typed)
+    )
 
 
 def ask_to_stop(screen: ReplayScreen, then_back: bool) -> None:
@@ -122,9 +126,12 @@ def ask_to_stop(screen: ReplayScreen, then_back: bool) -> None:
         if then_back:
             go_back(screen)
 
-    ask_to_leave(screen, f"Stop playing session {live.session.id} unfinished?",
-                 "Kept, it stays unfinished: replaying it (F2) offers r to resume it at its last step.",
-                 answered)
+    ask_to_leave(
+        screen,
+        f"Stop playing session {live.session.id} unfinished?",
+        "Kept, it stays unfinished: replaying it (F2) offers r to resume it at its last step.",
+        answered,
+    )
 
 
 def stop_fork(screen: ReplayScreen) -> None:

@@ -49,9 +49,13 @@ from clarify_tui.tui.widgets.footer import Footer
 def chart_widgets() -> list:
     from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 
-    return [BarChart(id="chart-accuracy"), ReliabilityChart(id="chart-calibration"),
-            GroupedBars(id="chart-profile-share"), GroupedBars(id="chart-profile-pass"),
-            GroupedBars(id="chart-restore")]
+    return [
+        BarChart(id="chart-accuracy"),
+        ReliabilityChart(id="chart-calibration"),
+        GroupedBars(id="chart-profile-share"),
+        GroupedBars(id="chart-profile-pass"),
+        GroupedBars(id="chart-restore"),
+    ]
 
 
 class ScoresScreen(LaidOutScreen):
@@ -61,7 +65,14 @@ class ScoresScreen(LaidOutScreen):
         Binding("t", "switch_tab", "Numbers/Charts", id="scores-tab", tooltip="switch between numbers and charts"),
         Binding("r", "reload", "Reload", id="scores-reload"),
         *back_bindings("scores"),
-        Binding("escape", "leave", "Back", id="scores-escape", show=False, tooltip="back, or quit on the first screen (as q does)"),
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            id="scores-escape",
+            show=False,
+            tooltip="back, or quit on the first screen (as q does)",
+        ),
     ]
 
     class ScoresComputed(Message):
@@ -116,8 +127,14 @@ class ScoresScreen(LaidOutScreen):
         if not self.informed:
             return []
         n = self.informed
-        return [Static(f"{plural(n, 'informed session')} left out, as `score` leaves {'it' if n == 1 else 'them'} out",
-                       id="scores-left-out", classes="hint", markup=False)]
+        return [
+            Static(
+                f"{plural(n, 'informed session')} left out, as `score` leaves {'it' if n == 1 else 'them'} out",
+                id="scores-left-out",
+                classes="hint",
+                markup=False,
+            )
+        ]
 
     @work(thread=True, exclusive=True, group="scores", exit_on_error=False)
     def compute(self, sessions, by: str) -> None:
@@ -149,8 +166,11 @@ class ScoresScreen(LaidOutScreen):
         if not groups:
             container.mount(Static("No sessions to score.", classes="hint"))
             return
-        pieces = [(benchmark, mine) for benchmark in registry.in_report_order()
-                  if (mine := [g for g in groups if g["benchmark"] == benchmark])]
+        pieces = [
+            (benchmark, mine)
+            for benchmark in registry.in_report_order()
+            if (mine := [g for g in groups if g["benchmark"] == benchmark])
+        ]
         if self.is_current:
             container.mount_all([w for benchmark, mine in pieces for w in self._table(benchmark, mine)])
         else:  # built ahead, unseen (tui/speed/ahead.py): a table per turn of the event loop, no long stall
@@ -160,8 +180,9 @@ class ScoresScreen(LaidOutScreen):
         for benchmark, mine in pieces:
             if self.data is not data or self.is_current:  # newer numbers, or shown: the rest at once
                 if self.data is data:
-                    container.mount_all([w for b, m in pieces[pieces.index((benchmark, mine)):]
-                                         for w in self._table(b, m)])
+                    container.mount_all(
+                        [w for b, m in pieces[pieces.index((benchmark, mine)) :] for w in self._table(b, m)]
+                    )
                 return
             await container.mount_all(self._table(benchmark, mine))
             await asyncio.sleep(0)
@@ -204,17 +225,22 @@ class ScoresScreen(LaidOutScreen):
         from clarify_tui.tui.widgets.charts import BarChart, GroupedBars, ReliabilityChart
 
         self.query_one("#chart-accuracy", BarChart).show(
-            f"accuracy by {self.by}", [a[0] for a in data.accuracy], [a[1] for a in data.accuracy])
+            f"accuracy by {self.by}", [a[0] for a in data.accuracy], [a[1] for a in data.accuracy]
+        )
         self.query_one("#chart-calibration", ReliabilityChart).show(
-            "InteractComp reliability (5 bins)", data.reliability)
+            "InteractComp reliability (5 bins)", data.reliability
+        )
         categories = ["guess", "heavy guess", "ask", "search+ask"]
         self.query_one("#chart-profile-share", GroupedBars).show(
-            "DiscoBench profile share", categories if data.profile_share else [], data.profile_share, top=1.0)
+            "DiscoBench profile share", categories if data.profile_share else [], data.profile_share, top=1.0
+        )
         self.query_one("#chart-profile-pass", GroupedBars).show(
-            "DiscoBench profile pass rate", categories if data.profile_pass else [], data.profile_pass, top=1.0)
+            "DiscoBench profile pass rate", categories if data.profile_pass else [], data.profile_pass, top=1.0
+        )
         bins = [f"{i * 10}" for i in range(HIST_BINS)]
         self.query_one("#chart-restore", GroupedBars).show(
-            "CTS restore score (sessions per 10-point bin)", bins if data.restore_hist else [], data.restore_hist)
+            "CTS restore score (sessions per 10-point bin)", bins if data.restore_hist else [], data.restore_hist
+        )
 
     # ---- actions -----------------------------------------------------------------------
 
@@ -225,8 +251,11 @@ class ScoresScreen(LaidOutScreen):
     def action_reload(self) -> None:
         changed = data_mark(self.store) != self._read_at
         self.reload()
-        self.notify(f"Reloaded: {plural(len(self.sessions), 'session')}"
-                    + (", computing…" if changed else ", nothing new since the last read."), timeout=3)
+        self.notify(
+            f"Reloaded: {plural(len(self.sessions), 'session')}"
+            + (", computing…" if changed else ", nothing new since the last read."),
+            timeout=3,
+        )
 
     def action_back(self) -> None:
         go_back(self)

@@ -32,10 +32,23 @@ from clarify_tui.tui.widgets.session_table import (
     session_rows,
 )
 
-SELECTS = (("run", "all runs"), ("protocol", "all protocols"), ("agent", "all agents"),
-           ("mode", "all modes"), ("annotator", "all annotators"))
-HEADER_SORT = {"id": "created", "run": "run", "task": "task", "protocol": "protocol", "agent": "agent",
-               "outcome": "outcome", "steps": "steps", "duration": "duration"}
+SELECTS = (
+    ("run", "all runs"),
+    ("protocol", "all protocols"),
+    ("agent", "all agents"),
+    ("mode", "all modes"),
+    ("annotator", "all annotators"),
+)
+HEADER_SORT = {
+    "id": "created",
+    "run": "run",
+    "task": "task",
+    "protocol": "protocol",
+    "agent": "agent",
+    "outcome": "outcome",
+    "steps": "steps",
+    "duration": "duration",
+}
 
 
 class SessionsScreen(LaidOutScreen):
@@ -51,7 +64,14 @@ class SessionsScreen(LaidOutScreen):
         Binding("g", "scores", "Scores", id="sessions-scores", tooltip="scores and charts of this database"),
         Binding("r", "reload", "Reload", id="sessions-reload"),
         *back_bindings("sessions"),
-        Binding("escape", "leave", "Back", id="sessions-escape", show=False, tooltip="back, or quit on the first screen (as q does)"),
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            id="sessions-escape",
+            show=False,
+            tooltip="back, or quit on the first screen (as q does)",
+        ),
     ]
 
     def __init__(self, store, select: str | None = None, **kwargs) -> None:
@@ -128,8 +148,11 @@ class SessionsScreen(LaidOutScreen):
         if not self.rows:
             return "No sessions yet: play a task, or run a batch with `clarify-tui run`."
         if not shown:
-            return ("The only session does not match the filters above." if len(self.rows) == 1 else
-                    f"None of the {len(self.rows)} sessions match the filters above.")
+            return (
+                "The only session does not match the filters above."
+                if len(self.rows) == 1
+                else f"None of the {len(self.rows)} sessions match the filters above."
+            )
         return (
             f"{shown} of {plural(len(self.rows), 'session')} · sorted by {self.sort} {arrow}{marked} · "
             "enter replay · space mark · c compare · s sort · g scores"
@@ -170,8 +193,11 @@ class SessionsScreen(LaidOutScreen):
             self.notify(self.none_shown(), timeout=4)
 
     def none_shown(self) -> str:
-        return ("No session matches the filters above." if self.rows else
-                "No sessions yet: play a task, or run a batch with `clarify-tui run`.")
+        return (
+            "No session matches the filters above."
+            if self.rows
+            else "No sessions yet: play a task, or run a batch with `clarify-tui run`."
+        )
 
     def open_replay(self, session_id: str) -> None:
         from clarify_tui.tui.screens.replay import ReplayScreen
@@ -216,8 +242,9 @@ class SessionsScreen(LaidOutScreen):
         before = {r.id for r in self.rows}
         self.reload()
         new = sum(r.id not in before for r in self.rows)
-        self.notify(f"Reloaded: {plural(len(self.rows), 'session')}, "
-                    + (f"{new} new." if new else "nothing new."), timeout=3)
+        self.notify(
+            f"Reloaded: {plural(len(self.rows), 'session')}, " + (f"{new} new." if new else "nothing new."), timeout=3
+        )
 
     def action_back(self) -> None:
         go_back(self)

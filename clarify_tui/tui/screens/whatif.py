@@ -31,8 +31,7 @@ def _outcome_text(session: Session) -> str:
 
 def forks_of(store, parent_id: str) -> list[Session]:
     """The counterfactual forks of a session, by decision step (the latest of each)."""
-    forks = [s for s in store.sessions() if s.parent_id == parent_id and s.counterfactual
-             and s.status != "superseded"]
+    forks = [s for s in store.sessions() if s.parent_id == parent_id and s.counterfactual and s.status != "superseded"]
     return sorted(forks, key=lambda s: (s.counterfactual.get("step", 0), s.counterfactual.get("intervention", "")))
 
 
@@ -77,20 +76,25 @@ class WhatIfScreen(Screen):
         table = self.query_one("#whatif-table", DataTable)
         parent = _outcome_text(self.origin)
         if not self.forks:
-            head.update(f"Session {self.origin.id} ({parent}) has no what-if forks yet. Make them with:\n"
-                        f"  {whatif_command(self.store, self.origin.run)}")
+            head.update(
+                f"Session {self.origin.id} ({parent}) has no what-if forks yet. Make them with:\n"
+                f"  {whatif_command(self.store, self.origin.run)}"
+            )
             table.display = False
             table.disabled = True  # focused, its enter took the key: enter says there is nothing to compare
             return
         flips = sum(_outcome_text(f) != parent for f in self.forks)
-        head.update(f"Session {self.origin.id} of run {self.origin.run}: {parent}. "
-                    f"{plural(len(self.forks), 'fork')}, {flips} with another outcome. Enter: compare.")
+        head.update(
+            f"Session {self.origin.id} of run {self.origin.run}: {parent}. "
+            f"{plural(len(self.forks), 'fork')}, {flips} with another outcome. Enter: compare."
+        )
         table.add_columns("step", "was", "instead", "parent", "fork", "fork session")
         for fork in self.forks:
             cf = fork.counterfactual or {}
             instead = cf.get("intervention", "?") + (" (fallback)" if cf.get("fallback") else "")
-            table.add_row(str(cf.get("step")), str(cf.get("kind")), instead, parent, _outcome_text(fork),
-                          fork.id, key=fork.id)
+            table.add_row(
+                str(cf.get("step")), str(cf.get("kind")), instead, parent, _outcome_text(fork), fork.id, key=fork.id
+            )
         table.focus()
 
     def action_compare(self) -> None:

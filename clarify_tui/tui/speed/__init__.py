@@ -58,6 +58,7 @@ if ACTIVE and not TYPE_CHECKING:
     class Header(_Header):
         """Textual's Header, its title redrawn only when it changes."""
 else:
+
     class LaidOutScreen(Screen):
         """Stock Textual: a Screen."""
 
@@ -78,8 +79,6 @@ else:
 
     class Header(TextualHeader):
         """Stock Textual: a Header."""
-
-
 
 
 class StockScreensAhead:
@@ -129,5 +128,15 @@ def screens_ahead(app: App, builders: dict[str, tuple[str, Callable[..., Screen 
     return StockScreensAhead()
 
 
-__all__ = ["ACTIVE", "Dialog", "FastTable", "Header", "LaidOutScreen", "LightSelect", "OpenedDialog", "OpenedScreen",
-           "screens_ahead", "set_virtual_size"]
+__all__ = [
+    "ACTIVE",
+    "Dialog",
+    "FastTable",
+    "Header",
+    "LaidOutScreen",
+    "LightSelect",
+    "OpenedDialog",
+    "OpenedScreen",
+    "screens_ahead",
+    "set_virtual_size",
+]

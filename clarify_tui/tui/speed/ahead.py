@@ -224,7 +224,7 @@ class ScreensAhead:
         await self._quiet(kind, screen)
         if self.built.get(kind) is not screen:
             return
-        screen.mount_composed_widgets = functools.partial(self._mount_in_steps, screen, screen, kind)  # per instance
+        setattr(screen, "mount_composed_widgets", functools.partial(self._mount_in_steps, screen, screen, kind))  # noqa: B010 (per instance; mypy refuses a method assignment)
         with self._step(f"{kind}: register"):
             widgets = app._register(app, screen)  # what push_screen does (App._get_screen)
         await AwaitMount(screen, widgets)
@@ -279,7 +279,7 @@ class ScreensAhead:
                 await parent.mount_all(widgets[i:])
                 return
             if steps_inside(widget):
-                widget.mount_composed_widgets = functools.partial(self._mount_in_steps, widget, screen, kind)
+                setattr(widget, "mount_composed_widgets", functools.partial(self._mount_in_steps, widget, screen, kind))  # noqa: B010
             await parent.mount(widget)
             widget.__dict__.pop("mount_composed_widgets", None)
 

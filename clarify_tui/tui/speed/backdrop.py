@@ -55,8 +55,7 @@ class CachedBackdrop(ModalScreen[ResultType]):
         super().__init__(*args, **kwargs)
         self._backdrop: tuple[tuple[object, ...], list[Strip]] | None = None
 
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
-                recompose: bool = False) -> Self:
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if regions:  # the screen below changed there (Screen._compositor_refresh): draw it again
             self._backdrop = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
@@ -81,7 +80,7 @@ class CachedBackdrop(ModalScreen[ResultType]):
             self._backdrop = (key, super().render_lines(self.size.region))
         else:
             stack.pop()  # as Screen.render does: a screen further up the stack is not ours to draw
-        lines = self._backdrop[1][crop.y:crop.bottom]
+        lines = self._backdrop[1][crop.y : crop.bottom]
         if crop.x == 0 and crop.width == self.size.width:
             return lines
         return [line.crop(crop.x, crop.right) for line in lines]

@@ -22,15 +22,21 @@ _PLAIN_JUSTIFY = (None, "default", "left")
 class FastTable(DataTable):
     """DataTable with a direct path for one-line text cells (same output)."""
 
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False):
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ):
         lines = self._fast_cell(row_index, column_index, base_style, width, cursor, hover)
         if lines is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         return lines
 
-    def _fast_cell(self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool,
-                   hover: bool):
+    def _fast_cell(self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool, hover: bool):
         """The cell's lines drawn directly, cached like DataTable's, or None when this
         cell needs DataTable's general path."""
         header = row_index == -1
@@ -40,8 +46,16 @@ class FastTable(DataTable):
         column_key = self._column_locations.get_key(column_index)
         if row_key is None or column_key is None:  # not a cell of this table (DataTable's path says so)
             return None
-        cache_key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
-                     self._pseudo_class_state)
+        cache_key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
         cached = self._cell_render_cache.get(cache_key)
         if cached is not None:
             return cached
@@ -49,13 +63,20 @@ class FastTable(DataTable):
         if height != 1:
             return None
         cell = self._get_row_renderables(row_index).cells[column_index]
-        if not isinstance(cell, Text) or cell.justify not in _PLAIN_JUSTIFY or "\n" in cell.plain \
-                or "\t" in cell.plain:
+        if not isinstance(cell, Text) or cell.justify not in _PLAIN_JUSTIFY or "\n" in cell.plain or "\t" in cell.plain:
             return None
         fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
         component_style, post_style = self._get_styles_to_render_cell(
-            header, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            header,
+            False,
+            fixed,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
         pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
         pad = self.cell_padding
         inner = width - 2 * pad

@@ -57,9 +57,14 @@ class FirstFrameDrawsAll:
     def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
         """Screen._on_screen_resume ends by asking for a repaint of the whole screen, just
         after the first layout painted all of it: that one request is dropped."""
-        if (not regions and not layout and not recompose and self._first_frame_at is not None
-                and not self.__dict__.get("_resume_repaint_dropped")
-                and _caller() == "_on_screen_resume"):
+        if (
+            not regions
+            and not layout
+            and not recompose
+            and self._first_frame_at is not None
+            and not self.__dict__.get("_resume_repaint_dropped")
+            and _caller() == "_on_screen_resume"
+        ):
             self._resume_repaint_dropped = True
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)  # type: ignore[misc]
@@ -117,8 +122,13 @@ class LaidOutOnOpen(StyledAtMount):
         every widget mounted: ScreenResume comes after the mount). That one request is
         dropped once the screen is laid out at the terminal's size."""
         caller = sys._getframe(1).f_code
-        if (layout and not regions and not recompose and caller.co_name == "await_mount"
-                and caller.co_filename.endswith(AWAIT_MOUNT_FILE)
-                and self._compositor.size == self.app.size):  # type: ignore[attr-defined]
+        if (
+            layout
+            and not regions
+            and not recompose
+            and caller.co_name == "await_mount"
+            and caller.co_filename.endswith(AWAIT_MOUNT_FILE)
+            and self._compositor.size == self.app.size  # type: ignore[attr-defined]
+        ):
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)  # type: ignore[misc]

@@ -39,8 +39,9 @@ class LightSelectCurrent(SelectCurrent):
     def _label_text(self, width: int) -> list[Text]:
         shown = self.placeholder if self.label is Select.NULL else self.label
         text = shown.copy() if isinstance(shown, Text) else Text.from_markup(str(shown))
-        style = self.get_component_rich_style("select-current--value" if self.has_value
-                                              else "select-current--placeholder")
+        style = self.get_component_rich_style(
+            "select-current--value" if self.has_value else "select-current--placeholder"
+        )
         text.stylize_before(style)
         return list(text.wrap(self.app.console, max(1, width)))
 

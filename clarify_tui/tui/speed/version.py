@@ -16,7 +16,7 @@ OFF_VARIABLE = "CLARIFY_TUI_STOCK_TEXTUAL"
 
 
 def parse(text: str) -> tuple[int, ...]:
-    """"8.2.5" -> (8, 2, 5); a pre-release or local tail ends the number ("8.3.0rc1" -> (8, 3, 0))."""
+    """ "8.2.5" -> (8, 2, 5); a pre-release or local tail ends the number ("8.3.0rc1" -> (8, 3, 0))."""
     parts = []
     for part in text.split("."):
         digits = ""

@@ -15,8 +15,11 @@ from clarify_tui.models import Action, ActionKind
 from clarify_tui.tui.widgets.action_form import ActionForm
 
 KEYS = {
-    ActionKind.search: "s", ActionKind.ask: "k", ActionKind.visit: "v",
-    ActionKind.answer: "enter", ActionKind.clarify: "c",
+    ActionKind.search: "s",
+    ActionKind.ask: "k",
+    ActionKind.visit: "v",
+    ActionKind.answer: "enter",
+    ActionKind.clarify: "c",
 }
 
 
@@ -51,8 +54,9 @@ class ActionBar(Vertical):
         if self.first_form is not None:
             yield self.first_form
 
-    def set_allowed(self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False,
-                    waiting: bool = True) -> None:
+    def set_allowed(
+        self, allowed: list[ActionKind], *, k: int = 1, confidence: bool = False, waiting: bool = True
+    ) -> None:
         self.allowed, self.k, self.confidence = list(allowed), k, confidence
         hints = Text()
         if not waiting:
@@ -85,9 +89,16 @@ class ActionBar(Vertical):
                 form.focus_field()
                 return True
         self.close()
-        self.mount(ActionForm(kind, k=self.k, confidence=self.confidence, prefill=prefill,
-                              draft=self.drafts.get(kind) if prefill is None else None,
-                              opening_key=KEYS.get(kind) if by_itself else None))
+        self.mount(
+            ActionForm(
+                kind,
+                k=self.k,
+                confidence=self.confidence,
+                prefill=prefill,
+                draft=self.drafts.get(kind) if prefill is None else None,
+                opening_key=KEYS.get(kind) if by_itself else None,
+            )
+        )
         if hasattr(self.app, "key_sink"):  # until the form can take keys, keep them for it (tui/typeahead.py)
             self.typeahead = []
             self.app.key_sink = self._keep

@@ -46,8 +46,11 @@ def resolve_visit(action: Action, steps) -> Action:
     hits = searches[-1].observation.hits if searches else []
     n = int(text)
     if not 1 <= n <= len(hits):
-        raise UsageError(f"No result {n}: the last search has {len(hits)} result(s)." if searches
-                         else "No search yet: type a url, or search first and visit a result by number.")
+        raise UsageError(
+            f"No result {n}: the last search has {len(hits)} result(s)."
+            if searches
+            else "No search yet: type a url, or search first and visit a result by number."
+        )
     return action.model_copy(update={"text": hits[n - 1].url})
 
 
@@ -62,8 +65,10 @@ def parse_confidence(typed: str) -> float | None:
     except ValueError:
         value = float("nan")
     if not 0 <= value <= 100:  # nan fails too
-        raise UsageError(f"Confidence must be a number from 0 to 100, not '{typed.strip()}'; "
-                         "type it again (or leave it empty for none).")
+        raise UsageError(
+            f"Confidence must be a number from 0 to 100, not '{typed.strip()}'; "
+            "type it again (or leave it empty for none)."
+        )
     return value
 
 
@@ -114,9 +119,17 @@ class ActionForm(Vertical):
     class Cancelled(Message):
         pass
 
-    def __init__(self, kind: ActionKind, *, k: int = 1, confidence: bool = False,
-                 prefill: Action | None = None, draft: list[str] | None = None, opening_key: str | None = None,
-                 **kwargs) -> None:
+    def __init__(
+        self,
+        kind: ActionKind,
+        *,
+        k: int = 1,
+        confidence: bool = False,
+        prefill: Action | None = None,
+        draft: list[str] | None = None,
+        opening_key: str | None = None,
+        **kwargs,
+    ) -> None:
         super().__init__(classes="action-form", **kwargs)
         self.kind = kind
         self.k = k
@@ -132,18 +145,32 @@ class ActionForm(Vertical):
             yield Label(f"clarify: up to {self.k} question(s); leave all empty for no clarification (orig)")
             for i in range(self.k):
                 value = pre.items[i] if pre and i < len(pre.items) else ""
-                yield FormField(value, placeholder=f"question {i + 1}", classes="field", select_on_focus=not value,
-                                opening_key=self.opening_key if i == 0 else None)
+                yield FormField(
+                    value,
+                    placeholder=f"question {i + 1}",
+                    classes="field",
+                    select_on_focus=not value,
+                    opening_key=self.opening_key if i == 0 else None,
+                )
         else:
             yield Label(f"{self.kind.value}:")
             # a proposal being edited is not selected: typing adds to it instead of wiping it
-            yield FormField(pre.text if pre else "", placeholder=PLACEHOLDER.get(self.kind, ""), classes="field",
-                            select_on_focus=pre is None, opening_key=self.opening_key)
+            yield FormField(
+                pre.text if pre else "",
+                placeholder=PLACEHOLDER.get(self.kind, ""),
+                classes="field",
+                select_on_focus=pre is None,
+                opening_key=self.opening_key,
+            )
             if self.confidence:
                 conf = pre.confidence if pre and pre.confidence is not None else None
                 # a text field, checked on enter: a number field drops what it rejects without a word
-                yield FormField("" if conf is None else f"{conf:g}", placeholder="confidence 0-100",
-                                classes="field confidence", select_on_focus=conf is None)
+                yield FormField(
+                    "" if conf is None else f"{conf:g}",
+                    placeholder="confidence 0-100",
+                    classes="field confidence",
+                    select_on_focus=conf is None,
+                )
         error = Static(classes="form-error")  # why the form was not sent, when it was not
         error.display = False
         yield error
@@ -266,14 +293,14 @@ class ActionForm(Vertical):
             parts.pop()  # a paste ending in a line break
         fields = self.fields
         start = fields.index(field)
-        head, rest = parts[: len(fields) - start], parts[len(fields) - start:]
+        head, rest = parts[: len(fields) - start], parts[len(fields) - start :]
         if rest:  # more parts than fields: the last field keeps them all
             head[-1] = " ".join([head[-1], *rest])
         if field.selection.is_empty:
             field.insert_text_at_cursor(head[0])
         else:
             field.replace(head[0], *field.selection)
-        for target, part in zip(fields[start + 1:], head[1:]):
+        for target, part in zip(fields[start + 1 :], head[1:]):
             target.value = part
         self._focus(start + len(head) - 1)
 

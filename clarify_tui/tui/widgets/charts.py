@@ -95,8 +95,15 @@ class BarChart(Widget):
 class GroupedBars(_Chart):
     """Categories on the x axis, one bar colour per series (a legend names the series)."""
 
-    def show(self, title: str, categories: list[str], series: Mapping[str, Sequence[float | None]], *,
-             top: float | None = None, ylabel: str = "") -> None:
+    def show(
+        self,
+        title: str,
+        categories: list[str],
+        series: Mapping[str, Sequence[float | None]],
+        *,
+        top: float | None = None,
+        ylabel: str = "",
+    ) -> None:
         if not categories or not series:
             self._empty(title)
             return
@@ -108,8 +115,12 @@ class GroupedBars(_Chart):
             plt.bar(categories, values[0], color=COLORS[0], label=short(names[0]))
         else:
             # plotext's stubs say `label` and one colour; its multiple_bar takes a list of each
-            plt.multiple_bar(categories, values, labels=[short(n) for n in names],  # type: ignore[call-arg]
-                             color=list(COLORS[: len(names)]))  # type: ignore[arg-type]
+            plt.multiple_bar(
+                categories,
+                values,
+                labels=[short(n) for n in names],  # type: ignore[call-arg]
+                color=list(COLORS[: len(names)]),  # type: ignore[arg-type]
+            )
         if top is not None:
             plt.ylim(0, top)
         if ylabel:

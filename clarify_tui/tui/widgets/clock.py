@@ -56,6 +56,8 @@ class TaskClock(Static):
     def _show(self, key: tuple, text: Text) -> None:
         if key == self._shown:
             return
-        width_changed = self._shown is None or len(str(self._shown[0])) != len(str(key[0])) or key[1:] != self._shown[1:]
+        width_changed = (
+            self._shown is None or len(str(self._shown[0])) != len(str(key[0])) or key[1:] != self._shown[1:]
+        )
         self._shown = key
         self.update(text, layout=width_changed)  # same width: only this widget repaints

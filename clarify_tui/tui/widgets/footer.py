@@ -46,8 +46,7 @@ class Footer(Widget, can_focus=False):
     """The screen's keys on one line, docked at the bottom."""
 
     ALLOW_SELECT = False
-    COMPONENT_CLASSES = {"footer-key--key", "footer-key--description", "footer-key--hover",
-                         "footer-key--palette-edge"}
+    COMPONENT_CLASSES = {"footer-key--key", "footer-key--description", "footer-key--hover", "footer-key--palette-edge"}
     DEFAULT_CSS = """
     Footer {
         dock: bottom;
@@ -118,20 +117,34 @@ class Footer(Widget, can_focus=False):
             actions = list(same_group)
             if group is not None and len(actions) > 1:
                 for binding, enabled, tooltip in (multi[0] for multi in actions):
-                    entries.append(FooterEntry(binding.key, app.get_key_display(binding), "", enabled,
-                                               tooltip or binding.description, grouped=True))
+                    entries.append(
+                        FooterEntry(
+                            binding.key,
+                            app.get_key_display(binding),
+                            "",
+                            enabled,
+                            tooltip or binding.description,
+                            grouped=True,
+                        )
+                    )
                 entries.append(FooterEntry("", "", group.description))
             else:
                 for binding, enabled, tooltip in (multi[0] for multi in actions):
-                    entries.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description,
-                                               enabled, tooltip))
+                    entries.append(
+                        FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip)
+                    )
         palette = None
         if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
             found = active.get(app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _node, binding, enabled, _tooltip = found
-                palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled,
-                                      binding.tooltip or binding.description)
+                palette = FooterEntry(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                    binding.tooltip or binding.description,
+                )
         return entries, palette
 
     def _entry_text(self, entry: FooterEntry, base: Style, compact: bool) -> Text:
@@ -184,11 +197,14 @@ class Footer(Widget, can_focus=False):
             right.append_text(gap)
         room = max(0, width - right.cell_len)
         self._scroll_x = max(0, min(self._scroll_x, left.cell_len - room))
-        shown = left[self._scroll_x:self._scroll_x + room] if self._scroll_x else left
+        shown = left[self._scroll_x : self._scroll_x + room] if self._scroll_x else left
         shown.truncate(room, overflow="crop", pad=True)
         shown.stylize_before(base)
-        self._spans = [(a - self._scroll_x, b - self._scroll_x, e) for a, b, e in spans
-                       if b - self._scroll_x > 0 and a - self._scroll_x < room]
+        self._spans = [
+            (a - self._scroll_x, b - self._scroll_x, e)
+            for a, b, e in spans
+            if b - self._scroll_x > 0 and a - self._scroll_x < room
+        ]
         if palette is not None:
             self._spans.append((room + 1, width, palette))
         line = Text(no_wrap=True, overflow="crop", end="")
@@ -201,6 +217,7 @@ class Footer(Widget, can_focus=False):
         terminal) the least needed go first: disabled keys, then others from the right,
         and last the keys a person must always find (quit, help, F2/F3, skip); `?` lists
         every key. Grouped keys stay together."""
+
         def width(entry: FooterEntry) -> int:
             gap = 1 if (entry.grouped or self.compact or not entry.key) else 0
             return self._entry_text(entry, base, self.compact).cell_len + gap + (1 if entry.grouped else 0)
@@ -208,9 +225,11 @@ class Footer(Widget, can_focus=False):
         if sum(width(e) for e in entries) <= room or any(e.grouped or not e.key for e in entries):
             return entries
         kept = list(entries)
-        order = ([e for e in reversed(entries) if not e.enabled and e.key not in ALWAYS]
-                 + [e for e in reversed(entries) if e.enabled and e.key not in ALWAYS and e.key not in LATE]
-                 + [e for e in reversed(entries) if e.enabled and e.key in LATE])
+        order = (
+            [e for e in reversed(entries) if not e.enabled and e.key not in ALWAYS]
+            + [e for e in reversed(entries) if e.enabled and e.key not in ALWAYS and e.key not in LATE]
+            + [e for e in reversed(entries) if e.enabled and e.key in LATE]
+        )
         for entry in order:
             if sum(width(e) for e in kept) <= room:
                 break

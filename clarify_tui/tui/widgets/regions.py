@@ -49,8 +49,17 @@ class Regions(Horizontal):
         self.query_one("#right").border_title = self.state_title
         self.query_one("#score").display = False
 
-    def show(self, task: Task, view: AgentView, state: EpisodeState, *, reveal: bool, spoilers: bool, hidden: bool,
-             locked: bool) -> None:
+    def show(
+        self,
+        task: Task,
+        view: AgentView,
+        state: EpisodeState,
+        *,
+        reveal: bool,
+        spoilers: bool,
+        hidden: bool,
+        locked: bool,
+    ) -> None:
         """The question as `view` has it, the protocol `state` (`reveal`: judge verdicts and
         checkpoint details; `spoilers`: hidden parts of the state), and the hidden panel
         (`locked` for a person playing the agent, else shown when `hidden`)."""

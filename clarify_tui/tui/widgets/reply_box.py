@@ -23,16 +23,38 @@ class ReplyBox(Vertical, can_focus=True):
     BINDINGS = [
         Binding("y", "reply('yes')", "Yes", id="reply-yes", tooltip="InteractComp: yes"),
         Binding("n", "reply('no')", "No", id="reply-no", tooltip="InteractComp: no"),
-        Binding("i", "reply('idk')", "I don't know", id="reply-idk",
-                tooltip="InteractComp: i don't know (nothing else is accepted)"),
+        Binding(
+            "i",
+            "reply('idk')",
+            "I don't know",
+            id="reply-idk",
+            tooltip="InteractComp: i don't know (nothing else is accepted)",
+        ),
         Binding("c", "release_clue", "Release clue", id="reply-clue", tooltip="DiscoBench: release the clue"),
         Binding("u", "reply('unknown')", "Unknown", id="reply-unknown", tooltip="CTS: unknown"),
-        Binding("t", "type", "Type a reply", id="reply-type",
-                tooltip="start typing a reply (so does a letter no key uses); enter sends"),
-        Binding("pagedown", "scroll_known(1)", "More", id="reply-more", show=False,
-                tooltip="reply box: scroll what you know down when it is cut (the border says so)"),
-        Binding("pageup", "scroll_known(-1)", "Back up", id="reply-back-up", show=False,
-                tooltip="reply box: scroll what you know up"),
+        Binding(
+            "t",
+            "type",
+            "Type a reply",
+            id="reply-type",
+            tooltip="start typing a reply (so does a letter no key uses); enter sends",
+        ),
+        Binding(
+            "pagedown",
+            "scroll_known(1)",
+            "More",
+            id="reply-more",
+            show=False,
+            tooltip="reply box: scroll what you know down when it is cut (the border says so)",
+        ),
+        Binding(
+            "pageup",
+            "scroll_known(-1)",
+            "Back up",
+            id="reply-back-up",
+            show=False,
+            tooltip="reply box: scroll what you know up",
+        ),
     ]
 
     class Replied(Message):
@@ -72,7 +94,9 @@ class ReplyBox(Vertical, can_focus=True):
         elif request.kind == "clue":
             judged = "targets" if request.asked_right else "does not target"
             text.append(f"\nthe judge says this ask {judged} the current ambiguity", style="dim")
-            text.append(f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta")
+            text.append(
+                f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta"
+            )
             text.append("\nc release the clue · t type a reply", style="yellow")
         else:
             text.append("\nu unknown · t type a short answer found in the intent", style="yellow")
@@ -132,18 +156,29 @@ class ReplyBox(Vertical, can_focus=True):
         if question.max_scroll_y <= 0:
             self.border_subtitle = ""
         else:
-            more = [name for name, cut in (("↑ pgup", question.scroll_y > 0),
-                                           ("↓ pgdn", question.scroll_y < question.max_scroll_y)) if cut]
+            more = [
+                name
+                for name, cut in (
+                    ("↑ pgup", question.scroll_y > 0),
+                    ("↓ pgdn", question.scroll_y < question.max_scroll_y),
+                )
+                if cut
+            ]
             self.border_subtitle = f"more {' '.join(more)}"
 
     def action_scroll_known(self, direction: int) -> None:
         question = self.query_one("#reply-scroll")
         if question.max_scroll_y <= 0 or question.scroll_y == (question.max_scroll_y if direction > 0 else 0):
-            self.notify("Nothing more to read here: it is all on screen." if question.max_scroll_y <= 0 else
-                        ("At the end." if direction > 0 else "At the top."), timeout=4)
+            self.notify(
+                "Nothing more to read here: it is all on screen."
+                if question.max_scroll_y <= 0
+                else ("At the end." if direction > 0 else "At the top."),
+                timeout=4,
+            )
             return
-        question.scroll_relative(y=direction * max(1, question.scrollable_content_region.height - 1), animate=False,
-                                 immediate=True)
+        question.scroll_relative(
+            y=direction * max(1, question.scrollable_content_region.height - 1), animate=False, immediate=True
+        )
 
     def action_type(self) -> None:
         self.screen.set_focus(self.query_one("#reply-input", Input))

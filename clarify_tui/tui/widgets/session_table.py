@@ -20,14 +20,24 @@ from clarify_tui.tui.speed import FastTable
 
 # What a reviewer needs first: an 80-column screen shows the leading ones (key, label)
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("id", "id"), ("task", "task"), ("outcome", "outcome"), ("annotator", "annotator"), ("run", "run"),
-    ("agent", "agent"), ("mode", "mode"), ("steps", "steps"), ("active", "active"), ("duration", "duration"),
-    ("protocol", "protocol"), ("user", "user"), ("parent", "fork of"), ("note", "note"),
+    ("id", "id"),
+    ("task", "task"),
+    ("outcome", "outcome"),
+    ("annotator", "annotator"),
+    ("run", "run"),
+    ("agent", "agent"),
+    ("mode", "mode"),
+    ("steps", "steps"),
+    ("active", "active"),
+    ("duration", "duration"),
+    ("protocol", "protocol"),
+    ("user", "user"),
+    ("parent", "fork of"),
+    ("note", "note"),
 )
 NOTE_CELL = 60  # a note's first characters; replay shows it whole
 SORT_KEYS = ("created", "run", "task", "protocol", "agent", "outcome", "steps", "duration")
-OUTCOME_STYLE = {"correct": "green", "wrong": "red", "errored": "bold red", "abandoned": "yellow",
-                 "running": "cyan"}
+OUTCOME_STYLE = {"correct": "green", "wrong": "red", "errored": "bold red", "abandoned": "yellow", "running": "cyan"}
 
 
 @dataclass
@@ -62,8 +72,14 @@ class SessionRow:
     def sort_value(self, key: str) -> Any:
         s = self.session
         return {
-            "created": (s.created_at, s.id), "run": s.run, "task": s.task_id, "protocol": s.protocol.value,
-            "agent": s.agent, "outcome": self.outcome, "steps": self.steps, "duration": self.seconds(),
+            "created": (s.created_at, s.id),
+            "run": s.run,
+            "task": s.task_id,
+            "protocol": s.protocol.value,
+            "agent": s.agent,
+            "outcome": self.outcome,
+            "steps": self.steps,
+            "duration": self.seconds(),
         }[key]
 
 
@@ -177,10 +193,19 @@ class SessionTable(FastTable):
         parent = f"{s.parent_id[:8]} @{s.fork_step}" if s.parent_id else ""
         note = " ".join((s.note or "").split())
         cells = {
-            "id": Text(mark + indent + s.id, style="bold" if mark else ""), "run": s.run, "task": s.task_id,
-            "protocol": s.protocol.value, "agent": s.agent, "user": s.user, "mode": s.mode,
-            "annotator": s.annotator or "", "outcome": Text(word, style=style), "steps": str(row.steps),
-            "duration": duration(s), "active": active(s), "parent": Text(parent, style="dim"),
+            "id": Text(mark + indent + s.id, style="bold" if mark else ""),
+            "run": s.run,
+            "task": s.task_id,
+            "protocol": s.protocol.value,
+            "agent": s.agent,
+            "user": s.user,
+            "mode": s.mode,
+            "annotator": s.annotator or "",
+            "outcome": Text(word, style=style),
+            "steps": str(row.steps),
+            "duration": duration(s),
+            "active": active(s),
+            "parent": Text(parent, style="dim"),
             "note": note if len(note) <= NOTE_CELL else note[: NOTE_CELL - 1] + "…",
         }
         return [cells[key] for key, _label in COLUMNS]

@@ -211,8 +211,18 @@ class Card(NamedTuple):
     folds: bool
 
 
-def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], console: Console, width: int, *,
-              reveal: bool, expanded: bool, gap: int, after: Sequence[Step] = ()) -> Card:
+def draw_card(
+    step: Step,
+    marks: set[str],
+    style: Callable[[str], Style],
+    console: Console,
+    width: int,
+    *,
+    reveal: bool,
+    expanded: bool,
+    gap: int,
+    after: Sequence[Step] = (),
+) -> Card:
     """`step` as strips in the colours of its actor, error and replay mark (`marks`);
     `style(name)` is the trajectory's component style ("" for its own)."""
     base = style("")
@@ -226,12 +236,24 @@ def draw_card(step: Step, marks: set[str], style: Callable[[str], Style], consol
         base += Style(bgcolor=marker.bgcolor)
     folder = _Folder(expanded)
     card = _render(step, reveal, folder, after)
-    return Card(card_lines(card, console, width, base, marker=marker, gap=gap,
-                           fade=FUTURE_OPACITY if "future" in marks else None), folder.cut)
+    return Card(
+        card_lines(
+            card, console, width, base, marker=marker, gap=gap, fade=FUTURE_OPACITY if "future" in marks else None
+        ),
+        folder.cut,
+    )
 
 
-def card_lines(card: Group, console: Console, width: int, base: Style, *, marker: Style | None = None,
-               gap: int = 1, fade: float | None = None) -> list[list[Segment]]:
+def card_lines(
+    card: Group,
+    console: Console,
+    width: int,
+    base: Style,
+    *,
+    marker: Style | None = None,
+    gap: int = 1,
+    fade: float | None = None,
+) -> list[list[Segment]]:
     """A rendered card as `width`-wide lines of segments on `base`, with `gap` blank lines
     below; a `marker` (replay's current step) draws a coloured left edge, `fade` (replay's
     later steps) moves every colour that far towards the background."""

@@ -30,8 +30,9 @@ _NULL = Style.null()  # the style of the Text Rich joins the wrapped lines into
 ONE_CELL = re.compile("[\x20-\x7e\u00a1-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e]*")
 
 
-def render_lines(renderables: Sequence[RenderableType], console: Console, width: int,
-                 base: Style) -> list[list[Segment]]:
+def render_lines(
+    renderables: Sequence[RenderableType], console: Console, width: int, base: Style
+) -> list[list[Segment]]:
     """`renderables` one below the other, `width` cells wide on `base`: what
     `console.render_lines(Group(*renderables), options at width, style=base)` returns."""
     options = console.options.update_width(width)
@@ -51,10 +52,13 @@ def render_lines(renderables: Sequence[RenderableType], console: Console, width:
 def _plain_enough(text: Text, options: ConsoleOptions) -> bool:
     """Whether `text` renders as Rich's defaults do (left as is, long words folded)."""
     plain = text.plain
-    return (bool(plain) and "\t" not in plain
-            and (text.justify or options.justify or "default") == "default"
-            and (text.overflow or options.overflow or "fold") == "fold"
-            and not (options.no_wrap if text.no_wrap is None else text.no_wrap))
+    return (
+        bool(plain)
+        and "\t" not in plain
+        and (text.justify or options.justify or "default") == "default"
+        and (text.overflow or options.overflow or "fold") == "fold"
+        and not (options.no_wrap if text.no_wrap is None else text.no_wrap)
+    )
 
 
 def _text_lines(text: Text, styles: _Styles, width: int) -> list[list[Segment]]:
@@ -179,7 +183,7 @@ def _cut(plain: str, runs: list[tuple[int, int, Style]], start: int, end: int) -
             continue
         if s >= end:
             break
-        out.append(Segment(plain[max(s, start):min(e, end)], style))
+        out.append(Segment(plain[max(s, start) : min(e, end)], style))
     return out
 
 

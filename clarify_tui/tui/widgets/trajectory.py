@@ -42,8 +42,12 @@ class Trajectory(ScrollView, can_focus=True):
     the guessed step is flagged); a click unfolds or folds one card."""
 
     COMPONENT_CLASSES = {
-        "trajectory--hint", "trajectory--judge", "trajectory--error",
-        "trajectory--current", "trajectory--guess", "trajectory--guess-current",
+        "trajectory--hint",
+        "trajectory--judge",
+        "trajectory--error",
+        "trajectory--current",
+        "trajectory--guess",
+        "trajectory--guess-current",
     }
     DEFAULT_CSS = """
     Trajectory { overflow-x: hidden; overflow-y: auto; }
@@ -186,7 +190,9 @@ class Trajectory(ScrollView, can_focus=True):
     def _key_scroll(self, lines: int) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()
-        self.scroll_to(y=max(0, min(self.max_scroll_y, int(self.scroll_y) + lines)), animate=False, immediate=True, force=True)
+        self.scroll_to(
+            y=max(0, min(self.max_scroll_y, int(self.scroll_y) + lines)), animate=False, immediate=True, force=True
+        )
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         # only following the newest step or `end` pins; any scroll that leaves the end unpins
@@ -206,15 +212,22 @@ class Trajectory(ScrollView, can_focus=True):
         """What a card's lines depend on, but unfolding (a card keeps both, so a fold
         toggle draws a card once each way); an answer's icon, on the judge steps after it."""
         marks = self.marks(step.index)
-        return (id(step), width, self.reveal, "current" in marks, "guess" in marks, "future" in marks,
-                tuple(map(id, after)))
+        return (
+            id(step),
+            width,
+            self.reveal,
+            "current" in marks,
+            "guess" in marks,
+            "future" in marks,
+            tuple(map(id, after)),
+        )
 
     def _judged_by(self, step: Step) -> list[Step]:
         """The judge steps right after an answer (its verdict); nothing for other steps."""
         pos = self._position.get(step.index)
         if step.action.kind != ActionKind.answer or pos is None:
             return []
-        return list(takewhile(lambda s: s.actor == "judge", self._steps[pos + 1:]))
+        return list(takewhile(lambda s: s.actor == "judge", self._steps[pos + 1 :]))
 
     def _card(self, step: Step, width: int) -> list[list[Segment]]:
         """The card of `step` as lines `width` wide, from the cache or drawn now. A card
@@ -229,9 +242,17 @@ class Trajectory(ScrollView, can_focus=True):
         unfolded = self.expanded != (step.index in self._toggled)
         card = cards.get(unfolded)
         if card is None:
-            card = cards[unfolded] = draw_card(step, self.marks(step.index), self._style, self.app.console, width,
-                                               reveal=self.reveal, expanded=unfolded, gap=self.GAP,
-                                               after=after)
+            card = cards[unfolded] = draw_card(
+                step,
+                self.marks(step.index),
+                self._style,
+                self.app.console,
+                width,
+                reveal=self.reveal,
+                expanded=unfolded,
+                gap=self.GAP,
+                after=after,
+            )
             if not card.folds:
                 cards[not unfolded] = card
         return card.lines

@@ -68,5 +68,11 @@ class RiddleRules(Rules):
     def result(self) -> RiddleResult:
         state = self.state
         assert isinstance(state, RiddleState)
-        return RiddleResult(protocol="riddle", answer=state.answer, correct=state.correct, asks=state.asks,
-                            searches=state.searches, **self.skip_fields())
+        return RiddleResult(
+            protocol="riddle",
+            answer=state.answer,
+            correct=state.correct,
+            asks=state.asks,
+            searches=state.searches,
+            **self.skip_fields(),
+        )

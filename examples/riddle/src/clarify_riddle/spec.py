@@ -31,18 +31,28 @@ def metrics(sessions: Sequence[ScoredSession]) -> dict[str, Any]:
     }
 
 
-def score(every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]],
-          options: ScoreOptions) -> list[dict[str, Any]]:
+def score(
+    every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], options: ScoreOptions
+) -> list[dict[str, Any]]:
     return [metrics(members) for members in groups]
 
 
-def paper_tables(sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str,
-                 options: ScoreOptions) -> list[PaperTable]:
+def paper_tables(
+    sessions: Sequence[ScoredSession], settings: dict[str, dict], by: str, options: ScoreOptions
+) -> list[PaperTable]:
     """`report`'s table: one row per run (or agent), accuracy and ask rate in percent."""
-    rows = [make_row(row_label(g), [pct(g["metrics"].get("accuracy"), 1), pct(g["metrics"].get("ask_rate"), 1)], g)
-            for g in score_sessions(sessions, by=by)["groups"]]
-    return [PaperTable(key="riddle", caption="Riddle: accuracy and ask rate (%)",
-                       columns=["Run" if by == "run" else "Agent", "Acc.", "Ask rate"], rows=rows)]
+    rows = [
+        make_row(row_label(g), [pct(g["metrics"].get("accuracy"), 1), pct(g["metrics"].get("ask_rate"), 1)], g)
+        for g in score_sessions(sessions, by=by)["groups"]
+    ]
+    return [
+        PaperTable(
+            key="riddle",
+            caption="Riddle: accuracy and ask rate (%)",
+            columns=["Run" if by == "run" else "Agent", "Acc.", "Ask rate"],
+            rows=rows,
+        )
+    ]
 
 
 def run_line(done: Sequence[Session], errored: Sequence[Session]) -> str:
