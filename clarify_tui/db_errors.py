@@ -140,7 +140,21 @@ def translated(path: Path) -> Iterator[None]:
 
 
 OWN_TABLES = frozenset(
-    {"meta", "runs", "tasks", "sessions", "steps", "judgments", "search_cache", "run_leases", "claims", "campaigns"}
+    {
+        "meta",
+        "runs",
+        "tasks",
+        "sessions",
+        "steps",
+        "judgments",
+        "search_cache",
+        "run_leases",
+        "claims",
+        "campaigns",
+        "work_queues",
+        "work_items",
+        "work_answers",
+    }
 )
 
 

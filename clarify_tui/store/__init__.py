@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: opening a store builds no pydantic mod
     import sqlite_utils
 
     from clarify_tui.models import Session, Step, Task
+    from clarify_tui.store.work import WorkQueues
 
 __all__ = ["SCHEMA_VERSION", "Store", "task_key"]
 
@@ -57,6 +58,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = db_errors.connect(path, readonly)
             self._db: sqlite_utils.Database | None = None
+            self._work: WorkQueues | None = None
             # before WAL: a newer file is refused unchanged
             db_errors.retry_locked(self._check_version, also=("disk i/o error",))
             if not readonly:
@@ -70,6 +72,15 @@ class Store:
 
             self._db = sqlite_utils.Database(self.conn)
         return self._db
+
+    @property
+    def work(self) -> WorkQueues:
+        """The audit and labelling queues of this file (store/work.py), tables made on first use."""
+        if self._work is None:
+            from clarify_tui.store.work import WorkQueues
+
+            self._work = WorkQueues(self)
+        return self._work
 
     def _prepare(self, memory: bool) -> None:
         if not memory and self.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
