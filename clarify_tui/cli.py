@@ -35,6 +35,7 @@ COMMANDS = (
     "merge",
     "queue",
     "whatif",
+    "labels",
     "report",
     "backends",
     "show",
