@@ -1,0 +1,295 @@
+"""`clarify-tui labels` (issue 33, docs/labels.md): people label where the agent should have
+asked; the labels come in through a queue or a file, go out in the same format, and are
+summarised with agreement, kappa and how well they predict the `whatif` flips. No label ever
+moves a baseline score."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+
+import pytest
+
+from clarify_tui.cli import main
+from clarify_tui.labels.points import run_points
+from clarify_tui.labels.summary import auc, flips_at
+from clarify_tui.store import Store
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """An InteractComp run of a seeded coin-flip agent with its `whatif` ask forks (some flip
+    wrong to right), and a DiscoBench run without forks."""
+    db = tmp_path_factory.mktemp("labels") / "base.db"
+    assert main(["run", "--benchmark", "interactcomp", "--agent", "scripted:coin-flip", "--seed", "3",
+                 "--run", "coin", "--db", str(db)]) == 0  # fmt: skip
+    assert main(["whatif", "--run", "coin", "--seed", "3", "--db", str(db), "--format", "json"]) == 0
+    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:coin-flip", "--seed", "3",
+                 "--run", "disco", "--db", str(db)]) == 0  # fmt: skip
+    return db
+
+
+def copy_db(source, target) -> None:
+    """A consistent copy (the base's last writes may still be in its WAL)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+
+
+@pytest.fixture
+def db(base, tmp_path):
+    path = tmp_path / "l.db"
+    copy_db(base, path)
+    return path
+
+
+def export_steps(capsys, db, run: str) -> dict[str, list[dict]]:
+    code, out, _ = cli(capsys, "export", "--db", str(db), "--run", run)
+    assert code == 0
+    return {r["session"]["id"]: r["steps"] for r in map(json.loads, out.splitlines())}
+
+
+def labels_file(path, rows) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def random_labels(db, run: str, annotators=("ann", "bob", "cat"), seed: int = 5) -> list[dict]:
+    rng = random.Random(seed)
+    return [
+        {"session_id": s.id, "step": p.step, "annotator": a, "label": rng.choice(["ask", "ask", "act", "unsure"])}
+        for s, _, p in run_points(Store(db), run)
+        for a in annotators
+    ]
+
+
+def summary(capsys, db, run: str, *extra: str) -> dict:
+    code, out, err = cli(capsys, "labels", "--run", run, "--db", str(db), "--format", "json", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+# ---- the queue ------------------------------------------------------------------------------
+
+
+def test_a_queue_shows_what_the_agent_saw_before_deciding_and_never_the_outcome(db, capsys):
+    code, out, _ = cli(capsys, "labels", "--run", "disco", "--queue", "lab", "--per-item", "2", "--db", str(db))
+    assert code == 0
+    assert f"clarify-tui play --queue lab --db {db}" in out and f"clarify-tui serve --queue lab --db {db}" in out
+    assert "2 annotator(s) per item" in out
+    store = Store(db)
+    items = store.work.items("lab")
+    assert len(items) == len(run_points(store, "disco")) > 0
+    sessions = {s.id: s for s in store.sessions(runs=["disco"])}
+    for item in items:
+        p = item.payload
+        assert set(p) == {"kind", "protocol", "task_id", "language", "question", "steps", "decision"}
+        assert p["kind"] == "labels" and p["protocol"] == "discobench"
+        steps = store.steps(item.session_id)
+        decision = steps[item.step_idx]
+        assert decision.actor == "agent" and decision.action.kind.value in ("search", "answer")
+        assert p["decision"] == {"index": item.step_idx, "kind": decision.action.kind.value,
+                                 "text": decision.action.summary()}  # fmt: skip
+        assert all(s["index"] < item.step_idx for s in p["steps"])  # nothing from the decision on
+        assert {s["actor"] for s in p["steps"]} <= {"agent", "user", "environment"}  # no judge step
+        text = json.dumps(p, ensure_ascii=False)
+        assert "failed" not in text and "correct" not in text  # no checkpoint verdict, no outcome
+        # a hidden string shows only where the agent itself had met it (a user's reply, a search hit)
+        seen = (
+            " ".join(
+                f"{s.action.summary()} {s.observation.text} "
+                + " ".join(f"{h.title} {h.content}" for h in s.observation.hits)
+                for s in steps[: item.step_idx]
+                if s.actor == "agent"
+            )
+            + decision.action.summary()
+        )
+        leaked = [h for h in store.task_for(item.session_id).hidden_strings() if h in text and h not in seen]
+        assert not leaked
+        assert sessions[item.session_id].task_id == p["task_id"]
+    # the turns the agent had seen: its earlier asks with the user's replies
+    shown = [s for it in items for s in it.payload["steps"]]
+    assert any(s["actor"] == "user" and s["kind"] == "reply" for s in shown)
+    assert any(s["actor"] == "environment" and "1. " in s["text"] for s in shown)  # search results
+
+
+def test_a_seeded_sample_is_the_same_queue_again_and_resuming_adds_nothing(db, capsys):
+    code, out, _ = cli(
+        capsys, "labels", "--run", "coin", "--queue", "s1", "--sample", "5", "--seed", "7", "--db", str(db)
+    )
+    assert code == 0 and "5 new items (a seeded sample of 5 of" in out
+    cli(capsys, "labels", "--run", "coin", "--queue", "s2", "--sample", "5", "--seed", "7", "--db", str(db))
+    store = Store(db)
+    assert [i.item_id for i in store.work.items("s1")] == [i.item_id for i in store.work.items("s2")]
+    code, out, _ = cli(
+        capsys, "labels", "--run", "coin", "--queue", "s1", "--sample", "5", "--seed", "7", "--db", str(db)
+    )
+    assert code == 0 and "0 new items" in out and "5 item(s)" in out
+
+
+# ---- import and export -------------------------------------------------------------------
+
+
+def test_import_takes_the_step_index_of_the_jsonl_export_and_export_writes_it_back(db, capsys, tmp_path):
+    exported = export_steps(capsys, db, "coin")
+    sid, steps = next((sid, st) for sid, st in exported.items() if any(s["action"] == "search" for s in st))
+    index = next(s["index"] for s in steps if s["action"] == "search" and s["actor"] == "agent")
+    rows = [
+        {"session_id": sid, "step": index, "annotator": "ann", "label": "ask", "note": "the question is vague"},
+        {"session_id": sid, "step": index, "annotator": "bob", "label": "act"},
+    ]
+    path = tmp_path / "crowd.jsonl"
+    labels_file(path, rows)
+    code, out, _ = cli(capsys, "labels", "import", str(path), "--db", str(db))
+    assert code == 0 and "imported 2 labels" in out and "'import:crowd.jsonl'" in out
+    store = Store(db)
+    [item] = store.work.items("import:crowd.jsonl")
+    assert (item.session_id, item.step_idx) == (sid, index)
+    assert store.steps(sid)[index].action.kind.value == "search"  # the very step the export listed
+    assert {a.source for a in store.work.answers("import:crowd.jsonl")} == {"import"}
+    # export: the same lines back (a left-out note is null)
+    code, out, _ = cli(capsys, "labels", "export", "--run", "coin", "--db", str(db))
+    assert code == 0
+    back = [json.loads(line) for line in out.splitlines()]
+    assert back == [rows[0], {**rows[1], "note": None}]
+
+
+def test_a_whole_file_round_trips_through_export_into_another_database(db, base, capsys, tmp_path):
+    rows = random_labels(db, "coin")
+    path = tmp_path / "all.jsonl"
+    labels_file(path, rows)
+    assert cli(capsys, "labels", "import", str(path), "--db", str(db))[0] == 0
+    out_file = tmp_path / "out.jsonl"
+    code, _, err = cli(capsys, "labels", "export", "--db", str(db), "--out", str(out_file))
+    assert code == 0 and f"wrote {len(rows)} labels to {out_file}" in err
+    fresh = tmp_path / "fresh.db"  # the same sessions, no labels yet
+    copy_db(base, fresh)
+    assert cli(capsys, "labels", "import", str(out_file), "--db", str(fresh))[0] == 0
+    code, again, _ = cli(capsys, "labels", "export", "--db", str(fresh))
+    key = lambda r: (r["session_id"], r["step"], r["annotator"])  # noqa: E731
+    assert sorted(map(json.loads, again.splitlines()), key=key) == sorted(({**r, "note": None} for r in rows), key=key)
+    assert summary(capsys, fresh, "coin") == summary(capsys, db, "coin")
+
+
+def test_importing_twice_adds_nothing_and_a_changed_label_is_reported_not_overwritten(db, capsys, tmp_path):
+    rows = random_labels(db, "coin", annotators=("ann",))[:3]
+    path = tmp_path / "a.jsonl"
+    labels_file(path, rows)
+    assert "imported 3 labels" in cli(capsys, "labels", "import", str(path), "--db", str(db))[1]
+    code, out, _ = cli(capsys, "labels", "import", str(path), "--db", str(db))
+    assert code == 0 and "imported 0 labels" in out and "3 already there" in out
+    changed = [{**rows[0], "label": "act" if rows[0]["label"] != "act" else "ask"}, *rows[1:]]
+    labels_file(path, changed)
+    code, out, err = cli(capsys, "labels", "import", str(path), "--db", str(db))
+    assert code == 0 and "1 differing from a label already stored, not imported" in out
+    assert f"{path}:1: ann labelled step {rows[0]['step']}" in err and "that label is kept" in err
+    [first] = [
+        a for a in Store(db).work.answers(run="coin") if a.item_id == f"{rows[0]['session_id']}:{rows[0]['step']}"
+    ]
+    assert first.answer["label"] == rows[0]["label"]
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ("{not json", "not JSON"),
+        ('{"session_id": "S", "step": 0, "annotator": "ann"}', "missing label"),
+        ('{"session_id": "S", "step": 0, "annotator": "ann", "label": "maybe"}', "label 'maybe' is not one of"),
+        ('{"session_id": "S", "step": "0", "annotator": "ann", "label": "ask"}', "step must be an integer"),
+        ('{"session_id": "nope", "step": 0, "annotator": "ann", "label": "ask"}', "no session 'nope'"),
+        ('{"session_id": "S", "step": 999, "annotator": "ann", "label": "ask"}', "is no decision point"),
+    ],
+)
+def test_a_malformed_line_names_file_and_line_and_nothing_is_imported(db, capsys, tmp_path, bad, message):
+    rows = random_labels(db, "coin", annotators=("ann",))[:2]
+    sid = rows[0]["session_id"]
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n" + bad.replace('"S"', f'"{sid}"') + "\n" + json.dumps(rows[1]) + "\n")
+    code, _, err = cli(capsys, "labels", "import", str(path), "--db", str(db))
+    assert code == 2 and f"{path}:2:" in err and message in err and "Traceback" not in err
+    assert Store(db).work.answers(run="coin") == [] and Store(db).work.queues() == []
+
+
+# ---- the summary -------------------------------------------------------------------------------
+
+
+def test_the_summary_counts_agreement_kappa_and_the_share_that_needed_an_ask(db, capsys, tmp_path):
+    points = run_points(Store(db), "disco")
+    rows = []
+    for i, (s, _, p) in enumerate(points):  # two people who agree on all but the first point
+        rows.append({"session_id": s.id, "step": p.step, "annotator": "ann", "label": "ask" if i % 2 else "act"})
+        b = ("act" if i % 2 else "ask") if i == 0 else ("ask" if i % 2 else "act")
+        rows.append({"session_id": s.id, "step": p.step, "annotator": "bob", "label": b})
+    path = tmp_path / "two.jsonl"
+    labels_file(path, rows)
+    cli(capsys, "labels", "import", str(path), "--db", str(db))
+    s = summary(capsys, db, "disco")
+    n = len(points)
+    assert s["n_labels"] == 2 * n and s["annotators"] == ["ann", "bob"]
+    assert s["points_labelled"] == s["decision_points"] == n
+    assert s["agreement"] == pytest.approx((n - 1) / n)
+    assert s["kappa_method"] == "cohen" and s["kappa_ci95"] is not None and -1 <= s["kappa"] <= 1
+    asks = sum(1 for i in range(n) if i % 2)  # both say ask; on the first point only bob does (1 of 2: no majority)
+    assert s["needed_ask"]["points"] == asks and s["needed_ask"]["share"] == pytest.approx(asks / n)
+    assert s["label_shares"]["ask"] == pytest.approx(sum(r["label"] == "ask" for r in rows) / len(rows))
+    # no whatif fork in this run: null, not 0
+    assert s["auc_vs_flips"] is None and s["auc_vs_flips_ci95"] is None
+    code, out, _ = cli(capsys, "labels", "--run", "disco", "--db", str(db))
+    assert "Cohen's kappa [95% CI]" in out and "auc_vs_flips [95% CI]" in out
+    assert "auc_vs_flips: - = no `whatif` ask fork at a labelled point" in out
+
+
+def test_auc_vs_flips_ranks_the_points_where_asking_flipped_the_outcome(db, capsys, tmp_path):
+    store = Store(db)
+    flips = flips_at(store, "coin")
+    assert any(flips.values()) and not all(flips.values())  # the seeded run has both kinds of fork
+    # people who say `ask` exactly where asking turned wrong into right: a perfect ranking
+    rows = [
+        {"session_id": sid, "step": step, "annotator": a, "label": "ask" if improved else "act"}
+        for (sid, step), improved in flips.items()
+        for a in ("ann", "bob")
+    ]
+    path = tmp_path / "perfect.jsonl"
+    labels_file(path, rows)
+    cli(capsys, "labels", "import", str(path), "--db", str(db))
+    s = summary(capsys, db, "coin")
+    assert s["auc_vs_flips"] == 1.0 and s["auc_vs_flips_ci95"] == [1.0, 1.0]
+    assert s["fork_points"] == {"labelled_with_ask_fork": len(flips), "improved": sum(flips.values())}
+    assert s["kappa"] == 1.0
+
+
+def test_auc_is_mann_whitney_with_ties_counting_half():
+    assert auc([0.9, 0.1], [True, False]) == 1.0
+    assert auc([0.1, 0.9], [True, False]) == 0.0
+    assert auc([0.5, 0.5, 0.2], [True, False, False]) == 0.75
+    assert auc([0.5, 0.5], [True, True]) is None  # one class: undefined, never 0.5
+
+
+def test_labels_never_move_a_baseline_score(db, capsys, tmp_path):
+    def score() -> str:
+        code, out, _ = cli(capsys, "score", "--db", str(db), "--format", "json")
+        assert code == 0
+        return out
+
+    before = score()
+    path = tmp_path / "l.jsonl"
+    labels_file(path, random_labels(db, "coin") + random_labels(db, "disco"))
+    assert cli(capsys, "labels", "import", str(path), "--db", str(db))[0] == 0
+    cli(capsys, "labels", "--run", "coin", "--queue", "people", "--db", str(db))
+    assert score() == before
+
+
+def test_usage_mistakes_are_one_line(db, capsys):
+    assert cli(capsys, "labels", "--db", str(db))[0] == 2
+    code, _, err = cli(capsys, "labels", "--run", "nope", "--db", str(db))
+    assert code == 2 and "no run 'nope'" in err
+    code, _, err = cli(capsys, "labels", "import", "--db", str(db))
+    assert code == 2 and "give the file" in err
+    code, out, _ = cli(capsys, "labels", "--run", "coin", "--db", str(db))
+    assert code == 0 and "no labels for run 'coin' yet" in out
