@@ -293,3 +293,55 @@ def test_usage_mistakes_are_one_line(db, capsys):
     assert code == 2 and "give the file" in err
     code, out, _ = cli(capsys, "labels", "--run", "coin", "--db", str(db))
     assert code == 0 and "no labels for run 'coin' yet" in out
+
+
+# ---- merge: labels are people's work ------------------------------------------------------------
+
+
+def answers_of(db) -> dict[tuple[str, str, str], dict]:
+    return {(a.queue, a.item_id, a.annotator): a.answer for a in Store(db).work.answers()}
+
+
+def test_merge_carries_every_queue_and_answer_and_reports_differing_answers(base, capsys, tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    copy_db(base, a)
+    copy_db(base, b)
+    rows = random_labels(a, "coin", annotators=("ann",))[:4]
+    path = tmp_path / "crowd.jsonl"
+    labels_file(path, rows)
+    assert cli(capsys, "labels", "import", str(path), "--db", str(a))[0] == 0
+    changed = [{**rows[0], "label": "unsure" if rows[0]["label"] != "unsure" else "act"}, *rows[1:3]]
+    labels_file(path, changed)  # the same file name, one label changed, on another machine
+    assert cli(capsys, "labels", "import", str(path), "--db", str(b))[0] == 0
+    # a person's queue in each file, of one name but for different runs
+    assert cli(capsys, "labels", "--run", "coin", "--queue", "people", "--db", str(a))[0] == 0
+    assert cli(capsys, "labels", "--run", "disco", "--queue", "people", "--db", str(b))[0] == 0
+    for db, who in ((a, "cat"), (b, "dan")):
+        store = Store(db)
+        item = store.work.next_item("people", who)
+        assert store.work.record_answer("people", item.item_id, who, {"label": "ask", "note": who})
+        store.close()
+
+    out_db = tmp_path / "all.db"
+    code, out, err = cli(capsys, "merge", str(a), str(b), "--out", str(out_db))
+    assert code == 1  # something needs a look: the differing answer
+    assert "work_answers" in out
+    item = f"{rows[0]['session_id']}:{rows[0]['step']}"
+    assert "1 answer(s) differ between files" in err
+    assert f"queue 'import:crowd.jsonl', item {item}, ann: " in err
+    assert f'"label": "{rows[0]["label"]}"' in err and f'"label": "{changed[0]["label"]}"' in err
+    assert "queue 'people' of run 'disco' merged as 'people~2'" in err
+    merged = answers_of(out_db)
+    # every answer of both files is there, under its queue (the clash kept apart)
+    assert len([k for k in merged if k[0] == "import:crowd.jsonl"]) == 4
+    assert [v["note"] for k, v in merged.items() if k[0] == "people"] == ["cat"]
+    assert [v["note"] for k, v in merged.items() if k[0] == "people~2"] == ["dan"]
+    store = Store(out_db)
+    assert store.work.queue("people~2").run == "disco" and store.work.queue("people").run == "coin"
+    assert summary(capsys, out_db, "disco")["annotators"] == ["dan"]
+    # again, and in the other order: nothing new, the same answers
+    assert cli(capsys, "merge", str(b), str(a), "--out", str(out_db))[0] == 1
+    assert answers_of(out_db) == merged
+    other = tmp_path / "other.db"
+    cli(capsys, "merge", str(b), str(a), "--out", str(other))
+    assert answers_of(other) == merged

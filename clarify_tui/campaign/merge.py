@@ -12,7 +12,9 @@ What is merged, and how it is matched:
   content) so the output does not depend on the order of the arguments; runs by name,
   except that independent runs sharing a name are kept apart (run_identity.py: the later
   one is renamed NAME~2 and reported; `pool=True` pools them); the search cache by its
-  key; campaign definitions by run. Claims and run leases are live state, not merged.
+  key; campaign definitions by run. Claims and run leases are live state, not merged;
+- work queues (audit and labelling queues, their items, people's answers): merge_work.py;
+  no answer is dropped, and an annotator's differing answers to one item are reported.
 
 The output is written in one transaction, so merging the same files again changes nothing.
 Input files are opened read-only.
@@ -30,6 +32,7 @@ from pathlib import Path
 
 from clarify_tui import db_errors
 from clarify_tui.atomic_write import remove_leftovers, temporary_name
+from clarify_tui.campaign.merge_work import merge_work
 from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
 from clarify_tui.errors import StoreError, UsageError
 from clarify_tui.store import SCHEMA_VERSION
@@ -48,6 +51,8 @@ class MergeReport:
     present: int = 0  # sessions already in the output (or another input), identical
     conflicts: dict[str, list[str]] = field(default_factory=dict)  # session id -> files
     renamed: list[Rename] = field(default_factory=list)  # independent runs kept apart
+    queues_renamed: list[str] = field(default_factory=list)  # work queues of one name kept apart
+    answer_conflicts: list[str] = field(default_factory=list)  # an annotator's differing answers to one item
 
     def add(self, table: str, n: int = 1) -> None:
         self.added[table] = self.added.get(table, 0) + n
@@ -243,6 +248,10 @@ def _merge_into(
                 judgments += rows(sources[n], "SELECT * FROM judgments WHERE session_id=?", [sid])
         for judgment in sorted(judgments, key=_judgment_order):
             report.add("judgments", _insert_judgment(dest, judgment))
+    work = merge_work(dest, sources, runs_as)
+    for table, count in work.added.items():
+        report.add(table, count)
+    report.queues_renamed, report.answer_conflicts = work.renamed, work.conflicts
     return report
 
 

@@ -3,7 +3,9 @@
 Sessions, steps, judgments, tasks, runs and recorded searches are merged by id; a session
 that differs between files is reported and left out; the tasks must be the same release;
 independent runs that share a name are kept apart (renamed, reported) unless --pool.
-Exit 0 when everything merged, 1 when some sessions conflicted (the rest is merged).
+Audit and labelling queues come along with every answer people gave (an annotator's
+differing answers to one item in two files are listed).
+Exit 0 when everything merged, 1 when some sessions or answers conflicted (the rest is merged).
 """
 
 from __future__ import annotations
@@ -40,9 +42,19 @@ def main(args: argparse.Namespace) -> int:
     print(f"{args.out}: added {added}; {report.present} session(s) already there")
     for r in report.renamed:
         print(f"renamed: {r.source}: run '{r.old}' merged as '{r.new}': {r.why}; --pool pools them", file=sys.stderr)
+    for line in report.queues_renamed:
+        print(f"renamed: {line}", file=sys.stderr)
+    if report.answer_conflicts:
+        print(
+            f"{len(report.answer_conflicts)} answer(s) differ between files for the same queue, item and annotator "
+            "(the one already in the output, else the earliest, is kept; every file's is listed):",
+            file=sys.stderr,
+        )
+        for line in report.answer_conflicts:
+            print(f"  {line}", file=sys.stderr)
     if report.conflicts:
         print(f"{len(report.conflicts)} session(s) differ between files and were NOT merged:", file=sys.stderr)
         for sid, files in sorted(report.conflicts.items()):
             print(f"  {sid}: {', '.join(files)}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if report.answer_conflicts else 0

@@ -1,0 +1,125 @@
+"""Merging the work queues (store/work.py: audit and labelling queues, their items and the
+answers people gave) as part of `clarify-tui merge`.
+
+An answer is a person's work: none is dropped. How rows are matched:
+- queues by name. The same name for the same kind and run (after the run renames of
+  run_identity.py) is one queue; the same name for another kind or run is another queue,
+  kept apart as NAME~2 (reported), with its items and answers;
+- items by (queue, item id); an item is derived from its session, so the first copy is kept;
+- answers by (queue, item, annotator). Copies that agree are one answer. Copies that
+  disagree are reported with every file's answer; the one already in the output, else the
+  earliest (then by content), is kept, as `record_answer` keeps a person's first answer.
+Rows are taken in time order (then content), so the output does not depend on the order
+of the arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clarify_tui import db_errors
+from clarify_tui.store.work import create_tables
+
+OUTPUT = "(output)"
+
+
+@dataclass
+class WorkMerge:
+    added: dict[str, int] = field(default_factory=dict)
+    renamed: list[str] = field(default_factory=list)  # queue name clashes kept apart
+    conflicts: list[str] = field(default_factory=list)  # an annotator's differing answers to one item
+
+
+def _rows(conn: sqlite3.Connection, table: str) -> list[dict]:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", [table]).fetchone():
+        return []
+    conn.row_factory = sqlite3.Row
+    return [dict(r) for r in conn.execute(f'SELECT * FROM "{table}"')]
+
+
+def _order(found: tuple[str, dict]) -> tuple:
+    row = found[1]
+    return (str(row.get("created_at") or ""), json.dumps(row, sort_keys=True, default=str))
+
+
+def _insert(dest: sqlite3.Connection, table: str, row: dict) -> int:
+    names = ", ".join(f'"{c}"' for c in row)
+    marks = ", ".join("?" for _ in row)
+    return dest.execute(f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({marks})', list(row.values())).rowcount
+
+
+def _free(name: str, taken: dict) -> str:
+    n = 2
+    while f"{name}~{n}" in taken:
+        n += 1
+    return f"{name}~{n}"
+
+
+def _answer_text(raw: str | None) -> str:
+    try:
+        answer = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return str(raw)
+    return json.dumps(answer, sort_keys=True, ensure_ascii=False)
+
+
+def merge_work(
+    dest: sqlite3.Connection, sources: dict[str, sqlite3.Connection], runs_as: dict[str, dict[str, str]]
+) -> WorkMerge:
+    """Copy the work tables of `sources` into `dest` (inside the caller's transaction)."""
+    out = WorkMerge()
+    create_tables(dest)
+    read: dict[str, dict[str, list[dict]]] = {}
+    for name, conn in sources.items():
+        with db_errors.translated(Path(name)):
+            read[name] = {t: _rows(conn, t) for t in ("work_queues", "work_items", "work_answers")}
+    taken = {r["name"]: (r["kind"], r["run"]) for r in _rows(dest, "work_queues")}
+    as_name: dict[tuple[str, str], str] = {}  # (file, queue) -> its name in the output
+    queues = [(f, q) for f, tables in read.items() for q in tables["work_queues"]]
+    for f, q in sorted(queues, key=_order):
+        row = {**q, "run": runs_as.get(f, {}).get(q["run"], q["run"])}
+        ident = (row["kind"], row["run"])
+        name = row["name"]
+        if name in taken and taken[name] != ident:
+            same = [n for n, i in taken.items() if i == ident and n.split("~")[0] == name]
+            new = same[0] if same else _free(name, taken)
+            if not same:
+                out.renamed.append(
+                    f"{f}: {row['kind']} queue '{name}' of run '{row['run']}' merged as '{new}' (the name holds "
+                    f"a {taken[name][0]} queue of run '{taken[name][1]}')"
+                )
+            name = new
+        as_name[(f, q["name"])] = name
+        if name not in taken:
+            taken[name] = ident
+            out.added["work_queues"] = out.added.get("work_queues", 0) + _insert(
+                dest, "work_queues", {**row, "name": name}
+            )
+    items = [(f, i) for f, tables in read.items() for i in tables["work_items"]]
+    for f, item in sorted(items, key=lambda found: (found[1].get("position") or 0, _order(found))):
+        row = {**item, "queue": as_name.get((f, item["queue"]), item["queue"])}
+        out.added["work_items"] = out.added.get("work_items", 0) + _insert(dest, "work_items", row)
+    _merge_answers(dest, read, as_name, out)
+    return out
+
+
+def _merge_answers(dest: sqlite3.Connection, read: dict, as_name: dict, out: WorkMerge) -> None:
+    versions: dict[tuple[str, str, str], list[tuple[str, dict]]] = {}
+    for r in _rows(dest, "work_answers"):
+        versions.setdefault((r["queue"], r["item_id"], r["annotator"]), []).append((OUTPUT, r))
+    for f, tables in read.items():
+        for r in tables["work_answers"]:
+            row = {**r, "queue": as_name.get((f, r["queue"]), r["queue"])}
+            versions.setdefault((row["queue"], row["item_id"], row["annotator"]), []).append((f, row))
+    for (queue, item, annotator), found in versions.items():
+        answers = {_answer_text(r["answer"]) for _, r in found}
+        if len(answers) > 1:
+            every = "; ".join(f"{f}: {_answer_text(r['answer'])}" for f, r in sorted(found, key=_order))
+            out.conflicts.append(f"queue '{queue}', item {item}, {annotator}: {every}")
+        if any(f == OUTPUT for f, _ in found):
+            continue  # the output's answer stays
+        _, first = sorted(found, key=_order)[0]
+        out.added["work_answers"] = out.added.get("work_answers", 0) + _insert(dest, "work_answers", first)
