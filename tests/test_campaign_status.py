@@ -235,3 +235,37 @@ def test_a_visitors_own_progress_counts_as_queue_status_does(campaign_db):
     both_agree()
     dan = annotator_progress(campaign_db, RUN, list(TASKS), 2, "dan")  # new: only t3 has fewer than 2 others
     assert (dan.done, dan.in_progress, dan.remaining) == (0, 0, 1)
+
+
+def test_queue_status_says_how_many_more_tasks_narrow_the_baselines_ci(campaign_db, capsys):
+    """Campaign planning (issue 33): the pooled human baseline is 5 of 7 graded sessions right
+    (ana 2/3, bob 3/3, cy 0/1); the tasks still needed for a 95% Wilson CI 0.3 wide, at the
+    same accuracy and two annotators a task, and each annotator's own."""
+    from clarify_tui.metrics.stats import wilson_interval
+
+    def needed(p: float, width: float) -> int:  # by brute force, over the interval `score` prints
+        n = 1
+        while (lambda lo_hi: lo_hi[1] - lo_hi[0])(wilson_interval(p * n, n)) > width:
+            n += 1
+        return n
+
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--format", "json", "--ci-width", "0.3"]) == 0
+    plan = json.loads(capsys.readouterr().out)["planning"]
+    assert plan["ci_width"] == 0.3 and "accuracy stays" in plan["assumption"]
+    n = needed(5 / 7, 0.3)
+    base = plan["baseline"]
+    assert (base["graded"], base["sessions_needed"]) == (7, n) and base["accuracy"] == pytest.approx(5 / 7)
+    assert base["more_tasks"] == -(-(n - 7) // 2) > 0
+    assert plan["annotators"]["ana"]["more_tasks"] == needed(2 / 3, 0.3) - 3
+    assert plan["annotators"]["cy"]["more_tasks"] == needed(0.0, 0.3) - 1
+
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--ci-width", "0.3"]) == 0
+    out = capsys.readouterr().out
+    assert f"for 0.3: about {base['more_tasks']} more tasks at 2 annotator(s) per task ({n} graded sessions" in out
+    assert "human baseline: accuracy 0.71 over 7 graded sessions" in out and "+tasks (0.3)" in out
+    # the default width is said, and a width that is no width is refused in one line
+    assert cli_main(["queue", "status", RUN, "--db", str(campaign_db)]) == 0
+    assert "for 0.2: about" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--ci-width", "2"])
+    assert "between 0 and 1" in capsys.readouterr().err

@@ -7,6 +7,12 @@ pauses excluded; for a running session the time of its recorded actions), and ac
 so far with its 95 % interval (metrics/intervals.py). With K >= 2 annotators per task:
 the agreement on correctness among tasks that K annotators finished, Fleiss' kappa, and
 Cohen's kappa for each pair of annotators over the tasks both finished.
+
+Campaign planning (`planning`): how many more tasks would bring the 95 % Wilson interval of
+the human baseline's accuracy (every annotator's graded sessions pooled) down to a width the
+organiser sets (`--ci-width`, default DEFAULT_CI_WIDTH), and each annotator's own interval;
+assuming the accuracy stays what it is so far (the interval's width depends on it). Pooled
+sessions of one task by K people are counted as K trials, as the interval shown counts them.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from typing import TYPE_CHECKING, TypedDict
 from clarify_tui import db_errors
 from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
 from clarify_tui.protocols import registry
+
+DEFAULT_CI_WIDTH = 0.2  # a 95 % interval of +-10 accuracy points
 
 if TYPE_CHECKING:  # imported when a status is computed (metrics are not needed to claim)
     from clarify_tui.metrics.intervals import CohenPair
@@ -76,6 +84,51 @@ class CampaignStatus(TypedDict):
     annotators: list[AnnotatorRow]
     duplicates: list[str]  # sessions completed twice: the later one left out (metrics/once.py)
     agreement: PairedAgreement | None  # with two or more annotators per task
+    planning: Planning
+
+
+class PlanRow(TypedDict):
+    """How far one accuracy's 95 % Wilson interval is from the width wanted."""
+
+    graded: int
+    accuracy: float | None
+    width: float | None  # the interval's width now (None: nothing graded)
+    sessions_needed: int | None  # graded sessions for the wanted width at this accuracy
+    more_tasks: int | None  # tasks still to play for it (0: already narrow enough)
+
+
+class Planning(TypedDict):
+    ci_width: float
+    assumption: str
+    baseline: PlanRow  # every annotator's graded sessions pooled
+    annotators: dict[str, PlanRow]
+
+
+def plan_row(correct: int, graded: int, width: float, per_task: int = 1) -> PlanRow:
+    """`more_tasks`: the graded sessions still missing, `per_task` of them a task."""
+    from clarify_tui.metrics.intervals import trials_for_width, wilson_width
+
+    if not graded:
+        return {"graded": 0, "accuracy": None, "width": None, "sessions_needed": None, "more_tasks": None}
+    p = correct / graded
+    needed = trials_for_width(p, width)
+    more = None if needed is None else max(0, needed - graded)
+    return {
+        "graded": graded,
+        "accuracy": p,
+        "width": wilson_width(p, graded),
+        "sessions_needed": needed,
+        "more_tasks": None if more is None else -(-more // per_task),
+    }
+
+
+def planning(people: list[AnnotatorProgress], width: float, per_task: int) -> Planning:
+    return {
+        "ci_width": width,
+        "assumption": "the accuracy stays what it is so far; 95% Wilson interval over graded sessions",
+        "baseline": plan_row(sum(p.correct for p in people), sum(p.graded for p in people), width, per_task),
+        "annotators": {p.annotator: plan_row(p.correct, p.graded, width) for p in people},
+    }
 
 
 def _row(p: AnnotatorProgress) -> AnnotatorRow:
@@ -185,7 +238,12 @@ def annotator_progress(
 
 
 def campaign_status(
-    path: Path, run: str, task_ids: list[str], per_task: int, timeout: float = DEFAULT_TIMEOUT
+    path: Path,
+    run: str,
+    task_ids: list[str],
+    per_task: int,
+    timeout: float = DEFAULT_TIMEOUT,
+    ci_width: float = DEFAULT_CI_WIDTH,
 ) -> CampaignStatus:
     """The status object (`--format json`); see the module docstring."""
     from clarify_tui.metrics.intervals import agreement, pairwise_cohen, wilson
@@ -255,4 +313,5 @@ def campaign_status(
         "annotators": [_row(p) for p in sorted(people.values(), key=lambda p: p.annotator)],
         "duplicates": [d.describe() for d in duplicates],
         "agreement": {**agreement(ratings, per_task), "pairs": pairwise_cohen(by_task)} if per_task >= 2 else None,
+        "planning": planning(sorted(people.values(), key=lambda p: p.annotator), ci_width, per_task),
     }

@@ -18,7 +18,7 @@ from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
 
 if TYPE_CHECKING:
-    from clarify_tui.campaign.status import CampaignStatus
+    from clarify_tui.campaign.status import CampaignStatus, PlanRow
     from clarify_tui.commands.common import Subparsers
 
 
@@ -40,14 +40,32 @@ def register(sub: Subparsers) -> None:
     s.add_argument("--limit", type=task_limit, default=None, metavar="N|A-B")
     s.add_argument("--shuffle", type=int, default=None, metavar="SEED")
     s.add_argument(
+        "--ci-width",
+        type=_width,
+        default=None,
+        metavar="W",
+        help="campaign planning: how many more tasks bring the 95%% CI of the human baseline's accuracy "
+        "to this width (default 0.2, i.e. +-10 points), if accuracy stays as it is so far",
+    )
+    s.add_argument(
         "--format", default="table", choices=("table", "json"), help="table (plain columns when piped) or json"
     )
     s.set_defaults(func=status)
 
 
+def _width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a CI width such as 0.1)") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is no CI width of an accuracy: give a number between 0 and 1")
+    return value
+
+
 def status(args: argparse.Namespace) -> int:
     from clarify_tui.campaign.claims import load_campaign
-    from clarify_tui.campaign.status import campaign_status
+    from clarify_tui.campaign.status import DEFAULT_CI_WIDTH, campaign_status
 
     path = db_path(args)
     if not path.is_file():
@@ -68,7 +86,8 @@ def status(args: argparse.Namespace) -> int:
     per_task = args.per_task or campaign.per_task
     if per_task < 1:
         raise UsageError("--per-task must be at least 1")
-    report = campaign_status(path, args.run, campaign.task_ids, per_task)
+    width = DEFAULT_CI_WIDTH if args.ci_width is None else args.ci_width
+    report = campaign_status(path, args.run, campaign.task_ids, per_task, ci_width=width)
     for line in report["duplicates"]:
         print(f"warning: {line}", file=sys.stderr)
     if args.format == "json":
@@ -99,7 +118,11 @@ def print_status(report: CampaignStatus) -> None:
         box=box.SIMPLE_HEAD,
     )
     table.add_column("annotator", overflow="fold")
-    for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n") + (("CTS",) if cts else ()):
+    plan = report["planning"]
+    wanted = f"+tasks ({plan['ci_width']:g})"
+    for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n", wanted) + (
+        ("CTS",) if cts else ()
+    ):
         table.add_column(name, justify="right", no_wrap=True)
     for a in report["annotators"]:
         ci = a["accuracy_ci95"]
@@ -114,13 +137,16 @@ def print_status(report: CampaignStatus) -> None:
             "-" if a["accuracy"] is None else f"{a['accuracy']:.2f}",
             "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]",
             str(a["graded"]),
+            _more(plan["annotators"].get(a["annotator"])),
             *(["-" if a["restore_score_mean"] is None else f"{a['restore_score_mean']:.1f}"] if cts else []),
         )
     console.print(table)
     console.print(
         "[dim]playing: a running session or a live claim; left: tasks still open to them; "
-        "time: the task clock, pauses excluded; 95% CI: Wilson[/dim]"
+        f"time: the task clock, pauses excluded; 95% CI: Wilson; +tasks ({plan['ci_width']:g}): tasks more for "
+        f"a 95% CI {plan['ci_width']:g} wide, if their accuracy stays as it is[/dim]"
     )
+    console.print(plan_line(report))
     agreement = report.get("agreement")
     if agreement:
         share = "-" if agreement["all_agree"] is None else f"{agreement['all_agree']:.2f}"
@@ -134,3 +160,30 @@ def print_status(report: CampaignStatus) -> None:
             console.print(
                 f"  {' & '.join(pair['annotators'])}: Cohen's kappa {value} over {pair['tasks']} shared task(s)"
             )
+
+
+def _more(row: PlanRow | None) -> str:
+    if row is None or row["more_tasks"] is None:
+        return "-"
+    return str(row["more_tasks"])
+
+
+def plan_line(report: CampaignStatus) -> str:
+    """The campaign-planning sentence: the pooled baseline's CI and the tasks still needed."""
+    plan = report["planning"]
+    row, width = plan["baseline"], plan["ci_width"]
+    if row["accuracy"] is None or row["width"] is None:
+        return f"human baseline: no graded session yet, so no estimate of the tasks a 95% CI {width:g} wide needs"
+    head = (
+        f"human baseline: accuracy {row['accuracy']:.2f} over {plural(row['graded'], 'graded session')}, "
+        f"95% CI {row['width']:.2f} wide"
+    )
+    if row["more_tasks"] is None:
+        return f"{head}; no number of tasks brings it to {width:g}"
+    if row["more_tasks"] == 0:
+        return f"{head}: already at most {width:g}"
+    return (
+        f"{head}; for {width:g}: about {plural(row['more_tasks'], 'more task')} at {report['per_task']} "
+        f"annotator(s) per task ({row['sessions_needed']} graded sessions in all), if accuracy stays "
+        f"{row['accuracy']:.2f}"
+    )

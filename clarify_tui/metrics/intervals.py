@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import TypedDict
 
 from clarify_tui.metrics.records import ScoredSession
@@ -114,3 +115,28 @@ def _cohen(table: list[list[int]], n: int) -> float | None:
         return None
     value = cohen_kappa(table)
     return None if math.isnan(value) else value
+
+
+def wilson_width(p: float, n: int, alpha: float = ALPHA) -> float:
+    """The width of the Wilson interval of a proportion `p` over `n` trials (n > 0); `p` may
+    be any share (the successes need not be a whole number: a planned sample)."""
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    denom = 1.0 + z * z / n
+    return 2.0 * z * math.sqrt(p * (1.0 - p) / n + z * z / (4 * n * n)) / denom
+
+
+def trials_for_width(p: float, width: float, alpha: float = ALPHA, most: int = 10**9) -> int | None:
+    """The fewest trials whose Wilson interval of proportion `p` is at most `width` wide
+    (the width falls as n grows, for any fixed p); None past `most`."""
+    if not 0.0 < width:
+        return None
+    if wilson_width(p, most, alpha) > width:
+        return None
+    lo, hi = 1, most  # width(hi) <= width; find the first such n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if wilson_width(p, mid, alpha) <= width:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
