@@ -345,3 +345,41 @@ def test_merge_carries_every_queue_and_answer_and_reports_differing_answers(base
     other = tmp_path / "other.db"
     cli(capsys, "merge", str(b), str(a), "--out", str(other))
     assert answers_of(other) == merged
+
+
+# ---- report --labels / --audit ------------------------------------------------------------------
+
+
+def test_report_labels_adds_the_summarys_numbers_to_the_runs_row_and_a_dash_where_there_are_none(db, capsys, tmp_path):
+    path = tmp_path / "l.jsonl"
+    labels_file(path, random_labels(db, "coin"))
+    cli(capsys, "labels", "import", str(path), "--db", str(db))
+    s = summary(capsys, db, "coin", "--bootstrap", "500")
+    code, plain, _ = cli(capsys, "report", "--db", str(db), "--bootstrap", "500")
+    code, out, _ = cli(capsys, "report", "--db", str(db), "--bootstrap", "500", "--labels")
+    assert code == 0 and "Should it have asked" not in plain
+    assert "| Should it have asked (labels): labels | Should it have asked (labels): annotators |" in out
+    kappa, auc_ci = s["kappa_ci95"], s["auc_vs_flips_ci95"]
+    cells = (
+        f"| {s['n_labels']} | 3 | {s['kappa']:.3f} | [{kappa[0]:.3f}, {kappa[1]:.3f}] | "
+        f"{100 * s['needed_ask']['share']:.1f} | {s['auc_vs_flips']:.2f} | [{auc_ci[0]:.2f}, {auc_ci[1]:.2f}] |"
+    )
+    coin_row = next(line for line in out.splitlines() if line.startswith("| coin |"))
+    assert coin_row.endswith(cells)
+    disco_row = next(line for line in out.splitlines() if line.startswith("| disco |"))
+    assert disco_row.endswith("| – | – | – | – | – | – | – |") and "| 0 |" not in disco_row.split("Ask")[-1]
+    assert "Should it have asked (labels): no labels for run disco." in out
+    # the rest of the report is the report without labels
+    assert [line for line in plain.splitlines() if line.startswith("| coin |")][0] in coin_row
+    code, latex, _ = cli(capsys, "report", "--db", str(db), "--bootstrap", "500", "--labels", "--format", "latex")
+    assert r"$\kappa$ 95\% CI" in latex
+    code, _, err = cli(capsys, "report", "--db", str(db), "--labels", "--by", "agent")
+    assert code == 2 and "--labels: labels belong to a run" in err
+
+
+def test_report_audit_without_audit_answers_prints_dashes_and_says_so(db, capsys):
+    code, out, _ = cli(capsys, "report", "--db", str(db), "--run", "coin", "--bootstrap", "200", "--audit")
+    assert code == 0
+    assert "Simulator audit: asks audited" in out and "Simulator audit: no audit answers for run coin." in out
+    coin_row = next(line for line in out.splitlines() if line.startswith("| coin |"))
+    assert coin_row.endswith("| – | – | – | – | – | – | – |")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui.commands.common import add_db, at_least, file_path, open_store, require_runs, run_name
 from clarify_tui.errors import UsageError
@@ -47,6 +47,17 @@ def register(sub: Subparsers) -> None:
         "from the forks `whatif` stored, one group per intervention (docs/whatif.md)",
     )
     p.add_argument(
+        "--labels",
+        action="store_true",
+        help="add each run's should-it-have-asked labels: count, annotators, kappa with its CI, the share "
+        "of points needing an ask, auc_vs_flips (docs/labels.md)",
+    )
+    p.add_argument(
+        "--audit",
+        action="store_true",
+        help="add each run's simulator audit: asks audited, agreement, kappa, flips, accuracy shift (docs/audit.md)",
+    )
+    p.add_argument(
         "--sweep",
         default=None,
         type=file_path,
@@ -61,8 +72,9 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
 
-    if args.whatif and args.by != "run":
-        raise UsageError("--whatif: what-if forks belong to a run; use it with --by run (the default)")
+    for flag, what in (("whatif", "what-if forks"), ("labels", "labels"), ("audit", "audit answers")):
+        if getattr(args, flag, False) and args.by != "run":
+            raise UsageError(f"--{flag}: {what} belong to a run; use it with --by run (the default)")
     store = open_store(args, must_exist=True)
     sweep = sweep_cells(args, store) if args.sweep else None
     cells = sweep.cells if sweep is not None else None
@@ -87,6 +99,10 @@ def main(args: argparse.Namespace) -> int:
     )
     if args.whatif or (cells is not None and has_forks(store, sorted({s.run for s in sessions}))):
         add_whatif_columns(store, tables, sorted({s.run for s in sessions}), args.bootstrap, args.seed)
+    if getattr(args, "labels", False):
+        add_label_columns(store, tables, sorted({s.run for s in sessions}), args.bootstrap, args.seed)
+    if getattr(args, "audit", False):
+        add_audit_columns(store, tables, sorted({s.run for s in sessions}))
     if cells is not None:
         from clarify_tui.sweep.table import sweep_table
 
@@ -131,3 +147,35 @@ def add_whatif_columns(store: Store, tables: list[PaperTable], runs: list[str], 
         for run in runs
     }
     add_whatif(tables, summaries, bootstrap, seed)
+
+
+def add_label_columns(store: Store, tables: list[PaperTable], runs: list[str], bootstrap: int, seed: int) -> None:
+    """Each run's labels, summarized by the code `labels --run RUN --format json` prints."""
+    from clarify_tui.labels.summary import labels_summary
+    from clarify_tui.metrics.human_columns import add_labels
+
+    summaries = {
+        run: labels_summary(store, run, resamples=bootstrap, seed=seed)
+        if store.work.answers(run=run, kind="labels")
+        else None
+        for run in runs
+    }
+    add_labels(tables, summaries, bootstrap, seed)
+
+
+def audit_summaries(store: Store, runs: list[str]) -> dict[str, Any]:
+    """`audit_summary(store, run)` of clarify_tui.audit (the audit's own JSON), for each run;
+    None for every run while that package is not installed in this tree."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("clarify_tui.audit") is None:
+        return {run: None for run in runs}
+    summary = getattr(importlib.import_module("clarify_tui.audit"), "audit_summary", None)
+    return {run: summary(store, run) if summary is not None else None for run in runs}
+
+
+def add_audit_columns(store: Store, tables: list[PaperTable], runs: list[str]) -> None:
+    from clarify_tui.metrics.human_columns import add_audit
+
+    add_audit(tables, audit_summaries(store, runs))

@@ -64,6 +64,7 @@ _LATEX = {
     "±": r"$\pm$",
     "Δ": r"$\Delta$",
     "→": r"$\rightarrow$",
+    "κ": r"$\kappa$",
     "†": r"$^\dagger$",
     "×": r"$\times$",
     "–": "--",
