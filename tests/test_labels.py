@@ -383,3 +383,31 @@ def test_report_audit_without_audit_answers_prints_dashes_and_says_so(db, capsys
     assert "Simulator audit: asks audited" in out and "Simulator audit: no audit answers for run coin." in out
     coin_row = next(line for line in out.splitlines() if line.startswith("| coin |"))
     assert coin_row.endswith("| – | – | – | – | – | – | – |")
+
+
+def test_the_demo_labels_give_the_documented_numbers(db, capsys, tmp_path):
+    """docs/labels.md's demo: examples/labels/demo-labels.jsonl (keyed by task) through
+    examples/labels/to_sessions.py and `labels import`, on the seeded coin-flip run."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples" / "labels"
+    _, export, _ = cli(capsys, "export", "--db", str(db), "--run", "coin")
+    made = subprocess.run(
+        [sys.executable, str(examples / "to_sessions.py"), str(examples / "demo-labels.jsonl")],
+        input=export,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    path = tmp_path / "labels.jsonl"
+    path.write_text(made.stdout, encoding="utf-8")
+    code, out, _ = cli(capsys, "labels", "import", str(path), "--db", str(db))
+    assert code == 0 and "imported 68 labels" in out
+    s = summary(capsys, db, "coin")
+    assert (s["n_labels"], s["points_labelled"], s["decision_points"]) == (68, 25, 25)
+    assert round(s["kappa"], 3) == 0.454 and [round(x, 3) for x in s["kappa_ci95"]] == [0.214, 0.665]
+    assert s["needed_ask"]["share"] == 0.48
+    assert s["fork_points"] == {"labelled_with_ask_fork": 19, "improved": 2}
+    assert round(s["auc_vs_flips"], 2) == 0.71 and [round(x, 2) for x in s["auc_vs_flips_ci95"]] == [0.44, 0.92]

@@ -90,12 +90,16 @@ def flips_at(store: Store, run: str) -> dict[tuple[str, int], bool]:
 def labels_summary(store: Store, run: str, *, resamples: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> dict[str, Any]:
     """The `labels --run RUN --format json` object (see the module docstring)."""
     answers, differing = first_answers(store.work.answers(run=run, kind="labels"))
-    ratings: dict[str, dict[str, str]] = {}
+    found: dict[str, dict[str, str]] = {}
     for a in answers:
         label = a.answer.get("label")
         if label in LABELS:
-            ratings.setdefault(a.item_id, {})[a.annotator] = label
+            found.setdefault(a.item_id, {})[a.annotator] = label
     sessions = run_sessions(store, run)
+    # points in (task, step) order, the same in any copy of the run (session ids are random):
+    # the bootstrap draws the same resamples for the same labels
+    task_of = {s.id: s.task_id for s in store.sessions(runs=[run])}
+    ratings = {item: found[item] for item in sorted(found, key=lambda i: (task_of.get(_key(i)[0], ""), _key(i)[1], i))}
     protocols = sorted({s.protocol.value for s in sessions})
     total_points = sum(len(points_of(s, store.steps(s.id))) for s in sessions)
     agree = categorical_agreement(ratings, LABELS, resamples=resamples, seed=seed)
