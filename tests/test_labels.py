@@ -168,6 +168,9 @@ def test_a_whole_file_round_trips_through_export_into_another_database(db, base,
     out_file = tmp_path / "out.jsonl"
     code, _, err = cli(capsys, "labels", "export", "--db", str(db), "--out", str(out_file))
     assert code == 0 and f"wrote {len(rows)} labels to {out_file}" in err
+    same = tmp_path / "same.jsonl"  # `labels export FILE`, DESIGN.md's form
+    assert cli(capsys, "labels", "export", str(same), "--db", str(db))[0] == 0
+    assert same.read_text() == out_file.read_text()
     fresh = tmp_path / "fresh.db"  # the same sessions, no labels yet
     copy_db(base, fresh)
     assert cli(capsys, "labels", "import", str(out_file), "--db", str(fresh))[0] == 0
@@ -411,3 +414,18 @@ def test_the_demo_labels_give_the_documented_numbers(db, capsys, tmp_path):
     assert s["needed_ask"]["share"] == 0.48
     assert s["fork_points"] == {"labelled_with_ask_fork": 19, "improved": 2}
     assert round(s["auc_vs_flips"], 2) == 0.71 and [round(x, 2) for x in s["auc_vs_flips_ci95"]] == [0.44, 0.92]
+
+
+def test_a_cts_point_is_its_clarify_step_shown_with_the_blurred_query_only(tmp_path, capsys):
+    db = tmp_path / "c.db"
+    assert main(["run", "--benchmark", "cts", "--agent", "scripted:ask-first", "--limit", "2", "--run", "c",
+                 "--db", str(db)]) == 0  # fmt: skip
+    code, out, _ = cli(capsys, "labels", "--run", "c", "--queue", "q", "--db", str(db))
+    assert code == 0 and "2 new items" in out
+    store = Store(db)
+    for item in store.work.items("q"):
+        task = store.task_for(item.session_id)
+        p = item.payload
+        assert p["question"] == task.cts.blurred_query and p["steps"] == []
+        assert p["decision"]["kind"] == "clarify" and item.step_idx == 0
+        assert task.cts.fused_query not in json.dumps(p, ensure_ascii=False)

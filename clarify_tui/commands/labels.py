@@ -4,7 +4,7 @@ decision points (docs/labels.md).
     labels --run RUN --queue NAME [--per-item K] [--sample N --seed S]   a labelling queue
     labels --run RUN [--format table|json]                               what the labels say
     labels import FILE.jsonl                                             labels made elsewhere
-    labels export [--run RUN] [--out FILE]                               the same format back
+    labels export [--run RUN] [--out FILE | FILE]                        the same format back
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def register(sub: Subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("action", nargs="?", choices=("import", "export"), help="import FILE.jsonl, or export")
-    p.add_argument("file", nargs="?", type=Path, metavar="FILE.jsonl", help="the file to import")
+    p.add_argument(
+        "file", nargs="?", type=Path, metavar="FILE.jsonl", help="the file to import (export: the file to write)"
+    )
     p.add_argument("--run", type=run_name, default=None, help="the run whose decision points are labelled")
     add_db(p)
     p.add_argument("--queue", default=None, metavar="NAME", help="create (or resume) a labelling queue of --run")
@@ -117,8 +119,10 @@ def export(args: argparse.Namespace) -> int:
     from clarify_tui.atomic_write import atomic_output, check_target
     from clarify_tui.labels.transfer import export_labels
 
-    if args.file is not None:
-        raise UsageError("labels export: write to a file with --out FILE")
+    if args.file is not None:  # `labels export FILE` (DESIGN.md's form) is `--out FILE`
+        if args.out is not None:
+            raise UsageError(f"labels export: give the file once ({args.file} or --out {args.out})")
+        args.out = args.file
     if args.out is not None:
         check_target(args.out, protect=[db_path(args)])
     store = open_store(args, must_exist=True)
