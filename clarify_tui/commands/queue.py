@@ -118,11 +118,7 @@ def print_status(report: CampaignStatus) -> None:
         box=box.SIMPLE_HEAD,
     )
     table.add_column("annotator", overflow="fold")
-    plan = report["planning"]
-    wanted = f"+tasks ({plan['ci_width']:g})"
-    for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n", wanted) + (
-        ("CTS",) if cts else ()
-    ):
+    for name in ("done", "playing", "skipped", "left", "time", "acc", "95% CI", "n") + (("CTS",) if cts else ()):
         table.add_column(name, justify="right", no_wrap=True)
     for a in report["annotators"]:
         ci = a["accuracy_ci95"]
@@ -137,16 +133,15 @@ def print_status(report: CampaignStatus) -> None:
             "-" if a["accuracy"] is None else f"{a['accuracy']:.2f}",
             "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]",
             str(a["graded"]),
-            _more(plan["annotators"].get(a["annotator"])),
             *(["-" if a["restore_score_mean"] is None else f"{a['restore_score_mean']:.1f}"] if cts else []),
         )
     console.print(table)
     console.print(
         "[dim]playing: a running session or a live claim; left: tasks still open to them; "
-        f"time: the task clock, pauses excluded; 95% CI: Wilson; +tasks ({plan['ci_width']:g}): tasks more for "
-        f"a 95% CI {plan['ci_width']:g} wide, if their accuracy stays as it is[/dim]"
+        "time: the task clock, pauses excluded; 95% CI: Wilson[/dim]"
     )
-    console.print(plan_line(report))
+    for line in plan_lines(report):
+        console.print(line)
     agreement = report.get("agreement")
     if agreement:
         share = "-" if agreement["all_agree"] is None else f"{agreement['all_agree']:.2f}"
@@ -162,14 +157,24 @@ def print_status(report: CampaignStatus) -> None:
             )
 
 
-def _more(row: PlanRow | None) -> str:
-    if row is None or row["more_tasks"] is None:
-        return "-"
-    return str(row["more_tasks"])
+def _more(row: PlanRow) -> str:
+    return "-" if row["more_tasks"] is None else str(row["more_tasks"])
 
 
-def plan_line(report: CampaignStatus) -> str:
-    """The campaign-planning sentence: the pooled baseline's CI and the tasks still needed."""
+def plan_lines(report: CampaignStatus) -> list[str]:
+    """Campaign planning: the pooled baseline's sentence, then each annotator's own."""
+    plan = report["planning"]
+    people = ", ".join(f"{who} {_more(row)}" for who, row in plan["annotators"].items())
+    own = (
+        f"  each annotator's own CI {plan['ci_width']:g} wide, at their accuracy so far: {people} more tasks"
+        if people
+        else ""
+    )
+    return [baseline_line(report)] + ([own] if own else [])
+
+
+def baseline_line(report: CampaignStatus) -> str:
+    """The pooled baseline's CI and the tasks still needed for the width wanted."""
     plan = report["planning"]
     row, width = plan["baseline"], plan["ci_width"]
     if row["accuracy"] is None or row["width"] is None:
