@@ -56,5 +56,7 @@ def play(args: argparse.Namespace, db: Path, kind: str) -> int:
     refuse_baseline_options(args, PLAY_DEFAULTS, kind)
     annotator = args.annotator or default_annotator()
     if not annotator:
-        args.parser.error("cannot tell who you are: pass --annotator NAME")
+        parser: argparse.ArgumentParser = args.parser
+        parser.error("cannot tell who you are: pass --annotator NAME")  # exits
+    assert annotator
     return run_work_queue(db, args.queue, annotator)

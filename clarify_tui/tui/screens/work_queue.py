@@ -73,6 +73,8 @@ class WorkQueueScreen(Screen):
     WorkQueueScreen #work-buttons Button { margin-right: 1; width: auto; }
     WorkQueueScreen #work-buttons Button.-picked { text-style: bold reverse; }
     WorkQueueScreen #work-text { margin: 0 1; }
+    WorkQueueScreen #work-hint { height: auto; padding: 0 1; display: none; color: $success; }
+    WorkQueueScreen #work-hint.-warning { color: $warning; text-style: bold; }
     """
 
     def __init__(self, store: Store, queue: WorkQueue, annotator: str) -> None:
@@ -98,6 +100,7 @@ class WorkQueueScreen(Screen):
         yield Static(id="work-focus")
         yield Horizontal(id="work-buttons")
         yield self.field
+        yield Static(id="work-hint")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -214,6 +217,7 @@ class WorkQueueScreen(Screen):
         self._pick(label)
 
     def _pick(self, value: str) -> None:
+        self.say("")
         self.picked = value
         self._mark_picked()
         self.save_draft()
@@ -277,7 +281,7 @@ class WorkQueueScreen(Screen):
             return
         answer = self.answer()
         if isinstance(answer, str):
-            self.notify(answer, severity="warning")
+            self.say(answer, warning=True)
             return
         item = self.item
         kept = self.store.work.record_answer(self.queue.name, item.item_id, self.annotator, answer)
@@ -285,14 +289,21 @@ class WorkQueueScreen(Screen):
             self._draft_timer.stop()
             self._draft_timer = None
         work_drafts.drop_draft(self.store, self.queue.name, item.item_id, self.annotator)
-        if kept:
-            self.notify(f"Saved: item {item.position + 1}.", timeout=2)
-        else:
-            self.notify(
-                f"Item {item.position + 1} was already answered by you (in another window): your first answer is kept.",
-                severity="warning",
-            )
         self.show_next()
+        if kept:
+            self.say(f"Saved your answer to item {item.position + 1}.")
+        else:
+            self.say(
+                f"Item {item.position + 1} was already answered by you (in another window): your first answer is kept.",
+                warning=True,
+            )
+
+    def say(self, message: str, *, warning: bool = False) -> None:
+        """A line under the answer box (drawn where the person looks, until the next one)."""
+        hint = self.query_one("#work-hint", Static)
+        hint.update(Text(message))
+        hint.set_class(warning, "-warning")
+        hint.display = bool(message)
 
     # ---- leaving ---------------------------------------------------------------------
 
