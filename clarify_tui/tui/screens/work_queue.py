@@ -29,7 +29,7 @@ from clarify_tui.store import work_drafts
 from clarify_tui.tui.screens.confirm import Choice, ConfirmScreen
 from clarify_tui.tui.speed import Header
 from clarify_tui.tui.widgets.footer import Footer
-from clarify_tui.tui.widgets.work_item import choices, context_text, focus_text
+from clarify_tui.tui.widgets.work_item import choices, context_text, focus_text, prompt_text
 
 if TYPE_CHECKING:
     from clarify_tui.store import Store
@@ -68,7 +68,8 @@ class WorkQueueScreen(Screen):
     DEFAULT_CSS = """
     WorkQueueScreen #work-progress { height: 1; padding: 0 1; background: $accent 30%; }
     WorkQueueScreen #work-body { height: 1fr; padding: 0 1; }
-    WorkQueueScreen #work-focus { height: auto; max-height: 8; padding: 0 1; border-top: solid $warning; }
+    WorkQueueScreen #work-focus { height: auto; max-height: 7; padding: 0 1; border-top: solid $warning; }
+    WorkQueueScreen #work-prompt { height: auto; padding: 0 1; }
     WorkQueueScreen #work-buttons { height: auto; padding: 0 1; }
     WorkQueueScreen #work-buttons Button { margin-right: 1; width: auto; }
     WorkQueueScreen #work-buttons Button.-picked { text-style: bold reverse; }
@@ -97,7 +98,9 @@ class WorkQueueScreen(Screen):
         yield Static(id="work-progress")
         with VerticalScroll(id="work-body"):
             yield Static(id="work-context")
-        yield Static(id="work-focus")
+        with VerticalScroll(id="work-focus"):  # always in view; scrolls itself when long
+            yield Static(id="work-focus-text")
+        yield Static(id="work-prompt")
         yield Horizontal(id="work-buttons")
         yield self.field
         yield Static(id="work-hint")
@@ -122,7 +125,8 @@ class WorkQueueScreen(Screen):
             return
         payload = {**self.item.payload, "kind": self.queue.kind}
         self.query_one("#work-context", Static).update(context_text(payload))
-        self.query_one("#work-focus", Static).update(focus_text(payload))
+        self.query_one("#work-focus-text", Static).update(focus_text(payload))
+        self.query_one("#work-prompt", Static).update(prompt_text(payload))
         self._make_buttons(payload)
         saved = work_drafts.draft(self.store, self.queue.name, self.item.item_id, self.annotator)
         self.picked = saved.get("picked")
@@ -184,7 +188,7 @@ class WorkQueueScreen(Screen):
 
     def _show_done(self) -> None:
         self.field.value = ""
-        for part in ("#work-focus", "#work-buttons", "#work-text"):
+        for part in ("#work-focus", "#work-prompt", "#work-buttons", "#work-text"):
             self.query_one(part).display = False
         self._show_progress()
         done = sum(1 for a in self.store.work.answers(self.queue.name) if a.annotator == self.annotator)

@@ -66,7 +66,7 @@ def context_text(payload: dict[str, Any]) -> Text:
 
 
 def focus_text(payload: dict[str, Any]) -> Text:
-    """The ask to answer (audit) or the decision to label (labels), with the question put."""
+    """The ask to answer (audit) or the decision to label (labels)."""
     text = Text()
     if payload.get("kind") == "labels":
         decision = payload.get("decision") or {}
@@ -74,13 +74,18 @@ def focus_text(payload: dict[str, Any]) -> Text:
         text.append(_str(decision.get("kind")) or "act", style=FOCUS)
         text.append("\n")
         text.append(_str(decision.get("text")))
-        text.append("\nShould it have asked the user here instead?", style="bold")
         return text
     text.append("The agent asks the user:", style=FOCUS)
     text.append("\n")
     text.append(_str(payload.get("ask")))
-    text.append("\nReply as the user would, from what the user knows.", style="bold")
     return text
+
+
+def prompt_text(payload: dict[str, Any]) -> Text:
+    """What the person is asked, right above the answer (never scrolled away)."""
+    if payload.get("kind") == "labels":
+        return Text("Should the agent have asked the user here instead?", style="bold")
+    return Text("Reply as the user would, from what the user knows.", style="bold")
 
 
 def choices(payload: dict[str, Any]) -> list[str]:
