@@ -145,7 +145,7 @@ async def test_a_labels_item_highlights_the_decision_hides_the_outcome_and_store
         text = drawn(app)
         assert "step 0 · agent search: red lattice tower 1958" in text  # the trajectory so far
         assert "Decision point · step 2: the agent chose to answer" in text and "Tokyo Tower" in text
-        assert "Should it have asked the user here instead?" in text
+        assert "Should the agent have asked the user here instead?" in text
         assert "a ask" in text and "c act" in text and "u unsure" in text
         assert SECRET_OUTCOME not in text and "correct" not in text.lower()
         await pilot.press("enter")
