@@ -33,7 +33,7 @@ def audit_item(ask: str, reply: dict, sees: list[dict] | None = None, before: li
     }
 
 
-YES_NO = {"type": "choice", "choices": ["yes", "no", "i don't know"]}
+YES_NO = {"type": "choice", "choices": ["yes", "no", "i don't know [idk]"]}
 
 
 def labels_item(decision_index: int, steps: list[dict]) -> dict:
@@ -115,7 +115,7 @@ async def test_an_audit_item_shows_what_the_user_knows_and_a_reply_is_stored_on_
         assert "item 1 of 2 · 1 answer each · you answered 0" in text
         assert "Which tower is it?" in text and "red and white lattice tower" in text
         assert "agent asked: Is it tall?" in text and "user replied: yes" in text  # the earlier exchange
-        assert "1 yes" in text and "2 no" in text and "3 i don't know" in text
+        assert "1 yes" in text and "2 no" in text and "3 i don't know [idk]" in text  # no markup read
         assert SECRET_REPLY not in text
         await pilot.press("enter")  # nothing picked: said, nothing stored
         await until(lambda: "Pick a reply first" in drawn(app), "the refusal")

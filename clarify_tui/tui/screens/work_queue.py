@@ -20,6 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Input, Static
@@ -156,7 +157,7 @@ class WorkQueueScreen(Screen):
         made = []
         for key, value in zip(keys, self.buttons, strict=False):
             shown = f"{key} {value}" + (f" ({LABEL_WORDS[value]})" if self.labels and value != "unsure" else "")
-            button = Button(shown, compact=True, name=value)
+            button = Button(Content(shown), compact=True, name=value)  # Content: a choice's [ is no markup
             self._shown[value] = shown
             button.can_focus = False  # keys stay the screen's: 1/2/3, a/c/u, enter
             made.append(button)
@@ -173,7 +174,7 @@ class WorkQueueScreen(Screen):
             picked = button.name == self.picked
             button.set_class(picked, "-picked")
             shown = self._shown.get(button.name or "", "")
-            button.label = f"» {shown} «" if picked else shown  # marked in words too, not only in colour
+            button.label = Content(f"» {shown} «" if picked else shown)  # marked in words too, not only in colour
 
     def _show_progress(self) -> None:
         done = sum(1 for a in self.store.work.answers(self.queue.name) if a.annotator == self.annotator)
