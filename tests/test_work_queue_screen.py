@@ -264,3 +264,40 @@ async def test_at_80x24_the_long_context_scrolls_and_the_ask_stays_in_view(tmp_p
     async with app.run_test(size=LARGE) as pilot:
         await until(lambda: "Is the tower in Japan?" in drawn(app), "the ask")
         assert "line 30 of what the user knows" in drawn(app)
+
+
+async def test_a_burst_after_n_lands_in_the_note_and_picks_no_label(tmp_path):
+    """Keys typed faster than the screen redraws (or pasted) right after `n`: every letter
+    is the note's, none of them (`a`, `c`, `u`, `q`) a label or the quit key."""
+    from tests.test_tui_forms import burst
+
+    db = tmp_path / "w.db"
+    make_labels(db)
+    app = app_for(db, "lab")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(lambda: "Decision point · step 2" in drawn(app), "the item")
+        burst(app, "cna quick cue\r")
+        await until(lambda: stored(db, "lab"), "the answer stored")
+        await pilot.pause()
+        assert "Stop for now?" not in drawn(app)
+    assert stored(db, "lab") == [("s1:2", "ana", "person", {"label": "act", "note": "a quick cue"})]
+
+
+async def test_two_answers_typed_in_one_burst_are_both_stored_whole(tmp_path):
+    """`2`, enter, then the next item's free-text reply, all at once: the reply lands in the
+    next item's box (the focus moved with the item), nothing lost or mixed."""
+    from tests.test_tui_forms import burst
+
+    db = tmp_path / "w.db"
+    make_audit(db)
+    app = app_for(db, "aud")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(lambda: "Is the tower in Japan?" in drawn(app), "the first item")
+        burst(app, "2\rfor travel\r")
+        await until(lambda: len(stored(db, "aud")) == 2, "both answers stored")
+        await pilot.pause()
+        assert "All done." in drawn(app)
+    assert [a[3] for a in stored(db, "aud")] == [
+        {"reply": "no", "class": "no"},
+        {"reply": "for travel", "class": None},
+    ]

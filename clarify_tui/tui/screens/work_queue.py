@@ -52,20 +52,36 @@ class WorkField(Input):
         Binding("pagedown", "screen.page(1)", "Page down", show=False),
     ]
 
+    async def action_submit(self) -> None:
+        """Sent here, in the box's own turn: after every key typed before enter, before any after."""
+        screen = self.screen
+        if isinstance(screen, WorkQueueScreen):
+            screen.action_send()
+
 
 class WorkQueueScreen(Screen):
     """The annotator's items of one work queue, one at a time."""
 
+    # priority: read as each key comes, in order, so the keys typed right after `n` are the
+    # note's (a fast typist, a paste); while the box has the focus they are its letters
+    # (`check_action` says False then) and its own enter sends
     BINDINGS = [
-        Binding("enter", "send", "Send", id="work-send", tooltip="send this answer (written at once)"),
-        *(Binding(k, f"label('{v}')", v.capitalize(), show=False) for k, v in LABELS.items()),
-        *(Binding(str(n), f"pick({n})", f"reply {n}", show=False) for n in range(1, 10)),
-        Binding("n", "note", "Note", id="work-note", tooltip="type a note (optional)"),
-        Binding("escape", "leave_field", "Leave field", show=False),
+        Binding("enter", "send", "Send", id="work-send", tooltip="send this answer (written at once)", priority=True),
+        *(Binding(k, f"label('{v}')", v.capitalize(), show=False, priority=True) for k, v in LABELS.items()),
+        *(Binding(str(n), f"pick({n})", f"reply {n}", show=False, priority=True) for n in range(1, 10)),
+        Binding("n", "note", "Note", id="work-note", tooltip="type a note (optional)", priority=True),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("q", "leave", "Quit", id="work-quit", tooltip="stop for now (asks first; you carry on here later)"),
+        Binding(
+            "q",
+            "leave",
+            "Quit",
+            id="work-quit",
+            tooltip="stop for now (asks first; you carry on here later)",
+            priority=True,
+        ),
     ]
+    TYPED_OVER = ("send", "label", "pick", "note", "leave")  # what the box's letters and enter win over
     DEFAULT_CSS = """
     WorkQueueScreen #work-progress { height: 1; padding: 0 1; background: $accent 30%; }
     WorkQueueScreen #work-body { height: 1fr; padding: 0 1; }
@@ -138,10 +154,7 @@ class WorkQueueScreen(Screen):
         self._mark_picked()
         self._show_progress()
         self._body().scroll_home(animate=False)
-        if self.labels or self.buttons:
-            self._body().focus()
-        else:
-            field.focus()
+        self.set_focus(self._body() if self.labels or self.buttons else field)  # now: the next key goes there
 
     @property
     def buttons(self) -> list[str]:
@@ -200,11 +213,13 @@ class WorkQueueScreen(Screen):
             f"{plural(done, 'item')}, each saved when you sent it. Thank you.\n\nq quits.",
         )
         self.query_one("#work-context", Static).update(text)
-        self._body().focus()
+        self.set_focus(self._body())
 
     # ---- picking, typing, sending ----------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if self.focused is self.field and action in self.TYPED_OVER:
+            return False
         if self.item is None and action in ("send", "label", "pick", "note"):
             return False
         if action == "label" and not self.labels:
@@ -233,11 +248,11 @@ class WorkQueueScreen(Screen):
             self._pick(event.button.name)
 
     def action_note(self) -> None:
-        self.field.focus()
+        self.set_focus(self.field)  # now, not after a refresh (`focus()`): the keys typed next are the note's
 
     def action_leave_field(self) -> None:
         if self.focused is self.field:
-            self._body().focus()
+            self.set_focus(self._body())
 
     def action_page(self, direction: int) -> None:
         body = self._body()
@@ -250,11 +265,6 @@ class WorkQueueScreen(Screen):
         if self._draft_timer is not None:
             self._draft_timer.stop()
         self._draft_timer = self.set_timer(DRAFT_EVERY_S, self.save_draft)
-
-    @on(Input.Submitted, "#work-text")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_send()
 
     def draft(self) -> dict[str, Any]:
         return {"picked": self.picked, "text": self.field.value}
