@@ -414,3 +414,61 @@ def test_keys_work_without_a_click_chinese_and_icons_render_and_the_server_logs_
             out = proc.communicate()[0]
     assert re.search(r"li opened the workbench from 127\.0\.0\.1", out), out
     assert TOKEN not in out
+
+
+def test_a_labels_queue_is_answered_in_the_browser_by_click_and_keys_blind_to_the_outcome(tmp_path, browser):
+    """Issue 33: `serve --queue NAME` on a labels queue. A click on the page's `a ask` button
+    picks the label, the note is typed, enter sends: the answer is stored on its item with
+    the link's annotator, and the session's outcome never reaches the page."""
+    from tests.test_work_queue_screen import SECRET_OUTCOME, make_labels, stored
+
+    db = tmp_path / "work.db"
+    make_labels(db)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clarify_tui.cli", "serve", "--queue", "lab", "--db", str(db), "--port", str(port)]
+        + ["--token", TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert "Labels queue 'lab'" in proc.stdout.readline()
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 20, "the server's port")
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        frames: list[bytes] = []
+        sockets: list[str] = []
+        page.on(
+            "websocket",
+            lambda ws: (
+                sockets.append(ws.url),
+                ws.on("framereceived", lambda data: frames.append(data if isinstance(data, bytes) else b"")),
+            ),
+        )
+        page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}&annotator=ana")
+        wait_for(lambda: "a ask (should have asked)" in visible_text(frames), 90, "the labels screen", page)
+        query = dict(part.split("=") for part in sockets[0].split("?", 1)[1].split("&"))
+        size = (int(query["width"]), int(query["height"]))
+        box = page.locator(".xterm-screen").bounding_box()
+        row, col = cell_of(frames, "a ask")
+        cell_w, cell_h = box["width"] / size[0], box["height"] / size[1]
+        page.mouse.click(box["x"] + (col + 2.5) * cell_w, box["y"] + (row + 0.5) * cell_h)
+        wait_for(lambda: "» a ask" in visible_text(frames), 30, "the clicked label marked", page)
+        typist = Typist(page, frames)
+        typist.press("n")
+        typist.type("it guessed")
+        typist.press("Enter")
+        wait_for(lambda: stored(db, "lab"), 60, "the label stored", page)
+        if SHOTS:
+            page.screenshot(path=str(SHOTS / "campaign-browser-labels.png"))
+        assert stored(db, "lab") == [("s1:2", "ana", "person", {"label": "ask", "note": "it guessed"})]
+        wait_for(lambda: "Decision point · step 0" in visible_text(frames), 30, "the next item", page)
+        assert SECRET_OUTCOME not in visible_text(frames)
+        page.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

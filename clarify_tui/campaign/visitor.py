@@ -150,6 +150,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--annotator", required=True)
     p.add_argument("--server-pid", type=int, default=None, help="end when this process (the server) is gone")
     p.add_argument("--server-id", default=None, help="the server's process identity (lease.process_id)")
+    p.add_argument("--work", action="store_true", help="--queue names an audit or labels queue (store/work.py)")
     add_campaign_options(p)
     return p
 
@@ -171,6 +172,10 @@ def warm_up(args: argparse.Namespace) -> None:
     a connection with its parent."""
     import importlib
 
+    if args.work:  # an audit or labels queue: its screen only, no tasks, no search
+        for module in ("clarify_tui.store", "clarify_tui.tui.work_app", "textual.drivers.web_driver"):
+            importlib.import_module(module)
+        return
     for module in (
         "clarify_tui.store",
         "clarify_tui.tui.campaign",
@@ -195,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.server_pid is not None:
         die_with_server(args.server_pid, args.server_id)
+    if args.work:
+        return work_visit(args)
     from clarify_tui.store import Store
     from clarify_tui.tui.campaign import CampaignApp
 
@@ -220,6 +227,24 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # the tab closed: the annotator's next tab may take the claim over at once
         book.let_go()
         book.close()
+    return app.return_code or 0
+
+
+def work_visit(args: argparse.Namespace) -> int:
+    """A visitor of `serve --queue NAME` on an audit or labels queue: their next items, one at
+    a time (tui/work_app.py). No claims: K answers per item are the queue's (store/work.py)."""
+    from clarify_tui.store import Store
+    from clarify_tui.tui.work_app import WorkVisitorApp
+
+    store = Store(args.db)
+    queue = store.work.queue(args.queue)
+    if queue is None:
+        raise UsageError(f"no work queue named '{args.queue}' in {args.db}")
+    app = WorkVisitorApp(store, queue, args.annotator)
+    try:
+        app.run()
+    finally:
+        store.close()
     return app.return_code or 0
 
 

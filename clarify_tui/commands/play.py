@@ -1,5 +1,8 @@
 """`clarify-tui play`: open the workbench on a task as observer, user or agent.
 
+`--queue NAME` on an audit or labels queue of the --db file (`audit --queue`, `labels
+--queue`) opens its items one at a time for `--annotator` (commands/work_queues.py).
+
 `--queue RUN` (with `--as agent`) collects a human baseline: the tasks of `--dataset`
 (the first `--limit`, in the order `--shuffle SEED` gives) are served one after another
 to `--annotator`, each recorded in run RUN as a `human_agent` session. Quit at any time;
@@ -83,7 +86,7 @@ def register(sub: Subparsers) -> None:
         default=None,
         metavar="RUN",
         help="human baseline: serve the dataset's tasks one after another, recorded in run RUN "
-        "(needs --as agent; relaunch to resume)",
+        "(needs --as agent; relaunch to resume); or answer the audit/labels queue of that name in --db",
     )
     p.add_argument(
         "--limit",
@@ -103,6 +106,12 @@ def main(args: argparse.Namespace) -> int:
 
     queue = None
     if args.queue is not None:
+        from clarify_tui.commands import work_queues
+
+        refuse_unusable_db(db_path(args))
+        kind = work_queues.work_queue_kind(db_path(args), args.queue)
+        if kind is not None:  # an audit or labels queue: its screen, not a human baseline
+            return work_queues.play(args, db_path(args), kind)
         from clarify_tui.tui.driver import default_annotator
         from clarify_tui.tui.screens.play_queue import QueueSpec
 

@@ -1,5 +1,9 @@
 """`clarify-tui serve --queue RUN --db PATH`: a human-baseline campaign in the browser.
 
+When RUN names an audit or labels queue of the --db file (`audit --queue`, `labels --queue`),
+each visitor answers that queue's items instead (tui/work_app.py), with the same links,
+token and visitor cap.
+
 Each annotator opens the printed link (with the secret token) and `&annotator=NAME`, or
 types a name on first load; each gets their own app process playing the agent on the
 campaign's tasks, recorded in run RUN of the one database. `--annotators FILE` gives each
@@ -33,8 +37,16 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     from clarify_tui.campaign.visitor import add_campaign_options
 
-    p = sub.add_parser("serve", help="serve a human-baseline campaign in the browser (one shared database)")
-    p.add_argument("--queue", type=run_name, required=True, metavar="RUN", help="the campaign's run name")
+    p = sub.add_parser(
+        "serve", help="serve a human-baseline campaign, or an audit/labels queue, in the browser (one shared database)"
+    )
+    p.add_argument(
+        "--queue",
+        type=run_name,
+        required=True,
+        metavar="RUN",
+        help="the campaign's run name, or the name of an audit/labels queue of --db",
+    )
     p.add_argument(
         "--db",
         type=file_path,
@@ -78,7 +90,7 @@ def register(sub: Subparsers) -> None:
         "full and to retry",
     )
     add_campaign_options(p)
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, parser=p)
 
 
 def _param_name(text: str) -> str:
@@ -93,11 +105,8 @@ def _param_name(text: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.campaign.claims import ClaimBook
     from clarify_tui.campaign.links import Signer, load_secret, read_names, secret_path
-    from clarify_tui.campaign.server import CampaignServer, visitor_command
-    from clarify_tui.campaign.visitor import campaign_tasks
-    from clarify_tui.models import PROTOCOLS
+    from clarify_tui.campaign.server import CampaignServer
 
     if args.token is not None and len(args.token) < 8:
         raise UsageError("--token must be at least 8 characters")
@@ -106,10 +115,61 @@ def main(args: argparse.Namespace) -> int:
     db = db_path(args).resolve()
     names = read_names(args.annotators) if args.annotators is not None else None
     _check_port(args.host, args.port)  # before the database is made: a bad address leaves no file behind
-    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle, args.per_task)
-    settings = _settings(args, sorted({t.protocol.value for t in tasks}, key=PROTOCOLS.index))
+    from clarify_tui.commands.work_queues import work_queue_kind
+
+    kind = work_queue_kind(db, args.queue)
+    if kind is not None:  # an audit or labels queue: each visitor answers its items
+        command_for, intro, released = _work_queue(args, db, kind)
+    else:
+        command_for, intro, released = _campaign(args, db)
+    token = args.token or secrets.token_urlsafe(24)
+    from clarify_tui import logsetup
+
+    logsetup.redact(token)  # aiohttp logs a request line over 8 KB whole, and the link carries the token
+    signer = Signer(load_secret(secret_path(db)), args.queue, names) if names is not None else None
+    server = CampaignServer(
+        command_for,
+        token,
+        host=args.host,
+        port=args.port,
+        title=args.title or f"clarify-tui · {args.queue}",
+        signer=signer,
+        participant_param=args.participant_param,
+        max_visitors=args.max_visitors,
+    )
+    shown = "THIS-MACHINE" if args.host in ("0.0.0.0", "::", "") else args.host
+    who = "has their link" if signer is not None else "has the token"
+    where = (
+        "this machine only (pass --host 0.0.0.0 to open it to your network)"
+        if args.host in ("127.0.0.1", "localhost", "::1")
+        else f"address {args.host}: anyone who can reach it on the network and {who} can annotate"
+    )
+    print(intro, flush=True)
+    print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.", flush=True)
+    _print_links(args, db, token, signer, names or [], shown)
+    later = "each annotator carries on at their next item" if kind else "unfinished sessions resume"
+    print(f"Ctrl+C stops the server; {later} when they come back.", flush=True)
+    if released:
+        print(
+            f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
+            "their tasks back.",
+            flush=True,
+        )
+    server.serve()
+    return 0
+
+
+def _campaign(args: argparse.Namespace, db: Path) -> tuple[Callable[[str], str], str, int]:
+    """A human-baseline campaign: its tasks, its run row and claims; (visitor command, intro line,
+    claims released)."""
+    from clarify_tui.campaign.claims import ClaimBook
+    from clarify_tui.campaign.server import visitor_command
+    from clarify_tui.campaign.visitor import campaign_tasks
+    from clarify_tui.models import PROTOCOLS
     from clarify_tui.store import Store
 
+    campaign, tasks = campaign_tasks(args.queue, args.dataset, args.benchmark, args.limit, args.shuffle, args.per_task)
+    settings = _settings(args, sorted({t.protocol.value for t in tasks}, key=PROTOCOLS.index))
     store = Store(db)  # creates the file and its tables (before the claims' connection)
     settings(store)  # the run row: these settings, or a refusal when the run was served with others
     book = ClaimBook(db, campaign, timeout=args.claim_timeout)
@@ -117,10 +177,6 @@ def main(args: argparse.Namespace) -> int:
     released = book.release_dead_holders()  # visitors of a server that was killed: their tasks come back
     book.close()
     store.close()
-    token = args.token or secrets.token_urlsafe(24)
-    from clarify_tui import logsetup
-
-    logsetup.redact(token)  # aiohttp logs a request line over 8 KB whole, and the link carries the token
     options = [
         "--dataset",
         str(args.dataset),
@@ -141,40 +197,35 @@ def main(args: argparse.Namespace) -> int:
     ):
         if value is not None:
             options += [flag, str(value)]
-    signer = Signer(load_secret(secret_path(db)), args.queue, names) if names is not None else None
-    server = CampaignServer(
-        visitor_command(sys.executable, db, args.queue, options),
-        token,
-        host=args.host,
-        port=args.port,
-        title=args.title or f"clarify-tui · {args.queue}",
-        signer=signer,
-        participant_param=args.participant_param,
-        max_visitors=args.max_visitors,
-    )
-    shown = "THIS-MACHINE" if args.host in ("0.0.0.0", "::", "") else args.host
-    who = "has their link" if signer is not None else "has the token"
-    where = (
-        "this machine only (pass --host 0.0.0.0 to open it to your network)"
-        if args.host in ("127.0.0.1", "localhost", "::1")
-        else f"address {args.host}: anyone who can reach it on the network and {who} can annotate"
-    )
-    print(
+    intro = (
         f"Campaign '{args.queue}': {plural(len(campaign.task_ids), 'task')}, {args.per_task} annotator(s) per task, "
-        f"database {db}",
-        flush=True,
+        f"database {db}"
     )
-    print(f"Listening on {args.host}:{args.port} — {where}; at most {args.max_visitors} visitors at once.", flush=True)
-    _print_links(args, db, token, signer, names or [], shown)
-    print("Ctrl+C stops the server; unfinished sessions resume when their annotator comes back.", flush=True)
-    if released:
-        print(
-            f"Released {released} task claim(s) of visitors of a server that stopped; their annotators get "
-            "their tasks back.",
-            flush=True,
-        )
-    server.serve()
-    return 0
+    return visitor_command(sys.executable, db, args.queue, options), intro, released
+
+
+CAMPAIGN_ONLY = ("dataset", "benchmark", "limit", "shuffle", "per_task", "search", "user", "judge", "deep_search")
+
+
+def _work_queue(args: argparse.Namespace, db: Path, kind: str) -> tuple[Callable[[str], str], str, int]:
+    """An audit or labels queue: each visitor answers their next items (tui/work_app.py);
+    the campaign's task options do not apply."""
+    from clarify_tui.campaign.server import visitor_command
+    from clarify_tui.commands.work_queues import refuse_baseline_options
+    from clarify_tui.store import Store
+
+    parser: argparse.ArgumentParser = args.parser
+    refuse_baseline_options(args, {name: parser.get_default(name) for name in CAMPAIGN_ONLY}, kind)
+    store = Store(db)
+    queue = store.work.queue(args.queue)
+    assert queue is not None
+    done = store.work.progress(args.queue)
+    store.close()
+    intro = (
+        f"{kind.capitalize()} queue '{args.queue}' of run '{queue.run}': {plural(done['items'], 'item')}, "
+        f"{plural(queue.per_item, 'answer')} each ({done['complete']} complete), database {db}"
+    )
+    return visitor_command(sys.executable, db, args.queue, ["--work"]), intro, 0
 
 
 def _print_links(
