@@ -154,6 +154,7 @@ OWN_TABLES = frozenset(
         "work_queues",
         "work_items",
         "work_answers",
+        "work_drafts",
     }
 )
 
