@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import NotFound
-from clarify_tui.store import schema
+from clarify_tui.store import run_leases, schema
 from clarify_tui.store.rows import field_text, session_from_row, session_row, step_from_row, step_row, task_key
 from clarify_tui.store.schema import SCHEMA_VERSION
 
@@ -289,20 +289,20 @@ class Store:
     def run_names(self) -> list[str]:
         return [r["run"] for r in self._rows("SELECT DISTINCT run FROM sessions ORDER BY run")]
 
-    # ---- one writer per run (see lease.py) ------------------------------------------
+    # ---- one writer per run (lease.py decides, run_leases.py writes) ------------------------------------------
 
     def acquire_run(self, run: str, stale_after: float = lease.STALE_AFTER_S, take_over: bool = False) -> lease.Lease:
         """Become the run's only writer, or RunLeaseError naming the live holder."""
         with self._writing():
-            return lease.acquire(self.conn, run, stale_after, take_over)
+            return run_leases.acquire(self.conn, run, stale_after, take_over)
 
     def heartbeat_run(self, held: lease.Lease) -> bool:
         with self._writing():
-            return lease.heartbeat(self.conn, held)
+            return run_leases.heartbeat(self.conn, held)
 
     def release_run(self, held: lease.Lease) -> None:
         with self._writing():
-            lease.release(self.conn, held)
+            run_leases.release(self.conn, held)
 
     def retry_totals(self, run: str) -> tuple[int, int, dict[str, int]]:
         """(retries, steps that needed them, retries by last cause) over a run's live sessions."""
