@@ -280,6 +280,19 @@ class Store:
         rows = self._rows("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]
 
+    def judgments_by_session(self) -> dict[str, list[dict]]:
+        """Every judgment grouped by session, in id order, in one query (an export)."""
+        out: dict[str, list[dict]] = {}
+        for r in self._rows("SELECT * FROM judgments ORDER BY id"):
+            out.setdefault(r["session_id"], []).append({**r, "verdict": json.loads(r["verdict"])})
+        return out
+
+    def data_mark(self) -> tuple[int, int]:
+        """Changes whenever the database does: rows this connection changed (`total_changes`)
+        and commits by any other connection or process (`data_version`). A screen built
+        ahead of its opening (F2, F3) reads the database again at the opening only then."""
+        return self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0]
+
     def judged_by(self, judge: str) -> set[str]:
         """Ids of the sessions that hold a verdict of `judge` (`judge --resume` skips them)."""
         return {
