@@ -178,6 +178,22 @@ def foreign(conn: sqlite3.Connection, path: Path) -> str | None:
     )
 
 
+def refuse_foreign(path: Path) -> None:
+    """StoreError when the existing file at `path` cannot be read as SQLite or is another
+    application's database (`foreign`); read-only, nothing is written."""
+    if not path.exists():
+        return
+    with translated(path):
+        conn = connect(path, readonly=True)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            why = foreign(conn, path)
+            if why:
+                raise StoreError(why)
+        finally:
+            conn.close()
+
+
 def schema_version(conn: sqlite3.Connection) -> int | None:
     """The stored schema version, read without writing anything (None for a new file)."""
     has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()

@@ -10,7 +10,7 @@ import pytest
 
 from clarify_tui import cli
 from clarify_tui.importers import ImportFileError, import_cts_candidates
-from clarify_tui.importers.cts_candidates import extract_answer
+from clarify_tui.importers.cts_candidate_fields import extract_answer
 from clarify_tui.store import Store
 
 QUERIES = """id,blurred_query,fused_query,domain

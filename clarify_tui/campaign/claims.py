@@ -24,39 +24,22 @@ The campaign's definition (dataset, task order, K) is kept in `campaigns` so tha
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import socket
-import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarify_tui import db_errors
 from clarify_tui.errors import UsageError
 from clarify_tui.lease import pid_alive, process_id
 from clarify_tui.models import FINISHED_STATUSES, now_iso
+from clarify_tui.store import claims as rows
+from clarify_tui.store.claims import connect, read_only, transaction
 
 FINISHED = FINISHED_STATUSES
 COVERED = ("completed", "errored")  # a skip (abandoned) does not count towards K
 DEFAULT_TIMEOUT = 300.0
-BUSY_TIMEOUT_S = 60.0
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS claims (
-    run TEXT NOT NULL, task_id TEXT NOT NULL, annotator TEXT NOT NULL,
-    claimed_at REAL NOT NULL, heartbeat_at REAL NOT NULL, state TEXT NOT NULL, holder TEXT,
-    PRIMARY KEY (run, task_id, annotator)
-);
-CREATE INDEX IF NOT EXISTS claims_live ON claims (run, state);
-CREATE TABLE IF NOT EXISTS campaigns (
-    run TEXT PRIMARY KEY, dataset TEXT, benchmark TEXT, per_task INTEGER NOT NULL,
-    seed INTEGER, task_ids TEXT NOT NULL, created_at TEXT NOT NULL
-);
-"""
 
 
 @dataclass
@@ -112,7 +95,7 @@ class ClaimBook:
         me = os.getpid()
         self.holder = f"{socket.gethostname()}:{me}:{process_id(me) or '-'}:{secrets.token_hex(4)}"
         self.conn = connect(path)
-        if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone():
+        if not rows.has_sessions(self.conn):
             self.conn.close()
             raise ValueError(f"{path} has no sessions table: open it with Store first")
 
@@ -123,16 +106,13 @@ class ClaimBook:
         """Record the campaign (first time) or check it matches the recorded one."""
         c = self.campaign
         with transaction(self.conn):
-            row = self.conn.execute("SELECT per_task, task_ids FROM campaigns WHERE run=?", [c.run]).fetchone()
-            if row is None:
-                self.conn.execute(
-                    "INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [c.run, c.dataset, c.benchmark, c.per_task, c.seed, json.dumps(c.task_ids), now_iso()],
-                )
-            elif (row[0], json.loads(row[1])) != (c.per_task, c.task_ids):
+            shape = rows.campaign_shape(self.conn, c.run)
+            if shape is None:
+                rows.add_campaign(self.conn, c.run, c.dataset, c.benchmark, c.per_task, c.seed, c.task_ids, now_iso())
+            elif shape != (c.per_task, c.task_ids):
                 raise UsageError(
-                    f"run '{c.run}' is already a campaign with {len(json.loads(row[1]))} tasks and "
-                    f"--per-task {row[0]}; serve it with the same dataset, order and --per-task, or name a new run"
+                    f"run '{c.run}' is already a campaign with {len(shape[1])} tasks and "
+                    f"--per-task {shape[0]}; serve it with the same dataset, order and --per-task, or name a new run"
                 )
         return c
 
@@ -142,33 +122,19 @@ class ClaimBook:
         c, now = self.campaign, time.time()
         with transaction(self.conn):
             db = self.conn
-            db.execute(
-                "UPDATE claims SET state='released' WHERE run=? AND state='live' AND heartbeat_at < ?",
-                [c.run, now - self.timeout],
-            )
-            mine = {
-                r[0]: (r[1], r[2])
-                for r in db.execute(
-                    "SELECT id, task_id, status FROM sessions WHERE run=? AND annotator=? ORDER BY created_at, id",
-                    [c.run, annotator],
-                )
-            }
+            rows.release_expired(db, c.run, now - self.timeout)
+            mine = {sid: (task, status) for sid, task, status in rows.sessions_of(db, c.run, annotator)}
             finished = {task for task, status in mine.values() if status in FINISHED}
             running = {task: sid for sid, (task, status) in mine.items() if status == "running"}
-            live_rows = db.execute(
-                "SELECT task_id, holder FROM claims WHERE run=? AND annotator=? AND state='live'", [c.run, annotator]
-            ).fetchall()
+            live_rows = rows.live_of(db, c.run, annotator)
             for task, _ in live_rows:
                 if task in finished:
-                    db.execute(
-                        "UPDATE claims SET state='done' WHERE run=? AND task_id=? AND annotator=?",
-                        [c.run, task, annotator],
-                    )
+                    rows.mark_done(db, c.run, task, annotator)
             live_rows = [(task, holder) for task, holder in live_rows if task not in finished]
             for task, holder in live_rows:
                 if holder not in (None, self.holder) and holder_alive(holder):
                     return OpenElsewhere(task)
-            taken = self._taken_by_others(annotator)
+            taken = rows.taken_by_others(db, c.run, annotator, COVERED)
             live_mine = [task for task, _ in live_rows]
             # 1. my live claim; 2. a task I left running that is still open; 3. the next open task
             candidates = live_mine + [t for t in c.task_ids if t in running and t not in finished]
@@ -176,82 +142,46 @@ class ClaimBook:
             for task in candidates:
                 if task not in live_mine and taken.get(task, 0) >= c.per_task:
                     continue
-                db.execute(
-                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, 'live', ?) ON CONFLICT (run, task_id, annotator) "
-                    "DO UPDATE SET state='live', heartbeat_at=excluded.heartbeat_at, holder=excluded.holder, "
-                    "claimed_at=CASE WHEN claims.state='live' THEN claims.claimed_at ELSE excluded.claimed_at END",
-                    [c.run, task, annotator, now, now, self.holder],
-                )
-                self._abandon_lost(annotator, running, taken, keep=task)
+                rows.take(db, c.run, task, annotator, now, self.holder)
+                self._abandon_lost(running, taken, keep=task)
                 return Claim(task, running.get(task))
-            self._abandon_lost(annotator, running, taken, keep=None)
+            self._abandon_lost(running, taken, keep=None)
             waiting = sum(1 for t in c.task_ids if t not in finished and self._live_only(t, annotator))
             return NoTask(waiting=waiting)
 
     def heartbeat(self, annotator: str) -> None:
         """The annotator is still here: keep their live claim."""
         with transaction(self.conn):
-            self.conn.execute(
-                "UPDATE claims SET heartbeat_at=? WHERE run=? AND annotator=? AND state='live' "
-                "AND (holder=? OR holder IS NULL)",
-                [time.time(), self.campaign.run, annotator, self.holder],
-            )
+            rows.beat(self.conn, self.campaign.run, annotator, self.holder, time.time())
 
     def let_go(self) -> None:
         """This process ends (the tab closed): its claims stay live until the timeout, so
         nobody else takes the task meanwhile, but the annotator's next tab takes them at once."""
         with transaction(self.conn):
-            self.conn.execute(
-                "UPDATE claims SET holder=NULL WHERE run=? AND holder=?", [self.campaign.run, self.holder]
-            )
+            rows.let_go(self.conn, self.campaign.run, self.holder)
 
     def release_dead_holders(self) -> int:
         """Claims held by processes on this host that are gone (the visitors of a server
         killed with -9) are let go, so their annotators get their tasks back at once.
         `serve` calls it on start; returns how many."""
         with transaction(self.conn):
-            rows = self.conn.execute(
-                "SELECT rowid, holder FROM claims WHERE run=? AND state='live' AND holder IS NOT NULL",
-                [self.campaign.run],
-            ).fetchall()
-            dead = [rowid for rowid, holder in rows if not holder_alive(holder)]
+            dead = [rowid for rowid, holder in rows.held(self.conn, self.campaign.run) if not holder_alive(holder)]
             for rowid in dead:
-                self.conn.execute("UPDATE claims SET holder=NULL WHERE rowid=?", [rowid])
+                rows.unhold(self.conn, rowid)
         return len(dead)
 
     # ---- inside the claim transaction --------------------------------------------------
 
-    def _taken_by_others(self, annotator: str) -> dict[str, int]:
-        run = self.campaign.run
-        rows = self.conn.execute(
-            f"SELECT task_id, COUNT(DISTINCT who) FROM ("
-            f" SELECT task_id, annotator AS who FROM claims WHERE run=? AND state='live' AND annotator<>?"
-            f" UNION SELECT task_id, annotator AS who FROM sessions WHERE run=? AND annotator<>?"
-            f" AND status IN ({', '.join('?' for _ in COVERED)})"
-            f") GROUP BY task_id",
-            [run, annotator, run, annotator, *COVERED],
-        )
-        return {task: n for task, n in rows}
-
     def _live_only(self, task: str, annotator: str) -> bool:
         """The task is held only by live claims of others (it may come free again)."""
-        run = self.campaign.run
-        covered = self.conn.execute(
-            f"SELECT COUNT(DISTINCT annotator) FROM sessions WHERE run=? AND task_id=? AND annotator<>?"
-            f" AND status IN ({', '.join('?' for _ in COVERED)})",
-            [run, task, annotator, *COVERED],
-        ).fetchone()[0]
+        covered = rows.covered_by_others(self.conn, self.campaign.run, task, annotator, COVERED)
         return covered < self.campaign.per_task
 
-    def _abandon_lost(self, annotator: str, running: dict[str, str], taken: dict[str, int], keep: str | None) -> None:
+    def _abandon_lost(self, running: dict[str, str], taken: dict[str, int], keep: str | None) -> None:
         """My running sessions of tasks that went to others while my claim had lapsed."""
         for task, sid in running.items():
             if task != keep and taken.get(task, 0) >= self.campaign.per_task:
-                self.conn.execute(
-                    "UPDATE sessions SET status='abandoned', finished_at=?, "
-                    "note=TRIM(COALESCE(note || char(10), '') || ?) WHERE id=? AND status='running'",
-                    [now_iso(), "claim expired: the task went to another annotator", sid],
-                )
+                rows.abandon(self.conn, sid, now_iso(), "claim expired: the task went to another annotator")
 
 
 def holder_alive(holder: str) -> bool:
@@ -270,71 +200,19 @@ def holder_alive(holder: str) -> bool:
 
 def load_campaign(path: str | Path, run: str) -> Campaign | None:
     """The campaign recorded for `run`, or None (a run played without `serve`). Read only."""
-    conn = read_only(path)
-    try:
-        row = conn.execute(
-            "SELECT run, task_ids, per_task, dataset, benchmark, seed FROM campaigns WHERE run=?", [run]
-        ).fetchone()
-    except sqlite3.OperationalError:  # no campaigns table: never served
-        row = None
-    finally:
-        conn.close()
+    row = rows.campaign_row(path, run)
     if row is None:
         return None
-    return Campaign(
-        run=row[0], task_ids=json.loads(row[1]), per_task=row[2], dataset=row[3], benchmark=row[4], seed=row[5]
-    )
+    return Campaign(run=row[0], task_ids=row[1], per_task=row[2], dataset=row[3], benchmark=row[4], seed=row[5])
 
 
 def live_claims(path: str | Path, run: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, list[str]]:
     """Annotator -> tasks they hold a live claim on (expired ones left out). Read only."""
     conn = read_only(path)
     try:
-        rows = conn.execute(
-            "SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
-            [run, time.time() - timeout],
-        )
         out: dict[str, list[str]] = {}
-        for who, task in rows:
+        for who, task in rows.live_since(conn, run, time.time() - timeout):
             out.setdefault(who, []).append(task)
         return out
     finally:
         conn.close()
-
-
-def read_only(path: str | Path) -> sqlite3.Connection:
-    """The store's read-only connection (it also reads a database in a folder we may not
-    write), with the campaign's long busy wait."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no database at {path}")
-    conn = db_errors.connect(path, readonly=True)
-    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    return conn
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, a long busy wait."""
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    conn.executescript(SCHEMA)
-    if "holder" not in {row[1] for row in conn.execute("PRAGMA table_info(claims)")}:
-        try:  # a database served before claims had holders
-            conn.execute("ALTER TABLE claims ADD COLUMN holder TEXT")
-        except sqlite3.OperationalError as exc:
-            if "duplicate column" not in str(exc):  # another process added it first
-                raise
-    return conn
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """BEGIN IMMEDIATE: take the write lock first, so a read-then-claim cannot race."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")

@@ -34,8 +34,8 @@ from clarify_tui import db_errors
 from clarify_tui.atomic_write import remove_leftovers, temporary_name
 from clarify_tui.campaign.merge_work import merge_work
 from clarify_tui.campaign.run_identity import OUTPUT, Rename, plan_renames, run_copies
-from clarify_tui.errors import StoreError, UsageError
-from clarify_tui.store import SCHEMA_VERSION
+from clarify_tui.errors import UsageError
+from clarify_tui.store import merging as files
 
 # table -> primary key columns (None: matched by every column but the local integer id)
 KEYED = {"tasks": ("key",), "runs": ("name",), "search_cache": ("key",), "campaigns": ("run",)}
@@ -60,34 +60,7 @@ class MergeReport:
 
 def open_readonly(path: Path) -> sqlite3.Connection:
     """`path` opened read-only; any problem is one line naming `path` (not the --db)."""
-    from clarify_tui.campaign.claims import read_only
-
-    if not path.is_file():
-        raise FileNotFoundError(f"no database at {path}" + (" (it is a directory)" if path.is_dir() else ""))
-    with db_errors.translated(path):
-        conn = read_only(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        conn.execute("SELECT 1 FROM sessions LIMIT 1")
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise UsageError(f"{path} is not a clarify-tui database ({exc})") from None
-    version = db_errors.schema_version(conn)
-    if version is not None and version > SCHEMA_VERSION:  # its columns may mean what we cannot tell: merged blind
-        conn.close()
-        raise StoreError(
-            f"{path} has schema version {version}; this clarify-tui knows {SCHEMA_VERSION}. "
-            "Upgrade clarify-tui (nothing was merged)."
-        )
-    return conn
-
-
-def tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-
-
-def rows(conn: sqlite3.Connection, sql: str, params=()) -> list[dict]:
-    return [dict(r) for r in conn.execute(sql, params)]
+    return files.open_input(path)
 
 
 def session_version(
@@ -95,9 +68,10 @@ def session_version(
 ) -> tuple[dict, list[dict], str]:
     """The session row (its run renamed by `runs_as`), its steps, and a digest of both
     (NULL columns ignored, so files from before a column was added compare equal)."""
-    row = rows(conn, "SELECT * FROM sessions WHERE id=?", [session_id])[0]
+    row = files.session(conn, session_id)
+    assert row is not None, session_id  # an id the file listed
     row["run"] = (runs_as or {}).get(row["run"], row["run"])
-    steps = rows(conn, "SELECT * FROM steps WHERE session_id=? ORDER BY idx", [session_id])
+    steps = files.steps(conn, session_id)
     blob = json.dumps([_set(row), [_set(s) for s in steps]], sort_keys=True, default=str)
     return row, steps, hashlib.sha256(blob.encode()).hexdigest()
 
@@ -111,8 +85,8 @@ def check_release(sources: dict[str, sqlite3.Connection]) -> None:
     seen: dict[tuple[str, str], tuple[str, frozenset]] = {}
     for name, conn in sources.items():
         by_task: dict[tuple[str, str], set[str]] = {}
-        for r in conn.execute("SELECT key, task_id, protocol FROM tasks"):
-            by_task.setdefault((r["protocol"], r["task_id"]), set()).add(r["key"])
+        for key, task_id, protocol in files.task_keys(conn):
+            by_task.setdefault((protocol, task_id), set()).add(key)
         for task, keys in by_task.items():
             first = seen.setdefault(task, (name, frozenset(keys)))
             if first[1] != keys:
@@ -156,19 +130,11 @@ def merge(inputs: list[Path], out: Path, pool: bool = False) -> MergeReport:
         try:
             with db_errors.translated(out):
                 _create_schema(target)
-            dest = sqlite3.connect(str(target), timeout=60, isolation_level=None)
-            dest.row_factory = sqlite3.Row
+            dest = files.open_output(target)
             try:
                 with db_errors.translated(out):  # errors reading an input name that input (StoreError passes)
-                    dest.execute("BEGIN IMMEDIATE")
-                    report = _merge_into(dest, sources, renames)
-                    dest.execute("COMMIT")
-                    if target != out:
-                        dest.execute("PRAGMA journal_mode=DELETE")  # one file to rename (the next Store turns WAL on)
-            except BaseException:
-                if dest.in_transaction:
-                    dest.execute("ROLLBACK")
-                raise
+                    with files.writing(dest, one_file=target != out):
+                        report = _merge_into(dest, sources, renames)
             finally:
                 dest.close()
             if target != out:
@@ -188,9 +154,9 @@ def _create_schema(out: Path) -> None:
     """The output's tables (before our own connection opens it: see claims.ClaimBook)."""
     import sqlite_utils
 
-    from clarify_tui.campaign.claims import connect
     from clarify_tui.search.cache import ensure_table
     from clarify_tui.store import Store
+    from clarify_tui.store.claims import connect
 
     Store(out).close()
     db = sqlite_utils.Database(str(out))
@@ -213,21 +179,21 @@ def _merge_into(
         found_rows = []
         for name, conn in sources.items():
             with db_errors.translated(Path(name)):  # a read error names its file (inside: the output's)
-                if table in tables(conn):
-                    found_rows += [(name, row) for row in rows(conn, f"SELECT * FROM {table}")]
+                if table in files.tables(conn):
+                    found_rows += [(name, row) for row in files.all_rows(conn, table)]
         for name, row in sorted(found_rows, key=lambda found: _row_order(found[1])):
             if (column := _RUN_COLUMN.get(table)) is not None:
                 row[column] = runs_as.get(name, {}).get(row[column], row[column])
-            report.add(table, _insert(dest, table, row, ignore=True))
+            report.add(table, files.insert(dest, table, row, ignore=True, key=KEYED[table]))
     # sessions: every version of every id, across the output and the inputs
     versions: dict[str, dict[str, tuple[dict, list[dict], str]]] = {}
     for name, conn in sources.items():
         with db_errors.translated(Path(name)):
-            for (sid,) in conn.execute("SELECT id FROM sessions ORDER BY created_at, id").fetchall():
+            for sid in files.session_ids(conn):
                 versions.setdefault(sid, {})[name] = session_version(conn, sid, runs_as.get(name))
     for sid, found in versions.items():
         digests = {digest for _, _, digest in found.values()}
-        here = dest.execute("SELECT 1 FROM sessions WHERE id=?", [sid]).fetchone()
+        here = files.has_session(dest, sid)
         kept = session_version(dest, sid)[2] if here else None
         if len(digests) > 1 or (kept is not None and digests != {kept}):
             report.conflicts[sid] = sorted(found) + (["(output)"] if kept and kept not in digests else [])
@@ -235,9 +201,9 @@ def _merge_into(
         name = next(iter(found))
         row, steps, digest = found[name]
         if kept is None:
-            _insert(dest, "sessions", row)
+            files.insert(dest, "sessions", row)
             for step in steps:
-                _insert(dest, "steps", step)
+                files.insert(dest, "steps", step)
             report.add("sessions")
             report.add("steps", len(steps))
         else:
@@ -245,9 +211,9 @@ def _merge_into(
         judgments = []
         for n in found:
             with db_errors.translated(Path(n)):
-                judgments += rows(sources[n], "SELECT * FROM judgments WHERE session_id=?", [sid])
+                judgments += files.judgments(sources[n], sid)
         for judgment in sorted(judgments, key=_judgment_order):
-            report.add("judgments", _insert_judgment(dest, judgment))
+            report.add("judgments", files.insert_judgment(dest, judgment))
     work = merge_work(dest, sources, runs_as)
     for table, count in work.added.items():
         report.add(table, count)
@@ -264,35 +230,3 @@ def _row_order(row: dict) -> tuple:
 def _judgment_order(j: dict) -> tuple:
     """Time order, then content: the same output ids whatever the order of the inputs."""
     return (j.get("created_at") or "", str(j.get("judge")), str(j.get("kind")), str(j.get("verdict")), j.get("id") or 0)
-
-
-def _columns(dest: sqlite3.Connection, table: str) -> set[str]:
-    return {r[1] for r in dest.execute(f"PRAGMA table_info({table})")}
-
-
-def _ensure_columns(dest: sqlite3.Connection, table: str, row: dict) -> None:
-    """A column the input has and the output lacks (a newer file) is added, not dropped."""
-    if not _columns(dest, table):
-        names = ", ".join(f'"{c}"' for c in row)
-        key = ", ".join(f'"{c}"' for c in KEYED.get(table, ()))
-        dest.execute(f'CREATE TABLE "{table}" ({names}{", PRIMARY KEY (" + key + ")" if key else ""})')
-        return
-    for column in set(row) - _columns(dest, table):
-        dest.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}"')
-
-
-def _insert(dest: sqlite3.Connection, table: str, row: dict, ignore: bool = False) -> int:
-    _ensure_columns(dest, table, row)
-    names = ", ".join(f'"{c}"' for c in row)
-    marks = ", ".join("?" for _ in row)
-    verb = "INSERT OR IGNORE" if ignore else "INSERT"
-    return dest.execute(f'{verb} INTO "{table}" ({names}) VALUES ({marks})', list(row.values())).rowcount
-
-
-def _insert_judgment(dest: sqlite3.Connection, judgment: dict) -> int:
-    row = {k: v for k, v in judgment.items() if k != "id"}
-    _ensure_columns(dest, "judgments", row)
-    match = " AND ".join(f'"{c}" IS ?' for c in row)
-    if dest.execute(f"SELECT 1 FROM judgments WHERE {match}", list(row.values())).fetchone():
-        return 0
-    return _insert(dest, "judgments", row)

@@ -28,6 +28,8 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from clarify_tui.store import merging as files
+
 OUTPUT = "(output)"
 
 
@@ -57,11 +59,10 @@ class Rename:
 def run_copies(source: str, conn: sqlite3.Connection) -> dict[str, RunCopy]:
     """Every run name of one file (runs rows and sessions' run names) as a RunCopy."""
     rows: dict[str, dict] = {}
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'").fetchone():
-        for r in conn.execute("SELECT * FROM runs"):
-            rows[r["name"]] = dict(r)
+    for r in files.run_rows(conn):
+        rows[r["name"]] = r
     sessions: dict[str, list[tuple[str, str | None, str | None]]] = {}
-    for sid, run, annotator, created in conn.execute("SELECT id, run, annotator, created_at FROM sessions"):
+    for sid, run, annotator, created in files.session_runs(conn):
         sessions.setdefault(run, []).append((sid, annotator, created))
     out = {}
     for name in set(rows) | set(sessions):

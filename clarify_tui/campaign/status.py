@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from clarify_tui import db_errors
-from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED, read_only
+from clarify_tui.campaign.claims import COVERED, DEFAULT_TIMEOUT, FINISHED
 from clarify_tui.protocols import registry
+from clarify_tui.store import claims
+from clarify_tui.store.claims import read_only
 
 DEFAULT_CI_WIDTH = 0.2  # a 95 % interval of +-10 accuracy points
 
@@ -149,14 +151,7 @@ def _row(p: AnnotatorProgress) -> AnnotatorRow:
 
 def _live(conn: sqlite3.Connection, run: str, timeout: float) -> set[tuple[str, str]]:
     """(annotator, task) of live claims; none when the run was never served."""
-    try:
-        rows = conn.execute(
-            "SELECT annotator, task_id FROM claims WHERE run=? AND state='live' AND heartbeat_at >= ?",
-            [run, time.time() - timeout],
-        )
-        return set(rows)
-    except sqlite3.OperationalError:  # no claims table: a TUI-only queue
-        return set()
+    return set(claims.live_since(conn, run, time.time() - timeout, unserved_ok=True))
 
 
 def _tally(
@@ -196,19 +191,8 @@ def annotator_progress(
     try:
         with db_errors.snapshot(conn):
             live = _live(conn, run, timeout)
-            columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
-            baseline = " AND counterfactual IS NULL" if "counterfactual" in columns else ""  # as load_sessions
-            epoch = "epoch" if "epoch" in columns else "0"
-            mine = conn.execute(
-                f"SELECT id, task_id, protocol, status, {epoch} FROM sessions WHERE run=? AND annotator=?{baseline} "
-                "ORDER BY created_at, id",
-                [run, annotator],
-            ).fetchall()
-            others = conn.execute(
-                f"SELECT DISTINCT task_id, annotator FROM sessions WHERE run=? AND annotator<>?{baseline} "
-                f"AND status IN ({', '.join('?' for _ in COVERED)})",
-                [run, annotator, *COVERED],
-            ).fetchall()
+            mine = claims.statuses_of(conn, run, annotator)
+            others = claims.covering_others(conn, run, annotator, COVERED)
     finally:
         conn.close()
     tasks = set(task_ids)
@@ -254,13 +238,7 @@ def campaign_status(
     try:
         with db_errors.snapshot(conn):  # the claims, the clocks and the sessions of one moment
             live = _live(conn, run, timeout)
-            steps_ms = dict(
-                conn.execute(
-                    "SELECT s.id, SUM(st.latency_ms) FROM sessions s JOIN steps st ON st.session_id = s.id "
-                    "WHERE s.run=? AND s.status='running' AND st.actor='agent' GROUP BY s.id",
-                    [run],
-                )
-            )
+            steps_ms = claims.running_agent_ms(conn, run)
             sessions = load_sessions(conn, runs=[run])
     finally:
         conn.close()

@@ -37,7 +37,7 @@ def register(sub: Subparsers) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.search.cache import ensure_table, export_cache, import_cache, read_cache_file
+    from clarify_tui.search.cache import counts, ensure_table, export_cache, import_cache, read_cache_file
 
     if args.action == "export":  # refused before the database is opened: --out may name it
         check_target(args.out, protect=[db_path(args)])
@@ -51,7 +51,6 @@ def main(args: argparse.Namespace) -> int:
         n = import_cache(store.db, args.file, rows)
         console.print(f"imported {n} cached response(s) into {store.path}")
     else:
-        counts = store.db.execute("SELECT backend, COUNT(*) FROM search_cache GROUP BY backend").fetchall()
-        for backend, count in counts or [("(empty)", 0)]:
+        for backend, count in counts(store.db) or [("(empty)", 0)]:
             console.print(f"{backend}: {count}")
     return 0

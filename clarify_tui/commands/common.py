@@ -71,16 +71,6 @@ def refuse_unusable_db(path: Path) -> None:
     one-line error every command gives, before the screen takes over the terminal.
     Reads nothing but SQLite's own header (no store import, so first paint stays cheap)."""
     from clarify_tui import db_errors
-    from clarify_tui.errors import StoreError
 
     db_errors.preflight(path, readonly=False)
-    if path.exists():
-        with db_errors.translated(path):
-            conn = db_errors.connect(path, readonly=True)
-            try:
-                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-                why = db_errors.foreign(conn, path)
-                if why:
-                    raise StoreError(why)
-            finally:
-                conn.close()
+    db_errors.refuse_foreign(path)

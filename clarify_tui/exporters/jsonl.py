@@ -131,9 +131,7 @@ def export_jsonl(store: Store, runs: Iterable[str] | None, out: IO[str], include
     baseline = [s for s in sessions if not s.counterfactual]  # `whatif` forks are never scored as the baseline
     duplicate_of = {d.left_out.id: d.kept.id for d in count_once(baseline)[1]}
     steps = store.steps_by_session()
-    judgments: dict[str, list[dict]] = {}
-    for row in store.db.query("SELECT * FROM judgments ORDER BY id"):
-        judgments.setdefault(row["session_id"], []).append({**row, "verdict": json.loads(row["verdict"])})
+    judgments = store.judgments_by_session()
     provenances = store.run_provenances()
     for session in sessions:
         record = session_record(

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from clarify_tui.deviations import Setting, deviations
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.protocols import registry
+from clarify_tui.store import scoring
 
 if TYPE_CHECKING:  # report imports this module
     from clarify_tui.metrics.report import ScoreGroup
@@ -46,11 +47,8 @@ def _config(text: str | None) -> EpisodeConfig:
 
 def recorded_deviations(conn: Any) -> dict[str, list[str]]:
     """Run name -> the deviations recorded when it started (older files: none recorded)."""
-    columns = {row[1] for row in conn.execute('PRAGMA table_info("runs")')}
-    if "deviations" not in columns:
-        return {}
     out = {}
-    for name, text in conn.execute("SELECT name, deviations FROM runs WHERE deviations IS NOT NULL"):
+    for name, text in scoring.recorded_deviations(conn):
         try:
             lines = json.loads(text)
         except ValueError:
@@ -66,13 +64,8 @@ def run_settings_deviations(conn: Any) -> dict[str, list[str]]:
     these were deviations are judged too). None for a run on the bundled demo."""
     from clarify_tui.deviations import calls_of, is_demo_dataset, sampling, single_attempt
 
-    columns = {row[1] for row in conn.execute('PRAGMA table_info("runs")')}
-    if not {"provenance", "config", "dataset", "benchmark"} <= columns:
-        return {}
     out: dict[str, list[str]] = {}
-    for name, benchmark, dataset, config, provenance in conn.execute(
-        "SELECT name, benchmark, dataset, config, provenance FROM runs"
-    ):
+    for name, benchmark, dataset, config, provenance in scoring.run_settings(conn):
         if is_demo_dataset(dataset):
             continue
         try:
@@ -131,16 +124,13 @@ def _is_demo_task(task: Any) -> bool:
         return False
 
 
-def load_deviations(conn: Any, sessions: dict[str, Any], where: str, params: list) -> None:
+def load_deviations(conn: Any, sessions: dict[str, Any], sel: scoring.Selection) -> None:
     """Set `deviations` on each loaded ScoredSession (by id) from its run and its settings."""
     by_run = recorded_deviations(conn)
     for run, lines in run_settings_deviations(conn).items():
         by_run[run] = list(dict.fromkeys([*by_run.get(run, ()), *lines]))
     demo = demo_task_keys()
-    rows = conn.execute(
-        f"SELECT id, run, protocol, agent, user, search, judge, config, task_key FROM sessions{where}", params
-    )
-    for sid, run, protocol, agent, user, search, judge, config, key in rows:
+    for sid, run, protocol, agent, user, search, judge, config, key in scoring.setting_rows(conn, sel):
         s = sessions.get(sid)
         if s is None:
             continue

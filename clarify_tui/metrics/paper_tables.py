@@ -132,14 +132,9 @@ def row_label(group: ScoreGroup, setting: str = "") -> str:
 
 def session_settings(conn: Any, sessions: Sequence[ScoredSession]) -> dict[str, dict]:
     """Each session's episode config (prompting, ablation, k, mode) as stored on it."""
-    out: dict[str, dict] = {}
-    ids = [s.id for s in sessions]
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
-        for sid, config in conn.execute(f"SELECT id, config FROM sessions WHERE id IN ({marks})", chunk):
-            out[sid] = json.loads(config or "{}")
-    return out
+    from clarify_tui.store.scoring import session_configs
+
+    return {sid: json.loads(config or "{}") for sid, config in session_configs(conn, [s.id for s in sessions]).items()}
 
 
 def _setting(s: ScoredSession, config: dict) -> str:

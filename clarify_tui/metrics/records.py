@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from clarify_tui.protocols import registry
 from clarify_tui.results import AnyResult, result_model
+from clarify_tui.store import scoring
 
 ROLES = ("agent", "user", "judge", "environment")
 SCORED_STATUS = "completed"
@@ -159,19 +160,6 @@ def apply_judgments(
     return overlaid, judge if judge is not None else "+".join(sorted(specs)), chosen
 
 
-def _where(runs: Sequence[str], benchmark: str | None, baseline_only: bool = False) -> tuple[str, list]:
-    clauses, params = [], []
-    if baseline_only:  # `whatif` forks are counterfactuals: never part of a baseline score
-        clauses.append("counterfactual IS NULL")
-    if runs:
-        clauses.append(f"run IN ({', '.join('?' for _ in runs)})")
-        params += list(runs)
-    if benchmark:
-        clauses.append("protocol = ?")
-        params.append(benchmark)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
-
-
 def load_sessions(
     store_or_db: Any,
     runs: Iterable[str] | None = None,
@@ -201,15 +189,8 @@ def _snapshot(store_or_db: Any) -> Any:
 def _load(
     conn: Any, runs: list[str], benchmark: str | None, judge: str | None, counterfactuals: bool
 ) -> list[ScoredSession]:
-    columns = {row[1] for row in conn.execute('PRAGMA table_info("sessions")')}
-    where, params = _where(runs, benchmark, baseline_only=not counterfactuals and "counterfactual" in columns)
-    # a file written before epochs (and opened read-only, so not migrated) has no column: epoch 0
-    epoch = "epoch" if "epoch" in columns else "0"
-    rows = conn.execute(
-        "SELECT id, run, task_id, protocol, agent, user, judge, mode, annotator, status, result, created_at, "
-        f"{epoch} FROM sessions{where} ORDER BY created_at, id",
-        params,
-    ).fetchall()
+    sel = scoring.select(conn, runs, benchmark, counterfactuals)
+    rows = scoring.session_rows(conn, sel)
     sessions: dict[str, ScoredSession] = {}
     for sid, run, task_id, protocol, agent, user, sjudge, mode, annotator, status, result, created, ep in rows:
         sessions[sid] = ScoredSession(
@@ -229,13 +210,7 @@ def _load(
         )
     if not sessions:
         return []
-    sub = f"SELECT id FROM sessions{where}"
-    # Step by step in index order (not SUM()): the same float additions as an export's steps.
-    usage_rows = conn.execute(
-        "SELECT session_id, actor, tokens_in, tokens_out, cost_usd, model FROM steps "
-        f"WHERE session_id IN ({sub}) ORDER BY session_id, idx",
-        params,
-    )
+    usage_rows = scoring.step_usage(conn, sel)  # step by step in index order (not SUM()): as an export's steps
     current, by_actor, spent = None, {}, RoleUsage()  # set by the first row
     for sid, actor, tin, tout, cost, model in usage_rows:  # inlined add_step_usage: 100,000s of rows
         if sid != current:
@@ -258,25 +233,17 @@ def _load(
     for name in sorted({s.protocol for s in sessions.values()} & set(registry.names())):
         if (place := registry.get(name).difficulty) is None:  # its tasks have no difficulty
             continue
-        for sid, difficulty in conn.execute(
-            "SELECT s.id, json_extract(t.data, ?) FROM sessions s "
-            f"JOIN tasks t ON t.key = s.task_key WHERE s.id IN ({sub}) AND s.protocol = ?",
-            [f"$.{place[0]}.{place[1]}", *params, name],
-        ):
+        for sid, difficulty in scoring.difficulties(conn, sel, name, f"$.{place[0]}.{place[1]}"):
             if difficulty:
                 sessions[sid].difficulty = difficulty
     judgments: dict[str, list[Judgment]] = {}
-    for jid, sid, spec, kind, verdict, created in conn.execute(
-        "SELECT id, session_id, judge, kind, verdict, created_at FROM judgments "
-        f"WHERE session_id IN ({sub}) ORDER BY id",
-        params,
-    ):
+    for jid, sid, spec, kind, verdict, created in scoring.judgment_rows(conn, sel):
         judgments.setdefault(sid, []).append(Judgment(jid, spec, kind, json.loads(verdict), created))
     for s in sessions.values():
         _finish(s, judgments.get(s.id, ()), judge)
     from clarify_tui.metrics.comparability import load_deviations
 
-    load_deviations(conn, sessions, where, params)
+    load_deviations(conn, sessions, sel)
     return list(sessions.values())
 
 

@@ -80,6 +80,11 @@ def recorded(db: Db, backend: str) -> int:
         return 0
 
 
+def counts(db: Db) -> list[tuple[str, int]]:
+    """(backend, responses recorded) for each backend in the cache (`cache stats`)."""
+    return _conn(db).execute(f"SELECT backend, COUNT(*) FROM [{TABLE}] GROUP BY backend").fetchall()
+
+
 def ensure_table(db: Db) -> None:
     with _conn(db) as conn:
         conn.execute(_CREATE)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from clarify_tui import db_errors, lease
 from clarify_tui.errors import NotFound
-from clarify_tui.store import schema
+from clarify_tui.store import run_leases, schema
 from clarify_tui.store.rows import field_text, session_from_row, session_row, step_from_row, step_row, task_key
 from clarify_tui.store.schema import SCHEMA_VERSION
 
@@ -291,6 +291,19 @@ class Store:
         rows = self._rows("SELECT * FROM judgments WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "verdict": json.loads(r["verdict"])} for r in rows]
 
+    def judgments_by_session(self) -> dict[str, list[dict]]:
+        """Every judgment grouped by session, in id order, in one query (an export)."""
+        out: dict[str, list[dict]] = {}
+        for r in self._rows("SELECT * FROM judgments ORDER BY id"):
+            out.setdefault(r["session_id"], []).append({**r, "verdict": json.loads(r["verdict"])})
+        return out
+
+    def data_mark(self) -> tuple[int, int]:
+        """Changes whenever the database does: rows this connection changed (`total_changes`)
+        and commits by any other connection or process (`data_version`). A screen built
+        ahead of its opening (F2, F3) reads the database again at the opening only then."""
+        return self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0]
+
     def judged_by(self, judge: str) -> set[str]:
         """Ids of the sessions that hold a verdict of `judge` (`judge --resume` skips them)."""
         return {
@@ -300,20 +313,20 @@ class Store:
     def run_names(self) -> list[str]:
         return [r["run"] for r in self._rows("SELECT DISTINCT run FROM sessions ORDER BY run")]
 
-    # ---- one writer per run (see lease.py) ------------------------------------------
+    # ---- one writer per run (lease.py decides, run_leases.py writes) ------------------------------------------
 
     def acquire_run(self, run: str, stale_after: float = lease.STALE_AFTER_S, take_over: bool = False) -> lease.Lease:
         """Become the run's only writer, or RunLeaseError naming the live holder."""
         with self._writing():
-            return lease.acquire(self.conn, run, stale_after, take_over)
+            return run_leases.acquire(self.conn, run, stale_after, take_over)
 
     def heartbeat_run(self, held: lease.Lease) -> bool:
         with self._writing():
-            return lease.heartbeat(self.conn, held)
+            return run_leases.heartbeat(self.conn, held)
 
     def release_run(self, held: lease.Lease) -> None:
         with self._writing():
-            lease.release(self.conn, held)
+            run_leases.release(self.conn, held)
 
     def retry_totals(self, run: str) -> tuple[int, int, dict[str, int]]:
         """(retries, steps that needed them, retries by last cause) over a run's live sessions."""

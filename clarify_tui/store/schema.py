@@ -13,8 +13,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from clarify_tui import db_errors, lease
+from clarify_tui import db_errors
 from clarify_tui.errors import StoreError
+from clarify_tui.store import run_leases
 
 SCHEMA_VERSION = 1
 
@@ -148,7 +149,7 @@ def create(conn: sqlite3.Connection, columns_of: Callable[[str], set[str]]) -> N
             'ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"',
             ["schema_version", str(SCHEMA_VERSION)],
         )
-    lease.ensure_table(conn)
+    run_leases.ensure_table(conn)
     for name, (table, indexed) in INDEXES.items():
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{name}"\n    ON "{table}" ({indexed})')
     conn.commit()

@@ -47,37 +47,23 @@ def measure(store: Store | None, r: CellRun) -> Measured:
     """Calls and dollars of finished sessions like this cell's (see the module docstring)."""
     if store is None:
         return Measured()
-    spec = r.prepared.spec
-    own = "s.run = ?", [r.cell.name]
-    alike = (
-        "s.protocol = ? AND s.agent = ? AND s.user = ? AND s.judge = ?",
-        [spec.benchmark, spec.agent, spec.user, spec.judge],
-    )
-    for (where, params), source in ((own, "this cell's finished sessions"), (alike, "finished sessions alike")):
-        ids = [
-            row[0]
-            for row in store.conn.execute(
-                f"SELECT s.id FROM sessions s WHERE {where} AND s.status = 'completed' AND s.counterfactual IS NULL",
-                params,
-            )
-        ]
-        if not ids:
-            continue
-        m = Measured(sessions=len(ids), source=f"{len(ids)} {source}")
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for model, calls, cost, unpriced in store.conn.execute(
-                f"SELECT model, count(*) + coalesce(sum(retries), 0), coalesce(sum(cost_usd), 0), "
-                f"count(*) - count(cost_usd) FROM steps WHERE session_id IN ({marks}) AND model IS NOT NULL "
-                "GROUP BY model",
-                chunk,
-            ):
-                m.calls[model] = m.calls.get(model, 0) + int(calls)
-                m.cost += float(cost or 0)
-                m.unpriced += int(unpriced or 0)
-        return m
-    return Measured()
+    from clarify_tui.store import spending
+
+    conn, spec = store.conn, r.prepared.spec
+    ids, source = spending.completed_of_run(conn, r.cell.name), "this cell's finished sessions"
+    if not ids:
+        ids, source = (
+            spending.completed_alike(conn, spec.benchmark, spec.agent, spec.user, spec.judge),
+            "finished sessions alike",
+        )
+    if not ids:
+        return Measured()
+    m = Measured(sessions=len(ids), source=f"{len(ids)} {source}")
+    for model, calls, cost, unpriced in spending.calls_by_model(conn, ids):
+        m.calls[model] = m.calls.get(model, 0) + int(calls)
+        m.cost += float(cost or 0)
+        m.unpriced += int(unpriced or 0)
+    return m
 
 
 def plan_lines(

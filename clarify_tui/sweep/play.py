@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clarify_tui.store import spending
 from clarify_tui.sweep.cells import Cell, shard_keep
 
 if TYPE_CHECKING:
@@ -168,13 +169,7 @@ class SpendMeter:
         """Count the finished sessions whose rows are final; True when none is left pending."""
         if not self.pending:
             return True
-        marks = ", ".join("?" for _ in self.pending)
-        rows = self.store.conn.execute(
-            f"SELECT s.id, (SELECT coalesce(sum(cost_usd), 0) FROM steps WHERE session_id = s.id), "
-            f"(SELECT count(*) FROM steps WHERE session_id = s.id AND model IS NOT NULL AND cost_usd IS NULL) "
-            f"FROM sessions s WHERE s.id IN ({marks}) AND s.status != 'running'",
-            self.pending,
-        ).fetchall()
+        rows = spending.settled_costs(self.store.conn, self.pending)
         for sid, cost, unpriced in rows:
             self.budget.add(float(cost or 0.0), int(unpriced or 0))
             self.pending.remove(sid)

@@ -6,24 +6,22 @@ Nothing happens at import time: the database is opened when the first session st
 With a `QueueSpec` the app serves the human-baseline queue instead of the picker: one
 task after another (`sessions_ops.next_in_queue`), resuming a task left in the middle.
 F2 and F3 open the sessions and scores screens (not while a person plays the agent on
-an unfinished task: they would show other sessions' answers).
+an unfinished task: they would show other sessions' answers; tui/browsing_keys.py).
 """
 
 from __future__ import annotations
 
 import gc
-import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 
 from clarify_tui.plural import plural
+from clarify_tui.tui.browsing_keys import BrowsingKeys
 from clarify_tui.tui.commands import ScreenCommands
 from clarify_tui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, PresetBreakpoints
 from clarify_tui.tui.roles import DEFAULT_AGENT, Role
@@ -58,7 +56,7 @@ class TasksLoaded(Message):
         self.problems = problems
 
 
-class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, TypeaheadApp, App):
+class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, TypeaheadApp, BrowsingKeys, App):
     """The workbench. Backends are specs; tests may pass tasks, a store and a search backend."""
 
     CSS_PATH = ["app.tcss", "browse.tcss"]
@@ -369,54 +367,6 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
             self.notify(str(exc), title="cannot start the session", severity="error", timeout=10)
             return
         self.push_screen(screen)
-
-    # ---- browsing ------------------------------------------------------------------------
-
-    def _playing_blind(self) -> bool:
-        """A person is playing the agent on an unfinished task: other sessions must stay shut.
-        Asked for every footer repaint: before any play screen exists its (heavy) module is
-        not imported just to answer no."""
-        play = sys.modules.get("clarify_tui.tui.screens.play")
-        PlayScreen = getattr(play, "PlayScreen", None)
-        if PlayScreen is None:
-            return False
-
-        return any(isinstance(s, PlayScreen) and s.role == "agent" and not s.driver.done for s in self.screen_stack)
-
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        return True  # F2 / F3 while a person plays blind: the action says why they stay shut
-
-    def action_sessions(self) -> None:
-        from clarify_tui.tui.screens.sessions import SessionsScreen
-
-        if self._playing_blind():
-            self.notify("Sessions open when the task ends (they show answers).", severity="warning")
-        elif not isinstance(self.screen, SessionsScreen):
-            self.push_screen(self.ahead.take("sessions") or SessionsScreen(self.store))
-
-    def action_scores(self) -> None:
-        from clarify_tui.tui.screens.scores import ScoresScreen
-
-        if self._playing_blind():
-            self.notify("Scores open when the task ends.", severity="warning")
-        elif not isinstance(self.screen, ScoresScreen):
-            self.push_screen(self.ahead.take("scores") or ScoresScreen(self.store))
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        blind = " · not now: they open when the task ends" if self._playing_blind() else ""
-        # listed even while blocked: picking one says why (action_sessions / action_scores)
-        yield SystemCommand(
-            "Sessions", "every stored session: replay, compare, fork (F2)" + blind, self.action_sessions
-        )
-        yield SystemCommand("Scores", "scores and charts of this database (F3)" + blind, self.action_scores)
-        yield SystemCommand("Help", "every key, this screen's first (?)", self.action_help)
-
-    def action_help(self) -> None:
-        from clarify_tui.tui.screens.help import HelpScreen
-
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(self.ahead.take("help") or HelpScreen())
 
 
 def run_app(

@@ -17,17 +17,15 @@ session in place (sessions_ops.resume_session) instead of starting a new one.
 from __future__ import annotations
 
 import asyncio
-import getpass
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from clarify_tui.annotation import ActiveClock, append_note
-from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.backends import make_agent, make_judge, make_search, make_user
 from clarify_tui.engine import Episode, build_episode
-from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
+from clarify_tui.models import Action, EpisodeConfig, Session, Step, Task
+from clarify_tui.tui import play_setup
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -36,37 +34,8 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
+from clarify_tui.tui.play_setup import PlaySetup, default_annotator, initial_mode  # noqa: F401  (importable from here as before)
 from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
-
-if TYPE_CHECKING:
-    from clarify_tui.config import Config
-
-
-@dataclass
-class PlaySetup:
-    """Everything needed to start a session from the TUI."""
-
-    task: Task
-    role: Role = "observer"
-    agent_spec: str = DEFAULT_AGENT
-    user_spec: str = "rule"
-    search_spec: str = "local"
-    judge_spec: str = "rule"
-    config: EpisodeConfig = field(default_factory=EpisodeConfig)
-    run: str = "tui"
-    annotator: str | None = None
-    """Who plays (agent or user role); default: the OS user name."""
-    resume_id: str | None = None
-    """A `running` session to continue in place from its last step (the queue does this)."""
-    queue: tuple[int, int] | None = None
-    """In the human-baseline queue: (this task's position, 1-based; tasks in the queue)."""
-    services: Config | None = None
-    """The model settings the roles are made with (`serve --config/--set`); None: clarify.toml
-    when a role needs one."""
-
-
-def initial_mode(role: Role) -> SessionMode:
-    return {"agent": "human_agent", "user": "human_user"}.get(role, "automated")  # type: ignore[return-value]
 
 
 class EpisodeDriver:
@@ -107,55 +76,9 @@ class EpisodeDriver:
 
     @classmethod
     def for_play(cls, setup: PlaySetup, store, post: Callable[[Message], object], search=None) -> EpisodeDriver:
-        """The play screen's session: new, or `setup.resume_id` continued in place."""
-        role = setup.role
-        self = cls(store, post, role=role, timed=role == "agent")
-        services = setup.services
-        agent = self.human_agent() if role == "agent" else make_agent(setup.agent_spec, services)
-        user = self.human_user() if role == "user" else make_user(setup.user_spec, services)
-        search = search or make_search(setup.search_spec, services)
-        judge = make_judge(setup.judge_spec, services)
-        if setup.resume_id:
-            from clarify_tui.sessions_ops import resume_session
-
-            self.episode = resume_session(
-                store, setup.resume_id, agent=agent, user=user, search=search, judge=judge, config=services
-            )
-            self.episode.sink = self  # from now on every write goes through the driver
-            if self.episode.session.result.informed:  # it stays so to its end
-                self.informed_because = "it was marked informed when it began"
-            self.started = True
-            saved = self.episode.session.result.active_ms  # the clock as it was last saved
-            self.clock.base_ms = (
-                saved if saved is not None else sum(s.latency_ms for s in self.episode.steps if s.actor == "agent")
-            )  # sessions saved before it
-            return self
-        session = Session(
-            run=setup.run,
-            task_id=setup.task.id,
-            protocol=setup.task.protocol,
-            agent=agent.spec,
-            user=user.spec,
-            search=search.spec,
-            judge=setup.judge_spec,
-            mode=initial_mode(role),
-            annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
-        )
-        if role == "agent":  # a person who has seen this task's hidden information plays it informed
-            from clarify_tui.sessions_ops import seen_hidden
-
-            self.informed_because = seen_hidden(store, setup.task, session.annotator)
-        self.episode = build_episode(
-            setup.task,
-            agent=agent,
-            user=user,
-            search=search,
-            judge=judge,
-            config=setup.config.model_copy(),
-            session=session,
-            sink=self,
-            deep_search=make_deep_search(setup.config.deep_search, services),
-        )
+        """The play screen's session: new, or `setup.resume_id` continued in place (play_setup.py)."""
+        self = cls(store, post, role=setup.role, timed=setup.role == "agent")
+        play_setup.start(self, setup, search)
         return self
 
     @classmethod
@@ -407,10 +330,3 @@ class EpisodeDriver:
         self.episode.start()
         self.session.note = append_note(self.session.note, why)
         self.abandon()
-
-
-def default_annotator() -> str | None:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return None

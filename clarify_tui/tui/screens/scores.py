@@ -40,7 +40,6 @@ from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.plural import plural
 from clarify_tui.protocols import registry
-from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
 from clarify_tui.tui.widgets.footer import Footer
@@ -110,11 +109,11 @@ class ScoresScreen(LaidOutScreen):
         self.reload()
 
     def on_screen_resume(self) -> None:
-        if data_mark(self.store) != self._read_at:
+        if self.store.data_mark() != self._read_at:
             self.reload()
 
     def reload(self) -> None:
-        self._read_at = data_mark(self.store)
+        self._read_at = self.store.data_mark()
         # a player who had seen hidden information is no baseline (as `score` without --include-informed)
         loaded = load_sessions(self.store)
         self.sessions = [s for s in loaded if not s.result.informed]
@@ -249,7 +248,7 @@ class ScoresScreen(LaidOutScreen):
         tabs.active = "charts" if tabs.active == "numbers" else "numbers"
 
     def action_reload(self) -> None:
-        changed = data_mark(self.store) != self._read_at
+        changed = self.store.data_mark() != self._read_at
         self.reload()
         self.notify(
             f"Reloaded: {plural(len(self.sessions), 'session')}"

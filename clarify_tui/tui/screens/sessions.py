@@ -16,7 +16,6 @@ from textual.containers import Horizontal
 from textual.widgets import Checkbox, DataTable, Select, Static
 
 from clarify_tui.plural import plural
-from clarify_tui.tui.freshness import data_mark
 from clarify_tui.tui.layout import compact_when_narrow
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.speed import Header, LaidOutScreen, LightSelect
@@ -116,14 +115,14 @@ class SessionsScreen(LaidOutScreen):
         which on_mount has loaded (the query reads every session), unless the database
         changed since (a screen built ahead)."""
         self.on_resize()
-        if self._left or data_mark(self.store) != self._read_at:
+        if self._left or self.store.data_mark() != self._read_at:
             self._left = False
             self.reload()
 
     # ---- data --------------------------------------------------------------------------
 
     def reload(self) -> None:
-        self._read_at = data_mark(self.store)
+        self._read_at = self.store.data_mark()
         self.rows = session_rows(self.store)
         for name, _prompt in SELECTS:
             select = self.query_one(f"#filter-{name}", Select)

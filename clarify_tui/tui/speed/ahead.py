@@ -12,7 +12,7 @@ came for QUIET_S, so a key pressed meanwhile waits for one step at most (the ben
 prints the longest event-loop stall and the keys' repaint times during the warm-up).
 
 What a built screen shows is current when it opens: the sessions and scores screens
-read the database again at opening when it changed since they read it (`data_mark`).
+read the database again at opening when it changed since they read it (`Store.data_mark`).
 A screen built at another terminal size or before the CSS changed (a new theme) is
 dropped and the key builds a new one, as before. A key pressed before its screen is
 finished takes it as far as it got: Textual finishes mounting it as for any new screen.
