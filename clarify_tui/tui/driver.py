@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from clarify_tui.annotation import ActiveClock, append_note
-from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import build_backends
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
 from clarify_tui.tui.messages import (
@@ -111,10 +112,20 @@ class EpisodeDriver:
         role = setup.role
         self = cls(store, post, role=role, timed=role == "agent")
         services = setup.services
-        agent = self.human_agent() if role == "agent" else make_agent(setup.agent_spec, services)
-        user = self.human_user() if role == "user" else make_user(setup.user_spec, services)
-        search = search or make_search(setup.search_spec, services)
-        judge = make_judge(setup.judge_spec, services)
+        specs = RoleSpecs.of(
+            agent=setup.agent_spec,
+            user=setup.user_spec,
+            judge=setup.judge_spec,
+            search=None if search is not None else setup.search_spec,
+            deep_search=None if setup.resume_id else setup.config.deep_search,
+        )
+        made = build_backends(
+            specs,
+            services,
+            agent=self.human_agent() if role == "agent" else None,
+            user=self.human_user() if role == "user" else None,
+        )
+        agent, user, judge, search = made.agent, made.user, made.judge, search or made.search
         if setup.resume_id:
             from clarify_tui.sessions_ops import resume_session
 
@@ -154,7 +165,7 @@ class EpisodeDriver:
             config=setup.config.model_copy(),
             session=session,
             sink=self,
-            deep_search=make_deep_search(setup.config.deep_search, services),
+            deep_search=made.deep_search,
         )
         return self
 
@@ -175,18 +186,23 @@ class EpisodeDriver:
         from clarify_tui.sessions_ops import fork_session
         from clarify_tui.whatif import with_run_seed
 
-        human = agent_spec == "human"
+        human = BackendSpec.parse(agent_spec).is_human
         self = cls(store, post, role="agent" if human else "observer")
         parent = store.session(parent_id)
         config = with_run_seed(store, parent.run, config)  # a seeded agent continues under its run's seed
+        made = build_backends(
+            RoleSpecs.of(agent=agent_spec, user=user_spec, judge=parent.judge, search=parent.search),
+            config,
+            agent=self.human_agent() if human else None,
+        )
         self.episode = fork_session(
             store,
             parent_id,
             step,
-            agent=self.human_agent() if human else make_agent(agent_spec, config),
-            user=make_user(user_spec, config),
-            search=make_search(parent.search, config),
-            judge=make_judge(parent.judge, config),
+            agent=made.agent,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             mode="human_agent" if human else "automated",
             annotator=default_annotator() if human else None,
             config=config,
@@ -205,14 +221,17 @@ class EpisodeDriver:
         session = store.session(session_id)
         self = cls(store, post, role="agent")
         config = with_run_seed(store, session.run, config)
-        user_spec = "rule" if session.user == "human" else session.user
+        user_spec = "rule" if BackendSpec.parse(session.user).is_human else session.user
+        made = build_backends(
+            RoleSpecs.of(user=user_spec, judge=session.judge, search=session.search), config, agent=self.human_agent()
+        )
         self.episode = resume_session(
             store,
             session_id,
-            agent=self.human_agent(),
-            user=make_user(user_spec, config),
-            search=make_search(session.search, config),
-            judge=make_judge(session.judge, config),
+            agent=made.agent,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             config=config,
         )
         self.episode.sink = self
@@ -233,12 +252,14 @@ class EpisodeDriver:
     ) -> EpisodeDriver:
         """A new automated session of `task` (rule user, local search and judge)."""
         self = cls(store, post)
+        made = build_backends(RoleSpecs.of(agent=agent_spec), config)
+        rules = build_backends(RoleSpecs.of(user="rule", judge="rule", search="local"))  # offline: no config read
         self.episode = build_episode(
             task,
-            agent=make_agent(agent_spec, config),
-            user=make_user("rule"),
-            search=make_search("local"),
-            judge=make_judge("rule"),
+            agent=made.agent,
+            user=rules.user,
+            search=rules.search,
+            judge=rules.judge,
             config=episode_config,
             sink=self,
         )
