@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from clarify_tui import db_errors
-from clarify_tui.backend_spec import BackendSpec
-from clarify_tui.backends import agent_time_limit, build_backends, make_agent
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import agent_time_limit, build_backends
 from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
@@ -128,7 +128,7 @@ def build_agent(spec: RunSpec, config_obj=None):
     """The run's agent: built from its spec, or the object api.run was given (held to the
     same contract as a `py:` agent)."""
     if spec.agent_object is None:
-        return make_agent(spec.agent, config_obj)
+        return build_backends(RoleSpecs.of(agent=spec.agent), config_obj).agent
     from clarify_tui.agents.custom import PyAgent
 
     if not callable(getattr(spec.agent_object, "act", None)):
