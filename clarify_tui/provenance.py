@@ -250,7 +250,7 @@ def imported_provenance(
     roles: dict[str, dict] = {}
     for role in ("agent", "user", "judge"):
         spec = str(row.get(role) or "")
-        model = BackendSpec.parse(spec).is_model and spec.startswith("openai:")  # as recorded, not `openai/`
+        model = BackendSpec.parse(spec).is_model  # `openai/MODEL` too (it was left without its settings)
         roles[role] = role_settings(role, spec, benchmark, config_obj) if model else {"spec": spec}
     roles["search"] = {"spec": row.get("search")}
     path = Path(source)

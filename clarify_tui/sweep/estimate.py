@@ -35,7 +35,7 @@ def model_roles(r: CellRun) -> dict[str, str]:
     spec = r.prepared.spec
     specs = {"agent": spec.agent, "user": spec.user, "judge": spec.judge, "deep_search": spec.config.deep_search}
     parsed = {role: BackendSpec.parse(s) for role, s in specs.items() if s}
-    return {role: p.arg for role, p in parsed.items() if p.is_model and p.given.startswith("openai:")}
+    return {role: p.model for role, p in parsed.items() if p.model}  # `openai/MODEL` too (it was left unpriced)
 
 
 def endpoint_of(r: CellRun, role: str) -> str:
