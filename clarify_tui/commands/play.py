@@ -104,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
 
     queue = None
     if args.queue is not None:
-        from clarify_tui.tui.driver import default_annotator
+        from clarify_tui.tui.play_setup import default_annotator
         from clarify_tui.tui.screens.play_queue import QueueSpec
 
         problem = None

@@ -17,10 +17,7 @@ session in place (sessions_ops.resume_session) instead of starting a new one.
 from __future__ import annotations
 
 import asyncio
-import getpass
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -28,7 +25,7 @@ from clarify_tui.annotation import ActiveClock, append_note
 from clarify_tui.backend_spec import BackendSpec, RoleSpecs
 from clarify_tui.backends import build_backends
 from clarify_tui.engine import Episode, build_episode
-from clarify_tui.models import Action, EpisodeConfig, Session, SessionMode, Step, Task
+from clarify_tui.models import Action, EpisodeConfig, Session, Step, Task
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -37,37 +34,8 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
+from clarify_tui.tui.play_setup import PlaySetup, default_annotator, initial_mode
 from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
-
-if TYPE_CHECKING:
-    from clarify_tui.config import Config
-
-
-@dataclass
-class PlaySetup:
-    """Everything needed to start a session from the TUI."""
-
-    task: Task
-    role: Role = "observer"
-    agent_spec: str = DEFAULT_AGENT
-    user_spec: str = "rule"
-    search_spec: str = "local"
-    judge_spec: str = "rule"
-    config: EpisodeConfig = field(default_factory=EpisodeConfig)
-    run: str = "tui"
-    annotator: str | None = None
-    """Who plays (agent or user role); default: the OS user name."""
-    resume_id: str | None = None
-    """A `running` session to continue in place from its last step (the queue does this)."""
-    queue: tuple[int, int] | None = None
-    """In the human-baseline queue: (this task's position, 1-based; tasks in the queue)."""
-    services: Config | None = None
-    """The model settings the roles are made with (`serve --config/--set`); None: clarify.toml
-    when a role needs one."""
-
-
-def initial_mode(role: Role) -> SessionMode:
-    return {"agent": "human_agent", "user": "human_user"}.get(role, "automated")  # type: ignore[return-value]
 
 
 class EpisodeDriver:
@@ -119,12 +87,10 @@ class EpisodeDriver:
             search=None if search is not None else setup.search_spec,
             deep_search=None if setup.resume_id else setup.config.deep_search,
         )
-        made = build_backends(
-            specs,
-            services,
-            agent=self.human_agent() if role == "agent" else None,
-            user=self.human_user() if role == "user" else None,
+        human = (
+            {"agent": self.human_agent()} if role == "agent" else {"user": self.human_user()} if role == "user" else {}
         )
+        made = build_backends(specs, services, **human)
         agent, user, judge, search = made.agent, made.user, made.judge, search or made.search
         if setup.resume_id:
             from clarify_tui.sessions_ops import resume_session
@@ -252,14 +218,13 @@ class EpisodeDriver:
     ) -> EpisodeDriver:
         """A new automated session of `task` (rule user, local search and judge)."""
         self = cls(store, post)
-        made = build_backends(RoleSpecs.of(agent=agent_spec), config)
-        rules = build_backends(RoleSpecs.of(user="rule", judge="rule", search="local"))  # offline: no config read
+        made = build_backends(RoleSpecs.of(agent=agent_spec, user="rule", judge="rule", search="local"), config)
         self.episode = build_episode(
             task,
             agent=made.agent,
-            user=rules.user,
-            search=rules.search,
-            judge=rules.judge,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             config=episode_config,
             sink=self,
         )
@@ -428,10 +393,3 @@ class EpisodeDriver:
         self.episode.start()
         self.session.note = append_note(self.session.note, why)
         self.abandon()
-
-
-def default_annotator() -> str | None:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return None
