@@ -90,7 +90,6 @@ async def test_resume_skips_completed_tasks_and_replays_interrupted_ones(tmp_pat
 async def test_one_crashing_episode_does_not_stop_the_run(tmp_path, search, monkeypatch):
     _install_world(monkeypatch, search)
     import clarify_tui.runner as runner
-
     from clarify_tui.backends import make_agent
 
     monkeypatch.setattr(runner, "build_agent", lambda spec, cfg=None: _FlakyAgent(make_agent("scripted:direct-guess")))
