@@ -11,13 +11,20 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clarify_tui.argtypes import TaskLimit, take
+from clarify_tui.argtypes import TaskLimit
 from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig, Session
+from clarify_tui.run_request import (  # noqa: F401  (importable from here as before)
+    PreparedRun,
+    RunRequest,
+    check_replayable,
+    load_run_config,
+    prepare,
+    select_tasks,
+)
 
 if TYPE_CHECKING:
     from clarify_tui.metrics.report import ScoreReport
@@ -49,163 +56,13 @@ class RunResult:
         return [s for s in self.sessions if s.status == "errored"]
 
 
-def load_run_config(
-    config: str | Path | None = None,
-    overrides: dict | None = None,
-    *,
-    specs: tuple[str, ...] = (),
-    agent_args: dict | None = None,
-):
-    """The Config when one is needed (a config file, overrides, a model or a researcher's
-    backend among `specs`), else None (offline runs read no file)."""
-    overrides = dict(overrides or {})
-    if agent_args:
-        overrides.setdefault("agent", {}).setdefault("args", {}).update(agent_args)
-    needs = any(s.startswith(("openai", "tavily", "serper", "py:", "http://", "https://")) for s in specs if s)
-    if config is None and not overrides and not needs:
-        return None
-    from clarify_tui.config import load_config
-
-    return load_config(Path(config) if config is not None else None, overrides=overrides)
-
-
-def select_tasks(tasks: list, task_ids: list[str] | None, limit: TaskLimit | None) -> list:
-    """`--task-ids a,b,c` (in the order given; an unknown id is an error naming it), then `--limit`."""
-    if task_ids:
-        by_id = {t.id: t for t in tasks}
-        missing = [i for i in task_ids if i not in by_id]
-        if missing:
-            known = ", ".join(list(by_id)[:10])
-            raise UsageError(
-                f"--task-ids: no task {', '.join(repr(m) for m in missing)} in the dataset "
-                f"(it has {len(by_id)}: {known}{', ...' if len(by_id) > 10 else ''})"
-            )
-        tasks = [by_id[i] for i in dict.fromkeys(task_ids)]
-    return take(tasks, limit)
-
-
-def check_replayable(path: Path, search: str) -> None:
-    """`--search-cache replay` answers searches from the database only: with nothing recorded
-    for the backend, every search would miss and every session error (3 attempts each)."""
-    from clarify_tui.search.cache import recorded
-    from clarify_tui.store import Store
-
-    how = "record them first (--search-cache record) or bring them with `clarify-tui cache import`"
-    if not path.exists():
-        raise UsageError(f"--search-cache replay: {path} does not exist, so it holds no recorded searches; {how}")
-    store = Store(path, readonly=True, existing=True)
-    try:
-        found = recorded(store.conn, search)
-    finally:
-        store.close()
-    if not found:
-        raise UsageError(f"--search-cache replay: {path} holds no recorded {search} searches; {how}")
-
-
-@dataclass
-class PreparedRun:
-    """A run checked and ready to play: its spec (backends built once), its tasks, its
-    config and database. `run` plays one; `clarify-tui sweep` plays many at once."""
-
-    spec: Any  # run_spec.RunSpec (imported lazily: the runner pulls in every backend)
-    tasks: list
-    config_obj: Any
-    db: Path
-    call_limit: str | None
-
-
 def prepare_run(
-    benchmark: str,
-    agent: str | Any,
-    *,
-    dataset: str = "demo",
-    user: str = "rule",
-    search: str = "local",
-    judge: str = "rule",
-    db: str | Path | None = None,
-    name: str | None = None,
-    concurrency: int = 4,
-    limit: TaskLimit | None = None,
-    task_ids: list[str] | None = None,
-    epochs: int = 1,
-    seed: int | None = None,
-    task_attempts: int | None = None,
-    search_cache: str = "record",
-    episode: EpisodeConfig | dict | None = None,
-    config: str | Path | None = None,
-    overrides: dict | None = None,
-    agent_args: dict | None = None,
-    argv: list[str] | None = None,
-    on_banner: Callable[[str], None] | None = None,
+    benchmark: str, agent: str | Any, *, on_banner: Callable[[str], None] | None = None, **options: Any
 ) -> PreparedRun:
-    """Everything `run` checks before it touches the database: the tasks, the spec, the
-    config and its call limit, every backend built once, the provenance. A bad setting
-    raises here."""
-    from clarify_tui.deviations import banner
-    from clarify_tui.paths import default_db_path
-    from clarify_tui.provenance import run_provenance
-    from clarify_tui.run_spec import RunSpec
-    from clarify_tui.runner import apply_call_limit, run_deviations, validate_spec
-    from clarify_tui.tasks import load_tasks
-
-    agent_object = None
-    if not isinstance(agent, str):
-        agent_object, agent = agent, f"py:{type(agent).__module__}:{type(agent).__qualname__}"
-    if epochs < 1:
-        raise UsageError(f"--epochs must be at least 1, got {epochs}")
-    for role, role_spec in (("agent", agent), ("user", user)):
-        if role_spec.split(":")[0] == "human":  # a batch run has nobody at the keyboard: it would wait for ever
-            raise UsageError(
-                f"run has no person at the keyboard: --{role} human is played in the TUI, "
-                f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)"
-            )
-    episode_config = episode if isinstance(episode, EpisodeConfig) else EpisodeConfig(**(episode or {}))
-    tasks = select_tasks(load_tasks(benchmark, dataset), task_ids, limit)
-    name = name or f"{benchmark}-{agent.replace(':', '-').replace('/', '-')}-{datetime.now():%Y%m%d-%H%M%S}"
-    spec = RunSpec(
-        name=name,
-        agent=agent,
-        user=user,
-        search=search,
-        judge=judge,
-        benchmark=benchmark,
-        dataset=str(dataset),
-        config=episode_config,
-        concurrency=concurrency,
-        search_cache=search_cache,  # type: ignore[arg-type]
-        task_attempts=task_attempts,
-        epochs=epochs,
-        seed=seed,
-        agent_object=agent_object,
-    )
-    if seed is not None:
-        overrides = {**(overrides or {}), "seed": seed}
-    config_obj = load_run_config(
-        config, overrides, specs=(agent, user, judge, search, episode_config.deep_search or ""), agent_args=agent_args
-    )
-    if not episode_config.deep_search and config_obj is not None and config_obj.deep_search.spec:
-        spec.config = episode_config.model_copy(update={"deep_search": config_obj.deep_search.spec})
-    call_limit = apply_call_limit(config_obj, concurrency)
-    validate_spec(spec, config_obj)  # a bad spec ends here: no database, no runs row
-    spec.provenance = run_provenance(
-        benchmark=benchmark,
-        dataset=str(dataset),
-        agent=agent,
-        user=user,
-        judge=judge,
-        search=search,
-        deep_search=spec.config.deep_search,
-        config_obj=config_obj,
-        argv=argv,
-        agent_object=agent_object,
-    )
-    spec.agent_args = spec.provenance["roles"]["agent"].get("args")  # recorded and compared as a setting
-    if on_banner is not None and (line := banner(run_deviations(spec))) is not None:
-        on_banner(line)
-    path = Path(db) if db is not None else default_db_path()
-    if search_cache == "replay":
-        check_replayable(path, search)
-    return PreparedRun(spec=spec, tasks=tasks, config_obj=config_obj, db=path, call_limit=call_limit)
+    """Everything `run` does before it touches the database (`run_request.prepare`): the
+    documented keywords of `run` (docs/api.md) but its progress callbacks, read into a
+    `RunRequest`. A bad setting raises here."""
+    return prepare(RunRequest(benchmark, agent, **options), on_banner=on_banner)
 
 
 def run(
@@ -243,13 +100,7 @@ def run(
     task is played `epochs` times. Returns the run's sessions; score them with `score()`.
     `take_over` breaks another process's lease on the run (`run --take-over`); `notify`
     hears one line when it did."""
-    from clarify_tui.run_spec import check_resumable
-    from clarify_tui.runner import run_batch
-    from clarify_tui.store import Store
-
-    if retry_errored and not resume:
-        raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
-    prepared = prepare_run(
+    request = RunRequest(
         benchmark,
         agent,
         dataset=dataset,
@@ -263,6 +114,8 @@ def run(
         task_ids=task_ids,
         epochs=epochs,
         seed=seed,
+        resume=resume,
+        retry_errored=retry_errored,
         task_attempts=task_attempts,
         search_cache=search_cache,
         episode=episode,
@@ -270,45 +123,55 @@ def run(
         overrides=overrides,
         agent_args=agent_args,
         argv=argv,
-        on_banner=on_banner,
+        take_over=take_over,
     )
-    spec, tasks, config_obj, path, name = (
-        prepared.spec,
-        prepared.tasks,
-        prepared.config_obj,
-        prepared.db,
-        prepared.spec.name,
-    )
-    call_limit = prepared.call_limit
+    return play(request, on_banner=on_banner, on_start=on_start, on_session_done=on_session_done, notify=notify)
+
+
+def play(
+    request: RunRequest,
+    *,
+    on_banner: Callable[[str], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_session_done: Callable[[Session], None] | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> RunResult:
+    """`run` of a request: prepared (a bad setting raises before the database), then played."""
+    from clarify_tui.run_spec import check_resumable
+    from clarify_tui.runner import run_batch
+    from clarify_tui.store import Store
+
+    prepared = prepare(request, on_banner=on_banner)
+    spec, tasks, path = prepared.spec, prepared.tasks, prepared.db
     store = Store(path)
-    if resume:
-        check_resumable(store, name)  # before any progress: one line saying there is nothing to resume
+    if request.resume:
+        check_resumable(store, spec.name)  # before any progress: one line saying there is nothing to resume
     if on_start is not None:
-        on_start(len(tasks) * epochs)
+        on_start(len(tasks) * request.epochs)
     summary = _run_sync(
         run_batch(
             store,
             spec,
             tasks,
-            resume=resume,
-            retry_errored=retry_errored,
-            config_obj=config_obj,
+            resume=request.resume,
+            retry_errored=request.retry_errored,
+            config_obj=prepared.config_obj,
             on_session_done=on_session_done,
-            take_over=take_over,
+            take_over=request.take_over,
             notify=notify,
         )
     )
     return RunResult(
-        name=name,
+        name=spec.name,
         db=path,
         sessions=summary.sessions,
         skipped=summary.skipped,
         superseded=summary.superseded,
         replayed=summary.replayed,
         tasks=len(tasks),
-        epochs=epochs,
+        epochs=request.epochs,
         notes=list(summary.notes),
-        call_limit=call_limit,
+        call_limit=prepared.call_limit,
     )
 
 

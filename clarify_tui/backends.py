@@ -9,12 +9,16 @@ py:... | http://...  Offline specs need no key; `py:` and `http://` are a resear
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clarify_tui.agents.scripted import POLICIES, ScriptedAgent
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs, normalize
 from clarify_tui.errors import UsageError
 from clarify_tui.search.cache import CachedSearch, CacheMode
+
+Spec = str | BackendSpec
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
@@ -45,9 +49,7 @@ def _config(config: Config | None) -> Config:
     return load_config()
 
 
-def normalize(spec: str) -> str:
-    """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
-    return "openai:" + spec[len("openai/") :] if spec.startswith("openai/") else spec
+__all__ = ["BackendSpec", "RoleSpecs", "normalize"]  # read here by callers from before backend_spec.py
 
 
 def _custom_settings(role: str, config: Config | None) -> tuple[dict, float, int]:
@@ -69,23 +71,23 @@ def agent_time_limit(config: Config | None, role: str = "agent") -> float:
     return _custom_settings(role, config)[1]
 
 
-def _custom_agent(spec: str, config: Config | None, role: str = "agent") -> Agent:
+def _custom_agent(spec: BackendSpec, config: Config | None, role: str = "agent") -> Agent:
     from clarify_tui.agents.custom import HttpAgent, PyAgent
     from clarify_tui.plugins import PluginSpecError
 
     cfg = _config(config)
     args, timeout, retries = _custom_settings(role, cfg)
     try:
-        if spec.startswith("py:"):
-            return PyAgent(spec, args, config=cfg, timeout=timeout)
+        if spec.is_py:
+            return PyAgent(spec.text, args, config=cfg, timeout=timeout)
         return HttpAgent(
-            spec, timeout=timeout, max_retries=retries, config=cfg, stop_after=cfg.openai.stop_after_failures
+            spec.text, timeout=timeout, max_retries=retries, config=cfg, stop_after=cfg.openai.stop_after_failures
         )
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
 
-def _custom_role(role: str, spec: str, config: Config | None):
+def _custom_role(role: str, spec: BackendSpec, config: Config | None):
     from clarify_tui import custom_roles
     from clarify_tui.plugins import PluginSpecError
 
@@ -93,7 +95,7 @@ def _custom_role(role: str, spec: str, config: Config | None):
     try:
         return custom_roles.build(
             role,
-            spec,
+            spec.text,
             args=args,
             timeout=timeout,
             max_retries=retries,
@@ -103,10 +105,11 @@ def _custom_role(role: str, spec: str, config: Config | None):
         raise SpecError(str(exc)) from None
 
 
-def check_spec(role: str, spec: str, config: Config | None = None) -> None:
+def check_spec(role: str, spec: Spec, config: Config | None = None) -> None:
     """A `py:` spec of `role` (and its arguments) found and checked without making it
     (plugins.check_spec)."""
-    if not spec.startswith("py:"):
+    spec = BackendSpec.parse(spec)
+    if not spec.is_py:
         return
     args, _, _ = _custom_settings(role, config)
     from clarify_tui import custom_roles
@@ -119,7 +122,7 @@ def check_spec(role: str, spec: str, config: Config | None = None) -> None:
         "judge": tuple(m for m in custom_roles.JUDGE_METHODS if m != "grade_reference"),
     }[role]
     try:
-        check(spec, args, needs=needs, role=role)
+        check(spec.text, args, needs=needs, role=role)
     except PluginSpecError as exc:
         raise SpecError(str(exc)) from None
 
@@ -132,24 +135,24 @@ _MAKERS_KINDS = {
 }
 
 
-def check_known(role: str, spec: str) -> None:
+def check_known(role: str, spec: Spec) -> None:
     """SpecError if `spec` names nothing we have for `role`, found without making anything
     (no model client, no corpus): `play` checks its specs before the screen opens, which
     makes them later. A bad spec is handed to its maker, which raises the usual error."""
-    spec = normalize(spec)
-    kind, _, arg = spec.partition(":")
-    if kind in ("http", "https"):
+    spec = BackendSpec.parse(spec)
+    kind, arg = spec.kind, spec.arg
+    if spec.is_http:
         from clarify_tui.plugins import PluginSpecError, check_url
 
         try:
-            check_url(spec)
+            check_url(spec.text)
         except PluginSpecError as exc:
             raise SpecError(str(exc)) from None
         return
-    if kind == "py":
+    if spec.is_py:
         return  # found and checked by check_spec, with the role's arguments
     if role == "search":
-        if spec.removeprefix("cache(").removesuffix(")") not in ("local", "tavily", "serper"):
+        if spec.search_name not in ("local", "tavily", "serper"):
             make_search(spec)
         return
     fine = kind in _MAKERS_KINDS[role] and (kind != "openai" or bool(arg)) and (kind != "scripted" or arg in POLICIES)
@@ -159,10 +162,10 @@ def check_known(role: str, spec: str) -> None:
         raise SpecError(f"unknown {role} spec '{spec}'")  # not reached: the maker refused it
 
 
-def make_agent(spec: str, config: Config | None = None) -> Agent:
-    spec = normalize(spec)
-    kind, _, arg = spec.partition(":")
-    if kind in ("py", "http", "https"):
+def make_agent(spec: Spec, config: Config | None = None) -> Agent:
+    spec = BackendSpec.parse(spec)
+    kind, arg = spec.kind, spec.arg
+    if spec.is_custom:
         return _custom_agent(spec, config)
     if kind == "scripted":
         if arg not in POLICIES:
@@ -182,16 +185,16 @@ def make_agent(spec: str, config: Config | None = None) -> Agent:
     )
 
 
-def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | None:
+def make_deep_search(spec: Spec | None, config: Config | None = None) -> Agent | None:
     """CTS's fixed deep-search agent: scripted:POLICY (its search phase) or openai:MODEL
     (its own `[deep_search]` settings); None when not given (the agent under test searches)."""
     if not spec:
         return None
-    spec = normalize(spec)
-    kind, _, arg = spec.partition(":")
+    spec = BackendSpec.parse(spec)
+    kind, arg = spec.kind, spec.arg
     if kind == "scripted":
         return make_agent(spec)
-    if kind in ("py", "http", "https"):  # a researcher's own deep searcher (its args: [deep_search.args])
+    if spec.is_custom:  # a researcher's own deep searcher (its args: [deep_search.args])
         return _custom_agent(spec, config, role="deep_search")
     if kind == "openai":
         if not arg:
@@ -200,10 +203,10 @@ def make_deep_search(spec: str | None, config: Config | None = None) -> Agent | 
     raise SpecError(f"unknown deep-search spec '{spec}' (scripted:POLICY, openai:MODEL, py:... or http://...)")
 
 
-def make_user(spec: str, config: Config | None = None) -> UserSimulator:
-    spec = normalize(spec)
-    kind, _, arg = spec.partition(":")
-    if kind in ("py", "http", "https"):
+def make_user(spec: Spec, config: Config | None = None) -> UserSimulator:
+    spec = BackendSpec.parse(spec)
+    kind, arg = spec.kind, spec.arg
+    if spec.is_custom:
         return _custom_role("user", spec, config)
     if kind == "rule":
         from clarify_tui.users.rule import RuleUser
@@ -220,10 +223,10 @@ def make_user(spec: str, config: Config | None = None) -> UserSimulator:
     raise SpecError(f"unknown user spec '{spec}' (rule, openai:MODEL, human, py:... or http://...)")
 
 
-def make_judge(spec: str, config: Config | None = None) -> Judge:
-    spec = normalize(spec)
-    kind, _, arg = spec.partition(":")
-    if kind in ("py", "http", "https"):
+def make_judge(spec: Spec, config: Config | None = None) -> Judge:
+    spec = BackendSpec.parse(spec)
+    kind, arg = spec.kind, spec.arg
+    if spec.is_custom:
         return _custom_role("judge", spec, config)
     if kind == "rule":
         from clarify_tui.judges.rule import RuleJudge
@@ -244,7 +247,7 @@ def _local_search():
 
 
 def make_search(
-    spec: str,
+    spec: Spec,
     config: Config | None = None,
     db: Db | None = None,
     cache_mode: CacheMode = "off",
@@ -254,14 +257,13 @@ def make_search(
 
     A stored session's spec may read "cache(local)": the backend behind the cache.
     """
-    if spec.startswith("cache(") and spec.endswith(")"):
-        spec = spec[len("cache(") : -1]
-    if spec == "local":
+    name = BackendSpec.parse(spec).search_name
+    if name == "local":
         backend = _local_search()
-    elif spec in ("tavily", "serper"):
-        backend = _services().build_search(_config(config), cache_mode=cache_mode, spec=spec)
+    elif name in ("tavily", "serper"):
+        backend = _services().build_search(_config(config), cache_mode=cache_mode, spec=name)
     else:
-        raise SpecError(f"unknown search spec '{spec}' (local, tavily or serper)")
+        raise SpecError(f"unknown search spec '{name}' (local, tavily or serper)")
     if db is not None and cache_mode != "off":
         return CachedSearch(backend, db, cache_mode, write_db=write_db)
     return backend
@@ -275,3 +277,50 @@ async def close_backends(*backends) -> None:
             close = getattr(obj, "aclose", None)
             if close is not None:
                 await close()
+
+
+@dataclass
+class Backends:
+    """The backends one session (or a run's sessions) plays with; a role not asked for is None."""
+
+    agent: Any = None
+    user: Any = None
+    judge: Any = None
+    search: Any = None
+    deep_search: Any = None  # CTS's fixed deep-search agent; None: the agent under test searches
+
+    def made(self) -> list[Any]:
+        return [b for b in (self.agent, self.deep_search, self.user, self.judge, self.search) if b is not None]
+
+    async def aclose(self) -> None:
+        await close_backends(*self.made())
+
+
+def build_backends(
+    specs: RoleSpecs,
+    config: Config | None = None,
+    *,
+    agent: Any = None,
+    user: Any = None,
+    db: Db | None = None,
+    cache_mode: CacheMode = "off",
+    write_db: Db | None = None,
+) -> Backends:
+    """Every role of `specs` made from its parsed spec: the one place a run, a fork, a
+    what-if, the TUI, a campaign and an import turn specs into backends. `agent`/`user`:
+    an object already made takes the role's place (a person at the keyboard, the agent
+    `api.run` was handed). The search goes behind the record/replay cache when `db` is
+    given. Built in the order a run checks them (agent, deep search, user, judge, search),
+    so a command line with two bad specs names the same one first as before."""
+    out = Backends(agent=agent, user=user)
+    if agent is None and specs.agent is not None:
+        out.agent = make_agent(specs.agent, config)
+    if specs.deep_search is not None:
+        out.deep_search = make_deep_search(specs.deep_search, config)
+    if user is None and specs.user is not None:
+        out.user = make_user(specs.user, config)
+    if specs.judge is not None:
+        out.judge = make_judge(specs.judge, config)
+    if specs.search is not None:
+        out.search = make_search(specs.search, config, db=db, cache_mode=cache_mode, write_db=write_db)
+    return out

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.errors import BackendError
 from clarify_tui.judges.base import AskJudgement, CheckpointJudgement, NuggetJudgement, Verdict
 from clarify_tui.plugins import HttpJson, call, load_object
@@ -161,7 +162,7 @@ def build(
     stop_after: int = 0,
 ) -> _Proxy:
     proxy = CustomUser if role == "user" else CustomJudge
-    if spec.startswith(("http://", "https://")):  # the circuit breaker of a model endpoint (breaker.py)
+    if BackendSpec.parse(spec).is_http:  # the circuit breaker of a model endpoint (breaker.py)
         return proxy(
             spec,
             http=HttpJson(spec, timeout=timeout, max_retries=max_retries, stop_after=stop_after, call=f"{role} call"),

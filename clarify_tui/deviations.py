@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.paths import demo_dir
 from clarify_tui.protocols import registry
@@ -43,7 +44,7 @@ class Setting:
 
 def spec_kind(spec: str) -> str:
     """A role spec's kind: `openai` of `openai:gpt-4o`, `rule` of `rule`."""
-    return (spec or "").split(":")[0].split("/")[0]
+    return BackendSpec.parse(spec).kind.split("/")[0]
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.results import EpisodeState, SessionResult, Stored, parse_result
 from clarify_tui.task_model import PROTOCOLS as PROTOCOLS
 from clarify_tui.task_model import AmbiguityType as AmbiguityType
@@ -257,7 +258,8 @@ class Session(BaseModel):
     @model_validator(mode="after")
     def _backend_apart_from_cache(self) -> Session:
         """Rows written before `search_cache` existed read `cache(local)`: split it."""
-        if self.search.startswith("cache(") and self.search.endswith(")"):
-            self.search = self.search[len("cache(") : -1]
+        backend = BackendSpec.parse(self.search).search_name
+        if backend != self.search:
+            self.search = backend
             self.search_cache = self.search_cache or "on"
         return self

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.breaker import Breaker, shown_url
 from clarify_tui.errors import BackendError, UsageError
 
@@ -34,10 +35,6 @@ ENTRY_POINT_GROUP = "clarify_tui.agents"
 
 class PluginSpecError(UsageError):
     """A `py:` or `http://` spec that cannot be used: one line naming what is wrong."""
-
-
-def is_custom(spec: str | None) -> bool:
-    return bool(spec) and spec.startswith(("py:", "http://", "https://"))  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,7 @@ def _module_file(module: str) -> Path | None:
 
 def source_file(spec: str) -> Path | None:
     """The file a `py:` spec runs (None for http: or what cannot be found)."""
-    if not spec.startswith("py:"):
+    if not BackendSpec.parse(spec).is_py:
         return None
     target = parse_py(spec)
     if target.file is not None:

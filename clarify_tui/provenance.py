@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from clarify_tui import __version__
-from clarify_tui.backends import make_agent, make_deep_search, make_judge, make_user
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import build_backends
 from clarify_tui.models import Protocol
 from clarify_tui.paths import prompts_dir
 from clarify_tui.protocols import registry
@@ -175,14 +176,14 @@ def role_settings(role: str, spec: str, benchmark: str, config_obj: Any) -> dict
     """A role's spec and, for a model, the model, base URL and the request parameters each
     of its calls sends (temperature, top_p, max tokens, seed, reasoning effort) as the client
     resolves them: the paper's defaults unless clarify.toml or --set overrides them."""
-    if spec.startswith(("py:", "http://", "https://")):
+    parsed = BackendSpec.parse(spec)
+    if parsed.is_custom:
         # a researcher's own backend: no model client to read, and building it again would
         # run its constructor once more (it may load a model); its file's sha256 is on the run,
         # its keyword arguments here (a changed argument is another agent)
-        args = py_args(role, config_obj) if spec.startswith("py:") else {}
+        args = py_args(role, config_obj) if parsed.is_py else {}
         return {"spec": spec, **({"args": args} if args else {})}
-    make = {"agent": make_agent, "deep_search": make_deep_search, "user": make_user, "judge": make_judge}[role]
-    backend = make(spec, config_obj)
+    backend = getattr(build_backends(RoleSpecs.of(**{role: spec}), config_obj), role)
     client = _client(backend)
     if client is None:
         return {"spec": spec}
@@ -249,7 +250,8 @@ def imported_provenance(
     roles: dict[str, dict] = {}
     for role in ("agent", "user", "judge"):
         spec = str(row.get(role) or "")
-        roles[role] = role_settings(role, spec, benchmark, config_obj) if spec.startswith("openai:") else {"spec": spec}
+        model = BackendSpec.parse(spec).is_model  # `openai/MODEL` too (it was left without its settings)
+        roles[role] = role_settings(role, spec, benchmark, config_obj) if model else {"spec": spec}
     roles["search"] = {"spec": row.get("search")}
     path = Path(source)
     return {

@@ -139,7 +139,7 @@ async def rejudge(
     on_done: Callable[[], None] | None = None,
     resume: bool = False,
 ) -> RejudgeSummary:
-    """Re-judge every completed session of the runs with `judge` (from backends.make_judge).
+    """Re-judge every completed session of the runs with `judge` (made by backends.build_backends).
     Each verdict is stored as soon as it is made, so a killed `judge` loses at most the
     verdicts in flight; `resume` then skips the sessions that already hold a verdict of
     this judge (and counts them in `already`), instead of paying for them again."""

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clarify_tui.backend_spec import RoleSpecs
 from clarify_tui.errors import UsageError
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.protocols import registry
@@ -57,6 +58,12 @@ class RunSpec:
     @property
     def attempts(self) -> int:
         return self.task_attempts or default_task_attempts(self.benchmark)
+
+    def roles(self) -> RoleSpecs:
+        """Its backends' specs, parsed (backends.build_backends makes them)."""
+        return RoleSpecs.of(
+            agent=self.agent, user=self.user, judge=self.judge, search=self.search, deep_search=self.config.deep_search
+        )
 
 
 def default_task_attempts(benchmark: str) -> int:

@@ -29,15 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from clarify_tui import db_errors
-from clarify_tui.backends import (
-    agent_time_limit,
-    close_backends,
-    make_agent,
-    make_deep_search,
-    make_judge,
-    make_search,
-    make_user,
-)
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import agent_time_limit, build_backends
 from clarify_tui.breaker import reset_all, tripped
 from clarify_tui.deviations import Setting, calls_of, deviations, is_demo_dataset
 from clarify_tui.engine import build_episode
@@ -99,7 +92,7 @@ def require_fixed_deep_search(benchmark: str, agent: str, deep_search: str | Non
     needs a fixed deep-search agent of its own: else the model under test also searches and
     a delta mixes clarification with search skill."""
     plays_deep_search = benchmark in registry.names() and "deep_search" in registry.get(benchmark).run_flags
-    if not plays_deep_search or deep_search or agent.split(":")[0] == "scripted":
+    if not plays_deep_search or deep_search or BackendSpec.parse(agent).is_scripted:
         return
     raise UsageError(
         f"cts: --agent {agent} is the clarifier under test, so deep search must be fixed and its own: give "
@@ -128,17 +121,14 @@ def validate_spec(spec: RunSpec, config_obj=None) -> None:
     (building connects nothing; clients are made lazily)."""
     require_fixed_deep_search(spec.benchmark, spec.agent, spec.config.deep_search)
     spec.prebuilt = build_agent(spec, config_obj)
-    make_deep_search(spec.config.deep_search, config_obj)
-    make_user(spec.user, config_obj)
-    make_judge(spec.judge, config_obj)
-    make_search(spec.search, config_obj, db=None, cache_mode=spec.search_cache)
+    build_backends(spec.roles(), config_obj, agent=spec.prebuilt, cache_mode=spec.search_cache)
 
 
 def build_agent(spec: RunSpec, config_obj=None):
     """The run's agent: built from its spec, or the object api.run was given (held to the
     same contract as a `py:` agent)."""
     if spec.agent_object is None:
-        return make_agent(spec.agent, config_obj)
+        return build_backends(RoleSpecs.of(agent=spec.agent), config_obj).agent
     from clarify_tui.agents.custom import PyAgent
 
     if not callable(getattr(spec.agent_object, "act", None)):
@@ -271,15 +261,18 @@ async def _run_held(
     if spec.provenance is not None and not row.get("provenance"):  # a new run (or one from before provenance)
         store.set_run_provenance(spec.name, spec.provenance)
     agent, spec.prebuilt = spec.prebuilt or build_agent(spec, config_obj), None  # one run uses it, then closes it
-    deep_search = make_deep_search(spec.config.deep_search, config_obj)  # CTS: None = the agent
-    user = make_user(spec.user, config_obj)
-    judge = make_judge(spec.judge, config_obj)
     on_disk = str(store.path) != ":memory:"
     cached = spec.search_cache != "off"
     cache_writes = _cache_write_db(store) if cached and on_disk else None
-    search = make_search(
-        spec.search, config_obj, db=store.conn if cached else None, cache_mode=spec.search_cache, write_db=cache_writes
+    backends = build_backends(
+        spec.roles(),
+        config_obj,
+        agent=agent,
+        db=store.conn if cached else None,
+        cache_mode=spec.search_cache,
+        write_db=cache_writes,
     )
+    deep_search, user, judge, search = backends.deep_search, backends.user, backends.judge, backends.search
     summary = RunSummary(skipped=skipped, notes=[note] if note else [])
     down = _breaker()
     gate = shared_gate or asyncio.Semaphore(max(1, spec.concurrency))
@@ -352,7 +345,7 @@ async def _run_held(
             writer.close()
         if isinstance(search, CachedSearch):
             search.close_write_db()  # waits for a fill still running in its thread
-        await close_backends(*(b for b in (agent, deep_search, user, judge, search) if b is not None))
+        await backends.aclose()
     return summary
 
 

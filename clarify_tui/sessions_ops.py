@@ -40,9 +40,10 @@ def deep_search_of(session: Session, config=None) -> Agent | None:
             f"session {session.id}'s search phase is the CTS release's stored deep-search output "
             "(imported): no agent can run it again"
         )
-    from clarify_tui.backends import make_deep_search
+    from clarify_tui.backend_spec import RoleSpecs
+    from clarify_tui.backends import build_backends
 
-    return make_deep_search(spec, config)
+    return build_backends(RoleSpecs.of(deep_search=spec), config).deep_search
 
 
 def action_group_end(steps: list[Step], index: int) -> int:

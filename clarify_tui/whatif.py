@@ -22,11 +22,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from clarify_tui.agents.base import Agent
-from clarify_tui.backends import close_backends, make_agent, make_deep_search, make_judge, make_search, make_user
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import Backends, build_backends
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.errors import BackendError, UsageError
 from clarify_tui.models import Action, ActionKind, Session, Step
@@ -152,15 +151,6 @@ def _cts_fallback(episode: Episode, proposed: Action, k: int) -> Action:
 # ---- playing the forks --------------------------------------------------------------------
 
 
-@dataclass
-class _Backends:
-    agent: Agent
-    user: Any
-    judge: Any
-    search: Any
-    deep_search: Agent | None
-
-
 def with_run_seed(store: Store, run: str, config_obj: Any) -> Any:
     """The config the forks play under: the run's own `--seed`, when it had one and the
     config names none, so that a seeded agent (scripted:coin-flip, a model, a py: agent)
@@ -182,31 +172,32 @@ class Player:
 
     def __init__(self, store: Store, config_obj: Any = None) -> None:
         self.store, self.config_obj = store, config_obj
-        self._built: dict[tuple, _Backends] = {}
+        self._built: dict[tuple, Backends] = {}
 
-    def backends(self, parent: Session) -> _Backends:
+    def backends(self, parent: Session) -> Backends:
         key = (parent.agent, parent.user, parent.judge, parent.search, parent.config.deep_search)
         if key not in self._built:
             for role, spec in (("agent", parent.agent), ("user", parent.user)):
-                if spec.split(":")[0] == "human":
+                if BackendSpec.parse(spec).is_human:
                     raise WhatIfError(
                         f"session {parent.id} was played by a person as the {role}: what-if forks "
                         "need automated backends"
                     )
             deep = parent.config.deep_search
-            self._built[key] = _Backends(
-                agent=make_agent(parent.agent, self.config_obj),
-                user=make_user(parent.user, self.config_obj),
-                judge=make_judge(parent.judge, self.config_obj),
-                # the run's recorded searches are served from the cache; new ones are searched and recorded
-                search=make_search(parent.search, self.config_obj, db=self.store.db, cache_mode="record"),
-                deep_search=make_deep_search(deep, self.config_obj) if deep and deep != "stored" else None,
+            specs = RoleSpecs.of(
+                agent=parent.agent,
+                user=parent.user,
+                judge=parent.judge,
+                search=parent.search,
+                deep_search=deep if deep != "stored" else None,
             )
+            # the run's recorded searches are served from the cache; new ones are searched and recorded
+            self._built[key] = build_backends(specs, self.config_obj, db=self.store.db, cache_mode="record")
         return self._built[key]
 
     async def close(self) -> None:
         for b in self._built.values():
-            await close_backends(*(x for x in (b.agent, b.deep_search, b.user, b.judge, b.search) if x is not None))
+            await b.aclose()
 
     def _episode(self, parent: Session, point: DecisionPoint, intervention: Intervention, sink: Any) -> Episode:
         task = self.store.task_for(parent.id)

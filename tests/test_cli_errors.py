@@ -106,7 +106,7 @@ class _CrashingAgent:
 
 
 def test_episode_crashes_put_tracebacks_in_the_log_file_not_on_stderr(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("clarify_tui.runner.make_agent", lambda spec, cfg=None: _CrashingAgent())
+    monkeypatch.setattr("clarify_tui.runner.build_agent", lambda spec, cfg=None: _CrashingAgent())
     db = tmp_path / "crash.db"
     assert main([*RUN, "--db", str(db), "--run", "c"]) == 1  # sessions errored (docs/runs.md "Exit codes")
     err = capsys.readouterr().err

@@ -27,7 +27,7 @@ def test_all_completed_is_0(tmp_path):
 def test_a_run_with_errored_sessions_is_1_also_after_a_plain_resume(tmp_path, capsys, monkeypatch):
     db = tmp_path / "e.db"
     with monkeypatch.context() as patch:
-        patch.setattr("clarify_tui.runner.make_agent", lambda spec, cfg=None: _CrashingAgent())
+        patch.setattr("clarify_tui.runner.build_agent", lambda spec, cfg=None: _CrashingAgent())
         assert main([*RUN, "--db", str(db), "--run", "e", "--limit", "2", "--task-attempts", "1"]) == 1
     assert "2 errored" in capsys.readouterr().err
     # resumed: the errored tasks count as done, and they are still errored

@@ -90,9 +90,9 @@ async def test_resume_skips_completed_tasks_and_replays_interrupted_ones(tmp_pat
 async def test_one_crashing_episode_does_not_stop_the_run(tmp_path, search, monkeypatch):
     _install_world(monkeypatch, search)
     import clarify_tui.runner as runner
+    from clarify_tui.backends import make_agent
 
-    real = runner.make_agent
-    monkeypatch.setattr(runner, "make_agent", lambda spec, cfg=None: _FlakyAgent(real("scripted:direct-guess")))
+    monkeypatch.setattr(runner, "build_agent", lambda spec, cfg=None: _FlakyAgent(make_agent("scripted:direct-guess")))
     store = Store(tmp_path / "f.db")
     tasks = [IC.model_copy(update={"id": f"i{n}"}) for n in range(4)]
     summary = await run_batch(store, RunSpec(name="f", agent="scripted:direct-guess", concurrency=2), tasks)

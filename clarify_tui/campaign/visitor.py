@@ -189,10 +189,11 @@ def warm_up(args: argparse.Namespace) -> None:
         importlib.import_module(module)
     _tasks_of(args)
     if args.search == "local":
-        from clarify_tui.backends import make_search
+        from clarify_tui.backend_spec import RoleSpecs
+        from clarify_tui.backends import build_backends
         from clarify_tui.search.local import LocalSearch
 
-        if isinstance(search := make_search("local"), LocalSearch):
+        if isinstance(search := build_backends(RoleSpecs.of(search="local")).search, LocalSearch):
             search.search_sync("warm up")  # builds the (process-wide) index
 
 

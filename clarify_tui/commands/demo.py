@@ -77,18 +77,20 @@ def pick_task(task_id: str | None, dataset: str = "demo") -> Task:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.backends import make_agent
+    from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+    from clarify_tui.backends import build_backends
 
     task = pick_task(args.task, args.dataset)
+    agents = [BackendSpec.parse(s) for s in (args.agent_a, args.agent_b)]
     config = None
-    if args.config or any(s.startswith("openai") for s in (args.agent_a, args.agent_b)):
+    if args.config or any(a.is_model for a in agents):
         from clarify_tui.config import load_config
 
         config = load_config(args.config)
-    for spec in (args.agent_a, args.agent_b):
-        if spec == "human":
+    for spec in agents:
+        if spec.is_human:
             raise UsageError("ask-vs-guess plays two automatic agents; use `clarify-tui play --as agent` to play")
-        make_agent(spec, config)  # a bad spec fails here, before the screen opens
+        build_backends(RoleSpecs(agent=spec), config)  # a bad spec fails here, before the screen opens
     store = open_store(args)
     from clarify_tui.tui.browse import BrowseApp
 

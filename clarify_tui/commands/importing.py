@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.commands.common import add_db, at_least, db_path, file_path, open_store, run_name, spec
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
                 store, args.file, args.dataset, run=args.run, max_rounds=args.max_rounds, canary=args.canary
             )
         else:
-            if args.config or any(s.startswith("openai") for s in (args.user, args.judge)):
+            if args.config or any(BackendSpec.parse(s).is_model for s in (args.user, args.judge)):
                 from clarify_tui.config import load_config
 
                 config_obj = load_config(args.config)

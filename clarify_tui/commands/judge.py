@@ -55,15 +55,17 @@ def register(sub: Subparsers) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from clarify_tui.backends import make_judge
+    from clarify_tui.backend_spec import RoleSpecs
+    from clarify_tui.backends import build_backends
     from clarify_tui.rejudge import rejudge
 
+    specs = RoleSpecs.of(judge=args.judge)
     config = None
-    if args.config or args.judge.startswith("openai"):
+    if args.config or specs.judge.is_model:  # type: ignore[union-attr]  # given: it was named
         from clarify_tui.config import load_config
 
         config = load_config(args.config)
-    judge = make_judge(args.judge, config)
+    judge = build_backends(specs, config).judge
     store = open_store(args, must_exist=True)
     require_runs(store, args.runs)
     summary = asyncio.run(

@@ -17,6 +17,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from clarify_tui.argtypes import task_limit
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.commands.common import (
     BENCHMARKS,
     add_db,
@@ -112,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
         kind = work_queues.work_queue_kind(db_path(args), args.queue)
         if kind is not None:  # an audit or labels queue: its screen, not a human baseline
             return work_queues.play(args, db_path(args), kind)
-        from clarify_tui.tui.driver import default_annotator
+        from clarify_tui.tui.play_setup import default_annotator
         from clarify_tui.tui.screens.play_queue import QueueSpec
 
         problem = None
@@ -134,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
         from clarify_tui.models import EpisodeConfig  # only then: the first paint builds no models
 
         config = EpisodeConfig(k=args.k)
-    if args.agent_args and (args.as_ == "agent" or not args.agent.startswith("py:")):
+    if args.agent_args and (args.as_ == "agent" or not BackendSpec.parse(args.agent).is_py):
         who = "you play the agent" if args.as_ == "agent" else f"--agent {args.agent} takes none"
         args.parser.error(f"--agent-arg goes to a py: agent's class or factory; {who}")
     refuse_unusable_db(db_path(args))
@@ -172,15 +173,13 @@ def check_own_specs(args: argparse.Namespace) -> None:
     is the one line every command gives, not an error inside the TUI (only those: the
     built-in specs cost the first paint nothing)."""
 
-    def is_custom(spec: str | None) -> bool:  # plugins.is_custom, without importing it
-        return bool(spec) and spec.startswith(("py:", "http://", "https://"))  # type: ignore[union-attr]
-
-    if not any(is_custom(s) for s in (args.agent, args.user, args.judge)):
+    specs = {role: BackendSpec.parse(getattr(args, role)) for role in ("agent", "user", "judge")}
+    if not any(s.is_custom for s in specs.values()):
         return
     from clarify_tui.backends import check_spec
 
-    for role, given in (("agent", args.agent), ("user", args.user), ("judge", args.judge)):
-        if is_custom(given):
+    for role, given in specs.items():
+        if given.is_custom:
             check_spec(role, given)  # found and checked, not made: the screen makes it once
 
 

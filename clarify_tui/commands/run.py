@@ -10,6 +10,7 @@ from rich.console import Console
 
 from clarify_tui.agent_faults import ANY, tolerance
 from clarify_tui.argtypes import task_limit
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, config_choices, id_list, run_name, spec
 from clarify_tui.commands.progress import run_progress
 from clarify_tui.errors import UsageError
@@ -242,7 +243,7 @@ def main(args: argparse.Namespace) -> int:
         highlight=False,
     )
     call_limit = result.call_limit
-    if call_limit and any(x.startswith("openai") for x in (args.agent, args.user, args.judge, args.deep_search or "")):
+    if call_limit and any(BackendSpec.parse(x).is_model for x in (args.agent, args.user, args.judge, args.deep_search)):
         console.print(call_limit, markup=False, highlight=False)
     return exit_code(counts, args.fail_on_error)
 
@@ -345,7 +346,7 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
         raise UsageError("--retry-errored continues a run: give --resume (and --run NAME) too")
     if args.resume and not args.run_name:  # the default name holds the time: it never names a run to continue
         raise UsageError("--resume continues a run: give its --run NAME (`clarify-tui sessions` lists the runs)")
-    if args.agent_args and not args.agent.startswith("py:"):
+    if args.agent_args and not BackendSpec.parse(args.agent).is_py:
         raise UsageError(f"--agent-arg goes to a py: agent's class or factory; --agent {args.agent} takes none")
     if args.forced_asks is not None and args.mode not in (None, "forced_ask"):
         # it used to turn --mode full into forced_ask unsaid (another experiment than the one asked for)
@@ -354,7 +355,7 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
             "(drop --forced-asks, or give --mode forced_ask)"
         )
     for role in ("agent", "user"):  # api.run refuses it too (a ValueError there, for Python callers)
-        if getattr(args, role).split(":")[0] == "human":  # a batch run has nobody at the keyboard
+        if BackendSpec.parse(getattr(args, role)).is_human:  # a batch run has nobody at the keyboard
             raise UsageError(
                 f"run has no person at the keyboard: --{role} human is played in the TUI, "
                 f"`clarify-tui play --as {role}` (--queue RUN for a whole dataset)"
@@ -379,7 +380,7 @@ def compat_changes_nothing(args: argparse.Namespace) -> str | None:
     how a model's replies are read; a rule user or judge has no wording to read."""
     if args.benchmark != "interactcomp":
         return f"changes nothing: it applies to InteractComp only, not {args.benchmark}"
-    models = [role for role in ("user", "judge") if getattr(args, role).startswith("openai")]
+    models = [role for role in ("user", "judge") if BackendSpec.parse(getattr(args, role)).is_model]
     searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
     if not models and not searches:
         return (

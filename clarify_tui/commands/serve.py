@@ -263,15 +263,14 @@ def _print_links(
 def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Store], None]:
     """Check the roles as `run` does (a bad spec, a missing key or config is one line before
     anything is served); the returned call records them on the campaign's run row."""
-    from clarify_tui.backends import make_deep_search, make_judge, make_user
+    from clarify_tui.backend_spec import RoleSpecs
+    from clarify_tui.backends import build_backends
     from clarify_tui.campaign.run_settings import campaign_provenance, record_campaign_run
     from clarify_tui.campaign.visitor import campaign_settings
 
     services, episode = campaign_settings(args)
-    for role, make in (("user", make_user), ("judge", make_judge)):
-        make(getattr(args, role), services)
-    if "cts" in benchmarks:
-        make_deep_search(episode.deep_search, services)
+    deep_search = episode.deep_search if "cts" in benchmarks else None
+    build_backends(RoleSpecs.of(user=args.user, judge=args.judge, deep_search=deep_search), services)
     provenance = campaign_provenance(
         benchmarks,
         dataset=str(args.dataset),

@@ -168,8 +168,9 @@ def cell_args(parser: argparse.ArgumentParser, cell: Cell) -> argparse.Namespace
 
 
 def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, PreparedRun]]:
-    """Every cell checked by `run`'s own checks and built (`api.prepare_run`) before anything
-    plays: a cell that is not valid for its benchmark is refused, naming it."""
+    """Every cell checked by `run`'s own checks and built (`api.prepare_run` of its
+    `RunRequest`) before anything plays: a cell that is not valid for its benchmark is
+    refused, naming it."""
     from clarify_tui import api
     from clarify_tui.commands.run import (
         check_flag_pairs,
@@ -198,7 +199,7 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
                 )
             if a.compat is not None and (idle := compat_changes_nothing(a)):
                 console.print(f"warning: cell {cell.name}: --compat {a.compat} {idle}", markup=False, highlight=False)
-            prepared = api.prepare_run(
+            request = api.RunRequest(
                 a.benchmark,
                 a.agent,
                 dataset=str(a.dataset),
@@ -220,6 +221,7 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
                 agent_args=parse_args(a.agent_args),
                 argv=[*getattr(args, "argv", []), f"(cell {cell.name})"],
             )
+            prepared = api.prepare(request)
         except ValueError as exc:
             raise UsageError(f"cell {cell.name}: {exc}") from None
         prepared.spec.run_id = cell.run_id

@@ -16,7 +16,8 @@ import asyncio
 import re
 from pathlib import Path
 
-from clarify_tui.backends import make_judge, make_user
+from clarify_tui.backend_spec import RoleSpecs
+from clarify_tui.backends import build_backends
 from clarify_tui.engine import build_episode
 from clarify_tui.importers.common import (
     Built,
@@ -131,8 +132,8 @@ def import_cts_candidates(
         problems.add(path, None, None, "no candidates in the file")
     if problems:
         raise ImportFileError(problems.sorted())
-    user_fallback = make_user(user, config_obj)
-    judge_fallback = make_judge(judge, config_obj)
+    fallbacks = build_backends(RoleSpecs.of(user=user, judge=judge), config_obj)
+    user_fallback, judge_fallback = fallbacks.user, fallbacks.judge
 
     async def build_all() -> list[Built | None]:
         return [await build_candidate(c, run, str(path), user_fallback, judge_fallback, problems) for c in candidates]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clarify_tui.backend_spec import BackendSpec
+
 if TYPE_CHECKING:
     from clarify_tui.store import Store
     from clarify_tui.sweep.play import CellRun
@@ -32,7 +34,8 @@ def model_roles(r: CellRun) -> dict[str, str]:
     """role -> model, for the roles of the cell that call a model (openai:MODEL)."""
     spec = r.prepared.spec
     specs = {"agent": spec.agent, "user": spec.user, "judge": spec.judge, "deep_search": spec.config.deep_search}
-    return {role: s.split(":", 1)[1] for role, s in specs.items() if s and s.startswith("openai:")}
+    parsed = {role: BackendSpec.parse(s) for role, s in specs.items() if s}
+    return {role: p.model for role, p in parsed.items() if p.model}  # `openai/MODEL` too (it was left unpriced)
 
 
 def endpoint_of(r: CellRun, role: str) -> str:

@@ -279,7 +279,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         ctrl+q, a closed terminal) is offered for resuming; `n` marks it abandoned (never
         scored) before a new one starts, escape leaves it as it was."""
         from clarify_tui.sessions_ops import abandon, left_running
-        from clarify_tui.tui.driver import default_annotator, initial_mode
+        from clarify_tui.tui.play_setup import default_annotator, initial_mode
         from clarify_tui.tui.screens.confirm import Choice, ConfirmScreen
 
         stepping = role == "observer" and self.run_mode == "step"  # a person steps the agent
@@ -338,7 +338,7 @@ class ClarifyApp(NeedsTerminal, NotifiesWorkerErrors, PresetBreakpoints, Typeahe
         """Push a play screen on `task`. `strict`: let a ForkError (cannot resume) through."""
         from clarify_tui.models import EpisodeConfig
         from clarify_tui.sessions_ops import ForkError
-        from clarify_tui.tui.driver import PlaySetup
+        from clarify_tui.tui.play_setup import PlaySetup
         from clarify_tui.tui.screens.play import PlayScreen
 
         config = self.episode_config.model_copy() if self.episode_config else EpisodeConfig()

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from textual.message import Message
 
 from clarify_tui.annotation import ActiveClock, append_note
-from clarify_tui.backends import make_agent, make_judge, make_search, make_user
+from clarify_tui.backend_spec import BackendSpec, RoleSpecs
+from clarify_tui.backends import build_backends
 from clarify_tui.engine import Episode, build_episode
 from clarify_tui.models import Action, EpisodeConfig, Session, Step, Task
-from clarify_tui.tui import play_setup
 from clarify_tui.tui.messages import (
     ActionProposed,
     AgentTurnStarted,
@@ -34,7 +34,7 @@ from clarify_tui.tui.messages import (
     SessionEnded,
     StepsChanged,
 )
-from clarify_tui.tui.play_setup import PlaySetup, default_annotator, initial_mode  # noqa: F401  (importable from here as before)
+from clarify_tui.tui.play_setup import PlaySetup, default_annotator, initial_mode
 from clarify_tui.tui.roles import DEFAULT_AGENT, ROLES, Role  # noqa: F401  (importable from here as before)
 
 
@@ -76,9 +76,63 @@ class EpisodeDriver:
 
     @classmethod
     def for_play(cls, setup: PlaySetup, store, post: Callable[[Message], object], search=None) -> EpisodeDriver:
-        """The play screen's session: new, or `setup.resume_id` continued in place (play_setup.py)."""
-        self = cls(store, post, role=setup.role, timed=setup.role == "agent")
-        play_setup.start(self, setup, search)
+        """The play screen's session: new, or `setup.resume_id` continued in place."""
+        role = setup.role
+        self = cls(store, post, role=role, timed=role == "agent")
+        services = setup.services
+        specs = RoleSpecs.of(
+            agent=setup.agent_spec,
+            user=setup.user_spec,
+            judge=setup.judge_spec,
+            search=None if search is not None else setup.search_spec,
+            deep_search=None if setup.resume_id else setup.config.deep_search,
+        )
+        human = (
+            {"agent": self.human_agent()} if role == "agent" else {"user": self.human_user()} if role == "user" else {}
+        )
+        made = build_backends(specs, services, **human)
+        agent, user, judge, search = made.agent, made.user, made.judge, search or made.search
+        if setup.resume_id:
+            from clarify_tui.sessions_ops import resume_session
+
+            self.episode = resume_session(
+                store, setup.resume_id, agent=agent, user=user, search=search, judge=judge, config=services
+            )
+            self.episode.sink = self  # from now on every write goes through the driver
+            if self.episode.session.result.informed:  # it stays so to its end
+                self.informed_because = "it was marked informed when it began"
+            self.started = True
+            saved = self.episode.session.result.active_ms  # the clock as it was last saved
+            self.clock.base_ms = (
+                saved if saved is not None else sum(s.latency_ms for s in self.episode.steps if s.actor == "agent")
+            )  # sessions saved before it
+            return self
+        session = Session(
+            run=setup.run,
+            task_id=setup.task.id,
+            protocol=setup.task.protocol,
+            agent=agent.spec,
+            user=user.spec,
+            search=search.spec,
+            judge=setup.judge_spec,
+            mode=initial_mode(role),
+            annotator=(setup.annotator or default_annotator()) if role in ("agent", "user") else None,
+        )
+        if role == "agent":  # a person who has seen this task's hidden information plays it informed
+            from clarify_tui.sessions_ops import seen_hidden
+
+            self.informed_because = seen_hidden(store, setup.task, session.annotator)
+        self.episode = build_episode(
+            setup.task,
+            agent=agent,
+            user=user,
+            search=search,
+            judge=judge,
+            config=setup.config.model_copy(),
+            session=session,
+            sink=self,
+            deep_search=made.deep_search,
+        )
         return self
 
     @classmethod
@@ -98,18 +152,23 @@ class EpisodeDriver:
         from clarify_tui.sessions_ops import fork_session
         from clarify_tui.whatif import with_run_seed
 
-        human = agent_spec == "human"
+        human = BackendSpec.parse(agent_spec).is_human
         self = cls(store, post, role="agent" if human else "observer")
         parent = store.session(parent_id)
         config = with_run_seed(store, parent.run, config)  # a seeded agent continues under its run's seed
+        made = build_backends(
+            RoleSpecs.of(agent=agent_spec, user=user_spec, judge=parent.judge, search=parent.search),
+            config,
+            agent=self.human_agent() if human else None,
+        )
         self.episode = fork_session(
             store,
             parent_id,
             step,
-            agent=self.human_agent() if human else make_agent(agent_spec, config),
-            user=make_user(user_spec, config),
-            search=make_search(parent.search, config),
-            judge=make_judge(parent.judge, config),
+            agent=made.agent,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             mode="human_agent" if human else "automated",
             annotator=default_annotator() if human else None,
             config=config,
@@ -128,14 +187,17 @@ class EpisodeDriver:
         session = store.session(session_id)
         self = cls(store, post, role="agent")
         config = with_run_seed(store, session.run, config)
-        user_spec = "rule" if session.user == "human" else session.user
+        user_spec = "rule" if BackendSpec.parse(session.user).is_human else session.user
+        made = build_backends(
+            RoleSpecs.of(user=user_spec, judge=session.judge, search=session.search), config, agent=self.human_agent()
+        )
         self.episode = resume_session(
             store,
             session_id,
-            agent=self.human_agent(),
-            user=make_user(user_spec, config),
-            search=make_search(session.search, config),
-            judge=make_judge(session.judge, config),
+            agent=made.agent,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             config=config,
         )
         self.episode.sink = self
@@ -156,12 +218,13 @@ class EpisodeDriver:
     ) -> EpisodeDriver:
         """A new automated session of `task` (rule user, local search and judge)."""
         self = cls(store, post)
+        made = build_backends(RoleSpecs.of(agent=agent_spec, user="rule", judge="rule", search="local"), config)
         self.episode = build_episode(
             task,
-            agent=make_agent(agent_spec, config),
-            user=make_user("rule"),
-            search=make_search("local"),
-            judge=make_judge("rule"),
+            agent=made.agent,
+            user=made.user,
+            search=made.search,
+            judge=made.judge,
             config=episode_config,
             sink=self,
         )

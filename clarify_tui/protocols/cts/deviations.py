@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.deviations import PaperSetting, Setting, spec_kind
 
 PAPER = PaperSetting(
@@ -37,7 +38,7 @@ def own_model_deep_search(s: Setting) -> Iterable[str]:
 
 def _normal(spec: str) -> str:
     """`openai/MODEL` (Inspect's spelling) is `openai:MODEL`."""
-    return "openai:" + spec[len("openai/") :] if spec.startswith("openai/") else spec
+    return BackendSpec.parse(spec).text
 
 
 SOURCES = (unfixed_deep_search, own_model_deep_search)

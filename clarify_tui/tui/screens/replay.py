@@ -27,6 +27,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from clarify_tui.backend_spec import BackendSpec
 from clarify_tui.engine.view_at import view_at
 from clarify_tui.models import ActionKind, Session
 from clarify_tui.protocols import registry
@@ -247,7 +248,7 @@ class ReplayScreen(KeysThatSayWhy, RegionsScreen):
         parent = self.session
         try:
             user_spec = parent.user
-            if user_spec == "human":
+            if BackendSpec.parse(user_spec).is_human:
                 user_spec = "rule"
                 self.notify("The parent's user was a person; the fork replies with the rule simulator.")
             driver = EpisodeDriver.for_fork(
