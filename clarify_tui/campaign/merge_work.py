@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clarify_tui import db_errors
+from clarify_tui.store import merging as files
 from clarify_tui.store.work import create_tables
 
 OUTPUT = "(output)"
@@ -34,10 +35,8 @@ class WorkMerge:
 
 
 def _rows(conn: sqlite3.Connection, table: str) -> list[dict]:
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", [table]).fetchone():
-        return []
     conn.row_factory = sqlite3.Row
-    return [dict(r) for r in conn.execute(f'SELECT * FROM "{table}"')]
+    return files.all_rows(conn, table) if table in files.tables(conn) else []
 
 
 def _order(found: tuple[str, dict]) -> tuple:
@@ -46,9 +45,7 @@ def _order(found: tuple[str, dict]) -> tuple:
 
 
 def _insert(dest: sqlite3.Connection, table: str, row: dict) -> int:
-    names = ", ".join(f'"{c}"' for c in row)
-    marks = ", ".join("?" for _ in row)
-    return dest.execute(f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({marks})', list(row.values())).rowcount
+    return files.insert(dest, table, row, ignore=True)
 
 
 def _free(name: str, taken: dict) -> str:

@@ -18,18 +18,16 @@ def work_queue_kind(db: Path, name: str) -> str | None:
     """The kind ("audit" / "labels") of the work queue `name` in `db`, or None when there is
     none (no file, no work tables, no such queue). Reads SQLite only: no store import."""
     from clarify_tui import db_errors
+    from clarify_tui.store.work import queue_kind
 
     if not db.is_file():
         return None
     with db_errors.translated(db):
         conn = db_errors.connect(db, readonly=True)
         try:
-            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'work_queues'").fetchone():
-                return None
-            row = conn.execute('SELECT "kind" FROM "work_queues" WHERE "name" = ?', [name]).fetchone()
+            return queue_kind(conn, name)
         finally:
             conn.close()
-    return row[0] if row else None
 
 
 def refuse_baseline_options(args: argparse.Namespace, defaults: dict[str, object], kind: str) -> None:

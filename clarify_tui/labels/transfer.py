@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -147,50 +146,28 @@ def import_labels(store: Store, path: Path) -> ImportResult:
                 "again; nothing was imported"
             )
     payloads = {key: item_payload(store, *value) for key, value in points.items()}
-    now = datetime.now(UTC).isoformat(timespec="seconds")
     result = ImportResult(lines=len(lines))
-    conn = store.conn
-    with store._writing(), conn:  # one transaction: all of the file or nothing
-        for run, name in names.items():
-            conn.execute(
-                'INSERT OR IGNORE INTO "work_queues" ("name", "kind", "run", "per_item", "config", "created_at") '
-                "VALUES (?, 'labels', ?, 1, ?, ?)",
-                [name, run, json.dumps({"source": "import", "file": path.name}), now],
-            )
-        for (sid, step), (session, _, _) in points.items():
-            name = names[session.run]
-            position = conn.execute(
-                'SELECT COALESCE(MAX("position"), -1) + 1 FROM "work_items" WHERE "queue" = ?', [name]
-            ).fetchone()[0]
-            conn.execute(
-                'INSERT OR IGNORE INTO "work_items" ("queue", "item_id", "position", "session_id", "step_idx", '
-                '"payload") VALUES (?, ?, ?, ?, ?, ?)',
-                [name, item_id(sid, step), position, sid, step, json.dumps(payloads[(sid, step)], ensure_ascii=False)],
-            )
-        for line in lines:
-            session = points[(line.session_id, line.step)][0]
-            name, item = names[session.run], item_id(line.session_id, line.step)
-            answer = {"label": line.label, "note": line.note}
-            stored = conn.execute(
-                'SELECT "answer" FROM "work_answers" WHERE "queue" = ? AND "item_id" = ? AND "annotator" = ?',
-                [name, item, line.annotator],
-            ).fetchone()
-            if stored is not None:
-                if json.loads(stored[0]) == answer:
-                    result.unchanged += 1
-                else:
-                    result.kept.append(
-                        f"{line.where}: {line.annotator} labelled step {line.step} of session {line.session_id} "
-                        f"{json.loads(stored[0]).get('label')} before; that label is kept"
-                    )
-                continue
-            conn.execute(
-                'INSERT INTO "work_answers" ("queue", "item_id", "annotator", "source", "answer", "created_at") '
-                "VALUES (?, ?, ?, 'import', ?, ?)",
-                [name, item, line.annotator, json.dumps(answer, ensure_ascii=False), now],
-            )
+    answers = []
+    for line in lines:
+        session = points[(line.session_id, line.step)][0]
+        answer = {"label": line.label, "note": line.note}
+        answers.append((names[session.run], item_id(line.session_id, line.step), line.annotator, answer))
+    kept = work.write_all(  # one transaction: all of the file or nothing
+        [(name, "labels", run, {"source": "import", "file": path.name}) for run, name in names.items()],
+        [(names[session.run], sid, step, payloads[(sid, step)]) for (sid, step), (session, _, _) in points.items()],
+        answers,
+    )
+    for line, (name, _, _, answer), stored in zip(lines, answers, kept):
+        if stored is None:
             result.added += 1
             result.queues[name] = result.queues.get(name, 0) + 1
+        elif stored == answer:
+            result.unchanged += 1
+        else:
+            result.kept.append(
+                f"{line.where}: {line.annotator} labelled step {line.step} of session {line.session_id} "
+                f"{stored.get('label')} before; that label is kept"
+            )
     return result
 
 

@@ -78,7 +78,7 @@ def _rows(conn: sqlite3.Connection, sql: str, params: Sequence = ()) -> list[dic
 
 
 def all_rows(conn: sqlite3.Connection, table: str) -> list[dict]:
-    return _rows(conn, f"SELECT * FROM {table}")
+    return _rows(conn, f'SELECT * FROM "{table}"')
 
 
 def session(conn: sqlite3.Connection, session_id: str) -> dict | None:

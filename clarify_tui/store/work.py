@@ -131,6 +131,15 @@ def create_tables(conn: sqlite3.Connection) -> None:
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (\n   ' + ",\n   ".join(cols) + "\n)")
 
 
+def queue_kind(conn: sqlite3.Connection, name: str) -> str | None:
+    """The kind of the work queue `name` on a bare connection (play and serve ask before any
+    Store is opened), or None: no work tables, no such queue."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'work_queues'").fetchone():
+        return None
+    row = conn.execute('SELECT "kind" FROM "work_queues" WHERE "name" = ?', [name]).fetchone()
+    return row[0] if row else None
+
+
 class WorkQueues:
     """The work-queue queries of one Store (its connection and its write lock)."""
 
@@ -256,6 +265,57 @@ class WorkQueues:
                 [queue, item, annotator, source, json.dumps(answer, ensure_ascii=False), _now()],
             )
         return cursor.rowcount == 1
+
+    def write_all(
+        self,
+        queues: Iterable[tuple[str, str, str, dict]],
+        items: Iterable[tuple[str, str, int, dict]],
+        answers: Iterable[tuple[str, str, str, dict]],
+        source: Source = "import",
+    ) -> list[dict | None]:
+        """Queues `(name, kind, run, config)`, items `(queue, session_id, step_idx, payload)`
+        and answers `(queue, item_id, annotator, answer)` in one transaction: all or nothing
+        (an imported file). Existing queues and items stay; an answer already stored for its
+        annotator is kept. Per answer: None when written, else the answer that was kept."""
+        now, conn, kept = _now(), self.store.conn, []
+        with self.store._writing(), conn:
+            for name, kind, run, config in queues:
+                conn.execute(
+                    'INSERT OR IGNORE INTO "work_queues" ("name", "kind", "run", "per_item", "config", "created_at") '
+                    "VALUES (?, ?, ?, 1, ?, ?)",
+                    [name, kind, run, json.dumps(config, sort_keys=True), now],
+                )
+            for queue, session_id, step_idx, payload in items:
+                position = conn.execute(
+                    'SELECT COALESCE(MAX("position"), -1) + 1 FROM "work_items" WHERE "queue" = ?', [queue]
+                ).fetchone()[0]
+                conn.execute(
+                    'INSERT OR IGNORE INTO "work_items" ("queue", "item_id", "position", "session_id", "step_idx", '
+                    '"payload") VALUES (?, ?, ?, ?, ?, ?)',
+                    [
+                        queue,
+                        item_id(session_id, step_idx),
+                        position,
+                        session_id,
+                        step_idx,
+                        json.dumps(payload, ensure_ascii=False),
+                    ],
+                )
+            for queue, item, annotator, answer in answers:
+                stored = conn.execute(
+                    'SELECT "answer" FROM "work_answers" WHERE "queue" = ? AND "item_id" = ? AND "annotator" = ?',
+                    [queue, item, annotator],
+                ).fetchone()
+                if stored is not None:
+                    kept.append(json.loads(stored[0]))
+                    continue
+                conn.execute(
+                    'INSERT INTO "work_answers" ("queue", "item_id", "annotator", "source", "answer", "created_at") '
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [queue, item, annotator, source, json.dumps(answer, ensure_ascii=False), now],
+                )
+                kept.append(None)
+        return kept
 
     def answers(self, queue: str | None = None, run: str | None = None, kind: str | None = None) -> list[WorkAnswer]:
         """Answers of one queue, or of every queue of `run` (and `kind`), oldest first."""
