@@ -157,11 +157,11 @@ class Task(BaseModel):
         part = getattr(self, self.protocol.value) if builtin else self.own
         if part is None:
             raise ValueError(f"a {self.protocol.value} task needs its '{self.protocol.value}' part")
-        if self.protocol != Protocol.cts and self.answer is None:
+        if self.answer is None and registry.roles(self.protocol.value).answer_required:
             raise ValueError(f"a {self.protocol.value} task needs an answer")
         return self
 
-    # A loaded task always has its protocol's part (and, but for CTS, an answer: see the
+    # A loaded task always has its protocol's part (and an answer where its roles require one: see the
     # validator above); these give them typed, for the code of that protocol.
     @property
     def gold(self) -> Answer:

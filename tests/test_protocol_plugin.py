@@ -149,6 +149,7 @@ def riddle_here(monkeypatch):
 
     registry.installed.cache_clear()
     registry.get.cache_clear()
+    registry.roles.cache_clear()
     Protocol._value2member_map_.pop("riddle", None)  # the member made on first use: gone with the package
 
 
@@ -165,3 +166,71 @@ def test_the_tui_state_panel_draws_an_installed_protocol_before_its_first_step(r
     drawn = console.export_text()
     assert "rounds 0 / 5" in drawn
     assert "Australia" not in drawn  # its part is hidden: the hint is the user's to give
+
+
+def _riddle_task(n: int = 0):
+    from clarify_tui.models import Task
+
+    return Task.model_validate_json((RIDDLE / "src" / "clarify_riddle" / "tasks.jsonl").read_text().splitlines()[n])
+
+
+def test_a_model_user_answers_an_installed_protocols_ask_from_what_its_reply_form_shows(
+    riddle_here, tmp_path: Path, monkeypatch
+) -> None:
+    """`--user openai:M` on riddle: its roles bring no user, so the generic reply asks the
+    model (a loopback server) with the riddle, the ask and the task's riddle part (the
+    hint: what the default reply form shows), and the reply reaches the agent and the store."""
+    from clarify_tui.cli import main
+    from clarify_tui.store import Store
+    from tests.servers import FakeOpenAI, chat
+
+    db, toml = tmp_path / "r.db", tmp_path / "clarify.toml"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAI(lambda request: chat("The city was built to be the capital.")) as server:
+        toml.write_text(f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--run", "m"]
+        args += ["--agent", "scripted:ask-first", "--user", "openai:user-m", "--db", str(db), "--config", str(toml)]
+        assert main(args) == 0
+        requests = server.chat_requests("user-m")
+    prompt = requests[0].prompt
+    task = _riddle_task()
+    assert task.question in prompt and "hint: It is the capital of Australia." in prompt
+    assert "Reply in one or two sentences" in prompt  # free text: riddle's form has no choices
+    assert task.gold.text not in prompt  # the default form never shows the answer
+    [session] = Store(db).sessions(runs=["m"])
+    replies = [s.action.text for s in Store(db).steps(session.id) if s.actor == "user"]
+    assert replies == ["The city was built to be the capital."] * len(requests) and replies
+    assert session.user == "openai:user-m" and session.status == "completed"
+
+
+async def test_a_person_playing_the_user_of_an_installed_protocol_gets_the_generic_reply_form(
+    riddle_here, tmp_path: Path
+) -> None:
+    """`play --as user` on a riddle task: the reply box shows the agent's ask, what the
+    reply form shows of the task (its hint) and how to reply; the typed reply is stored."""
+    from clarify_tui.search.local import LocalSearch
+    from clarify_tui.store import Store
+    from clarify_tui.tui.messages import ReplyRequested, SessionEnded
+    from tests.conftest import DOCS
+    from tests.test_tui import SIZE, Messages, make_app, type_text
+    from tests.test_tui_keys import shown
+
+    store, task = Store(tmp_path / "tui.db"), _riddle_task()
+    hook = Messages()
+    app = make_app(store, LocalSearch(DOCS), tasks=[task], task_id=task.id, as_="user", agent_spec="scripted:ask-first")
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        screen = app.screen
+        screen.pace = 0
+        request = (await hook.next(ReplyRequested)).request
+        await pilot.pause()
+        assert request.kind == "form"
+        drawn = shown(app)
+        assert "The agent asks:" in drawn and "t type a reply from what you know" in drawn
+        assert "hint: It is the capital of Australia." in drawn
+        await pilot.press("t")
+        await type_text(pilot, "A planned capital city.")
+        await pilot.press("enter")
+        await hook.next(SessionEnded)
+        sid = screen.driver.session.id
+    [reply] = [s for s in store.steps(sid) if s.actor == "user"]
+    assert reply.action.text == "A planned capital city."

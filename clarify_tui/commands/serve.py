@@ -23,6 +23,7 @@ from clarify_tui.commands.common import db_path, file_path, run_name
 from clarify_tui.commands.common import port as port_number
 from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.links import Signer
@@ -219,7 +220,7 @@ def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Stor
     services, episode = campaign_settings(args)
     for role, make in (("user", make_user), ("judge", make_judge)):
         make(getattr(args, role), services)
-    if "cts" in benchmarks:
+    if any("deep_search" in registry.get(b).run_flags for b in benchmarks):  # a fixed deep searcher plays (CTS)
         make_deep_search(episode.deep_search, services)
     provenance = campaign_provenance(
         benchmarks,

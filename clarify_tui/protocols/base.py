@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from clarify_tui.protocols.roles import GENERIC, ProtocolRoles
 from clarify_tui.results import OwnState
 from clarify_tui.state_panel import generic_panel, verdict
 
@@ -162,3 +163,7 @@ class ProtocolSpec:
     # its setting plays a set number of rounds whatever `--max-rounds` says (InteractComp's
     # answer_only: one), so a round limit there is no deviation
     set_rounds: Callable[[EpisodeConfig], bool] = field(default=_any_rounds)
+    # what agents, users and the task model ask of it (protocols/roles.py: the scripted and
+    # LLM agents' play, whether a task needs an answer, a user's generic reply); a
+    # built-in's lives in its low tier, `roles.py`, which `registry.roles` reads by name
+    roles: ProtocolRoles = GENERIC

@@ -13,6 +13,7 @@ from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
+from clarify_tui.protocols.interactcomp.roles import ROLES
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
 from clarify_tui.results import InteractCompResult
 
@@ -59,4 +60,5 @@ SPEC = ProtocolSpec(
     agent_prompts=ACTION_PROMPTS,
     set_rounds=lambda config: config.interactcomp_mode == "answer_only",
     run_flags=("mode", "forced_asks", "actions"),
+    roles=ROLES,
 )
