@@ -234,3 +234,42 @@ async def test_a_person_playing_the_user_of_an_installed_protocol_gets_the_gener
         sid = screen.driver.session.id
     [reply] = [s for s in store.steps(sid) if s.actor == "user"]
     assert reply.action.text == "A planned capital city."
+
+
+def test_an_installed_protocols_tasks_views_results_and_states_validate_against_the_published_schemas(
+    riddle_here, tmp_path: Path
+) -> None:
+    """The schemas name a protocol by a name (the built-ins as examples), not an enum of
+    three, and admit an installed protocol's result and state (OwnResult/OwnState): riddle's
+    task file, a view of its task, and its exported sessions validate, as a built-in's do."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from clarify_tui.agent_view import AgentView
+    from clarify_tui.cli import main
+    from clarify_tui.store import Store
+
+    def validator(path: Path):
+        return jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+
+    tasks = validator(ROOT / "data" / "schema" / "task.schema.json")
+    lines = (RIDDLE / "src" / "clarify_riddle" / "tasks.jsonl").read_text().splitlines()
+    assert [list(tasks.iter_errors(json.loads(line))) for line in lines] == [[]] * 3
+    assert list(tasks.iter_errors({"id": "x", "protocol": "Riddle!", "question": "q"}))  # no such name
+    assert list(tasks.iter_errors({"id": "x", "protocol": "cts", "question": "q", "questoin": "typo"}))
+
+    view = AgentView(task_id="rd-01", protocol=_riddle_task().protocol, question="Which city?")
+    assert not list(validator(ROOT / "docs" / "agent_view.schema.json").iter_errors(view.model_dump(mode="json")))
+
+    db, out = tmp_path / "s.db", tmp_path / "e.jsonl"
+    for benchmark in ("riddle", "discobench"):
+        args = ["run", "--benchmark", benchmark, "--dataset", "demo", "--limit", "1", "--db", str(db)]
+        assert main([*args, "--agent", "scripted:ask-first", "--user", "rule", "--run", benchmark]) == 0
+    assert main(["export", "--format", "jsonl", "--out", str(out), "--db", str(db)]) == 0
+    results, states = validator(ROOT / "docs" / "result.schema.json"), validator(ROOT / "docs" / "state.schema.json")
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["session"]["protocol"] for r in records) == ["discobench", "riddle"]
+    for record in records:
+        assert record["session"]["result"] and not list(results.iter_errors(record["session"]["result"]))
+        # the snapshots as the store keeps them (`steps.state`)
+        snapshots = [s.model_dump(mode="json")["state"] for s in Store(db).steps(record["session"]["id"])]
+        assert any(s.get("protocol") for s in snapshots)
+        assert not [e.message for state in snapshots for e in states.iter_errors(state)]
