@@ -273,3 +273,34 @@ def test_an_installed_protocols_tasks_views_results_and_states_validate_against_
         snapshots = [s.model_dump(mode="json")["state"] for s in Store(db).steps(record["session"]["id"])]
         assert any(s.get("protocol") for s in snapshots)
         assert not [e.message for state in snapshots for e in states.iter_errors(state)]
+
+
+def test_a_researchers_own_user_answers_an_installed_protocols_ask_with_its_reply_method(
+    riddle_here, tmp_path: Path
+) -> None:
+    """`--user py:FILE:NAME` on riddle: the object's `reply(task, question, form)` answers
+    (shown the form, as a model user is); one without it errors the session naming it."""
+    from clarify_tui.cli import main
+    from clarify_tui.store import Store
+
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "class Mine:\n"
+        "    def reply(self, task, question, form):\n"
+        "        return 'mine: ' + form.known(task)\n"
+        "class Old:\n"
+        "    def reply_interactcomp(self, task, question):\n"
+        "        return 'yes'\n"
+    )
+    db = tmp_path / "s.db"
+    for name in ("Mine", "Old"):
+        args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--db", str(db), "--run", name]
+        main([*args, "--agent", "scripted:ask-first", "--user", f"py:{mine}:{name}"])
+    store = Store(db)
+    [ok] = store.sessions(runs=["Mine"])
+    assert ok.status == "completed"
+    assert [s.action.text for s in store.steps(ok.id) if s.actor == "user"][0] == (
+        "mine: hint: It is the capital of Australia."
+    )
+    [old] = store.sessions(runs=["Old"])
+    assert old.status == "errored" and "has no reply method, which this protocol calls" in (old.error or "")
