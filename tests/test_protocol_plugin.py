@@ -175,22 +175,20 @@ def _riddle_task(n: int = 0):
 
 
 def test_a_model_user_answers_an_installed_protocols_ask_from_what_its_reply_form_shows(
-    riddle_here, tmp_path: Path, monkeypatch
+    installed: dict[str, str], riddle_here, tmp_path: Path
 ) -> None:
     """`--user openai:M` on riddle: its roles bring no user, so the generic reply asks the
     model (a loopback server) with the riddle, the ask and the task's riddle part (the
     hint: what the default reply form shows), and the reply reaches the agent and the store."""
-    from clarify_tui.cli import main
     from clarify_tui.store import Store
     from tests.servers import FakeOpenAI, chat
 
     db, toml = tmp_path / "r.db", tmp_path / "clarify.toml"
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAI(lambda request: chat("The city was built to be the capital.")) as server:
         toml.write_text(f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n', encoding="utf-8")
         args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--run", "m"]
         args += ["--agent", "scripted:ask-first", "--user", "openai:user-m", "--db", str(db), "--config", str(toml)]
-        assert main(args) == 0
+        assert "1 completed, 0 errored" in cli({**installed, "OPENAI_API_KEY": "sk-test"}, *args)
         requests = server.chat_requests("user-m")
     prompt = requests[0].prompt
     task = _riddle_task()
@@ -237,14 +235,13 @@ async def test_a_person_playing_the_user_of_an_installed_protocol_gets_the_gener
 
 
 def test_an_installed_protocols_tasks_views_results_and_states_validate_against_the_published_schemas(
-    riddle_here, tmp_path: Path
+    installed: dict[str, str], riddle_here, tmp_path: Path
 ) -> None:
     """The schemas name a protocol by a name (the built-ins as examples), not an enum of
     three, and admit an installed protocol's result and state (OwnResult/OwnState): riddle's
     task file, a view of its task, and its exported sessions validate, as a built-in's do."""
     jsonschema = pytest.importorskip("jsonschema")
     from clarify_tui.agent_view import AgentView
-    from clarify_tui.cli import main
     from clarify_tui.store import Store
 
     def validator(path: Path):
@@ -262,8 +259,8 @@ def test_an_installed_protocols_tasks_views_results_and_states_validate_against_
     db, out = tmp_path / "s.db", tmp_path / "e.jsonl"
     for benchmark in ("riddle", "discobench"):
         args = ["run", "--benchmark", benchmark, "--dataset", "demo", "--limit", "1", "--db", str(db)]
-        assert main([*args, "--agent", "scripted:ask-first", "--user", "rule", "--run", benchmark]) == 0
-    assert main(["export", "--format", "jsonl", "--out", str(out), "--db", str(db)]) == 0
+        cli(installed, *args, "--agent", "scripted:ask-first", "--user", "rule", "--run", benchmark)
+    cli(installed, "export", "--format", "jsonl", "--out", str(out), "--db", str(db))
     results, states = validator(ROOT / "docs" / "result.schema.json"), validator(ROOT / "docs" / "state.schema.json")
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["session"]["protocol"] for r in records) == ["discobench", "riddle"]
@@ -276,11 +273,10 @@ def test_an_installed_protocols_tasks_views_results_and_states_validate_against_
 
 
 def test_a_researchers_own_user_answers_an_installed_protocols_ask_with_its_reply_method(
-    riddle_here, tmp_path: Path
+    installed: dict[str, str], riddle_here, tmp_path: Path
 ) -> None:
     """`--user py:FILE:NAME` on riddle: the object's `reply(task, question, form)` answers
     (shown the form, as a model user is); one without it errors the session naming it."""
-    from clarify_tui.cli import main
     from clarify_tui.store import Store
 
     mine = tmp_path / "mine.py"
@@ -295,7 +291,8 @@ def test_a_researchers_own_user_answers_an_installed_protocols_ask_with_its_repl
     db = tmp_path / "s.db"
     for name in ("Mine", "Old"):
         args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--db", str(db), "--run", name]
-        main([*args, "--agent", "scripted:ask-first", "--user", f"py:{mine}:{name}"])
+        args += ["--agent", "scripted:ask-first", "--user", f"py:{mine}:{name}"]
+        subprocess.run([sys.executable, "-m", "clarify_tui", *args], env=installed, capture_output=True, timeout=120)
     store = Store(db)
     [ok] = store.sessions(runs=["Mine"])
     assert ok.status == "completed"
