@@ -24,7 +24,7 @@ NAME = r"""(Protocol\.(cts|interactcomp|discobench)\b|["'](cts|interactcomp|disc
 SWITCH = re.compile(
     rf"(==|!=|\bis(\s+not)?\b|\bin\b|\bcase\b)\s*[(\[{{]?\s*{NAME}|{NAME}\s*(==|!=|\bin\b|\bnot\s+in\b)"
 )
-MOST = 3  # docs/protocols.md: what is left, and why
+MOST = 0  # docs/protocols.md: none left; a new one needs a spec field instead
 
 
 def _switches() -> list[str]:
@@ -83,3 +83,35 @@ def test_a_what_if_ask_is_a_yes_no_question_where_the_spec_says_its_user_answers
     assert not fallback_action("ask", episode, proposed).text.startswith("Is it")
     _swapped(monkeypatch, "discobench", yes_no_user=True)
     assert fallback_action("ask", episode, proposed).text == "Is it Hornussen?"
+
+
+def test_run_checks_compat_and_the_graders_sampling_follow_the_spec_not_the_name(monkeypatch, tmp_path, capsys):
+    """The last name switches of `run` and deviations.py became spec fields: `check_config`
+    (InteractComp's forced-ask check), `reads_compat` (--compat changes nothing elsewhere)
+    and `paper.grader_sampling` (only InteractComp's paper states its grader's sampling)."""
+    import argparse
+
+    from clarify_tui.cli import main
+    from clarify_tui.commands.run import compat_changes_nothing
+    from clarify_tui.deviations import Setting, sampling
+    from clarify_tui.errors import UsageError
+
+    args = argparse.Namespace(benchmark="discobench", compat="reference", user="rule", judge="rule", search="local")
+    assert compat_changes_nothing(args) == "changes nothing: it applies to InteractComp only, not discobench"
+    _swapped(monkeypatch, "discobench", reads_compat=True)
+    assert "InteractComp only" not in (compat_changes_nothing(args) or "")
+
+    grader = Setting(benchmark="discobench", calls={"grader": {"temperature": 0.7}})
+    assert list(sampling(grader)) == []  # DiscoBench's grader at T=0 is our choice, no paper's
+    paper = dataclasses.replace(registry.get("discobench").paper, grader_sampling=True)
+    _swapped(monkeypatch, "discobench", paper=paper)
+    assert list(sampling(grader)) == ["grader temperature: 0.7, the paper used 0.0 (paper 003 A.4, line 745)"]
+
+    def refuse(config) -> None:
+        raise UsageError("this protocol's harness refuses it")
+
+    _swapped(monkeypatch, "discobench", check_config=refuse)
+    db = tmp_path / "x.db"
+    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:direct-guess", "--db", str(db)]) == 2
+    assert "this protocol's harness refuses it" in capsys.readouterr().err
+    assert not db.exists()  # refused before anything played
