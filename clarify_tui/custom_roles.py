@@ -10,6 +10,7 @@ Any failure here is infrastructure (the session errors): they are not the model 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any
 
@@ -26,6 +27,7 @@ USER_METHODS: dict[str, type[BaseModel]] = {
     "reply_discobench": UserReply,
     "answer_clarification": UserReply,
     "rewrite": UserReply,
+    "reply": UserReply,  # an installed protocol's ask (users/base.py)
 }
 JUDGE_METHODS: dict[str, type[BaseModel]] = {
     "equivalent": Verdict,
@@ -55,6 +57,8 @@ def _coerce(value: Any, model: type[BaseModel], who: str, method: str) -> BaseMo
 def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a reply form (protocols/roles.py)
+        return dataclasses.asdict(value)
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return value
@@ -123,6 +127,7 @@ class _SIGNATURES:
     def reply_discobench(self, task, checkpoint, question, asked_right): ...
     def answer_clarification(self, task, question): ...
     def rewrite(self, blurred_query, qa_pairs): ...
+    def reply(self, task, question, form): ...
     def equivalent(self, question, answer, gold, benchmark="interactcomp"): ...
     def checkpoint(self, checkpoint, kind, text): ...
     def ask_targets(self, checkpoint, question): ...

@@ -57,6 +57,7 @@ class PaperSetting:
     judge: str
     search: tuple[str | None, str]
     rounds: tuple[int, str]
+    grader_sampling: bool = False  # its paper states its answer grader's sampling (PAPER_SAMPLING's "grader")
 
 
 def paper_of(benchmark: str) -> PaperSetting | None:
@@ -121,8 +122,10 @@ PAPER_SAMPLING = {
 def sampling(s: Setting) -> Iterable[str]:
     """A model role sampled at another temperature or top_p than its paper states (a
     model that takes no top_p, which the reference omits too, is not one)."""
+    setting = paper_of(s.benchmark)
+    grader_stated = setting is not None and setting.grader_sampling
     for purpose, params in s.calls.items():
-        if purpose not in PAPER_SAMPLING or (purpose == "grader" and s.benchmark != "interactcomp"):
+        if purpose not in PAPER_SAMPLING or (purpose == "grader" and not grader_stated):
             continue  # (DiscoBench's answer-equivalence grader: our choice of T=0, no paper's)
         paper_t, paper_p, who, where = PAPER_SAMPLING[purpose]
         for name, paper, sent in (

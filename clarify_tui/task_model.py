@@ -13,7 +13,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from clarify_tui.protocols import registry
 
@@ -35,6 +43,16 @@ class Protocol(StrEnum):
         member._name_, member._value_ = value, value
         found: Protocol = cls._value2member_map_.setdefault(value, member)  # type: ignore[assignment]
         return found
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        """Published as a name, the built-ins as examples: an installed protocol's sessions,
+        views and tasks validate against the schemas too (docs/protocols.md)."""
+        schema = handler.resolve_ref_schema(handler(core_schema))
+        schema.pop("enum", None)
+        schema["pattern"] = "^[a-z][a-z0-9_]*$"  # registry._NAME: a built-in's or an installed one's
+        schema["examples"] = list(registry.BUILTIN)
+        return schema
 
 
 PROTOCOLS: tuple[str, ...] = registry.names()  # the names flags and files use (the registry's list)
@@ -113,10 +131,19 @@ class CTSPart(BaseModel):
     nuggets: list[Nugget] = Field(min_length=1)
 
 
+def _installed_part_allowed(schema: dict[str, Any]) -> None:
+    schema["additionalProperties"] = {
+        "type": "object",
+        "description": "an installed protocol's part, under its name (the task's `protocol`)",
+    }
+
+
 class Task(BaseModel):
     """A benchmark task. `question` is what the agent sees; the protocol part is hidden."""
 
-    model_config = ConfigDict(extra="forbid")
+    # extra="forbid", but for an object: an installed protocol's part under its name
+    # (`"riddle": {...}`) is a key the schema cannot list (_own_part_by_name reads it)
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_installed_part_allowed)
     id: str = Field(min_length=1)
     protocol: Protocol
     question: str = Field(min_length=1)
@@ -157,11 +184,11 @@ class Task(BaseModel):
         part = getattr(self, self.protocol.value) if builtin else self.own
         if part is None:
             raise ValueError(f"a {self.protocol.value} task needs its '{self.protocol.value}' part")
-        if self.protocol != Protocol.cts and self.answer is None:
+        if self.answer is None and registry.roles(self.protocol.value).answer_required:
             raise ValueError(f"a {self.protocol.value} task needs an answer")
         return self
 
-    # A loaded task always has its protocol's part (and, but for CTS, an answer: see the
+    # A loaded task always has its protocol's part (and an answer where its roles require one: see the
     # validator above); these give them typed, for the code of that protocol.
     @property
     def gold(self) -> Answer:

@@ -149,6 +149,7 @@ def riddle_here(monkeypatch):
 
     registry.installed.cache_clear()
     registry.get.cache_clear()
+    registry.roles.cache_clear()
     Protocol._value2member_map_.pop("riddle", None)  # the member made on first use: gone with the package
 
 
@@ -165,3 +166,138 @@ def test_the_tui_state_panel_draws_an_installed_protocol_before_its_first_step(r
     drawn = console.export_text()
     assert "rounds 0 / 5" in drawn
     assert "Australia" not in drawn  # its part is hidden: the hint is the user's to give
+
+
+def _riddle_task(n: int = 0):
+    from clarify_tui.models import Task
+
+    return Task.model_validate_json((RIDDLE / "src" / "clarify_riddle" / "tasks.jsonl").read_text().splitlines()[n])
+
+
+def test_a_model_user_answers_an_installed_protocols_ask_from_what_its_reply_form_shows(
+    installed: dict[str, str], riddle_here, tmp_path: Path
+) -> None:
+    """`--user openai:M` on riddle: its roles bring no user, so the generic reply asks the
+    model (a loopback server) with the riddle, the ask and the task's riddle part (the
+    hint: what the default reply form shows), and the reply reaches the agent and the store."""
+    from clarify_tui.store import Store
+    from tests.servers import FakeOpenAI, chat
+
+    db, toml = tmp_path / "r.db", tmp_path / "clarify.toml"
+    with FakeOpenAI(lambda request: chat("The city was built to be the capital.")) as server:
+        toml.write_text(f'[openai]\nbase_url = "{server.base_url}"\nmax_retries = 0\n', encoding="utf-8")
+        args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--run", "m"]
+        args += ["--agent", "scripted:ask-first", "--user", "openai:user-m", "--db", str(db), "--config", str(toml)]
+        assert "1 completed, 0 errored" in cli({**installed, "OPENAI_API_KEY": "sk-test"}, *args)
+        requests = server.chat_requests("user-m")
+    prompt = requests[0].prompt
+    task = _riddle_task()
+    assert task.question in prompt and "hint: It is the capital of Australia." in prompt
+    assert "Reply in one or two sentences" in prompt  # free text: riddle's form has no choices
+    assert task.gold.text not in prompt  # the default form never shows the answer
+    [session] = Store(db).sessions(runs=["m"])
+    replies = [s.action.text for s in Store(db).steps(session.id) if s.actor == "user"]
+    assert replies == ["The city was built to be the capital."] * len(requests) and replies
+    assert session.user == "openai:user-m" and session.status == "completed"
+
+
+async def test_a_person_playing_the_user_of_an_installed_protocol_gets_the_generic_reply_form(
+    riddle_here, tmp_path: Path
+) -> None:
+    """`play --as user` on a riddle task: the reply box shows the agent's ask, what the
+    reply form shows of the task (its hint) and how to reply; the typed reply is stored."""
+    from clarify_tui.search.local import LocalSearch
+    from clarify_tui.store import Store
+    from clarify_tui.tui.messages import ReplyRequested, SessionEnded
+    from tests.conftest import DOCS
+    from tests.test_tui import SIZE, Messages, make_app, type_text
+    from tests.test_tui_keys import shown
+
+    store, task = Store(tmp_path / "tui.db"), _riddle_task()
+    hook = Messages()
+    app = make_app(store, LocalSearch(DOCS), tasks=[task], task_id=task.id, as_="user", agent_spec="scripted:ask-first")
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        screen = app.screen
+        screen.pace = 0
+        request = (await hook.next(ReplyRequested)).request
+        await pilot.pause()
+        assert request.kind == "form"
+        drawn = shown(app)
+        assert "The agent asks:" in drawn and "t type a reply from what you know" in drawn
+        assert "hint: It is the capital of Australia." in drawn
+        await pilot.press("t")
+        await type_text(pilot, "A planned capital city.")
+        await pilot.press("enter")
+        await hook.next(SessionEnded)
+        sid = screen.driver.session.id
+    [reply] = [s for s in store.steps(sid) if s.actor == "user"]
+    assert reply.action.text == "A planned capital city."
+
+
+def test_an_installed_protocols_tasks_views_results_and_states_validate_against_the_published_schemas(
+    installed: dict[str, str], riddle_here, tmp_path: Path
+) -> None:
+    """The schemas name a protocol by a name (the built-ins as examples), not an enum of
+    three, and admit an installed protocol's result and state (OwnResult/OwnState): riddle's
+    task file, a view of its task, and its exported sessions validate, as a built-in's do."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from clarify_tui.agent_view import AgentView
+    from clarify_tui.store import Store
+
+    def validator(path: Path):
+        return jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+
+    tasks = validator(ROOT / "data" / "schema" / "task.schema.json")
+    lines = (RIDDLE / "src" / "clarify_riddle" / "tasks.jsonl").read_text().splitlines()
+    assert [list(tasks.iter_errors(json.loads(line))) for line in lines] == [[]] * 3
+    assert list(tasks.iter_errors({"id": "x", "protocol": "Riddle!", "question": "q"}))  # no such name
+    assert list(tasks.iter_errors({"id": "x", "protocol": "cts", "question": "q", "questoin": "typo"}))
+
+    view = AgentView(task_id="rd-01", protocol=_riddle_task().protocol, question="Which city?")
+    assert not list(validator(ROOT / "docs" / "agent_view.schema.json").iter_errors(view.model_dump(mode="json")))
+
+    db, out = tmp_path / "s.db", tmp_path / "e.jsonl"
+    for benchmark in ("riddle", "discobench"):
+        args = ["run", "--benchmark", benchmark, "--dataset", "demo", "--limit", "1", "--db", str(db)]
+        cli(installed, *args, "--agent", "scripted:ask-first", "--user", "rule", "--run", benchmark)
+    cli(installed, "export", "--format", "jsonl", "--out", str(out), "--db", str(db))
+    results, states = validator(ROOT / "docs" / "result.schema.json"), validator(ROOT / "docs" / "state.schema.json")
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["session"]["protocol"] for r in records) == ["discobench", "riddle"]
+    for record in records:
+        assert record["session"]["result"] and not list(results.iter_errors(record["session"]["result"]))
+        # the snapshots as the store keeps them (`steps.state`)
+        snapshots = [s.model_dump(mode="json")["state"] for s in Store(db).steps(record["session"]["id"])]
+        assert any(s.get("protocol") for s in snapshots)
+        assert not [e.message for state in snapshots for e in states.iter_errors(state)]
+
+
+def test_a_researchers_own_user_answers_an_installed_protocols_ask_with_its_reply_method(
+    installed: dict[str, str], riddle_here, tmp_path: Path
+) -> None:
+    """`--user py:FILE:NAME` on riddle: the object's `reply(task, question, form)` answers
+    (shown the form, as a model user is); one without it errors the session naming it."""
+    from clarify_tui.store import Store
+
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "class Mine:\n"
+        "    def reply(self, task, question, form):\n"
+        "        return 'mine: ' + form.known(task)\n"
+        "class Old:\n"
+        "    def reply_interactcomp(self, task, question):\n"
+        "        return 'yes'\n"
+    )
+    db = tmp_path / "s.db"
+    for name in ("Mine", "Old"):
+        args = ["run", "--benchmark", "riddle", "--dataset", "demo", "--limit", "1", "--db", str(db), "--run", name]
+        args += ["--agent", "scripted:ask-first", "--user", f"py:{mine}:{name}"]
+        subprocess.run([sys.executable, "-m", "clarify_tui", *args], env=installed, capture_output=True, timeout=120)
+    store = Store(db)
+    [ok] = store.sessions(runs=["Mine"])
+    assert ok.status == "completed"
+    assert [s.action.text for s in store.steps(ok.id) if s.actor == "user"][0] == (
+        "mine: hint: It is the capital of Australia."
+    )
+    [old] = store.sessions(runs=["Old"])
+    assert old.status == "errored" and "has no reply method, which this protocol calls" in (old.error or "")

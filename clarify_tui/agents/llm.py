@@ -4,8 +4,8 @@ Stateless between calls: each round rebuilds the prompt from the AgentView alone
 InteractComp harness's system + act prompt scheme), so a stepped or forked session
 resumes exactly. Output the protocol cannot use becomes an `invalid` action carrying
 the corrective feedback; the engine shows it and applies the protocol's invalid limit.
-InteractComp prompts and parsing follow the reference harness (protocols/interactcomp/prompts.py,
-protocols/interactcomp/actions.py).
+A protocol's own prompts and parsing come from its roles (`registry.roles(name).llm`):
+InteractComp's follow the reference harness (protocols/interactcomp/prompts.py, actions.py).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from clarify_tui.llm.actions import ActionParseError, invalid_feedback, parse_ac
 from clarify_tui.llm.client import ChatClient, Completion
 from clarify_tui.llm.prompts import exists, template
 from clarify_tui.llm.prompts import render as prompt
-from clarify_tui.models import Action, ActionKind, Protocol
-from clarify_tui.protocols.interactcomp import prompts as ic_prompts
-from clarify_tui.protocols.interactcomp.actions import lenient_action, reference_action
+from clarify_tui.models import Action, ActionKind
+from clarify_tui.protocols import registry
+from clarify_tui.protocols.roles import LLMPlay
 
 _LANGUAGES = {"zh": "Chinese", "en": "English"}
 
@@ -52,8 +52,9 @@ class LLMAgent:
     async def act(self, view: AgentView) -> Action:
         if view.phase == "clarify":  # CTS's clarify step (agent_view: only it has one)
             return await self._clarify(view)
-        if view.protocol == Protocol.interactcomp:
-            return await self._interactcomp(view)
+        own = registry.roles(view.protocol.value).llm
+        if own is not None:
+            return await self._own(view, own)
         system, user = self._react_prompts(view)
         done = await self.client.complete(
             [{"role": "system", "content": system}, {"role": "user", "content": user}], f"{view.protocol.value}.agent"
@@ -69,14 +70,14 @@ class LLMAgent:
     async def aclose(self) -> None:
         await self.client.aclose()
 
-    async def _interactcomp(self, view: AgentView) -> Action:
-        """The reference harness's prompts; its parsing unless the run chose lenient."""
-        system, user = ic_prompts.prompts(view)
+    async def _own(self, view: AgentView, own: LLMPlay) -> Action:
+        """The protocol's own prompts and reading of the reply (InteractComp: its reference
+        harness's, protocols/interactcomp/roles.py)."""
+        system, user = own.prompts(view)
         done = await self.client.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": user}], "interactcomp.agent"
+            [{"role": "system", "content": system}, {"role": "user", "content": user}], f"{view.protocol.value}.agent"
         )
-        read = lenient_action if view.actions == "lenient" else reference_action
-        action = read(done.text, view.allowed)
+        action = own.read(done.text, view)
         action.usage = done.usage
         return action
 

@@ -25,7 +25,8 @@ import random
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.errors import UsageError
-from clarify_tui.models import Action, ActionKind, Protocol, SearchHit
+from clarify_tui.models import Action, ActionKind, SearchHit
+from clarify_tui.protocols import registry
 from clarify_tui.text import content_words, mentions, overlap
 
 COMPETING_RATIO = 0.7
@@ -104,11 +105,14 @@ class ScriptedAgent:
     async def act(self, view: AgentView) -> Action:
         if self.policy == "coin-flip":
             return await ScriptedAgent(self.coin(view)).act(view)
-        if ActionKind.answer in view.allowed and len(view.allowed) == 1 and view.protocol != Protocol.cts:
-            return self._final_answer(view)
-        if view.protocol == Protocol.cts:
+        play = registry.roles(view.protocol.value).scripted
+        if callable(play):  # the protocol's own play (protocols/roles.py)
+            return play(self.policy, view)
+        if play == "clarify_first":
             return self._cts(view)
-        if view.protocol == Protocol.interactcomp:
+        if ActionKind.answer in view.allowed and len(view.allowed) == 1:
+            return self._final_answer(view)
+        if play == "is_it":
             return self._interactcomp(view)
         return self._discobench(view)
 

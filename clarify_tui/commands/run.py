@@ -189,7 +189,7 @@ def main(args: argparse.Namespace) -> int:
 
     check_flag_pairs(args)
     config = episode_config(args)
-    check_interactcomp_flags(args.benchmark, config)
+    registry.get(args.benchmark).check_config(config)
     if args.compat is not None and (idle := compat_changes_nothing(args)):
         console.print(f"warning: --compat {args.compat} {idle}", markup=False, highlight=False)
     for flag, owner in other_benchmarks_flags(args):
@@ -362,24 +362,12 @@ def check_flag_pairs(args: argparse.Namespace) -> None:
             )
 
 
-def check_interactcomp_flags(benchmark: str, config: EpisodeConfig) -> None:
-    """Refuse what the reference harness refuses (run_benchmark.py:167-172), naming our flags."""
-    if benchmark != "interactcomp" or config.interactcomp_mode != "forced_ask":
-        return
-    rounds = config.max_rounds or 10
-    if rounds < config.forced_asks + 1:
-        raise UsageError(
-            f"--mode forced_ask needs --max-rounds >= --forced-asks + 1 ({config.forced_asks} asks + 1 answer "
-            f"round); got --max-rounds {rounds}{'' if config.max_rounds else ' (the default)'} "
-            f"with --forced-asks {config.forced_asks}"
-        )
-
-
 def compat_changes_nothing(args: argparse.Namespace) -> str | None:
     """Why an explicit --compat has no effect on this run (None: it has one). It chooses
     how a model's replies are read; a rule user or judge has no wording to read."""
-    if args.benchmark != "interactcomp":
-        return f"changes nothing: it applies to InteractComp only, not {args.benchmark}"
+    if not registry.get(args.benchmark).reads_compat:
+        readers = " or ".join(registry.get(n).title for n in registry.names() if registry.get(n).reads_compat)
+        return f"changes nothing: it applies to {readers} only, not {args.benchmark}"
     models = [role for role in ("user", "judge") if BackendSpec.parse(getattr(args, role)).is_model]
     searches = args.compat == "reference" and args.search != "local"  # a failed search: "Search failed"
     if not models and not searches:

@@ -27,6 +27,7 @@ from clarify_tui.commands.common import db_path, file_path, run_name
 from clarify_tui.commands.common import port as port_number
 from clarify_tui.errors import UsageError
 from clarify_tui.plural import plural
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.campaign.links import Signer
@@ -269,8 +270,10 @@ def _settings(args: argparse.Namespace, benchmarks: list[str]) -> Callable[[Stor
     from clarify_tui.campaign.visitor import campaign_settings
 
     services, episode = campaign_settings(args)
-    deep_search = episode.deep_search if "cts" in benchmarks else None
-    build_backends(RoleSpecs.of(user=args.user, judge=args.judge, deep_search=deep_search), services)
+    deep_search = episode.deep_search if any("deep_search" in registry.get(b).run_flags for b in benchmarks) else None
+    build_backends(
+        RoleSpecs.of(user=args.user, judge=args.judge, deep_search=deep_search), services
+    )  # CTS: a fixed deep searcher
     provenance = campaign_provenance(
         benchmarks,
         dataset=str(args.dataset),

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from clarify_tui.commands.common import add_db, at_least, db_path, file_path
 from clarify_tui.errors import UsageError
+from clarify_tui.protocols import registry
 
 if TYPE_CHECKING:
     from clarify_tui.api import PreparedRun
@@ -174,7 +175,6 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
     from clarify_tui import api
     from clarify_tui.commands.run import (
         check_flag_pairs,
-        check_interactcomp_flags,
         compat_changes_nothing,
         episode_config,
         other_benchmarks_flags,
@@ -189,7 +189,7 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
         try:
             check_flag_pairs(a)
             config = episode_config(a)
-            check_interactcomp_flags(a.benchmark, config)
+            registry.get(a.benchmark).check_config(config)
             stray = other_benchmarks_flags(a)
             if stray:
                 flags = ", ".join(f"{flag} ({owner} only)" for flag, owner in stray)

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 from typing import Protocol as TypingProtocol
 
 from clarify_tui.models import Action, ActionKind, Observation, Session, Step, Task, Usage
+from clarify_tui.protocols import registry
 from clarify_tui.results import AnyResult, AnyState
 
 if TYPE_CHECKING:
     from clarify_tui.agents.base import Agent
     from clarify_tui.engine.episode import Episode
+    from clarify_tui.users.base import UserReply
 
 MAX_INVALID_STREAK = 3
 
@@ -106,6 +108,13 @@ class Rules:
         self.invalid_skip = True
         self.on_rounds_exhausted()
         self.ep.finish()
+
+    async def ask_user(self, question: str) -> UserReply:
+        """The user's reply to an ask, for a protocol whose users have no method of its own
+        (an installed one): `UserSimulator.reply` in its roles' reply form, so a model user
+        (`--user openai:M`) and a person (`play --as user`) answer it (protocols/roles.py)."""
+        form = registry.roles(self.ep.task.protocol.value).reply
+        return await self.ep.user.reply(self.ep.task, question, form)
 
     def view_turns(self) -> list[Step]:
         """The agent steps this agent may see now (CTS search phase hides the clarify phase)."""

@@ -18,6 +18,7 @@ from clarify_tui.agent_view import AgentView
 from clarify_tui.engine import Episode
 from clarify_tui.judges.base import NuggetJudgement, Verdict
 from clarify_tui.models import Action, Answer, Nugget, Session, Step, Task
+from clarify_tui.protocols.roles import ReplyForm
 from clarify_tui.search.base import SearchResult
 from clarify_tui.store import Store
 from clarify_tui.tasks.problems import DatasetError, Problem
@@ -167,6 +168,9 @@ class ReplayUser:
         if self._clarifications:
             return UserReply(text=self._clarifications.popleft())
         return await self._need_fallback("clarification answer").answer_clarification(task, question)
+
+    async def reply(self, task: Task, question: str, form: ReplyForm) -> UserReply:
+        return await self._need_fallback("reply").reply(task, question, form)
 
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         if self._rewritten is not None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from clarify_tui.protocols.roles import GENERIC, ProtocolRoles
 from clarify_tui.results import OwnState
 from clarify_tui.state_panel import generic_panel, verdict
 
@@ -69,6 +70,10 @@ def _no_refusal(kind: ActionKind, phase: str) -> str | None:
 
 def _any_rounds(config: EpisodeConfig) -> bool:
     return False
+
+
+def _any_setting(config: EpisodeConfig) -> None:
+    return None
 
 
 def _never(session: Session) -> bool:
@@ -162,3 +167,13 @@ class ProtocolSpec:
     # its setting plays a set number of rounds whatever `--max-rounds` says (InteractComp's
     # answer_only: one), so a round limit there is no deviation
     set_rounds: Callable[[EpisodeConfig], bool] = field(default=_any_rounds)
+    # refuses a setting its harness refuses (a UsageError naming our flags), before `run`
+    # or a sweep plays anything (InteractComp: --mode forced_ask without rounds to answer)
+    check_config: Callable[[EpisodeConfig], None] = field(default=_any_setting)
+    # `--compat` chooses how its model users' and judges' replies are read (InteractComp's
+    # reference harness); for another protocol it changes nothing, and `run` says so
+    reads_compat: bool = False
+    # what agents, users and the task model ask of it (protocols/roles.py: the scripted and
+    # LLM agents' play, whether a task needs an answer, a user's generic reply); a
+    # built-in's lives in its low tier, `roles.py`, which `registry.roles` reads by name
+    roles: ProtocolRoles = GENERIC

@@ -20,6 +20,7 @@ from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from clarify_tui.protocols.base import ProtocolSpec
+    from clarify_tui.protocols.roles import ProtocolRoles
 
 BUILTIN: tuple[str, ...] = ("discobench", "interactcomp", "cts")
 ENTRY_POINT_GROUP = "clarify_tui.protocols"
@@ -67,6 +68,17 @@ def get(name: str) -> ProtocolSpec:
     if getattr(loaded, "name", None) != name:
         raise UsageError(f"the installed protocol {name!r} ({entry.value}) is not a ProtocolSpec named {name!r}")
     return loaded
+
+
+@cache
+def roles(name: str) -> ProtocolRoles:
+    """What agents, users and the task model ask of the protocol (its spec's `roles`): a
+    built-in's from its low tier (`protocols/<name>/roles.py`), without loading its spec,
+    the engine or the metrics; an installed one's from its spec (KeyError: no such protocol)."""
+    if name in BUILTIN:
+        found: ProtocolRoles = importlib.import_module(f"clarify_tui.protocols.{name}.roles").ROLES
+        return found
+    return get(name).roles
 
 
 def in_report_order() -> tuple[str, ...]:

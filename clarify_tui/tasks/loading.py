@@ -9,19 +9,20 @@ the protocol the caller asked for, an empty set) run last.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from clarify_tui.models import Protocol
-from clarify_tui.protocols.cts import tasks as cts
-from clarify_tui.protocols.interactcomp import tasks as interactcomp
+from clarify_tui.protocols import registry
 from clarify_tui.tasks import native
 from clarify_tui.tasks.demo import demo_files
 from clarify_tui.tasks.problems import Problems
 from clarify_tui.tasks.sourced import Sourced
 from clarify_tui.tasks.textfile import Record, read_records
 
+if TYPE_CHECKING:
+    from clarify_tui.protocols.release import Release
+
 DEMO = "demo"
-_RELEASE_NAMES = {Protocol.interactcomp: "InteractComp", Protocol.cts: "Clarify-Then-Search"}
 _FORMAT_HINT = (
     "expected Task records (with 'protocol'), InteractComp release records "
     "(id, question, answer, context, canary) or Clarify-Then-Search gold records (nuggets)"
@@ -71,19 +72,22 @@ def _load_path(path: Path, protocol: Protocol | None, problems: Problems, canary
     if not path.exists():
         problems.add(path, None, None, "no such file or folder")
         return []
-    if (
-        path.is_dir() and protocol is not None and protocol is not Protocol.cts
-    ):  # an empty or wrong folder is no CTS release
+    releases = _releases()
+    folders = [(p, r) for p, r in releases.items() if r.folder is not None]
+    if path.is_dir() and protocol is not None and protocol not in dict(folders):  # an empty or wrong folder
+        kinds = " or ".join(f"a {r.title}" for _, r in folders) or "no"
         problems.add(
             path,
             None,
             None,
-            f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file "
-            "(only a Clarify-Then-Search release is a folder)",
+            f"is a folder; a dataset for {protocol.value} is a JSONL or JSON file (only {kinds} release is a folder)",
         )
         return []
-    if path.is_dir() or path.suffix.lower() == ".csv":
-        return _load_cts(path, protocol, problems)
+    if (path.is_dir() or path.suffix.lower() == ".csv") and folders:
+        found, release = next(((p, r) for p, r in folders if p == protocol), folders[0])
+        if not _same_protocol(path, found, release, protocol, problems) or release.folder is None:
+            return []
+        return release.folder(path, problems)
     records = read_records(path, problems)
     if records and _is_export(records[0][1]):  # sessions, not tasks: one problem, not one per missing field
         problems.add(
@@ -94,52 +98,47 @@ def _load_path(path: Path, protocol: Protocol | None, problems: Problems, canary
             "of tasks; score it with `clarify-tui score --from-export`",
         )
         return []
-    kind = _kind(records)
+    kind = _kind(records, releases)
     if kind is None and protocol is not None:
         # the caller named the benchmark: hold the records to its most likely format
-        kind = Protocol.interactcomp if protocol == Protocol.interactcomp else "task"
+        presumed = protocol in releases and releases[protocol].presumed
+        kind = protocol if presumed else "task"
     if kind is None:
         if records:
             problems.add(path, records[0][0], None, f"cannot tell the dataset format: {_FORMAT_HINT}")
         return []
     if kind == "task":
         return _expect(native.tasks_from_records(path, records, problems, protocol), protocol, problems)
-    if not _same_protocol(path, kind, protocol, problems):
+    if not _same_protocol(path, kind, releases[kind], protocol, problems):
         return []
-    if kind == Protocol.interactcomp:
-        return interactcomp.tasks_from_records(path, records, problems, canary)
-    located = cts.locate_release(path, problems)
-    return cts.load_release(*located, problems, gold=records) if located else []
+    return releases[kind].read(path, records, problems, canary)
 
 
-def _load_cts(path: Path, protocol: Protocol | None, problems: Problems) -> list[Sourced]:
-    if not _same_protocol(path, Protocol.cts, protocol, problems):
-        return []
-    located = cts.locate_release(path, problems)
-    return cts.load_release(*located, problems) if located else []
+def _releases() -> dict[Protocol, Release]:
+    """The published releases the loader can read, by protocol (their roles' `release`)."""
+    found = {Protocol(name): registry.roles(name).release for name in registry.names()}
+    return {protocol: release for protocol, release in found.items() if release is not None}
 
 
 def _is_export(record: dict) -> bool:
     return isinstance(record.get("session"), dict) and "steps" in record and "protocol" not in record
 
 
-def _kind(records: list[Record]) -> Literal["task"] | Protocol | None:
+def _kind(records: list[Record], releases: dict[Protocol, Release]) -> Literal["task"] | Protocol | None:
     """'task' for our format, else the release a record belongs to (first record that tells)."""
     for _, record in records:
         if native.is_task_record(record):
             return "task"
-        if cts.is_gold_record(record):
-            return Protocol.cts
-        if interactcomp.is_release_record(record):
-            return Protocol.interactcomp
+        for protocol, release in releases.items():
+            if release.is_record(record):
+                return protocol
     return None
 
 
-def _same_protocol(path: Path, found: Protocol, wanted: Protocol | None, problems: Problems) -> bool:
+def _same_protocol(path: Path, found: Protocol, release: Release, wanted: Protocol | None, problems: Problems) -> bool:
     if wanted is None or wanted == found:
         return True
-    release = _RELEASE_NAMES.get(found, found.value)
-    problems.add(path, None, None, f"this is the {release} release, but benchmark {wanted.value!r} was asked for")
+    problems.add(path, None, None, f"this is the {release.title} release, but benchmark {wanted.value!r} was asked for")
     return False
 
 

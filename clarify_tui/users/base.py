@@ -7,6 +7,7 @@ from typing import Protocol as TypingProtocol
 from pydantic import BaseModel
 
 from clarify_tui.models import Checkpoint, Task, Usage
+from clarify_tui.protocols.roles import ReplyForm
 
 YES, NO, IDK = "yes", "no", "i don't know"  # the only replies InteractComp's user gives
 
@@ -39,4 +40,9 @@ class UserSimulator(TypingProtocol):
 
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         """CTS rewriter: sees only the blurred query and the Q&A pairs."""
+        ...
+
+    async def reply(self, task: Task, question: str, form: ReplyForm) -> UserReply:
+        """A protocol with no method above (an installed one): a reply in `form`, its
+        roles' (one of `form.choices` when it has any), from what `form.known(task)` shows."""
         ...

@@ -2,7 +2,7 @@
 
 `pending` describes what is being asked (protocol, question, allowed replies) so the UI
 can show the right reply box. InteractComp replies are checked here: only yes, no and
-"i don't know" are accepted, whatever the UI sends.
+"i don't know" are accepted, whatever the UI sends; so are another protocol's choices.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from clarify_tui.errors import UsageError
 from clarify_tui.models import Checkpoint, Task, Usage
+from clarify_tui.protocols.roles import ReplyForm
 from clarify_tui.text import mentions
 from clarify_tui.users.base import IDK, NO, YES, UserReply
 
@@ -24,10 +25,12 @@ INTERACTCOMP_REPLIES = (YES, NO, IDK)
 class ReplyRequest(BaseModel):
     # the reply asked for: "yes_no" (yes, no or I don't know, nothing else: InteractComp),
     # "clue" (a reply that may release the checkpoint's clue: DiscoBench), "clarification"
-    # (a short answer from the intent, or unknown: CTS), "rewrite"
+    # (a short answer from the intent, or unknown: CTS), "rewrite", "form" (any other
+    # protocol's: one of `choices`, or free text when there are none; protocols/roles.py)
     kind: str
     question: str
     choices: list[str] = []
+    known: str | None = None  # "form": what the user is shown of the hidden task
     clue: str | None = None
     asked_right: bool | None = None
 
@@ -43,6 +46,8 @@ class HumanUser:
     def submit(self, text: str) -> None:
         if self.pending and self.pending.kind == "yes_no" and text not in INTERACTCOMP_REPLIES:
             raise UsageError(f"InteractComp replies must be one of: {', '.join(INTERACTCOMP_REPLIES)}")
+        if self.pending and self.pending.kind == "form" and self.pending.choices and text not in self.pending.choices:
+            raise UsageError(f"the reply must be one of: {', '.join(self.pending.choices)}")
         self._replies.put_nowait(text)
 
     async def _wait(self, request: ReplyRequest) -> UserReply:
@@ -70,6 +75,12 @@ class HumanUser:
 
     async def answer_clarification(self, task: Task, question: str) -> UserReply:
         return await self._wait(ReplyRequest(kind="clarification", question=question, choices=["unknown"]))
+
+    async def reply(self, task: Task, question: str, form: ReplyForm) -> UserReply:
+        """Any other protocol's ask: its roles' form, and what the form shows of the task."""
+        return await self._wait(
+            ReplyRequest(kind="form", question=question, choices=list(form.choices), known=form.known(task))
+        )
 
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         from clarify_tui.users.rule import RuleUser

@@ -3,7 +3,8 @@
 Each method puts into its prompt only what that simulator may use: the InteractComp
 responder sees the context; the DiscoBench responder sees the clue only when the engine's
 judge found the ask well targeted; the CTS answerer sees the intent query; the CTS
-rewriter sees the blurred query and the Q&A pairs, never the intent.
+rewriter sees the blurred query and the Q&A pairs, never the intent; any other protocol's
+user sees what its roles' reply form shows (protocols/roles.py `ReplyForm`).
 
 Replies that become data (DiscoBench replies, CTS answers and rewrites) are held to their
 contract (llm/contract.py): an empty reply or a refusal ("Sorry, I can't help with that
@@ -22,6 +23,7 @@ from clarify_tui.llm.parsing import strip_reasoning
 from clarify_tui.llm.prompts import render, render_verbatim
 from clarify_tui.llm.yesno import UNKNOWN, read_short_answer, read_yes_no
 from clarify_tui.models import Checkpoint, Task
+from clarify_tui.protocols.roles import ReplyForm
 from clarify_tui.users.base import UserReply
 
 
@@ -76,6 +78,17 @@ class LLMUser:
             "cts.rewriter",
             read_rewrite,
         )
+
+    async def reply(self, task: Task, question: str, form: ReplyForm) -> UserReply:
+        """Any other protocol (an installed one): its roles' reply form's prompt, shown what
+        the form shows; a reply held to its choices (else its `otherwise`), or free text
+        that is no refusal."""
+        text = form.prompt.format(question=task.question, known=form.known(task), ask=question, how=form.how())
+        purpose = f"{task.protocol.value}.responder"
+        if form.choices:
+            done = await self._ask(text, purpose)
+            return UserReply(text=form.read_choice(strip_reasoning(done.text)), usage=done.usage, raw=done.text)
+        return await self._reply(text, purpose, lambda raw: refuse_refusals(strip_reasoning(raw), "the user's reply"))
 
 
 def read_answer(raw: str) -> str:

@@ -27,6 +27,7 @@ import re
 
 from clarify_tui.models import Checkpoint, Task
 from clarify_tui.protocols.cts.aspects import classify_aspects
+from clarify_tui.protocols.roles import ReplyForm
 from clarify_tui.text import content_words, mentions
 from clarify_tui.users.base import IDK, NO, YES, UserReply
 from clarify_tui.users.context_facts import context_reply
@@ -114,3 +115,8 @@ class RuleUser:
     async def rewrite(self, blurred_query: str, qa_pairs: list[tuple[str, str]]) -> UserReply:
         known = [a for _, a in qa_pairs if a.strip().casefold() != "unknown"]
         return UserReply(text=" ".join([blurred_query, *known]).strip())
+
+    async def reply(self, task: Task, question: str, form: ReplyForm) -> UserReply:
+        """A protocol it was not written for: it knows no rule to read its task by, so it
+        says so (`form.otherwise`); such a protocol brings its own rule user (riddle does)."""
+        return UserReply(text=form.otherwise)

@@ -112,6 +112,18 @@ def load_release(
     return tasks
 
 
+def read_gold_file(path: Path, records: list[Record], problems: Problems, canary: str | None = None) -> list[Sourced]:
+    """A gold JSONL file named as the dataset: its release's queries CSV is found beside it."""
+    located = locate_release(path, problems)
+    return load_release(*located, problems, gold=records) if located else []
+
+
+def read_folder(path: Path, problems: Problems) -> list[Sourced]:
+    """A release folder, or its queries CSV: the gold file is found beside it."""
+    located = locate_release(path, problems)
+    return load_release(*located, problems) if located else []
+
+
 @dataclass(frozen=True)
 class _Row:
     line: int

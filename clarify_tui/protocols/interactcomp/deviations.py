@@ -13,6 +13,7 @@ PAPER = PaperSetting(
     judge="GPT-4o at T=0.0 as the grader (paper 003 A.4, line 745)",
     search=("serper", "Google's top 5 results (the reference harness, through Serper)"),
     rounds=(10, "the reference harness's exp_config.yaml"),
+    grader_sampling=True,  # A.4: the grader at T=0.0
 )
 
 

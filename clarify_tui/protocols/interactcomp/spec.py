@@ -13,7 +13,9 @@ from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
+from clarify_tui.protocols.interactcomp.roles import ROLES
 from clarify_tui.protocols.interactcomp.rules import InteractCompRules
+from clarify_tui.protocols.interactcomp.run_checks import check_config
 from clarify_tui.results import InteractCompResult
 
 REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_attempt(3)
@@ -59,4 +61,7 @@ SPEC = ProtocolSpec(
     agent_prompts=ACTION_PROMPTS,
     set_rounds=lambda config: config.interactcomp_mode == "answer_only",
     run_flags=("mode", "forced_asks", "actions"),
+    check_config=check_config,
+    reads_compat=True,
+    roles=ROLES,
 )

@@ -217,7 +217,7 @@ class HumanUserControls(Controls):
         return any(s.actor == "user" for s in self.driver.steps) or bool(self.box.typed_text)
 
     def request(self, request) -> None:
-        self.box.ask(request, known=self._known_for(request.kind))
+        self.box.ask(request, known=request.known or self._known_for(request.kind))
         self.screen.busy = "waiting for your reply"
 
     def _known_for(self, kind: str) -> str | None:

@@ -1,5 +1,6 @@
 """The human user's reply box: the agent's question, what the user knows that is
-relevant, and the replies the protocol accepts (InteractComp: y / n / i only)."""
+relevant, and the replies the protocol accepts (InteractComp: y / n / i only; another
+protocol's choices, typed, or free text: its roles' reply form)."""
 
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ class ReplyBox(Vertical, can_focus=True):
                 f"\nclue: {request.clue}" if request.clue else "\n(no clue for this checkpoint)", style="magenta"
             )
             text.append("\nc release the clue · t type a reply", style="yellow")
+        elif request.kind == "form" and request.choices:  # another protocol's choices (protocols/roles.py)
+            text.append(f"\ntype one of: {' · '.join(request.choices)}  (nothing else is accepted)", style="yellow")
+        elif request.kind == "form":
+            text.append("\nt type a reply from what you know", style="yellow")
         else:
             text.append("\nu unknown · t type a short answer found in the intent", style="yellow")
         if known:  # last: the keys above stay in view when this is long (the box scrolls)
@@ -185,7 +190,9 @@ class ReplyBox(Vertical, can_focus=True):
 
     def _bound_keys(self) -> set[str]:
         kind = self.request.kind if self.request else ""
-        return {"yes_no": {"y", "n", "i"}, "clue": {"c", "t"}, "clarification": {"u", "t"}}.get(kind, set())
+        return {"yes_no": {"y", "n", "i"}, "clue": {"c", "t"}, "clarification": {"u", "t"}, "form": {"t"}}.get(
+            kind, set()
+        )
 
     def _enabled(self, key: str) -> bool:
         active = self.screen.active_bindings.get(key)

@@ -1,12 +1,15 @@
-"""Riddle's rules: search, ask (the user gives the hint) or answer; the answer ends the task."""
+"""Riddle's rules: search, ask (the user gives the hint) or answer; the answer ends the task.
+
+Its own rule user (`--user rule`) gives the hint; any other user (a model, a person)
+answers through clarify-tui's generic reply (`Rules.ask_user`), shown the task's riddle part."""
 
 from __future__ import annotations
 
 from clarify_riddle import user
 from clarify_tui.engine.episode import Rules
-from clarify_tui.errors import UsageError
 from clarify_tui.models import Action, ActionKind, Observation
 from clarify_tui.results import OwnResult, OwnState
+from clarify_tui.users.base import UserReply
 
 
 class RiddleState(OwnState):
@@ -26,8 +29,6 @@ class RiddleRules(Rules):
 
     def __init__(self, episode) -> None:  # type: ignore[no-untyped-def]
         super().__init__(episode)
-        if episode.user.spec != "rule":
-            raise UsageError("riddle plays with its own rule user only (--user rule)")
         self.state = RiddleState(protocol="riddle")
 
     def allowed(self) -> list[ActionKind]:
@@ -46,10 +47,13 @@ class RiddleRules(Rules):
             return obs
         if action.kind == ActionKind.ask:
             state.asks += 1
-            text = user.reply(self.ep.task, action.text)
-            obs = Observation(text=text)
+            if self.ep.user.spec == "rule":  # its own rule user: the hint, whatever was asked
+                said = UserReply(text=user.reply(self.ep.task, action.text))
+            else:  # a model or a person: clarify-tui's generic reply, shown the task's riddle part
+                said = await self.ask_user(action.text)
+            obs = Observation(text=said.text)
             self.ep.record("agent", action, obs)
-            self.ep.record("user", Action(kind=ActionKind.reply, text=text))
+            self.ep.record("user", Action(kind=ActionKind.reply, text=said.text, raw=said.raw), usage=said.usage)
             return obs
         state.answer = action.text
         obs = Observation(text="answer recorded", done=True)
