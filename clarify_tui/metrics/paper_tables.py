@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clarify_tui.errors import UsageError
+from clarify_tui.metrics.model import Group
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup
@@ -102,27 +103,30 @@ def agent_cost(metrics: dict) -> float | None:
     return None if cost is None else float(cost)
 
 
-def make_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
-    m = group["metrics"]
+def make_row(label: str, cells: list[str], group: Group | ScoreGroup) -> Row:
+    """A table row with the group's counts and costs (a plug-in's table may hand its JSON)."""
+    g = group if isinstance(group, Group) else Group.from_json(group)
+    m = g.metrics
+    x = m.excluded
     return Row(
         label=label,
         cells=[label, *cells],
-        scored=group["n_sessions"],
-        errored=int(m.get("errored") or 0),
-        excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
-        unreadable=int(m.get("unreadable_verdicts") or 0),
-        agent_cost=money(agent_cost(m)),
-        total_cost=money(m.get("cost_usd")),
-        agent_cost_usd=agent_cost(m),
-        cost_usd=m.get("cost_usd"),
-        comparable=bool(group.get("comparable", True)),
-        deviations=list(group.get("deviations") or []),
-        unpriced=list(m.get("unpriced_models") or []),
-        key=dict(group["key"]),
+        scored=g.n_sessions,
+        errored=x.errored,
+        excluded=x.abandoned + x.running + x.unjudged,
+        unreadable=int(m.value("unreadable_verdicts") or 0),  # the protocols whose grader can fail to say
+        agent_cost=money(m.usage.agent_cost_usd),
+        total_cost=money(m.usage.cost_usd),
+        agent_cost_usd=m.usage.agent_cost_usd,
+        cost_usd=m.usage.cost_usd,
+        comparable=g.comparable,
+        deviations=list(g.deviations),
+        unpriced=list(m.usage.unpriced_models),
+        key=dict(g.key),
     )
 
 
-def row_label(group: ScoreGroup, setting: str = "") -> str:
+def row_label(group: Group | ScoreGroup, setting: str = "") -> str:
     label = group_label(group)  # with its role when the run mixes them (metrics/roles.py)
     return f"{label} ({setting})" if setting else label
 
