@@ -234,3 +234,8 @@ class Scores:
 
     def to_json(self) -> ScoreReport:
         return {"groups": [g.to_json() for g in self.groups]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Scores:
+        """A report read back from `score --format json` (its metrics untyped: `OwnMetrics`)."""
+        return cls([Group.from_json(g) for g in data["groups"]])

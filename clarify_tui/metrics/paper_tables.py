@@ -104,8 +104,10 @@ def agent_cost(metrics: dict) -> float | None:
 
 
 def make_row(label: str, cells: list[str], group: Group | ScoreGroup) -> Row:
-    """A table row with the group's counts and costs (a plug-in's table may hand its JSON)."""
-    g = group if isinstance(group, Group) else Group.from_json(group)
+    """A table row with the group's counts and costs."""
+    if not isinstance(group, Group):
+        return json_row(label, cells, group)
+    g = group
     m = g.metrics
     x = m.excluded
     return Row(
@@ -123,6 +125,28 @@ def make_row(label: str, cells: list[str], group: Group | ScoreGroup) -> Row:
         deviations=list(g.deviations),
         unpriced=list(m.usage.unpriced_models),
         key=dict(g.key),
+    )
+
+
+def json_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
+    """`make_row` from a group's JSON (`score_sessions`): what a plug-in's table may hold.
+    Read leniently, as before metrics were typed: a missing count is 0, a missing cost unpriced."""
+    m = group["metrics"]
+    return Row(
+        label=label,
+        cells=[label, *cells],
+        scored=group["n_sessions"],
+        errored=int(m.get("errored") or 0),
+        excluded=sum(int(m.get(k) or 0) for k in ("abandoned", "running", "unjudged")),
+        unreadable=int(m.get("unreadable_verdicts") or 0),
+        agent_cost=money(agent_cost(m)),
+        total_cost=money(m.get("cost_usd")),
+        agent_cost_usd=agent_cost(m),
+        cost_usd=m.get("cost_usd"),
+        comparable=bool(group.get("comparable", True)),
+        deviations=list(group.get("deviations") or []),
+        unpriced=list(m.get("unpriced_models") or []),
+        key=dict(group["key"]),
     )
 
 
