@@ -2,7 +2,8 @@
 
 `score(store, runs=..., benchmark=..., by="run", judge=None)` returns
 `{"groups": [{"key": {by: value}, "benchmark": B, "n_sessions": N, "metrics": {...}}]}`
-with the metric names of METRIC_INPUTS below. `n_sessions` counts the sessions the metrics are
+with each protocol's metric names (its spec's `metric_inputs`); `score_groups` gives the
+same report typed (metrics/model.py). `n_sessions` counts the sessions the metrics are
 computed over; sessions left out (errored, abandoned, running, unjudged) are counted
 inside `metrics`.
 """
@@ -28,7 +29,7 @@ class ScoreGroup(TypedDict):
     """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
     is None for automated sessions grouped by annotator; `"role"` joins it when that value's
     sessions mix roles, metrics/roles.py), its benchmark, the sessions the
-    metrics are computed over, and the metrics by their names (METRIC_INPUTS; values are
+    metrics are computed over, and the metrics by their names (a spec's `metric_inputs`; values are
     numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
 
     key: dict[str, Any]

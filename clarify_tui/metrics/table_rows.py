@@ -6,12 +6,11 @@ screen: per benchmark (metric key, label, kind: its spec's), then the rows every
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # at run time this module imports nothing (the scores screen reads it)
     from clarify_tui.metrics.model import Group
     from clarify_tui.metrics.report import ScoreGroup
-    from clarify_tui.protocols.discobench.metric_model import Profile
 
 # The rows every benchmark has, under its own (its spec's `table_rows`: protocols/<name>/table.py).
 COMMON_ROWS = [
@@ -58,6 +57,18 @@ def value_label(value: object, beside_role: bool = False) -> str:
     if value is None:
         return "(no annotator)" if beside_role else "(automated)"
     return str(value)
+
+
+class Profile(Protocol):
+    """A DiscoBench profile as the cells read it (protocols/discobench/metric_model.py's
+    `Profile`; named by shape so this shared module reaches no protocol's folder)."""
+
+    @property
+    def share(self) -> float | None: ...
+    @property
+    def pass_rate(self) -> float | None: ...
+    @property
+    def n(self) -> int: ...
 
 
 def profile_cell(p: Profile) -> str:
