@@ -95,3 +95,46 @@ def test_nested_models_print_as_their_fields_in_order():
         "resamples",
         "seed",
     ]
+
+
+def test_a_metric_by_name_is_the_value_its_json_prints():
+    """The score tables read rows by name (a spec's table_rows): the same value as the JSON,
+    for a typed model and for a plug-in's dict alike."""
+    from clarify_tui.protocols.cts.metric_model import CTSMetrics, Turn
+
+    cts = CTSMetrics(
+        usage=usage(),
+        excluded=Exclusions(errored=0, abandoned=1, running=0, unjudged=0),
+        restore_score_mean=50.0,
+        restore_score_p50=None,
+        restore_score_p90=None,
+        restore_score_min=None,
+        restore_score_max=None,
+        ua_unknown_rate=None,
+        cq_region_rate=None,
+        region_only_n=0,
+        region_only_unknown_rate=None,
+        all_unknown_rate=None,
+        known_cnt={"0": 1.0},
+        n_questions=2,
+        n_clarified=1,
+        n_orig=0,
+        per_turn=[
+            Turn(
+                turn=1,
+                n_questions=1,
+                ua_unknown_rate=0.0,
+                cq_region_rate=None,
+                region_only_n=0,
+                region_only_unknown_rate=None,
+            )
+        ],
+        delta_vs_orig=None,
+        intervals={"restore_score_ci95": [40.0, 60.0]},
+    )
+    own = OwnMetrics.from_json(plugin_dict())
+    for metrics in (cts, own):
+        data = metrics.to_json()
+        for name in [*data, "values", "usage", "nope"]:
+            assert metrics.value(name) == data.get(name), name
+            assert metrics.has(name) == (name in data), name

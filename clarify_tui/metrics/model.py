@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from clarify_tui.metrics.report import ScoreGroup, ScoreReport
@@ -99,6 +99,16 @@ class Epochs(Record):
         return out
 
 
+_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _names(model: type) -> frozenset[str]:
+    """A model's own JSON names: its fields, less the ones every protocol carries (kept per class)."""
+    if model not in _NAMES:
+        _NAMES[model] = frozenset(f.name for f in fields(model)) - set(BASE_FIELDS)
+    return _NAMES[model]
+
+
 # Fields every protocol's metrics carry, printed after its own numbers in this order.
 BASE_FIELDS = ("usage", "excluded", "intervals", "epochs", "active_ms_mean")
 
@@ -113,6 +123,7 @@ class ProtocolMetrics(Record):
     intervals: dict[str, list[float] | None] = field(default_factory=dict)
     epochs: Epochs | None = None
     active_ms_mean: float | None = None  # person-as-agent sessions: the task clock, pauses excluded
+    fields_are_numbers: ClassVar[bool] = True  # its own fields are its metrics (OwnMetrics: a dict of them)
 
     def own(self) -> dict[str, Any]:
         """The protocol's own numbers as JSON, in order."""
@@ -131,11 +142,17 @@ class ProtocolMetrics(Record):
         return out
 
     def value(self, name: str) -> Any:
-        """A metric by its JSON name: the score tables' rows are data (a spec's `table_rows`)."""
-        return self.to_json().get(name)
+        """A metric by its JSON name (None when the group has none): the score tables' rows are
+        data, a spec's `table_rows`. Looked up where `to_json` would take it from, last writer first."""
+        if name in self.intervals:
+            return self.intervals[name]
+        for part in (self.excluded, self.usage, self) if self.fields_are_numbers else (self.excluded, self.usage):
+            if name in _names(type(part)):
+                return plain(getattr(part, name))
+        return self.to_json().get(name)  # a plug-in's own number, epochs, active_ms_mean
 
     def has(self, name: str) -> bool:
-        return name in self.to_json()
+        return name in self.intervals or name in self.to_json()
 
     def numbers(self) -> dict[str, int | float]:
         """The top-level numbers (Inspect's EvalMetric values), pass^k included."""
@@ -154,6 +171,7 @@ class OwnMetrics(ProtocolMetrics):
     """A plug-in's metrics given as a dict: its own numbers kept as given (not typed here)."""
 
     values: dict[str, Any] = field(default_factory=dict)
+    fields_are_numbers: ClassVar[bool] = False
 
     def own(self) -> dict[str, Any]:
         return dict(self.values)
