@@ -2,7 +2,7 @@
 
 Why a module of its own: `score` prints every metric we compute, in our units; a paper's
 table is a fixed selection in the paper's units and order, so that a row of ours can be
-pasted under the paper's rows. The numbers are the metrics module's (`score_sessions`),
+pasted under the paper's rows. The numbers are the metrics module's (`score_groups`),
 only rescaled and formatted here; nothing is recomputed.
 
 The tables (the captions cite them, docs/scoring.md lists them):
