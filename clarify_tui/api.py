@@ -1,8 +1,7 @@
 """The Python API: run and score from a notebook or a script, without a shell.
 
-`run(...)` and `score(...)` are what `clarify-tui run` and `clarify-tui score` call (the
-commands only add a progress bar and printing), so a number from the API equals the
-command's. Documented in docs/api.md.
+`run(...)` and `scores(...)` are what `clarify-tui run` and `clarify-tui score` call (the commands
+only add a progress bar and printing), so a number from the API equals the command's (docs/api.md).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from clarify_tui.run_request import (  # noqa: F401  (importable from here as be
 )
 
 if TYPE_CHECKING:
+    from clarify_tui.metrics.model import Scores
     from clarify_tui.metrics.report import ScoreReport
 
 ROLE_FLAGS = ("agent", "user", "judge", "deep_search")
@@ -188,7 +188,12 @@ def _run_sync(coro) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-def score(
+def score(db: str | Path | None = None, **options: Any) -> ScoreReport:
+    """What `score --format json` prints (metrics/report.py ScoreReport): `scores(...)` as JSON."""
+    return scores(db, **options).to_json()
+
+
+def scores(
     db: str | Path | None = None,
     *,
     runs: list[str] | None = None,
@@ -203,10 +208,13 @@ def score(
     executor=None,
     on_note: Callable[[str], None] | None = None,
     profile_subset: str = "common",
-) -> ScoreReport:
-    """The score report (`{"groups": [...]}`, metrics/report.py ScoreReport), as `score --format json` prints it.
-    `profile_subset`: DiscoBench profiles on the "common" subset (the paper's) or "all"."""
-    from clarify_tui.metrics import load_sessions, score_sessions
+) -> Scores:
+    """The score report, typed (metrics/model.py `Scores`: a protocol's model per group);
+    `score` is its JSON. `profile_subset`: DiscoBench profiles on the common subset or all."""
+    from clarify_tui.metrics import load_sessions
+    from clarify_tui.metrics.once import count_once
+    from clarify_tui.metrics.records import without_informed
+    from clarify_tui.metrics.report import score_groups
 
     if from_export is not None:
         if db is not None:
@@ -232,20 +240,12 @@ def score(
             )
         sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
     if not include_informed:
-        informed = [s for s in sessions if s.result.informed]
-        if informed and on_note is not None:
-            on_note(
-                f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
-                "--include-informed keeps them"
-            )
-        sessions = [s for s in sessions if not s.result.informed]
-    from clarify_tui.metrics.once import count_once
-
+        sessions = without_informed(sessions, on_note)
     sessions, duplicates = count_once(sessions)  # one session per task (and epoch) per run and player
     if on_note is not None:
         for d in duplicates:
             on_note(f"warning: {d.describe()}")
-    report = score_sessions(
+    report = score_groups(
         sessions,
         by=by,
         profile_k=profile_k,

@@ -372,7 +372,7 @@ def test_accuracy_std_over_runs(world):
     scored = [s for s in load_sessions(world, runs=["ic"]) if s.status == "completed"]
     for s in scored:
         s.run = "x" if s.result.correct else "y"
-    assert interactcomp_metrics(scored)["accuracy_std"] == pytest.approx(0.5**0.5)
+    assert interactcomp_metrics(scored).to_json()["accuracy_std"] == pytest.approx(0.5**0.5)
 
 
 def test_calibration_bins_edges():
@@ -383,7 +383,7 @@ def test_calibration_bins_edges():
 def test_a_group_of_only_errored_sessions_has_null_metrics_not_zero(world):
     """The errored session alone: no denominators anywhere -> every metric null, errored = 1."""
     errored = [s for s in load_sessions(world, runs=["ic"]) if s.status == "errored"]
-    m = interactcomp_metrics(errored)
+    m = interactcomp_metrics(errored).to_json()
     assert m["accuracy"] is None and m["rounds"] is None
     assert m["interaction_rate"] is None and m["calibration_error"] is None
     assert m["errored"] == 1
@@ -459,7 +459,7 @@ def test_discobench_zero_denominators_are_null(world):
         and s.result.checkpoints[0].answer == "My Time at Portia"
         and not s.result.checkpoints[0].asked
     ]
-    m = discobench_metrics(sessions)
+    m = discobench_metrics(sessions).to_json()
     assert m["detection_precision"] is None and m["detection_f1"] == 0.0
     assert m["detection_recall"] == 0.0 and m["detection_accuracy"] == 0.0
     assert m["ce_a"] is None and m["ce_b"] is None
@@ -641,7 +641,7 @@ async def test_rejudging_stores_verdicts_beside_the_old_and_score_picks_the_judg
 
 def test_cts_metrics_with_no_orig_has_null_delta(world):
     sessions = load_sessions(world, runs=["k1"])
-    assert cts_metrics(sessions)["delta_vs_orig"] is None
+    assert cts_metrics(sessions).to_json()["delta_vs_orig"] is None
 
 
 def test_bootstrap_does_not_depend_on_the_executor(monkeypatch):

@@ -11,6 +11,7 @@ from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.table_rows import group_label, profile_cell
 from clarify_tui.protocols.cts.charts import restore_histogram
+from clarify_tui.protocols.discobench.metric_model import Profile
 from clarify_tui.protocols.interactcomp.charts import reliability_points
 from clarify_tui.results import parse_result
 
@@ -71,7 +72,7 @@ def test_compute_scores_draws_every_benchmark_from_the_score_report():
     ]
     data = compute_scores(sessions, "run")
     assert data.by == "run"
-    assert [group_label(g) for g in data.report["groups"]] == ["ic-run", "cts-run"]
+    assert [group_label(g) for g in data.report.groups] == ["ic-run", "cts-run"]
     assert data.accuracy == [("inter·ic-run", 0.5)]  # CTS has no accuracy bar
     assert data.reliability == {"ic-run": [(0.3, 0.0, 1), (0.8, 1.0, 1)]}
     assert data.restore_hist == {"cts-run": [0, 0, 0, 0, 1, 0, 0, 0, 0, 0]}
@@ -90,4 +91,4 @@ def test_discobench_groups_get_one_share_and_pass_rate_per_profile():
 def test_table_labels_and_profile_cells_shared_by_score_and_the_tui():
     assert group_label({"key": {"annotator": None}}) == "(automated)"
     assert group_label({"key": {"run": "r1"}}) == "r1"
-    assert profile_cell({"share": 0.5, "pass_rate": None, "n": 4}) == "0.50 / - (n=4)"
+    assert profile_cell(Profile(share=0.5, pass_rate=None, n=4)) == "0.50 / - (n=4)"

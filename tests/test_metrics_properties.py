@@ -109,7 +109,7 @@ def rates(metrics: dict, names) -> list[float]:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(ic_result, STATUSES), max_size=25))
 def test_interactcomp_rates_are_fractions(rows):
-    m = interactcomp_metrics([session("interactcomp", r, s) for r, s in rows])
+    m = interactcomp_metrics([session("interactcomp", r, s) for r, s in rows]).to_json()
     for value in rates(m, ("accuracy", "interaction_rate", "calibration_error")):
         assert 0.0 <= value <= 1.0 + 1e-12
 
@@ -117,7 +117,7 @@ def test_interactcomp_rates_are_fractions(rows):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(disco_result(), STATUSES), max_size=20), st.integers(0, 6))
 def test_discobench_rates_are_fractions_and_f1_at_most_one(rows, k):
-    m = discobench_metrics([session("discobench", r, s) for r, s in rows], k=k)
+    m = discobench_metrics([session("discobench", r, s) for r, s in rows], k=k).to_json()
     names = (
         "accuracy",
         "checkpoint_pass_rate",
@@ -151,7 +151,7 @@ def test_discobench_rates_are_fractions_and_f1_at_most_one(rows, k):
 def test_cts_scores_in_0_100_and_rates_are_fractions(rows):
     sessions = [session("cts", r, s, t) for r, s, t in rows]
     orig = [s for s in sessions if s.result.orig and s.scorable]
-    m = cts_metrics(sessions, orig=orig, resamples=200)
+    m = cts_metrics(sessions, orig=orig, resamples=200).to_json()
     for name in (
         "restore_score_mean",
         "restore_score_p50",

@@ -5,6 +5,8 @@ on the path), in subprocesses, so this process's registry stays the built-ins'."
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -78,6 +80,9 @@ def test_an_installed_protocol_is_listed_played_stored_and_scored(installed: dic
 
     out = tmp_path / "e.jsonl"
     cli(installed, "export", "--format", "jsonl", "--out", str(out))
+    # the csv export (it assumed a CTS result for anything not InteractComp or DiscoBench)
+    rows = list(csv.DictReader(io.StringIO(cli(installed, "export", "--format", "csv"))))
+    assert [(r["protocol"], r["status"], r["correct"]) for r in rows] == [("riddle", "completed", "0")] * 6
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["session"]["protocol"] for r in records] == ["riddle"] * 6
     # the rule user's reply is the task's hint, stored as the user's step

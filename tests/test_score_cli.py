@@ -175,11 +175,12 @@ def test_judge_command_stores_rule_verdicts_and_score_can_select_them(tmp_path, 
 def test_many_groups_print_one_row_per_group(db, capsys):
     """Over WIDE_GROUPS groups the table turns: one row per group with the headline metrics."""
     from clarify_tui.commands.score import WIDE_GROUPS, print_tables
+    from clarify_tui.metrics.model import Scores
 
     report = json.loads(run_cli(capsys, "score", "--db", str(db), "--format", "json", "--benchmark", "interactcomp"))
     [group] = report["groups"]
     many = [{**group, "key": {"run": f"r{i}"}} for i in range(WIDE_GROUPS + 1)]
-    print_tables({"groups": many}, "run")
+    print_tables(Scores.from_json({"groups": many}), "run")
     out = capsys.readouterr().out
     assert f"({WIDE_GROUPS + 1} groups;" in out
     assert out.count("0.500") == WIDE_GROUPS + 1  # accuracy of each row

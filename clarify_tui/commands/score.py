@@ -26,13 +26,17 @@ from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.protocols import registry
+from clarify_tui.protocols.cts.metric_model import CTSMetrics
+from clarify_tui.protocols.discobench.metric_model import DiscoBenchMetrics
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
     from clarify_tui.commands.common import Subparsers
-    from clarify_tui.metrics.report import ScoreGroup, ScoreReport
+    from clarify_tui.metrics.model import Group, RoleTokens, Scores
+    from clarify_tui.protocols.cts.metric_model import Turn
+    from clarify_tui.protocols.discobench.metric_model import AmbiguityRow
 
 WIDE_GROUPS = 4  # more groups than this: one row per group instead of one column
 
@@ -112,12 +116,11 @@ def jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{exc} (or auto for the CPU count)") from None
 
 
-def _subset_words(groups: list) -> str:
+def _subset_words(m: DiscoBenchMetrics) -> str:
     """Which checkpoints the profile rows count, as the caption says it."""
-    m = groups[0]["metrics"]
-    if m.get("profile_subset") == "common":
+    if m.profile_subset == "common":
         return (
-            f"the common subset: the {m.get('profile_n')} reached ambiguous checkpoint(s) every group reached "
+            f"the common subset: the {m.profile_n} reached ambiguous checkpoint(s) every group reached "
             "(--profile-subset all: each group's own)"
         )
     return "each group's reached ambiguous checkpoints"
@@ -142,7 +145,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui import api
 
     with _bootstrap_pool(args.jobs) as executor:
-        report = api.score(
+        report = api.scores(
             args.db,
             runs=args.runs,
             benchmark=args.benchmark,
@@ -158,7 +161,7 @@ def main(args: argparse.Namespace) -> int:
             on_note=lambda note: print(note, file=sys.stderr),
         )
     if args.format == "json":
-        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     elif args.format == "csv":
         write_csv(report, sys.stdout)
@@ -169,19 +172,17 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def epoch_lines(report: ScoreReport) -> list[str]:
+def epoch_lines(report: Scores) -> list[str]:
     """One line per group played over several epochs: mean, std over epochs, pass^k."""
     lines = []
-    for g in report["groups"]:
-        ep = g["metrics"].get("epochs")
-        if not ep:
+    for g in report.groups:
+        ep = g.metrics.epochs
+        if ep is None:
             continue
-        label = ", ".join(f"{k}={v}" for k, v in g["key"].items())
-        line = (
-            f"{g['benchmark']} {label}: {ep['n_epochs']} epochs, mean {ep['mean']:.3f}, std over epochs {ep['std']:.3f}"
-        )
-        if ep.get("pass_k"):
-            line += ", " + ", ".join(f"pass^{k} {v:.3f}" for k, v in ep["pass_k"].items() if v is not None)
+        label = ", ".join(f"{k}={v}" for k, v in g.key.items())
+        line = f"{g.benchmark} {label}: {ep.n_epochs} epochs, mean {ep.mean:.3f}, std over epochs {ep.std:.3f}"
+        if ep.pass_k:
+            line += ", " + ", ".join(f"pass^{k} {v:.3f}" for k, v in ep.pass_k.items() if v is not None)
         lines.append(line)
     return lines
 
@@ -203,19 +204,20 @@ def _bootstrap_pool(jobs: int | None) -> Iterator[Executor | None]:
         pool.shutdown(cancel_futures=True)
 
 
-def write_csv(report: ScoreReport, out: TextIO) -> None:
+def write_csv(report: Scores, out: TextIO) -> None:
+    """One row per group; the metrics as dotted columns, from their JSON (as `--format json`)."""
     from clarify_tui.metrics import flatten
 
     rows = []
-    for g in report["groups"]:
+    for g in report.groups:
         row = {
-            "benchmark": g["benchmark"],
-            **{f"key.{k}": v for k, v in g["key"].items()},
-            "n_sessions": g["n_sessions"],
-            "comparable": g.get("comparable"),
-            "deviations": "; ".join(g.get("deviations") or []),
+            "benchmark": g.benchmark,
+            **{f"key.{k}": v for k, v in g.key.items()},
+            "n_sessions": g.n_sessions,
+            "comparable": g.comparable,
+            "deviations": "; ".join(g.deviations),
         }
-        row.update(flatten(g["metrics"]))
+        row.update(flatten(g.metrics.to_json()))
         rows.append(row)
     columns: list[str] = []
     for row in rows:
@@ -226,17 +228,17 @@ def write_csv(report: ScoreReport, out: TextIO) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def print_tables(report: ScoreReport, by: str) -> None:
+def print_tables(report: Scores, by: str) -> None:
     from rich.table import Table
 
     from clarify_tui.commands.listing import console as report_console
 
     console = report_console()
-    if not report["groups"]:
+    if not report.groups:
         console.print("[yellow]no sessions match[/yellow]")
         return
     for benchmark in BENCHMARKS:
-        groups = [g for g in report["groups"] if g["benchmark"] == benchmark]
+        groups = [g for g in report.groups if g.benchmark == benchmark]
         if not groups:
             continue
         for line in mixed_role_lines(groups, by):  # a person's sessions are never pooled with others
@@ -246,66 +248,54 @@ def print_tables(report: ScoreReport, by: str) -> None:
             _print_footnotes(console, groups)
             continue
         caption = None
-        if all("profile_k" in g["metrics"] for g in groups):  # DiscoBench's profiles
-            ks = ", ".join(
-                f"{group_label(g)}: {g['metrics'].get('profile_k')} ({g['metrics'].get('profile_k_source')})"
-                for g in groups
-            )
-            caption = f"profiles: {_subset_words(groups)}; search-heavy above K = {ks}"
+        disco = [m for g in groups if isinstance(m := g.metrics, DiscoBenchMetrics)]
+        if len(disco) == len(groups):  # DiscoBench's profiles
+            ks = ", ".join(f"{group_label(g)}: {m.profile_k} ({m.profile_k_source})" for g, m in zip(groups, disco))
+            caption = f"profiles: {_subset_words(disco[0])}; search-heavy above K = {ks}"
         table = Table(title=f"{benchmark} — by {by}", title_justify="left", caption=caption, caption_justify="left")
         table.add_column("metric")
         for g in groups:
             table.add_column(group_label(g), justify="right")
-        table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
+        table.add_row("sessions scored", *[str(g.n_sessions) for g in groups])
         rows = benchmark_rows(benchmark, groups) + COMMON_ROWS
         for key, label, kind in rows:
             cells = []
             for g in groups:
-                m = g["metrics"]
-                if key == "delta_vs_orig" and m.get("n_orig") and not m.get("n_clarified"):
+                m = g.metrics
+                if key == "delta_vs_orig" and isinstance(m, CTSMetrics) and m.n_orig and not m.n_clarified:
                     cells.append("(orig baseline)")
                 else:
-                    cells.append(format_metric(m.get(key), kind))
+                    cells.append(format_metric(m.value(key), kind))
             table.add_row(label, *cells)
         for role in ("agent", "user", "judge"):
             table.add_row(
                 f"  {role} in/out/USD",
-                *[_role_cell(g["metrics"]["tokens_by_role"].get(role)) for g in groups],
+                *[_role_cell(g.metrics.usage.tokens_by_role.get(role)) for g in groups],
             )
-        if all("profiles" in g["metrics"] for g in groups):
+        if len(disco) == len(groups):
             table.add_section()
             for name in PROFILES:
-                table.add_row(
-                    f"{name} share/pass",
-                    *[profile_cell(g["metrics"]["profiles"][name]) for g in groups],
-                )
-        if all("by_ambiguity_type" in g["metrics"] for g in groups):
-            types = sorted({t for g in groups for t in g["metrics"].get("by_ambiguity_type", {})})
+                table.add_row(f"{name} share/pass", *[profile_cell(m.profiles[name]) for m in disco])
+            types = sorted({t for m in disco for t in m.by_ambiguity_type})
             if types:
                 table.add_section()
             for t in types:
-                table.add_row(
-                    f"{t} recall/pass",
-                    *[_type_cell(g["metrics"]["by_ambiguity_type"].get(t)) for g in groups],
-                )
-        if any(g["metrics"].get("per_turn") for g in groups):
+                table.add_row(f"{t} recall/pass", *[_type_cell(m.by_ambiguity_type.get(t)) for m in disco])
+        turned = [m.per_turn if isinstance(m := g.metrics, CTSMetrics) else [] for g in groups]
+        if any(turned):
             table.add_section()
-            turns = max(len(g["metrics"].get("per_turn") or []) for g in groups)
-            for t in range(turns):
-                table.add_row(
-                    f"turn {t + 1} unk/region/reg-unk",
-                    *[_turn_cell((g["metrics"].get("per_turn") or [])[t : t + 1]) for g in groups],
-                )
+            for i in range(max(len(turns) for turns in turned)):
+                table.add_row(f"turn {i + 1} unk/region/reg-unk", *[_turn_cell(turns[i : i + 1]) for turns in turned])
         console.print(table)
         notes = []
         for g in groups:
-            m = g["metrics"]
-            extra = [f"{m[k]} {k}" for k in ("running", "unjudged") if m.get(k)]
+            x = g.metrics.excluded
+            extra = [f"{n} {k}" for k, n in (("running", x.running), ("unjudged", x.unjudged)) if n]
             if extra:
                 notes.append(f"{group_label(g)}: " + ", ".join(extra))
         if notes:
             console.print("[dim]excluded: " + "; ".join(notes) + "[/dim]")
-        unpriced = sorted({m for g in groups for m in g["metrics"].get("unpriced_models") or []})
+        unpriced = sorted({m for g in groups for m in g.metrics.usage.unpriced_models})
         if unpriced:
             console.print(
                 f"unpriced (no price in clarify.toml [prices] or genai-prices; cost unknown, not $0): "
@@ -316,7 +306,7 @@ def print_tables(report: ScoreReport, by: str) -> None:
         _print_footnotes(console, groups)
 
 
-def _print_footnotes(console: Console, groups: list[ScoreGroup]) -> None:
+def _print_footnotes(console: Console, groups: list[Group]) -> None:
     """The comparability footnotes under a benchmark's table (metrics/comparability.py)."""
     from clarify_tui.metrics.comparability import footnotes
 
@@ -324,7 +314,7 @@ def _print_footnotes(console: Console, groups: list[ScoreGroup]) -> None:
         console.print(line, style="yellow", markup=False, highlight=False)
 
 
-def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
+def _summary_table(benchmark: str, by: str, groups: list[Group]) -> Table:
     """Many groups: one row per group with the headline metrics only."""
     from rich import box
     from rich.table import Table
@@ -346,37 +336,36 @@ def _summary_table(benchmark: str, by: str, groups: list[ScoreGroup]) -> Table:
     table.add_column("err", justify="right", no_wrap=True)
     table.add_column("abd", justify="right", no_wrap=True)
     for g in groups:
-        m = g["metrics"]
+        m = g.metrics
         table.add_row(
             group_label(g),
-            str(g["n_sessions"]),
-            *[format_metric(m.get(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
-            str(m.get("errored", 0)),
-            str(m.get("abandoned", 0)),
+            str(g.n_sessions),
+            *[format_metric(m.value(key), kind).replace(" (n=", "\n(n=") for key, _label, kind in columns],
+            str(m.excluded.errored),
+            str(m.excluded.abandoned),
         )
     return table
 
 
-def _role_cell(u: dict | None) -> str:
-    if not u:
+def _role_cell(u: RoleTokens | None) -> str:
+    if u is None:
         return "-"
-    cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
-    return f"{u['tokens_in']}/{u['tokens_out']}/{cost}"
+    cost = "unpriced" if u.cost_usd is None else f"{u.cost_usd:.4f}"
+    return f"{u.tokens_in}/{u.tokens_out}/{cost}"
 
 
-def _type_cell(t: dict | None) -> str:
-    if not t:
+def _type_cell(t: AmbiguityRow | None) -> str:
+    if t is None:
         return "-"
-    recall = "-" if t["detection_recall"] is None else f"{t['detection_recall']:.2f}"
-    rate = "-" if t["pass_rate"] is None else f"{t['pass_rate']:.2f}"
-    return f"{recall} / {rate} (n={t['n']})"
+    recall = "-" if t.detection_recall is None else f"{t.detection_recall:.2f}"
+    rate = "-" if t.pass_rate is None else f"{t.pass_rate:.2f}"
+    return f"{recall} / {rate} (n={t.n})"
 
 
-def _turn_cell(turn: list[dict]) -> str:
+def _turn_cell(turn: list[Turn]) -> str:
     if not turn:
         return "-"
     t = turn[0]
     return " / ".join(
-        "-" if t[k] is None else f"{t[k]:.2f}"
-        for k in ("ua_unknown_rate", "cq_region_rate", "region_only_unknown_rate")
+        "-" if v is None else f"{v:.2f}" for v in (t.ua_unknown_rate, t.cq_region_rate, t.region_only_unknown_rate)
     )

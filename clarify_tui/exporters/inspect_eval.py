@@ -130,16 +130,12 @@ def _sample(store: Store, session: Session, steps: list[Step], include_hidden: b
 
 
 def _metrics(store: Store, run: str, benchmark: str, log, role: str | None = None) -> Any:
-    from clarify_tui.metrics import load_sessions, score_sessions
+    from clarify_tui.metrics import load_sessions
+    from clarify_tui.metrics.report import score_groups
 
-    report = score_sessions(load_sessions(store, runs=[run]), by="run")
-    metrics: dict = next(
-        (g["metrics"] for g in report["groups"] if g["benchmark"] == benchmark and g["key"].get("role") == role), {}
-    )
-    numbers = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    for key, value in (metrics.get("epochs") or {}).get("pass_k", {}).items():
-        if value is not None:
-            numbers[f"pass^{key}"] = value
+    report = score_groups(load_sessions(store, runs=[run]), by="run")
+    group = next((g for g in report.groups if g.benchmark == benchmark and g.role == role), None)
+    numbers = {} if group is None else group.metrics.numbers()  # every top-level number, pass^k too
     return log.EvalScore(
         name=SCORER, scorer=SCORER, metrics={k: log.EvalMetric(name=k, value=v) for k, v in numbers.items()}
     )

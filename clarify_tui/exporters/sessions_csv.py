@@ -6,7 +6,7 @@ complete (running, errored, abandoned).
 | column | from |
 |---|---|
 | id, run, task, protocol, agent, user, mode, annotator, status | the session row (`task` = task id) |
-| correct | result.correct as 1 / 0 (interactcomp, discobench) |
+| correct | result.correct as 1 / 0 (interactcomp, discobench, an installed protocol) |
 | confidence | result.confidence, 0-100 (interactcomp) |
 | rounds | result.rounds: agent actions, invalid included (interactcomp) |
 | asks | result.asks (interactcomp) |
@@ -26,7 +26,7 @@ import csv
 from collections.abc import Iterable
 from typing import IO, Any
 
-from clarify_tui.results import DiscoBenchResult, InteractCompResult
+from clarify_tui.results import CTSResult, DiscoBenchResult, InteractCompResult
 from clarify_tui.store import Store
 
 COLUMNS = (
@@ -85,8 +85,10 @@ def metric_cells(session) -> dict[str, Any]:
             "ask_turns": _opt(r.ask_turns),
             "tool_turns": _opt(r.tool_turns),
         }
-    known = sum(1 for a in r.answers if str(a).strip().casefold() != "unknown")
-    return {"restore_score": _opt(r.restore_score), "known_count": known}
+    if isinstance(r, CTSResult):
+        known = sum(1 for a in r.answers if str(a).strip().casefold() != "unknown")
+        return {"restore_score": _opt(r.restore_score), "known_count": known}
+    return {"correct": _bool(r.correct)}  # an installed protocol's: the verdict every result carries
 
 
 def export_sessions_csv(store: Store, runs: Iterable[str] | None, out: IO[str], include_hidden: bool = False) -> int:

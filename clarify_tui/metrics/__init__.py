@@ -4,7 +4,9 @@ No UI, no network, no protocol re-play: they read each session's `result` (with 
 judgments laid over it) and its usage per role. One module per protocol plus profiles:
 
     from clarify_tui.metrics import load_sessions, score
-    report = score(Store("sessions/clarify.db"), runs=["a"], by="run")
+    report = score(Store("sessions/clarify.db"), runs=["a"], by="run")  # the JSON of `score`
+
+`score_groups(sessions)` gives the same report typed (`Scores`, metrics/model.py).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # loaded on first use: a protocol's metrics module imports metrics.common first
+    from clarify_tui.metrics.model import Group, ProtocolMetrics, Scores
     from clarify_tui.metrics.profiles import profile_metrics
     from clarify_tui.metrics.records import ScoredSession, from_session, load_sessions
-    from clarify_tui.metrics.report import flatten, group_sessions, score, score_sessions
+    from clarify_tui.metrics.report import flatten, group_sessions, score, score_groups, score_sessions
     from clarify_tui.protocols.cts.metrics import cts_metrics, restore_score
     from clarify_tui.protocols.discobench.metrics import discobench_metrics
     from clarify_tui.protocols.interactcomp.metrics import calibration_error, interactcomp_metrics
@@ -27,12 +30,16 @@ _WHERE = {
     "calibration_error": "clarify_tui.protocols.interactcomp.metrics",
     "interactcomp_metrics": "clarify_tui.protocols.interactcomp.metrics",
     "profile_metrics": "clarify_tui.metrics.profiles",
+    "Group": "clarify_tui.metrics.model",
+    "ProtocolMetrics": "clarify_tui.metrics.model",
+    "Scores": "clarify_tui.metrics.model",
     "ScoredSession": "clarify_tui.metrics.records",
     "from_session": "clarify_tui.metrics.records",
     "load_sessions": "clarify_tui.metrics.records",
     "flatten": "clarify_tui.metrics.report",
     "group_sessions": "clarify_tui.metrics.report",
     "score": "clarify_tui.metrics.report",
+    "score_groups": "clarify_tui.metrics.report",
     "score_sessions": "clarify_tui.metrics.report",
 }
 
@@ -44,7 +51,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Group",
+    "ProtocolMetrics",
     "ScoredSession",
+    "Scores",
     "calibration_error",
     "cts_metrics",
     "discobench_metrics",
@@ -56,5 +66,6 @@ __all__ = [
     "profile_metrics",
     "restore_score",
     "score",
+    "score_groups",
     "score_sessions",
 ]

@@ -11,7 +11,9 @@ import random
 from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
+from typing import Any
 
+from clarify_tui.metrics.model import Exclusions, RoleTokens, Usage
 from clarify_tui.metrics.records import ROLES, RoleUsage, ScoredSession
 
 
@@ -48,22 +50,32 @@ def summary(values: Iterable[float]) -> dict[str, float | None]:
     }
 
 
-def exclusion_counts(sessions: Sequence[ScoredSession]) -> dict[str, int]:
+def exclusions_of(sessions: Sequence[ScoredSession]) -> Exclusions:
     """Sessions left out of every metric, each status counted apart (an abandoned session
     is not errored); `unjudged` are completed without a verdict by the chosen judge."""
-    return {
-        "errored": sum(1 for s in sessions if s.status == "errored"),
-        "abandoned": sum(1 for s in sessions if s.status == "abandoned"),
-        "running": sum(1 for s in sessions if s.status == "running"),
-        "unjudged": sum(1 for s in sessions if s.status == "completed" and s.judged_by is None),
-    }
+    return Exclusions(
+        errored=sum(1 for s in sessions if s.status == "errored"),
+        abandoned=sum(1 for s in sessions if s.status == "abandoned"),
+        running=sum(1 for s in sessions if s.status == "running"),
+        unjudged=sum(1 for s in sessions if s.status == "completed" and s.judged_by is None),
+    )
+
+
+def exclusion_counts(sessions: Sequence[ScoredSession]) -> dict[str, int]:
+    """`exclusions_of` as JSON (a plug-in's dict metrics add it)."""
+    return exclusions_of(sessions).to_json()
 
 
 def _dollars(value: float, unpriced: set[str]) -> float | None:
     return None if unpriced else round(value, 8)
 
 
-def usage_totals(scored: Sequence[ScoredSession], everything: Sequence[ScoredSession] = ()) -> dict:
+def usage_totals(scored: Sequence[ScoredSession], everything: Sequence[ScoredSession] = ()) -> dict[str, Any]:
+    """`usage_of` as JSON (a plug-in's dict metrics add it)."""
+    return usage_of(scored, everything).to_json()
+
+
+def usage_of(scored: Sequence[ScoredSession], everything: Sequence[ScoredSession] = ()) -> Usage:
     """tokens_in, tokens_out, cost_usd summed over every role of the scored sessions (with
     the judgments their verdicts came from), `tokens_by_role`, and the `*_total`s: what
     every session of `everything` (any status) spent, re-judging included.
@@ -76,24 +88,24 @@ def usage_totals(scored: Sequence[ScoredSession], everything: Sequence[ScoredSes
         for role, u in s.usage.items():
             by_role.setdefault(role, RoleUsage()).merge(u)
     roles = {
-        role: {"tokens_in": u.tokens_in, "tokens_out": u.tokens_out, "cost_usd": _dollars(u.cost_usd, u.unpriced)}
+        role: RoleTokens(tokens_in=u.tokens_in, tokens_out=u.tokens_out, cost_usd=_dollars(u.cost_usd, u.unpriced))
         for role, u in by_role.items()
         if role != "environment" or u.tokens_in or u.tokens_out or u.cost_usd or u.unpriced
     }
     everything = everything or scored
     unpriced = set().union(*(u.unpriced for u in by_role.values()))
     unpriced_total = set().union(unpriced, *(s.spent.unpriced for s in everything))
-    return {
-        "tokens_in": sum(u.tokens_in for u in by_role.values()),
-        "tokens_out": sum(u.tokens_out for u in by_role.values()),
-        "cost_usd": _dollars(math.fsum(u.cost_usd for u in by_role.values()), unpriced),
-        "agent_cost_usd": _dollars(by_role["agent"].cost_usd, by_role["agent"].unpriced),
-        "unpriced_models": sorted(unpriced_total),
-        "tokens_by_role": roles,
-        "tokens_in_total": sum(s.spent.tokens_in for s in everything),
-        "tokens_out_total": sum(s.spent.tokens_out for s in everything),
-        "cost_usd_total": _dollars(math.fsum(s.spent.cost_usd for s in everything), unpriced_total),
-    }
+    return Usage(
+        tokens_in=sum(u.tokens_in for u in by_role.values()),
+        tokens_out=sum(u.tokens_out for u in by_role.values()),
+        cost_usd=_dollars(math.fsum(u.cost_usd for u in by_role.values()), unpriced),
+        agent_cost_usd=_dollars(by_role["agent"].cost_usd, by_role["agent"].unpriced),
+        unpriced_models=sorted(unpriced_total),
+        tokens_by_role=roles,
+        tokens_in_total=sum(s.spent.tokens_in for s in everything),
+        tokens_out_total=sum(s.spent.tokens_out for s in everything),
+        cost_usd_total=_dollars(math.fsum(s.spent.cost_usd for s in everything), unpriced_total),
+    )
 
 
 BOOTSTRAP_CHUNK = 2500

@@ -24,7 +24,7 @@ from clarify_tui.protocols import registry
 from clarify_tui.store import scoring
 
 if TYPE_CHECKING:  # report imports this module
-    from clarify_tui.metrics.report import ScoreGroup
+    from clarify_tui.metrics.model import Group
 
 
 @functools.cache
@@ -148,13 +148,13 @@ def comparability(members: Iterable[Any]) -> dict[str, Any]:
     return {"comparable": not lines, "deviations": list(lines)}
 
 
-def footnotes(groups: Iterable[ScoreGroup], label: Any) -> list[str]:
+def footnotes(groups: Iterable[Group], label: Any) -> list[str]:
     """One line per distinct set of deviations among score groups, naming the groups
     (`label(group)`): what the table output and the TUI's scores screen print."""
     by_lines: dict[tuple[str, ...], list[str]] = {}
     for g in groups:
-        if not g.get("comparable", True):
-            by_lines.setdefault(tuple(g.get("deviations") or ()), []).append(str(label(g)))
+        if not g.comparable:
+            by_lines.setdefault(tuple(g.deviations), []).append(str(label(g)))
     return [
         f"not comparable with the paper — {', '.join(names)}: {'; '.join(lines)}" for lines, names in by_lines.items()
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import comb, sqrt
 
+from clarify_tui.metrics.model import Epochs
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols import registry
 
@@ -31,8 +32,8 @@ def pass_hat_k(outcomes: dict[str, list[bool]], k: int) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def epoch_metrics(benchmark: str, counted: Sequence[ScoredSession]) -> dict | None:
-    """`{"n_epochs", "mean", "std", "per_epoch", "pass_k"}` for a group with more than one
+def epoch_metrics(benchmark: str, counted: Sequence[ScoredSession]) -> Epochs | None:
+    """n_epochs, mean, std, per_epoch and (right/wrong answers) pass_k for a group with more than one
     epoch (None otherwise). One session per task and epoch: a later one with the same
     identity (a copy merged twice) is not counted again."""
     seen: dict[tuple[str, str, int], ScoredSession] = {}
@@ -47,19 +48,19 @@ def epoch_metrics(benchmark: str, counted: Sequence[ScoredSession]) -> dict | No
     def value(s: ScoredSession) -> float:
         return float(spec.value(s) or 0.0)
 
-    per_epoch = {}
+    per_epoch: dict[str, float] = {}
     for e in epochs:
         values = [value(s) for (_, _, ep), s in seen.items() if ep == e]
         per_epoch[str(e)] = sum(values) / len(values)
-    out: dict = {
-        "n_epochs": len(epochs),
-        "mean": sum(per_epoch.values()) / len(per_epoch),
-        "std": _std(list(per_epoch.values())),
-        "per_epoch": per_epoch,
-    }
+    out = Epochs(
+        n_epochs=len(epochs),
+        mean=sum(per_epoch.values()) / len(per_epoch),
+        std=_std(list(per_epoch.values())),
+        per_epoch=per_epoch,
+    )
     if binary:
         outcomes: dict[str, list[bool]] = {}
         for (run, task, _), s in seen.items():
             outcomes.setdefault(f"{run}\0{task}", []).append(bool(s.result.correct))
-        out["pass_k"] = {str(k): pass_hat_k(outcomes, k) for k in range(1, len(epochs) + 1)}
+        out.pass_k = {str(k): pass_hat_k(outcomes, k) for k in range(1, len(epochs) + 1)}
     return out

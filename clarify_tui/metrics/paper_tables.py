@@ -2,7 +2,7 @@
 
 Why a module of its own: `score` prints every metric we compute, in our units; a paper's
 table is a fixed selection in the paper's units and order, so that a row of ours can be
-pasted under the paper's rows. The numbers are the metrics module's (`score_sessions`),
+pasted under the paper's rows. The numbers are the metrics module's (`score_groups`),
 only rescaled and formatted here; nothing is recomputed.
 
 The tables (the captions cite them, docs/scoring.md lists them):
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clarify_tui.errors import UsageError
+from clarify_tui.metrics.model import Group
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.metrics.report import ScoreGroup
@@ -102,7 +103,34 @@ def agent_cost(metrics: dict) -> float | None:
     return None if cost is None else float(cost)
 
 
-def make_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
+def make_row(label: str, cells: list[str], group: Group | ScoreGroup) -> Row:
+    """A table row with the group's counts and costs."""
+    if not isinstance(group, Group):
+        return json_row(label, cells, group)
+    g = group
+    m = g.metrics
+    x = m.excluded
+    return Row(
+        label=label,
+        cells=[label, *cells],
+        scored=g.n_sessions,
+        errored=x.errored,
+        excluded=x.abandoned + x.running + x.unjudged,
+        unreadable=int(m.value("unreadable_verdicts") or 0),  # the protocols whose grader can fail to say
+        agent_cost=money(m.usage.agent_cost_usd),
+        total_cost=money(m.usage.cost_usd),
+        agent_cost_usd=m.usage.agent_cost_usd,
+        cost_usd=m.usage.cost_usd,
+        comparable=g.comparable,
+        deviations=list(g.deviations),
+        unpriced=list(m.usage.unpriced_models),
+        key=dict(g.key),
+    )
+
+
+def json_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
+    """`make_row` from a group's JSON (`score_sessions`): what a plug-in's table may hold.
+    Read leniently, as before metrics were typed: a missing count is 0, a missing cost unpriced."""
     m = group["metrics"]
     return Row(
         label=label,
@@ -122,7 +150,7 @@ def make_row(label: str, cells: list[str], group: ScoreGroup) -> Row:
     )
 
 
-def row_label(group: ScoreGroup, setting: str = "") -> str:
+def row_label(group: Group | ScoreGroup, setting: str = "") -> str:
     label = group_label(group)  # with its role when the run mixes them (metrics/roles.py)
     return f"{label} ({setting})" if setting else label
 

@@ -23,7 +23,7 @@ verdict, chosen or not (the `cost_usd_total` of docs/scoring.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -312,3 +312,15 @@ def from_session(
     ]
     _finish(s, rows, judge)
     return s
+
+
+def without_informed(sessions: list[ScoredSession], on_note: Callable[[str], None] | None) -> list[ScoredSession]:
+    """The sessions whose player had not seen hidden information (`score` leaves the others
+    out unless --include-informed), saying how many were left out."""
+    informed = [s for s in sessions if s.result.informed]
+    if informed and on_note is not None:
+        on_note(
+            f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
+            "--include-informed keeps them"
+        )
+    return [s for s in sessions if not s.result.informed]

@@ -2,7 +2,8 @@
 
 `score(store, runs=..., benchmark=..., by="run", judge=None)` returns
 `{"groups": [{"key": {by: value}, "benchmark": B, "n_sessions": N, "metrics": {...}}]}`
-with the metric names of METRIC_INPUTS below. `n_sessions` counts the sessions the metrics are
+with each protocol's metric names (its spec's `metric_inputs`); `score_groups` gives the
+same report typed (metrics/model.py). `n_sessions` counts the sessions the metrics are
 computed over; sessions left out (errored, abandoned, running, unjudged) are counted
 inside `metrics`.
 """
@@ -16,6 +17,7 @@ from typing import Any, TypedDict
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.epochs import epoch_metrics
+from clarify_tui.metrics.model import Group, OwnMetrics, ProtocolMetrics, Scores
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
 from clarify_tui.metrics.records import ScoredSession, load_sessions
@@ -27,7 +29,7 @@ class ScoreGroup(TypedDict):
     """One group of `score --format json`: what it is grouped by (`{by: value}`; the value
     is None for automated sessions grouped by annotator; `"role"` joins it when that value's
     sessions mix roles, metrics/roles.py), its benchmark, the sessions the
-    metrics are computed over, and the metrics by their names (METRIC_INPUTS; values are
+    metrics are computed over, and the metrics by their names (a spec's `metric_inputs`; values are
     numbers, null, [lo, hi] intervals, or nested per-profile / per-turn objects)."""
 
     key: dict[str, Any]
@@ -76,6 +78,64 @@ def is_counted(s: ScoredSession) -> bool:
     return registry.get(s.protocol).counted(s)
 
 
+def score_groups(
+    sessions: Sequence[ScoredSession],
+    by: str = "run",
+    profile_k: KSetting = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    executor: Executor | None = None,
+    profile_subset: str = DEFAULT_SUBSET,
+) -> Scores:
+    """The typed score report for already loaded sessions (`executor`: see cts_metrics).
+    `profile_subset`: "common" (the paper's Tables 3 and 5: the reached ambiguous
+    checkpoints every DiscoBench group reached) or "all" (profiles.py).
+    `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
+    group scored here together; a number (profiles.choose_k). A task completed twice by one
+    player of one run counts once (metrics/once.py)."""
+    from clarify_tui.metrics.once import count_once
+
+    sessions, _ = count_once(sessions)
+    out: list[Group] = []
+    grouped = group_sessions(sessions, by)
+    options = ScoreOptions(
+        profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed, executor=executor
+    )
+    scored: dict[tuple[str, Any, str | None], ProtocolMetrics] = {}
+    for name in dict.fromkeys(benchmark for benchmark, _, _ in grouped):  # each protocol scores its own groups
+        if name not in registry.names():
+            continue
+        keys = [key for key in grouped if key[0] == name]
+        every = [s for s in sessions if s.protocol == name]
+        made = registry.get(name).score(every, [grouped[key] for key in keys], options)
+        scored.update(zip(keys, (m if isinstance(m, ProtocolMetrics) else OwnMetrics.from_json(m) for m in made)))
+    for (benchmark, value, role), members in grouped.items():
+        if (metrics := scored.get((benchmark, value, role))) is None:
+            continue
+        if by == "annotator":  # a person's result with its uncertainty (metrics/intervals.py)
+            from clarify_tui.metrics.intervals import group_intervals
+
+            metrics.intervals.update(group_intervals(benchmark, members))
+        metrics.epochs = epoch_metrics(benchmark, [s for s in members if is_counted(s)])
+        active = [ms for s in members if is_counted(s) and (ms := s.result.active_ms) is not None]
+        if active:  # human-agent sessions: the task clock's time, pauses excluded
+            metrics.active_ms_mean = sum(active) / len(active)
+        comparable = comparability(members)
+        out.append(
+            Group(
+                key=group_key(by, value, role),
+                benchmark=benchmark,
+                n_sessions=sum(1 for s in members if is_counted(s)),
+                comparable=comparable["comparable"],
+                deviations=comparable["deviations"],
+                metrics=metrics,
+            )
+        )
+    order = {b: i for i, b in enumerate(registry.in_report_order())}
+    out.sort(key=lambda g: order.get(g.benchmark, len(order)))  # stable: keeps group order
+    return Scores(out)
+
+
 def score_sessions(
     sessions: Sequence[ScoredSession],
     by: str = "run",
@@ -85,54 +145,16 @@ def score_sessions(
     executor: Executor | None = None,
     profile_subset: str = DEFAULT_SUBSET,
 ) -> ScoreReport:
-    """The score object for already loaded sessions (`executor`: see cts_metrics).
-    `profile_subset`: "common" (the paper's Tables 3 and 5: the reached ambiguous
-    checkpoints every DiscoBench group reached) or "all" (profiles.py).
-    `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
-    group scored here together; a number (profiles.choose_k). A task completed twice by one
-    player of one run counts once (metrics/once.py)."""
-    from clarify_tui.metrics.once import count_once
-
-    sessions, _ = count_once(sessions)
-    out: list[ScoreGroup] = []
-    grouped = group_sessions(sessions, by)
-    options = ScoreOptions(
-        profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed, executor=executor
-    )
-    scored: dict[tuple[str, Any, str | None], dict[str, Any]] = {}
-    for name in dict.fromkeys(benchmark for benchmark, _, _ in grouped):  # each protocol scores its own groups
-        if name not in registry.names():
-            continue
-        keys = [key for key in grouped if key[0] == name]
-        every = [s for s in sessions if s.protocol == name]
-        scored.update(zip(keys, registry.get(name).score(every, [grouped[key] for key in keys], options)))
-    for (benchmark, value, role), members in grouped.items():
-        if (metrics := scored.get((benchmark, value, role))) is None:
-            continue
-        if by == "annotator":  # a person's result with its uncertainty (metrics/intervals.py)
-            from clarify_tui.metrics.intervals import group_intervals
-
-            metrics.update(group_intervals(benchmark, members))
-        epochs = epoch_metrics(benchmark, [s for s in members if is_counted(s)])
-        if epochs is not None:
-            metrics["epochs"] = epochs
-        active = [ms for s in members if is_counted(s) and (ms := s.result.active_ms) is not None]
-        if active:  # human-agent sessions: the task clock's time, pauses excluded
-            metrics["active_ms_mean"] = sum(active) / len(active)
-        comparable = comparability(members)
-        out.append(
-            {
-                "key": group_key(by, value, role),
-                "benchmark": benchmark,
-                "n_sessions": sum(1 for s in members if is_counted(s)),
-                "comparable": comparable["comparable"],
-                "deviations": comparable["deviations"],
-                "metrics": metrics,
-            }
-        )
-    order = {b: i for i, b in enumerate(registry.in_report_order())}
-    out.sort(key=lambda g: order.get(str(g["benchmark"]), len(order)))  # stable: keeps group order
-    return {"groups": out}
+    """`score_groups` as the JSON of `score --format json` (the options are its)."""
+    return score_groups(
+        sessions,
+        by=by,
+        profile_k=profile_k,
+        bootstrap=bootstrap,
+        seed=seed,
+        executor=executor,
+        profile_subset=profile_subset,
+    ).to_json()
 
 
 def score(
@@ -149,7 +171,7 @@ def score(
 ) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
     sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
-    return score_sessions(
+    return score_groups(
         sessions,
         by=by,
         profile_k=profile_k,
@@ -157,7 +179,7 @@ def score(
         seed=seed,
         executor=executor,
         profile_subset=profile_subset,
-    )
+    ).to_json()
 
 
 def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:

@@ -20,7 +20,10 @@ every stored session, old files included, has one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clarify_tui.metrics.model import Group
 
 ROLES = ("automated", "stepped", "human_agent", "human_user")
 ROLE_LABELS = {
@@ -49,15 +52,14 @@ def role_label(role: str) -> str:
     return ROLE_LABELS.get(role, role)
 
 
-def mixed_role_lines(groups: Iterable[Any], by: str) -> list[str]:
-    """One line per grouped-by value split by role (its groups carry `key["role"]`): what
+def mixed_role_lines(groups: Iterable[Group], by: str) -> list[str]:
+    """One line per grouped-by value split by role (its groups' key carries `role`): what
     the `score` table and the scores screen print, so a reader sees why one run has several
     columns and that they are never one number."""
     split: dict[Any, list[str]] = {}
     for g in groups:
-        role = g["key"].get("role")
-        if role is not None:
-            split.setdefault(g["key"].get(by), []).append(role_label(role))
+        if g.role is not None:
+            split.setdefault(g.key.get(by), []).append(role_label(g.role))
     return [
         f"{'no annotator' if value is None else f'{by} {value}'} mixes roles, scored apart "
         f"(never one number): {', '.join(roles)}"

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from clarify_tui.deviations import PaperSetting, Setting
     from clarify_tui.engine.rules import Rules
     from clarify_tui.metrics.charts import ScoresData
+    from clarify_tui.metrics.model import ProtocolMetrics
     from clarify_tui.metrics.options import ScoreOptions
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
@@ -35,9 +36,12 @@ if TYPE_CHECKING:
 
 
 # A protocol's scorer: every session of the protocol being scored (in load order) and
-# their groups; one metrics object per group, in the groups' order (`score --format json`).
+# their groups; one metrics object per group, in the groups' order (`score --format json`):
+# its typed model (a `ProtocolMetrics`, metrics/model.py), or a plug-in's plain dict of
+# numbers with the usage and exclusions every protocol reports (read as `OwnMetrics`).
 Scorer = Callable[
-    ["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"], "list[dict[str, Any]]"
+    ["Sequence[ScoredSession]", "Sequence[Sequence[ScoredSession]]", "ScoreOptions"],
+    "Sequence[ProtocolMetrics | Mapping[str, Any]]",
 ]
 
 
@@ -126,7 +130,7 @@ class ProtocolSpec:
     # front, in one clarify step (CTS, k <= 3), and a what-if `ask` asks one more there
     clarify_budget: int | None = None
     # its own series in the TUI's scores charts, given a group's label, metrics and sessions
-    charts: Callable[[str, dict[str, Any], Sequence[ScoredSession], ScoresData], None] | None = None
+    charts: Callable[[str, ProtocolMetrics, Sequence[ScoredSession], ScoresData], None] | None = None
     # what the TUI's state panel shows (Rich renderables, from the engine's state snapshot:
     # task, state, its protocol state, reveal, spoilers) and the one-line verdict at the end
     state_panel: Callable[..., RenderableType] = field(default=generic_panel)

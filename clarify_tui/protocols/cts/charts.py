@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData
+from clarify_tui.metrics.model import ProtocolMetrics
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.cts.metrics import session_score
 from clarify_tui.results import CTSResult
@@ -21,5 +21,5 @@ def restore_histogram(members: Iterable[ScoredSession], bins: int = HIST_BINS) -
     return counts
 
 
-def charts(label: str, metrics: dict[str, Any], members: Sequence[ScoredSession], data: ScoresData) -> None:
+def charts(label: str, metrics: ProtocolMetrics, members: Sequence[ScoredSession], data: ScoresData) -> None:
     data.restore_hist[label] = restore_histogram(members)

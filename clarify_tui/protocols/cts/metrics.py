@@ -28,17 +28,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import Executor
+from typing import Any
 
 from clarify_tui.metrics.common import (
     bootstrap_mean_ci,
-    exclusion_counts,
+    exclusions_of,
     mean,
     ratio,
     summary,
-    usage_totals,
+    usage_of,
 )
 from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP
 from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.protocols.cts.metric_model import CTSMetrics, DeltaVsOrig, Turn
 from clarify_tui.results import CTSResult, NuggetCoverage
 from clarify_tui.users.unknown import is_unknown  # noqa: F401  (re-exported: metrics.cts.is_unknown)
 
@@ -92,7 +94,7 @@ def _qa(s: ScoredSession) -> list[tuple[tuple[str, ...], str]]:
     return s.memo["qa"]
 
 
-def _diagnostics(pairs: Sequence[tuple[tuple[str, ...], str]]) -> dict:
+def _diagnostics(pairs: Sequence[tuple[tuple[str, ...], str]]) -> dict[str, Any]:
     unknown = sum(1 for _, a in pairs if is_unknown(a))
     region = [a for aspects, a in pairs if "region" in aspects]
     region_only = [a for aspects, a in pairs if aspects == ("region",)]
@@ -126,7 +128,7 @@ def delta_vs_orig(
     resamples: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict | None:
+) -> DeltaVsOrig | None:
     """Paired difference of this group's per-task mean score against orig's with the same
     deep-search agent; None when nothing pairs."""
     mine = per_task_scores([s for s in sessions if not is_orig(s)])
@@ -136,16 +138,16 @@ def delta_vs_orig(
         return None
     diffs = [mine[t] - base[t] for t in tasks]
     ci = bootstrap_mean_ci(diffs, resamples=resamples, seed=seed, executor=executor)
-    return {
-        "mean": mean(diffs),
-        "ci95": list(ci) if ci else None,
-        "n_tasks": len(tasks),
-        "unpaired": len(set(mine) - set(base)),
-        "deep_search": sorted({d for _, d in tasks}),
-        "orig_mean": mean([base[t] for t in tasks]),
-        "resamples": resamples,
-        "seed": seed,
-    }
+    return DeltaVsOrig(
+        mean=mean(diffs),
+        ci95=list(ci) if ci else None,
+        n_tasks=len(tasks),
+        unpaired=len(set(mine) - set(base)),
+        deep_search=sorted({d for _, d in tasks}),
+        orig_mean=mean([base[t] for t in tasks]),
+        resamples=resamples,
+        seed=seed,
+    )
 
 
 def cts_metrics(
@@ -154,7 +156,7 @@ def cts_metrics(
     resamples: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     executor: Executor | None = None,
-) -> dict:
+) -> CTSMetrics:
     """The metrics of one group of CTS sessions.
 
     `orig`: the selection's scorable orig sessions (for delta_vs_orig); None or empty
@@ -169,33 +171,33 @@ def cts_metrics(
     k_max = max((len(_qa(s)) for s in clarified), default=0)
     known = [sum(1 for _, a in _qa(s) if not is_unknown(a)) for s in clarified]
     known_cnt = {str(i): ratio(sum(1 for c in known if c == i), len(known)) for i in range(k_max + 1)}
-    per_turn = []
+    per_turn: list[Turn] = []
     if k_max > 1:
         for t in range(k_max):
             turn = _diagnostics([_qa(s)[t] for s in clarified if len(_qa(s)) > t])
-            per_turn.append({"turn": t + 1, **turn})
+            per_turn.append(Turn(turn=t + 1, **turn))
     delta = None
     if orig and any(not is_orig(s) for s in scored):
         delta = delta_vs_orig(scored, orig, resamples=resamples, seed=seed, executor=executor)
-    metrics = {
-        "restore_score_mean": stats["mean"],
-        "restore_score_p50": stats["p50"],
-        "restore_score_p90": stats["p90"],
-        "restore_score_min": stats["min"],
-        "restore_score_max": stats["max"],
-        "ua_unknown_rate": diag["ua_unknown_rate"],
-        "cq_region_rate": diag["cq_region_rate"],
-        "region_only_n": diag["region_only_n"],
-        "region_only_unknown_rate": diag["region_only_unknown_rate"],
-        "all_unknown_rate": ratio(sum(1 for c in known if c == 0), len(known)),
-        "known_cnt": known_cnt,
-        "n_questions": diag["n_questions"],
-        "n_clarified": len(clarified),
-        "n_orig": sum(1 for s in scored if is_orig(s)),
-        "per_turn": per_turn,
-        "delta_vs_orig": delta,
-        **usage_totals(scored, sessions),
-        **exclusion_counts(sessions),
-    }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and score_of(s) is None)
-    return metrics
+    excluded = exclusions_of(sessions)
+    excluded.unjudged += sum(1 for s in sessions if s.scorable and score_of(s) is None)
+    return CTSMetrics(
+        restore_score_mean=stats["mean"],
+        restore_score_p50=stats["p50"],
+        restore_score_p90=stats["p90"],
+        restore_score_min=stats["min"],
+        restore_score_max=stats["max"],
+        ua_unknown_rate=diag["ua_unknown_rate"],
+        cq_region_rate=diag["cq_region_rate"],
+        region_only_n=diag["region_only_n"],
+        region_only_unknown_rate=diag["region_only_unknown_rate"],
+        all_unknown_rate=ratio(sum(1 for c in known if c == 0), len(known)),
+        known_cnt=known_cnt,
+        n_questions=diag["n_questions"],
+        n_clarified=len(clarified),
+        n_orig=sum(1 for s in scored if is_orig(s)),
+        per_turn=per_turn,
+        delta_vs_orig=delta,
+        usage=usage_of(scored, sessions),
+        excluded=excluded,
+    )

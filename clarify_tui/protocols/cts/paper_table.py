@@ -6,10 +6,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from clarify_tui.metrics.model import metrics_as
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, make_row, num, row_label
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import score_sessions
+from clarify_tui.metrics.report import score_groups
+from clarify_tui.protocols.cts.metric_model import CTSMetrics
 from clarify_tui.protocols.cts.metrics import is_orig
 
 ORIG = "orig"  # the baseline's row label (paper 001 Table 2)
@@ -32,24 +34,23 @@ def paper_tables(
     main: dict[int, list[Row]] = {}
     deltas: list[tuple[int, Row]] = []
     for k in budgets:
-        groups = score_sessions(clarified.get(k, []) + origs, by=by, bootstrap=bootstrap, seed=seed)["groups"]
-        base = [g for g in groups if g["metrics"].get("n_orig") and not g["metrics"].get("n_clarified")]
-        rest = [g for g in groups if g not in base]
+        groups = score_groups(clarified.get(k, []) + origs, by=by, bootstrap=bootstrap, seed=seed).groups
+        typed = [(g, metrics_as(g, CTSMetrics)) for g in groups]
+        base = [(g, m) for g, m in typed if m.n_orig and not m.n_clarified]
+        rest = [(g, m) for g, m in typed if not (m.n_orig and not m.n_clarified)]
         rows = []
-        for g in base + rest:
-            m = g["metrics"]
-            delta = m.get("delta_vs_orig") or None
-            mean = num(m.get("restore_score_mean"), 3)
-            if g in rest and delta:
-                mean += f" ({delta['mean']:+.3f})"
-            row = make_row(
-                row_label(g), [mean, num(m.get("restore_score_p50"), 3), num(m.get("restore_score_p90"), 3)], g
-            )
+        for g, m in base + rest:
+            delta = m.delta_vs_orig
+            in_rest = (g, m) in rest
+            mean = num(m.restore_score_mean, 3)
+            if in_rest and delta:
+                mean += f" ({delta.mean:+.3f})"
+            row = make_row(row_label(g), [mean, num(m.restore_score_p50, 3), num(m.restore_score_p90, 3)], g)
             rows.append(row)
-            if g in rest:
-                lo_hi = (delta or {}).get("ci95")
+            if in_rest:
+                lo_hi = delta.ci95 if delta else None
                 ci = f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else NA
-                d_row = make_row(row_label(g), [f"{delta['mean']:+.3f}" if delta else NA, ci], g)
+                d_row = make_row(row_label(g), [f"{delta.mean:+.3f}" if delta else NA, ci], g)
                 deltas.append((k, d_row))
         main[k] = rows
     tables = []

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from clarify_tui.metrics.intervals import t_interval
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.cts.metric_model import CTSMetrics
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.roles import ROLES
 from clarify_tui.protocols.cts.rules import CTSRules
@@ -29,7 +29,7 @@ def intervals(sessions: Sequence[ScoredSession]) -> dict[str, list[float] | None
 
 def score(
     every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], options: ScoreOptions
-) -> list[dict[str, Any]]:
+) -> list[CTSMetrics]:
     """Every group's delta_vs_orig against the orig sessions of the whole selection."""
     orig = [s for s in every if is_orig(s) and counted(s)]
     return [

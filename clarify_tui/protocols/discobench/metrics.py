@@ -34,9 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
+from clarify_tui.metrics.common import exclusions_of, mean, ratio, usage_of
 from clarify_tui.metrics.profiles import ADVANCED, choose_k, profile_metrics
 from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.protocols.discobench.metric_model import (
+    AmbiguityRow,
+    Detection,
+    DifficultyRow,
+    DiscoBenchMetrics,
+    Profile,
+)
 from clarify_tui.results import CheckpointResult, DiscoBenchResult
 
 
@@ -71,7 +78,7 @@ def _pass_score(s: ScoredSession) -> float | None:
     return sum(1 for cp in cps if cp.outcome in ADVANCED) / len(cps) if cps else None
 
 
-def by_ambiguity_type(checkpoints: Sequence[CheckpointResult]) -> dict[str, dict]:
+def by_ambiguity_type(checkpoints: Sequence[CheckpointResult]) -> dict[str, AmbiguityRow]:
     out: dict[str, dict] = {}
     for cp in checkpoints:
         if cp.type != "ambi" or not cp.reached:
@@ -81,22 +88,22 @@ def by_ambiguity_type(checkpoints: Sequence[CheckpointResult]) -> dict[str, dict
         row["tp"] += cp.asked_right
         row["passed"] += cp.outcome in ADVANCED
     return {
-        t: {"n": r["n"], "detection_recall": ratio(r["tp"], r["n"]), "pass_rate": ratio(r["passed"], r["n"])}
+        t: AmbiguityRow(n=r["n"], detection_recall=ratio(r["tp"], r["n"]), pass_rate=ratio(r["passed"], r["n"]))
         for t, r in sorted(out.items())
     }
 
 
-def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, dict]:
+def by_difficulty(scored: Sequence[ScoredSession]) -> dict[str, DifficultyRow]:
     groups: dict[str, list[ScoredSession]] = {}
     for s in scored:
         if s.difficulty:
             groups.setdefault(s.difficulty, []).append(s)
     return {
-        d: {
-            "n_sessions": len(members),
-            "accuracy": mean([bool(s.result.correct) for s in members]),
-            "checkpoint_pass_rate": mean([p for s in members if (p := _pass_score(s)) is not None]),
-        }
+        d: DifficultyRow(
+            n_sessions=len(members),
+            accuracy=mean([bool(s.result.correct) for s in members]),
+            checkpoint_pass_rate=mean([p for s in members if (p := _pass_score(s)) is not None]),
+        )
         for d, members in sorted(groups.items())
     }
 
@@ -136,7 +143,7 @@ def discobench_metrics(
     k: float | None = None,
     k_source: str | None = None,
     profile_subset: set[tuple[str, int]] | None = None,
-) -> dict:
+) -> DiscoBenchMetrics:
     """The metrics of one group of DiscoBench sessions (any statuses; excluded ones counted).
     `k`: the profile threshold, resolved once for all groups by the caller (profiles.choose_k;
     `k_source` says where it came from); None = the paper's K = 3. `profile_subset`: the
@@ -160,30 +167,30 @@ def discobench_metrics(
     asked = [cp for cp in checkpoints if cp.reached and cp.asked]
     right = [cp for cp in asked if cp.asked_right]
     right_advanced = [cp for cp in right if cp.advanced or cp.outcome in ADVANCED]
-    metrics = {
-        "accuracy": mean([bool(s.result.correct) for s in scored]),
-        "checkpoint_pass_rate": mean(pass_scores),
-        "detection_accuracy": ratio(c["tp"] + c["tn"], sum(c.values())),
-        "detection_precision": precision,
-        "detection_recall": recall,
-        "detection_f1": f1(c),
-        "ce_a": ratio(len(right), len(asked)),
-        "ce_b": ratio(len(right_advanced), len(asked)),
-        "ask_turns": mean([result_of(s).ask_turns for s in scored]),
-        "tool_turns": mean([result_of(s).tool_turns for s in scored]),
-        "unreadable_verdicts": sum(result_of(s).unreadable_verdicts for s in scored),
-        "detection": c,
-        "profiles": profile_metrics(profiled, k),
-        "profile_subset": "all" if profile_subset is None else "common",
-        "profile_n": sum(1 for cp in profiled if cp.type == "ambi" and cp.reached),
-        "profile_k": k,
-        "profile_k_source": k_source,
-        "detection_excluded": len(scored) - len(detectable),
-        "checkpoint_modes": checkpoint_modes(scored),
-        "by_ambiguity_type": by_ambiguity_type(checkpoints),
-        "by_difficulty": by_difficulty(scored),
-        **usage_totals(scored, sessions),
-        **exclusion_counts(sessions),
-    }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.correct is None)
-    return metrics
+    excluded = exclusions_of(sessions)
+    excluded.unjudged += sum(1 for s in sessions if s.scorable and s.result.correct is None)
+    return DiscoBenchMetrics(
+        accuracy=mean([bool(s.result.correct) for s in scored]),
+        checkpoint_pass_rate=mean(pass_scores),
+        detection_accuracy=ratio(c["tp"] + c["tn"], sum(c.values())),
+        detection_precision=precision,
+        detection_recall=recall,
+        detection_f1=f1(c),
+        ce_a=ratio(len(right), len(asked)),
+        ce_b=ratio(len(right_advanced), len(asked)),
+        ask_turns=mean([result_of(s).ask_turns for s in scored]),
+        tool_turns=mean([result_of(s).tool_turns for s in scored]),
+        unreadable_verdicts=sum(result_of(s).unreadable_verdicts for s in scored),
+        detection=Detection(**c),
+        profiles={name: Profile(**p) for name, p in profile_metrics(profiled, k).items()},
+        profile_subset="all" if profile_subset is None else "common",
+        profile_n=sum(1 for cp in profiled if cp.type == "ambi" and cp.reached),
+        profile_k=k,
+        profile_k_source=k_source,
+        detection_excluded=len(scored) - len(detectable),
+        checkpoint_modes=checkpoint_modes(scored),
+        by_ambiguity_type=by_ambiguity_type(checkpoints),
+        by_difficulty=by_difficulty(scored),
+        usage=usage_of(scored, sessions),
+        excluded=excluded,
+    )

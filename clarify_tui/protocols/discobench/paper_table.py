@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from clarify_tui.metrics.model import Group, metrics_as
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.paper_tables import NA, PaperTable, Row, make_row, num, partition_by_setting, pct, row_label
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import ScoreGroup, score_sessions
+from clarify_tui.metrics.report import score_groups
+from clarify_tui.protocols.discobench.metric_model import DiscoBenchMetrics
 
 
 def setting_words(config: dict) -> str:
@@ -17,7 +19,6 @@ def setting_words(config: dict) -> str:
     return "" if ablation == "none" else f"ablation: {ablation}"
 
 
-DISCO_KEYS = ("accuracy", "checkpoint_pass_rate", "detection_accuracy", "detection_f1", "ce_a", "ce_b")
 DISCO_HEADERS = ["Acc.", "CP", "Det.", "Det. F1", "CE-A", "CE-B", "Ask"]
 PROMPTINGS = ("neutral", "guided")
 
@@ -28,13 +29,13 @@ def paper_tables(
     """Neutral and Guided side by side, as the paper: one row per run (its prompting's half
     filled) or per agent (both halves when it ran under both)."""
     rows: dict[str, Row] = {}
-    halves: dict[str, dict[str, ScoreGroup]] = {}
+    halves: dict[str, dict[str, Group]] = {}
     for setting, members in partition_by_setting(sessions, settings).items():
         for prompting in PROMPTINGS:
             part = [s for s in members if (settings.get(s.id, {}).get("prompting") or "neutral") == prompting]
             if not part:
                 continue
-            for g in score_sessions(part, by=by, profile_k=options.profile_k)["groups"]:
+            for g in score_groups(part, by=by, profile_k=options.profile_k).groups:
                 label = row_label(g, setting)
                 halves.setdefault(label, {})[prompting] = g
     for label, half in halves.items():
@@ -44,8 +45,9 @@ def paper_tables(
             if one is None:
                 cells += [NA] * len(DISCO_HEADERS)
                 continue
-            m = one["metrics"]
-            cells += [pct(m.get(k), 1) for k in DISCO_KEYS] + [num(m.get("ask_turns"))]
+            m = metrics_as(one, DiscoBenchMetrics)
+            rates = (m.accuracy, m.checkpoint_pass_rate, m.detection_accuracy, m.detection_f1, m.ce_a, m.ce_b)
+            cells += [pct(rate, 1) for rate in rates] + [num(m.ask_turns)]
         groups = list(half.values())
         row = make_row(label, cells, groups[0])
         for g in groups[1:]:  # an agent under both promptings: both halves' counts and costs

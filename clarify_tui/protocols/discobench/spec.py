@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.profiles import choose_k, common_subset
@@ -11,6 +10,7 @@ from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.discobench.metric_model import DiscoBenchMetrics
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.roles import ROLES
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
@@ -19,7 +19,7 @@ from clarify_tui.results import DiscoBenchResult
 
 def score(
     every: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], options: ScoreOptions
-) -> list[dict[str, Any]]:
+) -> list[DiscoBenchMetrics]:
     """One profile K for every group scored together, and (`--profile-subset common`) the
     reached ambiguous checkpoints every group reached (metrics/profiles.py)."""
     k, k_source = choose_k(profile_checkpoints(every), options.profile_k)

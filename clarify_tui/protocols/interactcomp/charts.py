@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from clarify_tui.metrics.charts import ScoresData
+from clarify_tui.metrics.model import ProtocolMetrics
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.interactcomp.metrics import CALIBRATION_BINS, calibration_bin, harness_confidence
 from clarify_tui.results import InteractCompResult
@@ -26,5 +26,5 @@ def reliability_points(members: Iterable[ScoredSession]) -> list[tuple[float, fl
     ]
 
 
-def charts(label: str, metrics: dict[str, Any], members: Sequence[ScoredSession], data: ScoresData) -> None:
+def charts(label: str, metrics: ProtocolMetrics, members: Sequence[ScoredSession], data: ScoresData) -> None:
     data.reliability[label] = reliability_points(members)

@@ -38,8 +38,9 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from clarify_tui.metrics.common import exclusion_counts, mean, ratio, usage_totals
+from clarify_tui.metrics.common import exclusions_of, mean, ratio, usage_of
 from clarify_tui.metrics.records import ScoredSession, result_as
+from clarify_tui.protocols.interactcomp.metric_model import InteractCompMetrics
 from clarify_tui.results import InteractCompResult
 
 
@@ -128,7 +129,7 @@ def accuracy_std(scored: Sequence[ScoredSession]) -> float | None:
     return statistics.stdev(sum(v) / len(v) for v in by_run.values())
 
 
-def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
+def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> InteractCompMetrics:
     """The metrics of one group of InteractComp sessions (any statuses; excluded ones counted)."""
     scored = [s for s in sessions if s.scorable and s.result.correct is not None]
     results = [result_of(s) for s in scored]
@@ -139,24 +140,24 @@ def interactcomp_metrics(sessions: Sequence[ScoredSession]) -> dict:
     pairs = [(c, bool(r.correct)) for c, r in zip(confidences, results) if c is not None]
     off_scale = [c for r in results if (c := stated_confidence(r)) is not None and not in_scale(c)]
     errored = sum(1 for s in sessions if s.status == "errored")
-    metrics = {
-        "accuracy": mean(correct),
-        "accuracy_all": ratio(sum(correct), len(correct) + errored),
-        "invalid_skips": sum(1 for r in results if r.outcome == "invalid_skip"),
-        "call_errors": sum(1 for r in results if r.outcome == "call_error"),
-        "invalid_outputs": sum(r.invalid for r in results),
-        "unreadable_verdicts": sum(r.unreadable_verdicts for r in results),
-        "accuracy_std": accuracy_std(scored),
-        "rounds": mean(rounds),
-        "interaction_rate": ratio(asks, sum(rounds)),
-        "interact_rounds": mean([r.asks for r in results]),
-        "calibration_error": calibration_error(pairs),
-        "calibration_n": len(pairs),
-        "calibration_missing": len(scored) - len(pairs) - len(off_scale),
-        "out_of_range_confidence": len(off_scale),
-        "fractional_confidence": sum(1 for c, _ in pairs if 0.0 < c < 1.0),
-        **usage_totals(scored, sessions),
-        **exclusion_counts(sessions),
-    }
-    metrics["unjudged"] += sum(1 for s in sessions if s.scorable and s.result.correct is None)
-    return metrics
+    excluded = exclusions_of(sessions)
+    excluded.unjudged += sum(1 for s in sessions if s.scorable and s.result.correct is None)
+    return InteractCompMetrics(
+        accuracy=mean(correct),
+        accuracy_all=ratio(sum(correct), len(correct) + errored),
+        invalid_skips=sum(1 for r in results if r.outcome == "invalid_skip"),
+        call_errors=sum(1 for r in results if r.outcome == "call_error"),
+        invalid_outputs=sum(r.invalid for r in results),
+        unreadable_verdicts=sum(r.unreadable_verdicts for r in results),
+        accuracy_std=accuracy_std(scored),
+        rounds=mean(rounds),
+        interaction_rate=ratio(asks, sum(rounds)),
+        interact_rounds=mean([r.asks for r in results]),
+        calibration_error=calibration_error(pairs),
+        calibration_n=len(pairs),
+        calibration_missing=len(scored) - len(pairs) - len(off_scale),
+        out_of_range_confidence=len(off_scale),
+        fractional_confidence=sum(1 for c, _ in pairs if 0.0 < c < 1.0),
+        usage=usage_of(scored, sessions),
+        excluded=excluded,
+    )

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from clarify_tui.metrics.model import metrics_as
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.paper_tables import PaperTable, make_row, num, partition_by_setting, pct, row_label
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import score_sessions
+from clarify_tui.metrics.report import score_groups
+from clarify_tui.protocols.interactcomp.metric_model import InteractCompMetrics
 
 
 def setting_words(config: dict) -> str:
@@ -23,12 +25,12 @@ def paper_tables(
     """Paper 003 Table 2: one row per group, each mode other than `full` apart."""
     rows = []
     for setting, members in partition_by_setting(sessions, settings).items():
-        for g in score_sessions(members, by=by)["groups"]:
-            m = g["metrics"]
-            acc = pct(m.get("accuracy"))
-            if m.get("accuracy") is not None and m.get("accuracy_std") is not None:
-                acc += f" (± {pct(m['accuracy_std'])})"
-            cells = [num(m.get("rounds")), pct(m.get("interaction_rate")), acc, pct(m.get("calibration_error"))]
+        for g in score_groups(members, by=by).groups:
+            m = metrics_as(g, InteractCompMetrics)
+            acc = pct(m.accuracy)
+            if m.accuracy is not None and m.accuracy_std is not None:
+                acc += f" (± {pct(m.accuracy_std)})"
+            cells = [num(m.rounds), pct(m.interaction_rate), acc, pct(m.calibration_error)]
             row = make_row(row_label(g, setting), cells, g)
             row.cells.append(row.agent_cost)
             rows.append(row)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
@@ -11,6 +10,7 @@ from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
 from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
+from clarify_tui.protocols.interactcomp.metric_model import InteractCompMetrics
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
 from clarify_tui.protocols.interactcomp.roles import ROLES
@@ -23,7 +23,7 @@ REFERENCE_TASK_ATTEMPTS = 3  # its harness, core/benchmark.py:106: stop_after_at
 
 def score(
     _all: Sequence[ScoredSession], groups: Sequence[Sequence[ScoredSession]], _options: ScoreOptions
-) -> list[dict[str, Any]]:
+) -> list[InteractCompMetrics]:
     """Each group on its own: InteractComp's metrics share nothing across groups."""
     return [interactcomp_metrics(members) for members in groups]
 

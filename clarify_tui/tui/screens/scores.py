@@ -33,13 +33,15 @@ from textual.widgets import (
 from clarify_tui.metrics import load_sessions
 from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
+from clarify_tui.metrics.model import Group
 from clarify_tui.metrics.profiles import PROFILES
 from clarify_tui.metrics.records import ScoredSession
-from clarify_tui.metrics.report import GROUP_BY, ScoreGroup, format_metric
+from clarify_tui.metrics.report import GROUP_BY, format_metric
 from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
 from clarify_tui.plural import plural
 from clarify_tui.protocols import registry
+from clarify_tui.protocols.discobench.metric_model import DiscoBenchMetrics
 from clarify_tui.tui.screens.back import back_bindings, back_enabled, go_back
 from clarify_tui.tui.speed import FastTable, Header, LaidOutScreen, LightSelect
 from clarify_tui.tui.widgets.footer import Footer
@@ -148,7 +150,7 @@ class ScoresScreen(LaidOutScreen):
         if message.data.by != self.by:
             return
         self.data = message.data
-        groups = self.data.report["groups"]
+        groups = self.data.report.groups
         self.query_one("#scores-summary", Static).update(
             f"  {plural(len(self.sessions), 'session')} · {plural(len(groups), 'group')} by {self.by}"
         )
@@ -161,14 +163,14 @@ class ScoresScreen(LaidOutScreen):
         container = self.query_one("#scores-tables", VerticalScroll)
         container.remove_children()
         container.mount_all(self.left_out())
-        groups = self.data.report["groups"] if self.data else []
+        groups = self.data.report.groups if self.data else []
         if not groups:
             container.mount(Static("No sessions to score.", classes="hint"))
             return
         pieces = [
             (benchmark, mine)
             for benchmark in registry.in_report_order()
-            if (mine := [g for g in groups if g["benchmark"] == benchmark])
+            if (mine := [g for g in groups if g.benchmark == benchmark])
         ]
         if self.is_current:
             container.mount_all([w for benchmark, mine in pieces for w in self._table(benchmark, mine)])
@@ -186,7 +188,7 @@ class ScoresScreen(LaidOutScreen):
             await container.mount_all(self._table(benchmark, mine))
             await asyncio.sleep(0)
 
-    def _table(self, benchmark: str, groups: list[ScoreGroup]) -> list:
+    def _table(self, benchmark: str, groups: list[Group]) -> list:
         """A benchmark's title and table of numbers."""
         table = FastTable(classes="scores-table", zebra_stripes=True, cursor_type="none")
         self._fill(table, benchmark, groups)
@@ -194,17 +196,17 @@ class ScoresScreen(LaidOutScreen):
         roles = [Static(line, classes="scores-roles", markup=False) for line in mixed_role_lines(groups, self.by)]
         return [Static(f"{benchmark} — by {self.by}", classes="scores-title"), *roles, table, *notes]
 
-    def _fill(self, table: DataTable, benchmark: str, groups: list[ScoreGroup]) -> None:
+    def _fill(self, table: DataTable, benchmark: str, groups: list[Group]) -> None:
         table.add_column("metric")
         for g in groups:
             table.add_column(group_label(g))
-        table.add_row("sessions scored", *[str(g["n_sessions"]) for g in groups])
+        table.add_row("sessions scored", *[str(g.n_sessions) for g in groups])
         for key, label, kind in benchmark_rows(benchmark, groups) + COMMON_ROWS:
-            table.add_row(label, *[format_metric(g["metrics"].get(key), kind, with_n=False) for g in groups])
-        if all("profiles" in g["metrics"] for g in groups):  # DiscoBench's profiles
+            table.add_row(label, *[format_metric(g.metrics.value(key), kind, with_n=False) for g in groups])
+        disco = [m for g in groups if isinstance(m := g.metrics, DiscoBenchMetrics)]
+        if len(disco) == len(groups):  # DiscoBench's profiles
             for name in PROFILES:
-                cells = [profile_cell(g["metrics"]["profiles"][name]) for g in groups]
-                table.add_row(f"profile {name} share / pass", *cells)
+                table.add_row(f"profile {name} share / pass", *[profile_cell(m.profiles[name]) for m in disco])
 
     # ---- charts ------------------------------------------------------------------------
 
