@@ -35,6 +35,7 @@ COMMANDS = (
     "merge",
     "queue",
     "whatif",
+    "audit",
     "report",
     "backends",
     "show",

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
     from clarify_tui.models import ActionKind, EpisodeConfig, Session
+    from clarify_tui.protocols.audit_hooks import ProtocolAudit
     from clarify_tui.results import AnyResult, AnyState
 
 
@@ -162,3 +163,6 @@ class ProtocolSpec:
     # its setting plays a set number of rounds whatever `--max-rounds` says (InteractComp's
     # answer_only: one), so a round limit there is no deviation
     set_rounds: Callable[[EpisodeConfig], bool] = field(default=_any_rounds)
+    # the simulator audit's hooks (protocols/audit_hooks.py): its asks, what its user sees,
+    # its reply classes (None: `audit` says it cannot audit this protocol)
+    audit: ProtocolAudit | None = None

@@ -9,7 +9,7 @@ from clarify_tui.metrics.intervals import t_interval
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.cts import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.rules import CTSRules
 from clarify_tui.results import CTSResult
@@ -63,4 +63,5 @@ SPEC = ProtocolSpec(
     clarify_budget=3,  # paper 001 §4: k in {0, 1, 2, 3}
     value=score_of,
     intervals=intervals,
+    audit=audit.AUDIT,
 )

@@ -10,7 +10,7 @@ from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.discobench import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.rules import DiscoBenchRules
 from clarify_tui.results import DiscoBenchResult
@@ -53,4 +53,5 @@ SPEC = ProtocolSpec(
     difficulty=("discobench", "difficulty"),
     opens_at_failure=True,
     run_flags=("prompting", "ablation", "checkpoints"),
+    audit=audit.AUDIT,
 )

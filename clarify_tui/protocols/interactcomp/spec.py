@@ -9,7 +9,7 @@ from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.interactcomp import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
 from clarify_tui.protocols.interactcomp.prompts import ACTION_PROMPTS
@@ -59,4 +59,5 @@ SPEC = ProtocolSpec(
     agent_prompts=ACTION_PROMPTS,
     set_rounds=lambda config: config.interactcomp_mode == "answer_only",
     run_flags=("mode", "forced_asks", "actions"),
+    audit=audit.AUDIT,
 )
