@@ -1,0 +1,223 @@
+"""`audit`: the simulator audit (docs/audit.md). A researcher audits a run's user simulator:
+every ask is shown blind (the user's side, never the simulator's reply), answered by another
+simulator or by people; the report says how often they agree, with kappa and its CI, and how
+much the simulator's mistakes move the score, without moving the baseline."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+
+import pytest
+from clitools import run_cli
+
+from clarify_tui.audit import audit_summary
+from clarify_tui.audit.items import AuditError, asks
+from clarify_tui.audit.run import audit
+from clarify_tui.models import EpisodeConfig
+from clarify_tui.protocols import registry
+from clarify_tui.runner import RunSpec, run_batch
+from clarify_tui.store import Store
+from clarify_tui.tasks import load_tasks
+from clarify_tui.whatif_results import RUN_SUFFIX
+
+ALWAYS_NO = """
+class AlwaysNo:
+    def reply_interactcomp(self, task, question):
+        return "no"
+"""
+
+CRASHY = '''
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+class Crashy:
+    """Says "i don't know"; dies on its third call while HERE/crash exists."""
+
+    def reply_interactcomp(self, task, question):
+        log = HERE / "calls.log"
+        calls = log.read_text().count("\\n") if log.exists() else 0
+        if (HERE / "crash").exists() and calls >= 2:
+            raise RuntimeError("the auditor's machine went down")
+        with log.open("a") as f:
+            f.write(question + "\\n")
+        return "i don't know"
+'''
+
+
+def play_run(db, benchmark: str, agent: str, name: str, **config) -> None:
+    store = Store(db)
+    spec = RunSpec(
+        name=name,
+        agent=agent,
+        user="rule",
+        search="local",
+        judge="rule",
+        benchmark=benchmark,
+        dataset="demo",
+        config=EpisodeConfig(**config),
+        concurrency=2,
+    )
+    asyncio.run(run_batch(store, spec, load_tasks(benchmark, "demo")))
+    store.close()
+
+
+def user_file(tmp_path, name: str, source: str) -> str:
+    path = tmp_path / f"{name.lower()}.py"
+    path.write_text(source)
+    return f"py:{path}:{name}"
+
+
+def score_json(db) -> dict:
+    code, out, err = run_cli("score", "--db", str(db), "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_items_show_the_users_side_and_never_the_simulators_reply(tmp_path):
+    db = tmp_path / "a.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    play_run(db, "discobench", "scripted:search-then-ask", "dg")
+    play_run(db, "cts", "scripted:ask-first", "cts", k=2)
+    store = Store(db)
+    for run, sees in (
+        ("ic", ["context"]),
+        ("dg", ["checkpoint target", "clue", "clue rule"]),
+        ("cts", ["intent query"]),
+    ):
+        summary = asyncio.run(audit(store, run, queue=f"people-{run}"))
+        items = store.work.items(f"people-{run}")
+        assert summary["asks"] == len(items) > 0
+        for item in items:
+            p = item.payload
+            assert set(p) == {
+                "kind",
+                "protocol",
+                "task_id",
+                "language",
+                "question",
+                "ask",
+                "before",
+                "user_sees",
+                "reply",
+            }
+            assert [s["label"] for s in p["user_sees"]] == sees or run == "dg"
+            steps = store.steps(item.session_id)
+            reply_step = steps[item.step_idx]
+            assert reply_step.actor == "user"
+            # the asks before this one are there with their replies, this one's reply is not
+            assert all(b["ask"] != p["ask"] or b["reply"] != reply_step.action.text for b in p["before"])
+            assert "asked_right" not in json.dumps(p) and "released_clue" not in json.dumps(p)
+        task = store.task_for(items[0].session_id)
+        if run == "ic":
+            assert items[0].payload["user_sees"][0]["text"] == task.interactcomp.context
+            assert items[0].payload["reply"] == {"type": "choice", "choices": ["yes", "no", "i don't know"]}
+            assert items[0].payload["before"] == [] and len(items[1].payload["before"]) == 1
+        if run == "dg":
+            assert items[0].payload["reply"]["choices"] == ["clue released", "no clue"]
+            assert items[0].payload["user_sees"][0]["text"] in [c.target for c in task.discobench.checkpoints]
+        if run == "cts":
+            assert items[0].payload["user_sees"][0]["text"] == task.cts.fused_query
+            assert items[0].payload["reply"] == {"type": "text"}
+
+
+def test_agreement_kappa_and_confusion_on_a_known_case(tmp_path):
+    db = tmp_path / "k.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    store = Store(db)
+    asyncio.run(audit(store, "ic", queue="people", n=6, seed=3))
+    items = store.work.items("people")
+    assert len(items) == 6  # a seeded sample
+    found = {f.item_id: f for f in asks(store, "ic")}
+    sim = [found[i.item_id].ask.simulator_class for i in items]
+    other = {"yes": "no", "no": "i don't know", "i don't know": "yes"}
+    mine = sim[:4] + [other[c] for c in sim[4:]]  # agree on 4 of 6
+    for item, cls in zip(items, mine):
+        assert store.work.record_answer("people", item.item_id, "ana", {"reply": cls, "class": cls})
+    s = audit_summary(store, "ic")
+    assert (s["audited"], s["agreement"], s["disagreements"]) == (6, pytest.approx(4 / 6), 2)
+    cats = ["yes", "no", "i don't know"]
+    table = [[sum(1 for a, b in zip(sim, mine) if (a, b) == (x, y)) for y in cats] for x in cats]
+    assert s["confusion"]["rows"] == "simulator" and s["confusion"]["table"] == table
+    # Cohen's kappa by hand: (po - pe) / (1 - pe)
+    pe = sum(sum(table[i]) * sum(r[i] for r in table) for i in range(3)) / 36
+    assert s["kappa"] == pytest.approx((4 / 6 - pe) / (1 - pe))
+    lo, hi = s["kappa_ci95"]
+    assert lo <= s["kappa"] <= hi
+    assert s["by_class"]["yes"]["audited"] == sim.count("yes")
+    # two more people on the same items: Fleiss' kappa among the three of them
+    for person in ("bo", "cy"):
+        for item, cls in zip(items, sim):
+            store.work.record_answer("people", item.item_id, person, {"reply": cls, "class": cls})
+    s = audit_summary(store, "ic")
+    among = s["audits"][0]["benchmarks"]["interactcomp"]["among_auditors"]
+    assert among["method"] == "fleiss" and among["agreement"] == pytest.approx((4 * 3 + 2 * 1) / 18)
+    assert s["agreement"] == 1.0 and s["disagreements"] == 0  # the majority now says what the simulator said
+
+
+def test_an_interrupted_audit_resumes_where_it_stopped(tmp_path):
+    db = tmp_path / "r.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    store = Store(db)
+    spec = user_file(tmp_path, "Crashy", CRASHY)
+    (tmp_path / "crash").touch()
+    with pytest.raises(Exception, match="went down"):
+        asyncio.run(audit(store, "ic", with_spec=spec))
+    queue = f"audit:ic:{spec}"
+    assert len(store.work.answers(queue=queue)) == 2  # the answers before the crash are kept
+    (tmp_path / "crash").unlink()
+    summary = asyncio.run(audit(store, "ic", with_spec=spec))
+    total = len(store.work.items(queue))
+    calls = (tmp_path / "calls.log").read_text().splitlines()
+    assert len(calls) == total  # nothing answered twice
+    assert summary["audited"] == total == summary["asks"]
+
+
+def test_disagreements_are_forked_with_the_auditors_reply_and_flip_outcomes(tmp_path):
+    db = tmp_path / "f.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    before = score_json(db)
+    spec = user_file(tmp_path, "AlwaysNo", ALWAYS_NO)
+    code, out, err = run_cli("audit", "--run", "ic", "--db", str(db), "--with", spec, "--format", "json")
+    assert code == 0, err
+    s = json.loads(out)
+    table = s["confusion"]["table"]  # yes, no, i don't know: every reply became "no"
+    assert [sum(r[0] for r in table), sum(r[2] for r in table)] == [0, 0]
+    assert s["disagreements"] == table[0][1] + table[2][1] and table[0][1] > 0
+    assert s["forks"] == s["disagreements"]
+    assert s["flips"]["right_to_wrong"] > 0 and s["flips"]["wrong_to_right"] == 0
+    assert s["accuracy_shift"]["delta"] < 0 and s["accuracy_shift"]["ci95"][0] <= s["accuracy_shift"]["delta"]
+    assert score_json(db) == before  # the forks never reach the baseline
+    store = Store(db)
+    forks = store.sessions(runs=["ic" + RUN_SUFFIX])
+    assert len(forks) == s["forks"] and all(f.counterfactual["intervention"] == "reply" for f in forks)
+    fork = forks[0]
+    reply_step = fork.counterfactual["reply_step"]
+    assert store.steps(fork.id)[reply_step].action.text == "no"  # the auditor's reply in place
+    parent_steps = store.steps(fork.parent_id)
+    assert parent_steps[reply_step].action.text == "yes"
+    # later asks in a fork are answered by the run's own simulator (the rule user), not the auditor
+    later = [
+        st.action.text
+        for f in forks
+        for st in store.steps(f.id)
+        if st.actor == "user" and st.index > f.counterfactual["reply_step"]
+    ]
+    assert "yes" in later
+    # rerunning answers nothing again and plays no fork again
+    code, out2, err2 = run_cli("audit", "--run", "ic", "--db", str(db), "--with", spec, "--format", "json")
+    assert code == 0 and "answered 0 item(s)" in err2 and "played" not in err2
+    assert len(Store(db).sessions(runs=["ic" + RUN_SUFFIX])) == len(forks)
+
+
+def test_a_protocol_without_audit_hooks_is_refused_in_words(tmp_path, monkeypatch):
+    db = tmp_path / "u.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    spec = registry.get("interactcomp")
+    monkeypatch.setattr(registry, "get", lambda name: dataclasses.replace(spec, audit=None))
+    with pytest.raises(AuditError, match="cannot audit protocol 'interactcomp'"):
+        asyncio.run(audit(Store(db), "ic", queue="people"))
+    assert audit_summary(Store(db), "ic")["unauditable"] == ["interactcomp"]
