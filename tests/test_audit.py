@@ -194,11 +194,10 @@ def test_disagreements_are_forked_with_the_auditors_reply_and_flip_outcomes(tmp_
     store = Store(db)
     forks = store.sessions(runs=["ic" + RUN_SUFFIX])
     assert len(forks) == s["forks"] and all(f.counterfactual["intervention"] == "reply" for f in forks)
-    fork = forks[0]
-    reply_step = fork.counterfactual["reply_step"]
-    assert store.steps(fork.id)[reply_step].action.text == "no"  # the auditor's reply in place
-    parent_steps = store.steps(fork.parent_id)
-    assert parent_steps[reply_step].action.text == "yes"
+    for fork in forks:
+        reply_step = fork.counterfactual["reply_step"]
+        assert store.steps(fork.id)[reply_step].action.text == "no"  # the auditor's reply in place
+        assert store.steps(fork.parent_id)[reply_step].action.text in ("yes", "i don't know")
     # later asks in a fork are answered by the run's own simulator (the rule user), not the auditor
     later = [
         st.action.text
