@@ -179,7 +179,7 @@ def collect(store: Store, run: str) -> tuple[list[Found], dict[str, list[dict[st
 def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
     """The audit's JSON (`audit --format json`, `report --audit`): `run`, `asks`, `audits` (one
     per queue, per benchmark) and, at the top, the numbers of the audit that covers most items
-    (its `queue` named in `auditor`) for a run of one benchmark."""
+    (the latest on a tie; its `queue` named in `auditor`) for a run of one benchmark."""
     found, queues = collect(store, run)
     protocols = sorted({f.session.protocol.value for f in found})
     audits: list[dict[str, Any]] = []
@@ -206,7 +206,7 @@ def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
         )
     unauditable = sorted({s.protocol.value for s in _sessions(store, run) if registry.get(s.protocol).audit is None})
     out: dict[str, Any] = {"run": run, "asks": len(found), "unauditable": unauditable, "audits": audits}
-    head = max(audits, key=lambda a: a["audited"], default=None)
+    head = max(reversed(audits), key=lambda a: a["audited"], default=None)  # the latest on a tie
     if head is not None and len(protocols) == 1:
         out.update({k: v for k, v in head["benchmarks"][protocols[0]].items() if k != "asks"})
         out["auditor"] = head["queue"]

@@ -104,7 +104,8 @@ def print_tables(summary: dict[str, Any]) -> None:
         console.print("no audit yet: audit --with SPEC, or --queue NAME for people")
     for a in summary["audits"]:
         for bench, b in a["benchmarks"].items():
-            t = Table(title=f"{a['queue']} · {bench} · auditor {a['auditor']} ({', '.join(a['annotators']) or '-'})")
+            who = a["auditor"] if a["auditor"] != "people" else f"people: {', '.join(a['annotators']) or 'none yet'}"
+            t = Table(title=f"{a['queue']} · {bench} · {who}")
             t.add_column("measure")
             t.add_column("value", justify="right")
             rows = [
