@@ -220,3 +220,71 @@ def test_a_protocol_without_audit_hooks_is_refused_in_words(tmp_path, monkeypatc
     with pytest.raises(AuditError, match="cannot audit protocol 'interactcomp'"):
         asyncio.run(audit(Store(db), "ic", queue="people"))
     assert audit_summary(Store(db), "ic")["unauditable"] == ["interactcomp"]
+
+
+CONTRARY = """
+from clarify_tui.users.base import UserReply
+
+
+class Contrary:
+    def reply_discobench(self, task, checkpoint, question, asked_right):
+        return UserReply(text="I can't say more.", released_clue=False)
+
+    def answer_clarification(self, task, question):
+        return "unknown"
+"""
+
+
+def test_discobench_and_cts_disagreements_fork_with_the_auditors_reply(tmp_path):
+    db = tmp_path / "dc.db"
+    play_run(db, "discobench", "scripted:search-then-ask", "dg")
+    play_run(db, "cts", "scripted:ask-first", "cts", k=2)
+    before = score_json(db)
+    spec = user_file(tmp_path, "Contrary", CONTRARY)
+    store = Store(db)
+    dg = asyncio.run(audit(store, "dg", with_spec=spec))
+    # the rule user released the clue at every targeted ask; the auditor never did
+    assert dg["confusion"]["table"][0][1] == dg["disagreements"] > 0 and dg["agreement"] < 1
+    assert dg["flips"]["right_to_wrong"] > 0 and dg["accuracy_shift"]["delta"] < 0
+    cts = asyncio.run(audit(store, "cts", with_spec=spec))
+    assert cts["kappa"] is None and cts["comparison"] == "free text: equivalent by the run's judge (rule)"
+    found = {f.item_id: f for f in asks(store, "cts")}
+    known = [f for f in found.values() if f.ask.simulator_reply.casefold() != "unknown"]
+    assert cts["disagreements"] == len(known) > 0  # "unknown" disagrees with every real answer
+    assert cts["flips"]["worsened"] > 0 and cts["flips"]["improved"] == 0 and cts["accuracy_shift"]["delta"] < 0
+    # a CTS fork keeps the simulator's earlier answers of the clarify step, the auditor's in place
+    for fork in [f for f in store.sessions(runs=["cts" + RUN_SUFFIX]) if f.counterfactual["reply_step"] == 2]:
+        fork_steps, parent_steps = store.steps(fork.id), store.steps(fork.parent_id)
+        assert fork_steps[1].observation.text == parent_steps[1].observation.text
+        assert fork_steps[2].observation.text == "unknown" != parent_steps[2].observation.text
+    assert score_json(db) == before
+
+
+def test_peoples_answers_are_reported_and_their_disagreements_forked(tmp_path):
+    db = tmp_path / "p.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    code, out, err = run_cli("audit", "--run", "ic", "--db", str(db), "--queue", "lab", "--per-item", "2")
+    assert code == 0, err
+    assert f"play it: clarify-tui play --queue lab --db {db}" in err and "serve --queue lab" in err
+    store = Store(db)
+    items = store.work.items("lab")
+    found = {f.item_id: f for f in asks(store, "ic")}
+    yes = [i for i in items if found[i.item_id].ask.simulator_class == "yes"][:2]
+    for item in yes:  # both people hear "no" where the simulator said "yes"
+        for person in ("ana", "bo"):
+            store.work.record_answer("lab", item.item_id, person, {"reply": "no", "class": "no"})
+    store.close()
+    code, out, err = run_cli("audit", "--run", "ic", "--db", str(db))
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if "│" in line]
+    drawn = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in lines if line.count("│") >= 3}
+    assert drawn["asks / audited"] == f"{len(items)} / 2"
+    assert drawn["agreement"] == "0.0%" and drawn["disagreements"] == "2" and drawn["forks (errored)"] == "2 (0)"
+    assert "people: ana, bo" in out
+
+
+def test_a_person_cannot_be_the_with_auditor(tmp_path):
+    db = tmp_path / "h.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    with pytest.raises(AuditError, match="--queue NAME"):
+        asyncio.run(audit(Store(db), "ic", with_spec="human"))

@@ -59,6 +59,8 @@ async def audit(
 ) -> dict[str, Any]:
     """The whole audit: `with_spec` answers a queue of its own; `queue` only creates one for
     people; neither reports on every answer so far (forking the disagreements not yet forked)."""
+    if with_spec and with_spec.split(":")[0] == "human":
+        raise AuditError("--with human: people answer through a queue (--queue NAME, then play/serve --queue NAME)")
     if with_spec:
         name = queue or queue_name(run, with_spec)
         added, total = make_queue(store, run, name, n=n, seed=seed, per_item=per_item, with_spec=with_spec)

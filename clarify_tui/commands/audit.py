@@ -89,7 +89,7 @@ def _shift(s: dict[str, Any]) -> str:
     nuggets = str(s.get("unit", "")).startswith("restore")
     f = (lambda v: f"{v:+.1f}") if nuggets else (lambda v: f"{100 * v:+.1f} pp")
     ci = s.get("ci95")
-    return f(s["delta"]) + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else "") + f" over {s['tasks']} task(s)"
+    return f(s["delta"]) + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else "")
 
 
 def print_tables(summary: dict[str, Any]) -> None:
@@ -104,26 +104,31 @@ def print_tables(summary: dict[str, Any]) -> None:
         console.print("no audit yet: audit --with SPEC, or --queue NAME for people")
     for a in summary["audits"]:
         for bench, b in a["benchmarks"].items():
-            who = a["auditor"] if a["auditor"] != "people" else f"people: {', '.join(a['annotators']) or 'none yet'}"
-            t = Table(title=f"{a['queue']} · {bench} · {who}")
+            who = f"auditor {a['auditor']}" if a["auditor"] != "people" else f"people: {', '.join(a['annotators'])}"
+            t = Table(title=f"{bench}: {who} (queue {a['queue']})")
             t.add_column("measure")
             t.add_column("value", justify="right")
             rows = [
                 ("asks / audited", f"{b['asks']} / {b['audited']}"),
                 ("agreement", _num(b["agreement"], pct=True)),
                 (f"kappa ({b['method'] or '-'}) [95% CI]", _num(b["kappa"]) + _ci(b["kappa_ci95"])),
-                ("compared by", b["comparison"]),
+                ("compared by", "reply classes" if b["method"] else b["comparison"].split(": ", 1)[-1]),
             ]
             if b.get("among_auditors"):
                 m = b["among_auditors"]
-                rows.append(("kappa among auditors (fleiss)", _num(m["kappa"]) + _ci(m["kappa_ci95"])))
+                rows.append((f"kappa among auditors ({m['method']})", _num(m["kappa"]) + _ci(m["kappa_ci95"])))
             rows += [
-                (f"  {c}: asks / audited / agreement", f"{v['asks']} / {v['audited']} / {_num(v['agreement'], True)}")
+                (
+                    f"  simulator said {c}",
+                    f"{v['asks']} asked, {v['audited']} audited, {_num(v['agreement'], True)} agree",
+                )
                 for c, v in b["by_class"].items()
             ]
             rows += [("disagreements", b["disagreements"]), ("forks (errored)", f"{b['forks']} ({b['forks_errored']})")]
             rows += [(f"  {k.replace('_', ' ')}", v) for k, v in b["flips"].items()]
-            rows.append(("accuracy_shift [95% CI]", _shift(b["accuracy_shift"])))
+            rows.append(
+                (f"accuracy_shift over {b['accuracy_shift']['tasks']} task(s) [95% CI]", _shift(b["accuracy_shift"]))
+            )
             for k, v in rows:
                 t.add_row(k, str(v))
             console.print(t)
