@@ -288,3 +288,20 @@ def test_a_person_cannot_be_the_with_auditor(tmp_path):
     play_run(db, "interactcomp", "scripted:ask-first", "ic")
     with pytest.raises(AuditError, match="--queue NAME"):
         asyncio.run(audit(Store(db), "ic", with_spec="human"))
+
+
+def test_the_summary_calls_no_model_and_the_report_compares_free_text_once(tmp_path):
+    db = tmp_path / "c.db"
+    play_run(db, "cts", "scripted:ask-first", "cts", k=2)
+    store = Store(db)
+    asyncio.run(audit(store, "cts", queue="people"))
+    items = store.work.items("people")[:3]
+    found = {f.item_id: f for f in asks(store, "cts")}
+    for item in items:  # a person types the simulator's own answer
+        reply = found[item.item_id].ask.simulator_reply
+        store.work.record_answer("people", item.item_id, "ana", {"reply": reply, "class": None})
+    s = audit_summary(store, "cts")  # nothing compared yet: said, not guessed
+    assert s["audited"] == 3 and s["uncompared"] == 3 and s["agreement"] is None
+    s = asyncio.run(audit(store, "cts"))  # the report compares through the run's judge, once
+    assert s["uncompared"] == 0 and s["agreement"] == 1.0 and s["disagreements"] == 0
+    assert audit_summary(store, "no-such-run")["note"].startswith("no sessions in run 'no-such-run'")

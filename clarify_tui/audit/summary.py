@@ -14,7 +14,7 @@ from typing import Any
 
 from clarify_tui.audit import compare
 from clarify_tui.audit.forks import fork_key, stored_forks
-from clarify_tui.audit.items import Found, asks
+from clarify_tui.audit.items import AuditError, Found, asks
 from clarify_tui.audit.items import hooks as audit_hooks
 from clarify_tui.metrics.agreement import categorical_agreement
 from clarify_tui.metrics.common import bootstrap_mean_ci
@@ -180,7 +180,10 @@ def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
     """The audit's JSON (`audit --format json`, `report --audit`): `run`, `asks`, `audits` (one
     per queue, per benchmark) and, at the top, the numbers of the audit that covers most items
     (the latest on a tie; its `queue` named in `auditor`) for a run of one benchmark."""
-    found, queues = collect(store, run)
+    try:
+        found, queues = collect(store, run)
+    except AuditError as exc:  # no such run, a what-if run: nothing audited, said in `note`
+        return {"run": run, "asks": 0, "unauditable": [], "audits": [], "note": str(exc), **_EMPTY}
     protocols = sorted({f.session.protocol.value for f in found})
     audits: list[dict[str, Any]] = []
     for q in store.work.queues(run=run, kind="audit"):
@@ -211,17 +214,20 @@ def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
         out.update({k: v for k, v in head["benchmarks"][protocols[0]].items() if k != "asks"})
         out["auditor"] = head["queue"]
     else:
-        out.update(
-            agreement=None,
-            kappa=None,
-            confusion=None,
-            disagreements=0,
-            forks=0,
-            flips={},
-            accuracy_shift={"delta": None, "ci95": None},
-            auditor=None,
-        )
+        out.update(_EMPTY)
     return out
+
+
+_EMPTY: dict[str, Any] = {
+    "agreement": None,
+    "kappa": None,
+    "confusion": None,
+    "disagreements": 0,
+    "forks": 0,
+    "flips": {},
+    "accuracy_shift": {"delta": None, "ci95": None},
+    "auditor": None,
+}
 
 
 def _sessions(store: Store, run: str) -> list:
