@@ -11,6 +11,7 @@ import json
 
 import pytest
 from clitools import run_cli
+from servers import FakeOpenAI, Reply, chat, llm_config
 
 from clarify_tui.audit import audit_summary
 from clarify_tui.audit.items import AuditError, asks
@@ -207,9 +208,10 @@ def test_disagreements_are_forked_with_the_auditors_reply_and_flip_outcomes(tmp_
     ]
     assert "yes" in later
     # rerunning answers nothing again and plays no fork again
-    code, out2, err2 = run_cli("audit", "--run", "ic", "--db", str(db), "--with", spec, "--format", "json")
-    assert code == 0 and "answered 0 item(s)" in err2 and "played" not in err2
-    assert len(Store(db).sessions(runs=["ic" + RUN_SUFFIX])) == len(forks)
+    said: list[str] = []
+    again = asyncio.run(audit(store, "ic", with_spec=spec, say=said.append))
+    assert f"{spec} answered 0 item(s)" in said and not any("played" in line for line in said)
+    assert len(store.sessions(runs=["ic" + RUN_SUFFIX])) == len(forks) and again["flips"] == s["flips"]
 
 
 def test_a_protocol_without_audit_hooks_is_refused_in_words(tmp_path, monkeypatch):
@@ -305,3 +307,25 @@ def test_the_summary_calls_no_model_and_the_report_compares_free_text_once(tmp_p
     s = asyncio.run(audit(store, "cts"))  # the report compares through the run's judge, once
     assert s["uncompared"] == 0 and s["agreement"] == 1.0 and s["disagreements"] == 0
     assert audit_summary(store, "no-such-run")["note"].startswith("no sessions in run 'no-such-run'")
+
+
+def test_a_model_auditor_is_asked_as_the_runs_user_and_read_as_the_run_reads_it(tmp_path, monkeypatch):
+    """`--with openai:MODEL` builds the user `run --user openai:MODEL` would: its responder prompt
+    holds the task's context and the agent's question; "I don't know." is read as the reference
+    harness reads it under the paper's setting (*no*)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-audit")
+    db = tmp_path / "m.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+
+    def world(request) -> Reply:
+        return chat("I don't know.", 40, 2)
+
+    with FakeOpenAI(world) as models:
+        store = Store(db)
+        s = asyncio.run(audit(store, "ic", with_spec="openai:auditor-m", config_obj=llm_config(models.base_url)))
+        prompts = [r.prompt for r in models.chat_requests("auditor-m")]
+    answers = store.work.answers(queue="audit:ic:openai:auditor-m")
+    assert len(prompts) == len(answers) == s["asks"]
+    assert {a.answer["class"] for a in answers} == {"no"} and {a.source for a in answers} == {"simulator"}
+    for f in asks(store, "ic"):  # each ask reached the auditor with its own task's context
+        assert any(f.ask.ask in p and f.task.interactcomp.context in p for p in prompts)

@@ -37,7 +37,9 @@ async def answer_with(
         todo = [i for i in todo if i.item_id not in answered]
         for n, item in enumerate(todo, 1):
             found = by_id[item.item_id]
-            answer = await hooks(found.session.protocol.value).ask_user(user, found.task, found.ask)
+            answer = await hooks(found.session.protocol.value).ask_user(
+                user, found.task, found.ask, found.session.config
+            )
             store.work.record_answer(queue, item.item_id, spec, answer, source="simulator")
             made += 1
             if on_answer:

@@ -51,9 +51,10 @@ class ProtocolAudit(Protocol):
         """The class of a reply to `ask` (one of its choices), None for free text."""
         ...
 
-    async def ask_user(self, user: Any, task: Any, ask: AuditAsk) -> dict[str, Any]:
-        """Ask a user simulator blind, with exactly the state the run's simulator had:
-        the answer {"reply", "class"} (store/work.py's contract)."""
+    async def ask_user(self, user: Any, task: Any, ask: AuditAsk, config: Any) -> dict[str, Any]:
+        """Ask a user simulator blind, with exactly the state the run's simulator had (and its
+        reply read as the session's `config` read the simulator's): the answer {"reply",
+        "class"} (store/work.py's contract)."""
         ...
 
     def fork_replies(self, ask: AuditAsk, answer: dict[str, Any]) -> tuple[str, list[Any]]:

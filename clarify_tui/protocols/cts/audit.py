@@ -46,7 +46,7 @@ class CTSAudit:
     def reply_class(self, reply: str, task: Any, ask: AuditAsk) -> str | None:
         return None
 
-    async def ask_user(self, user: Any, task: Any, ask: AuditAsk) -> dict[str, Any]:
+    async def ask_user(self, user: Any, task: Any, ask: AuditAsk, config: Any) -> dict[str, Any]:
         reply = await user.answer_clarification(task, ask.ask)
         return {"reply": reply.text, "class": None}
 

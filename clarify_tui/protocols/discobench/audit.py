@@ -74,7 +74,7 @@ class DiscoBenchAudit:
         clue = ask.call.get("clue")
         return RELEASED if clue and mentions(reply, clue) else NO_CLUE
 
-    async def ask_user(self, user: Any, task: Any, ask: AuditAsk) -> dict[str, Any]:
+    async def ask_user(self, user: Any, task: Any, ask: AuditAsk, config: Any) -> dict[str, Any]:
         cp = task.discobench.checkpoints[ask.call["checkpoint"]]
         right = bool(ask.call.get("asked_right"))
         reply = await user.reply_discobench(task, cp, ask.ask, right)

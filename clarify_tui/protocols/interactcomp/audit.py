@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from clarify_tui.protocols.audit_hooks import CHOICE, AuditAsk, ask_reply_pairs, earlier, normal
+from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.reference import responder_reading
 from clarify_tui.users.base import IDK, NO, YES, UserReply
 
@@ -43,9 +44,13 @@ class InteractCompAudit:
     def reply_class(self, reply: str, task: Any, ask: AuditAsk) -> str | None:
         return reading(reply)
 
-    async def ask_user(self, user: Any, task: Any, ask: AuditAsk) -> dict[str, Any]:
+    async def ask_user(self, user: Any, task: Any, ask: AuditAsk, config: Any) -> dict[str, Any]:
+        """A model's own words are read as the run read its simulator's (rules.py `_reply`)."""
         reply = await user.reply_interactcomp(task, ask.ask)
-        return {"reply": reply.text, "class": reading(reply.text)}
+        text = reply.text
+        if reply.raw is not None and reads_as_reference(getattr(config, "compat", None)):
+            text = responder_reading(reply.raw)
+        return {"reply": text, "class": reading(text)}
 
     def fork_replies(self, ask: AuditAsk, answer: dict[str, Any]) -> tuple[str, list[Any]]:
         return "reply_interactcomp", [UserReply(text=answer.get("class") or reading(answer.get("reply") or ""))]
