@@ -15,6 +15,7 @@ from typing import Any
 from clarify_tui.protocols.audit_hooks import CHOICE, AuditAsk, ask_reply_pairs, earlier
 from clarify_tui.text import mentions
 from clarify_tui.users.base import UserReply
+from clarify_tui.users.rule import NOTHING_TO_ADD, NOTHING_TO_ADD_ZH
 
 RELEASED, NO_CLUE = "clue released", "no clue"
 CHOICES = [RELEASED, NO_CLUE]
@@ -22,7 +23,6 @@ RULE = (
     "Give the clue only if the question asks about this checkpoint's ambiguity (what the clue "
     "settles); otherwise add nothing beyond what the question says."
 )
-NOTHING = "I can't add anything beyond what the question says."  # users/rule.py's reply
 
 
 def _checkpoint(task: Any, steps: Sequence[Any], ask_step: int, reply_step: int) -> tuple[int, bool, bool]:
@@ -64,6 +64,7 @@ class DiscoBenchAudit:
                         "asked_right": right,
                         "current": current,
                         "clue": cp.clue if cp is not None and cp.type == "ambi" and current else None,
+                        "nothing": NOTHING_TO_ADD_ZH if task.language == "zh" else NOTHING_TO_ADD,
                     },
                 )
             )
@@ -83,11 +84,12 @@ class DiscoBenchAudit:
 
     def fork_replies(self, ask: AuditAsk, answer: dict[str, Any]) -> tuple[str, list[Any]]:
         """A reply that is only the class (a person's button) becomes what that user would say:
-        the clue, or nothing new."""
-        released = answer.get("class") == RELEASED
+        the clue, or nothing new. Where there was no clue to give, nothing is released."""
+        released = answer.get("class") == RELEASED and bool(ask.call.get("clue"))
         text = (answer.get("reply") or "").strip()
         if text.casefold() in ("", RELEASED, NO_CLUE):
-            text = (ask.call.get("clue") or NOTHING) if released else NOTHING
+            nothing = ask.call.get("nothing") or NOTHING_TO_ADD  # what the rule user says
+            text = ask.call["clue"] if released else nothing
         return "reply_discobench", [UserReply(text=text, released_clue=released)]
 
 
