@@ -331,3 +331,11 @@ def test_a_model_auditor_is_asked_as_the_runs_user_and_read_as_the_run_reads_it(
     assert {a.answer["class"] for a in answers} == {"no"} and {a.source for a in answers} == {"simulator"}
     for f in asks(store, "ic"):  # each ask reached the auditor with its own task's context
         assert any(f.ask.ask in p and f.task.interactcomp.context in p for p in prompts)
+
+
+def test_the_discobench_fork_says_what_the_rule_user_says():
+    """A person's "no clue" becomes the rule user's own words in the fork."""
+    from clarify_tui.protocols.discobench import audit as disco
+    from clarify_tui.users import rule
+
+    assert (disco.NOTHING_TO_ADD, disco.NOTHING_TO_ADD_ZH) == (rule.NOTHING_TO_ADD, rule.NOTHING_TO_ADD_ZH)

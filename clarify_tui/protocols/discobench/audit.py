@@ -15,9 +15,11 @@ from typing import Any
 from clarify_tui.protocols.audit_hooks import CHOICE, AuditAsk, ask_reply_pairs, earlier
 from clarify_tui.text import mentions
 from clarify_tui.users.base import UserReply
-from clarify_tui.users.rule import NOTHING_TO_ADD, NOTHING_TO_ADD_ZH
 
 RELEASED, NO_CLUE = "clue released", "no clue"
+# the rule user's "nothing to add" (users/rule.py; importing it would reach CTS's aspects)
+NOTHING_TO_ADD = "I can't add anything beyond what the question says."
+NOTHING_TO_ADD_ZH = "除了问题里说的，我没有更多信息了。"
 CHOICES = [RELEASED, NO_CLUE]
 RULE = (
     "Give the clue only if the question asks about this checkpoint's ambiguity (what the clue "
