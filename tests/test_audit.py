@@ -130,6 +130,7 @@ def test_agreement_kappa_and_confusion_on_a_known_case(tmp_path):
     play_run(db, "interactcomp", "scripted:ask-first", "ic")
     store = Store(db)
     asyncio.run(audit(store, "ic", queue="people", n=6, seed=3))
+    asyncio.run(audit(store, "ic", queue="people"))  # reopened without --sample: its own sample stays
     items = store.work.items("people")
     assert len(items) == 6  # a seeded sample
     found = {f.item_id: f for f in asks(store, "ic")}

@@ -20,7 +20,11 @@ def queue_name(run: str, spec: str) -> str:
 def make_queue(
     store: Store, run: str, name: str, *, n: int | None, seed: int | None, per_item: int, with_spec: str | None
 ) -> tuple[int, int]:
-    """Create (or resume) the queue and add the run's asks (a seeded sample of n): (new, total)."""
+    """Create (or resume) the queue and add the run's asks (a seeded sample of n): (new, total).
+    Resuming a queue without a new sample size keeps its own sample (size and seed)."""
+    existing = store.work.queue(name)
+    if existing is not None and n is None:
+        n, seed = existing.config.get("sample"), existing.config.get("seed")
     found = asks(store, run)
     if not found:
         raise AuditError(f"run '{run}' has no asks to audit: its agent never asked the user")
@@ -74,7 +78,8 @@ async def audit(
         say(f"{with_spec} answered {made} item(s) ({total - made} already answered)")
     elif queue:
         added, total = make_queue(store, run, queue, n=n, seed=seed, per_item=per_item, with_spec=None)
-        say(f"audit queue '{queue}': {total} item(s), {added} new, {per_item} answer(s) per item")
+        q = store.work.queue(queue)
+        say(f"audit queue '{queue}': {total} item(s), {added} new, {q.per_item if q else per_item} answer(s) per item")
         return audit_summary(store, run, seed=seed or 0)
     compared = await compare_text(store, run, config_obj)
     if compared:

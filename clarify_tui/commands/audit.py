@@ -65,6 +65,8 @@ def main(args: argparse.Namespace) -> int:
             f"play it: clarify-tui play --queue {args.queue} --db {db}  (browser: clarify-tui serve --queue "
             f"{args.queue} --db {db}); then report: clarify-tui audit --run {args.run} --db {db}"
         )
+    if args.queue and not args.with_spec and args.format == "table":
+        return 0  # a new queue for people: the lines above say how to play it and report on it
     if args.format == "json":
         json.dump(summary, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -81,6 +83,10 @@ def _num(v: Any, pct: bool = False) -> str:
 
 def _ci(ci: list[float] | None) -> str:
     return "" if not ci else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _compared(comparison: str) -> str:
+    return "reply classes" if comparison.startswith("reply classes") else comparison.split(": ", 1)[-1]
 
 
 def _shift(s: dict[str, Any]) -> str:
@@ -104,7 +110,11 @@ def print_tables(summary: dict[str, Any]) -> None:
         console.print("no audit yet: audit --with SPEC, or --queue NAME for people")
     for a in summary["audits"]:
         for bench, b in a["benchmarks"].items():
-            who = f"auditor {a['auditor']}" if a["auditor"] != "people" else f"people: {', '.join(a['annotators'])}"
+            who = (
+                f"auditor {a['auditor']}"
+                if a["auditor"] != "people"
+                else f"people: {', '.join(a['annotators']) or 'none yet'}"
+            )
             t = Table(title=f"{bench}: {who} (queue {a['queue']})")
             t.add_column("measure")
             t.add_column("value", justify="right")
@@ -112,7 +122,7 @@ def print_tables(summary: dict[str, Any]) -> None:
                 ("asks / audited", f"{b['asks']} / {b['audited']}"),
                 ("agreement", _num(b["agreement"], pct=True)),
                 (f"kappa ({b['method'] or '-'}) [95% CI]", _num(b["kappa"]) + _ci(b["kappa_ci95"])),
-                ("compared by", "reply classes" if b["method"] else b["comparison"].split(": ", 1)[-1]),
+                ("compared by", _compared(b["comparison"])),
             ]
             if b.get("among_auditors"):
                 m = b["among_auditors"]
