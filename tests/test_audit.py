@@ -340,3 +340,36 @@ def test_the_discobench_fork_says_what_the_rule_user_says():
     from clarify_tui.users import rule
 
     assert (disco.NOTHING_TO_ADD, disco.NOTHING_TO_ADD_ZH) == (rule.NOTHING_TO_ADD, rule.NOTHING_TO_ADD_ZH)
+
+
+def test_a_session_a_person_played_is_audited_but_not_forked(tmp_path):
+    db = tmp_path / "hp.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    store = Store(db)
+    asyncio.run(audit(store, "ic", queue="lab"))
+    found = {f.item_id: f for f in asks(store, "ic")}
+    item = next(i for i in store.work.items("lab") if found[i.item_id].ask.simulator_class == "yes")
+    session = store.session(item.session_id)
+    session.user = "human"  # a person replied as the user in this session
+    store.update_session(session)
+    store.work.record_answer("lab", item.item_id, "ana", {"reply": "no", "class": "no"})
+    said: list[str] = []
+    s = asyncio.run(audit(store, "ic", say=said.append))
+    assert s["disagreements"] == 1 and s["forks"] == 0 and s["accuracy_shift"]["delta"] is None
+    assert "1 disagreement(s) not forked: a person played that session" in said[0]
+    assert store.sessions(runs=["ic" + RUN_SUFFIX]) == []
+
+
+def test_one_dissenting_person_in_an_agreeing_majority_forks_nothing(tmp_path):
+    db = tmp_path / "dm.db"
+    play_run(db, "cts", "scripted:ask-first", "cts", k=2)
+    store = Store(db)
+    asyncio.run(audit(store, "cts", queue="lab", per_item=3))
+    found = {f.item_id: f for f in asks(store, "cts")}
+    item = next(i for i in store.work.items("lab") if found[i.item_id].ask.simulator_reply != "unknown")
+    reply = found[item.item_id].ask.simulator_reply
+    for person, said in (("ana", reply), ("bo", reply), ("cy", "unknown")):
+        store.work.record_answer("lab", item.item_id, person, {"reply": said, "class": None})
+    s = asyncio.run(audit(store, "cts"))
+    assert s["audited"] == 1 and s["agreement"] == 1.0 and s["disagreements"] == 0 and s["forks"] == 0
+    assert store.sessions(runs=["cts" + RUN_SUFFIX]) == []

@@ -36,16 +36,33 @@ def make_queue(
 
 
 async def play_forks(
-    store: Store, run: str, *, config_obj: Any = None, on_fork: Callable[[Any], None] | None = None
+    store: Store,
+    run: str,
+    *,
+    config_obj: Any = None,
+    on_fork: Callable[[Any], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> int:
     """Fork every disagreement of the run's audit queues that has no fork yet."""
     _, queues = collect(store, run)
-    todo = []
+    todo, by_people = [], 0
     for name, rows in queues.items():
         q = store.work.queue(name)
         auditor = (q.config.get("with") if q else None) or name
-        todo += [(r["found"], r["verdict"]["pick"], auditor) for r in rows if r["verdict"]["pick"] is not None]
+        for r in rows:
+            if r["verdict"]["pick"] is None:
+                continue
+            if played_by_a_person(r["found"].session):
+                by_people += 1
+                continue
+            todo.append((r["found"], r["verdict"]["pick"], auditor))
+    if by_people and say:
+        say(f"{by_people} disagreement(s) not forked: a person played that session (forks need automated backends)")
     return await fork_disagreements(store, run, todo, config_obj=config_obj, on_fork=on_fork)
+
+
+def played_by_a_person(session: Any) -> bool:
+    return any(spec.split(":")[0] == "human" for spec in (session.agent, session.user))
 
 
 async def audit(
@@ -85,7 +102,7 @@ async def audit(
     if compared:
         say(f"compared {compared} free-text answer(s) through the run's judge")
     if forks:
-        played = await play_forks(store, run, config_obj=config_obj)
+        played = await play_forks(store, run, config_obj=config_obj, say=say)
         if played:
             say(f"played {played} fork(s) with the auditor's reply")
     return audit_summary(store, run, seed=seed or 0)

@@ -35,7 +35,7 @@ def _verdict(found: Found, answers: list[WorkAnswer], judged: dict) -> dict[str,
         same = {a.annotator: judged.get((a.queue, a.item_id, a.annotator), (None, ""))[0] for a in answers}
         votes = [v for v in same.values() if v is not None]
         agree = None if not votes else Counter(votes).most_common(1)[0][0]
-        pick = next((a.answer for a in answers if same[a.annotator] is False), None)
+        pick = next((a.answer for a in answers if same[a.annotator] is False), None) if agree is False else None
         return {"text": True, "classes": {}, "agree": agree, "pick": pick, "uncompared": len(same) - len(votes)}
     classes = {
         a.annotator: a.answer.get("class") or hooks.reply_class(a.answer.get("reply") or "", found.task, found.ask)
@@ -51,7 +51,7 @@ def _shift(rows: list[dict[str, Any]], nuggets: bool, seed: int) -> tuple[dict[s
     """Flips and the accuracy shift: per audited session, the mean change its forks made (0
     without a disagreement; left out while a fork is missing), per task the mean of its
     sessions, then the mean over tasks with a paired bootstrap CI."""
-    by_session: dict[str, list[float] | None] = {}
+    by_session: dict[str, list[float]] = {}
     tasks: dict[str, str] = {}
     flips = Counter(
         {
@@ -61,16 +61,20 @@ def _shift(rows: list[dict[str, Any]], nuggets: bool, seed: int) -> tuple[dict[s
             )
         }
     )
+    unknown: set[str] = set()  # sessions whose shift is not known yet (a fork or a comparison missing)
     for row in rows:
         sid = row["found"].session.id
         tasks[sid] = row["found"].task.id
         diffs = by_session.setdefault(sid, [])
-        if row["verdict"]["agree"] is not False or diffs is None:
+        agree = row["verdict"]["agree"]
+        if agree is None:
+            unknown.add(sid)
+        if agree is not False:
             continue
         fork = row.get("fork")
         before, after = outcome(row["found"].session), None if fork is None else outcome(fork)
         if before is None or after is None:
-            by_session[sid] = None  # not known yet
+            unknown.add(sid)
             continue
         diffs.append(after - before)
         if nuggets:
@@ -79,7 +83,7 @@ def _shift(rows: list[dict[str, Any]], nuggets: bool, seed: int) -> tuple[dict[s
             flips["wrong_to_right" if after > before else "right_to_wrong" if after < before else "unchanged"] += 1
     per_task: dict[str, list[float]] = defaultdict(list)
     for sid, diffs in by_session.items():
-        if diffs is not None:
+        if sid not in unknown:
             per_task[tasks[sid]].append(sum(diffs) / len(diffs) if diffs else 0.0)
     values = [sum(v) / len(v) for v in per_task.values()]
     ci = bootstrap_mean_ci(values, seed=seed) if len(values) >= 2 else None
