@@ -373,3 +373,28 @@ def test_one_dissenting_person_in_an_agreeing_majority_forks_nothing(tmp_path):
     s = asyncio.run(audit(store, "cts"))
     assert s["audited"] == 1 and s["agreement"] == 1.0 and s["disagreements"] == 0 and s["forks"] == 0
     assert store.sessions(runs=["cts" + RUN_SUFFIX]) == []
+
+
+def test_the_whatif_screen_lists_an_audit_fork_with_the_auditors_reply(tmp_path):
+    from clarify_tui.tui.browse import BrowseApp
+    from clarify_tui.tui.screens.whatif import WhatIfScreen
+
+    db = tmp_path / "t.db"
+    play_run(db, "interactcomp", "scripted:ask-first", "ic")
+    spec = user_file(tmp_path, "AlwaysNo", ALWAYS_NO)
+    store = Store(db)
+    asyncio.run(audit(store, "ic", with_spec=spec))
+    fork = store.sessions(runs=["ic" + RUN_SUFFIX])[0]
+
+    async def scenario() -> str:
+        app = BrowseApp(store, start="replay", session_id=fork.parent_id)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.press("i")
+            await pilot.pause()
+            assert isinstance(app.screen, WhatIfScreen)
+            return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+    text = asyncio.run(scenario())
+    assert "reply 'no'" in text and "right" in text and "wrong" in text
+    store.close()
