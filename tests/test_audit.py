@@ -91,7 +91,7 @@ def test_items_show_the_users_side_and_never_the_simulators_reply(tmp_path):
     ):
         summary = asyncio.run(audit(store, run, queue=f"people-{run}"))
         items = store.work.items(f"people-{run}")
-        assert summary["asks"] == len(items) > 0
+        assert summary["asks_in_run"] == len(items) > 0 and summary["asks"] == 0  # none audited yet
         for item in items:
             p = item.payload
             assert set(p) == {
@@ -140,7 +140,7 @@ def test_agreement_kappa_and_confusion_on_a_known_case(tmp_path):
     for item, cls in zip(items, mine):
         assert store.work.record_answer("people", item.item_id, "ana", {"reply": cls, "class": cls})
     s = audit_summary(store, "ic")
-    assert (s["audited"], s["agreement"], s["disagreements"]) == (6, pytest.approx(4 / 6), 2)
+    assert (s["asks"], s["agreement"], s["disagreements"]) == (6, pytest.approx(4 / 6), 2)
     cats = ["yes", "no", "i don't know"]
     table = [[sum(1 for a, b in zip(sim, mine) if (a, b) == (x, y)) for y in cats] for x in cats]
     assert s["confusion"]["rows"] == "simulator" and s["confusion"]["table"] == table
@@ -149,7 +149,7 @@ def test_agreement_kappa_and_confusion_on_a_known_case(tmp_path):
     assert s["kappa"] == pytest.approx((4 / 6 - pe) / (1 - pe))
     lo, hi = s["kappa_ci95"]
     assert lo <= s["kappa"] <= hi
-    assert s["by_class"]["yes"]["audited"] == sim.count("yes")
+    assert s["by_class"]["yes"]["asks"] == sim.count("yes")
     # two more people on the same items: Fleiss' kappa among the three of them
     for person in ("bo", "cy"):
         for item, cls in zip(items, sim):
@@ -175,7 +175,7 @@ def test_an_interrupted_audit_resumes_where_it_stopped(tmp_path):
     total = len(store.work.items(queue))
     calls = (tmp_path / "calls.log").read_text().splitlines()
     assert len(calls) == total  # nothing answered twice
-    assert summary["audited"] == total == summary["asks"]
+    assert summary["asks"] == total == summary["asks_in_run"]
 
 
 def test_disagreements_are_forked_with_the_auditors_reply_and_flip_outcomes(tmp_path):
@@ -283,7 +283,7 @@ def test_peoples_answers_are_reported_and_their_disagreements_forked(tmp_path):
     assert code == 0, err
     lines = [line for line in out.splitlines() if "│" in line]
     drawn = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in lines if line.count("│") >= 3}
-    assert drawn["asks / audited"] == f"{len(items)} / 2"
+    assert drawn["asks audited / in the run"] == f"2 / {len(items)}"
     assert drawn["agreement"] == "0.0%" and drawn["disagreements"] == "2" and drawn["forks (errored)"] == "2 (0)"
     assert "people: ana, bo" in out
 
@@ -306,7 +306,7 @@ def test_the_summary_calls_no_model_and_the_report_compares_free_text_once(tmp_p
         reply = found[item.item_id].ask.simulator_reply
         store.work.record_answer("people", item.item_id, "ana", {"reply": reply, "class": None})
     s = audit_summary(store, "cts")  # nothing compared yet: said, not guessed
-    assert s["audited"] == 3 and s["uncompared"] == 3 and s["agreement"] is None
+    assert s["asks"] == 3 and s["uncompared"] == 3 and s["agreement"] is None
     s = asyncio.run(audit(store, "cts"))  # the report compares through the run's judge, once
     assert s["uncompared"] == 0 and s["agreement"] == 1.0 and s["disagreements"] == 0
     assert audit_summary(store, "no-such-run")["note"].startswith("no sessions in run 'no-such-run'")
@@ -328,7 +328,7 @@ def test_a_model_auditor_is_asked_as_the_runs_user_and_read_as_the_run_reads_it(
         s = asyncio.run(audit(store, "ic", with_spec="openai:auditor-m", config_obj=llm_config(models.base_url)))
         prompts = [r.prompt for r in models.chat_requests("auditor-m")]
     answers = store.work.answers(queue="audit:ic:openai:auditor-m")
-    assert len(prompts) == len(answers) == s["asks"]
+    assert len(prompts) == len(answers) == s["asks"] == s["asks_in_run"]
     assert {a.answer["class"] for a in answers} == {"no"} and {a.source for a in answers} == {"simulator"}
     for f in asks(store, "ic"):  # each ask reached the auditor with its own task's context
         assert any(f.ask.ask in p and f.task.interactcomp.context in p for p in prompts)
@@ -371,7 +371,7 @@ def test_one_dissenting_person_in_an_agreeing_majority_forks_nothing(tmp_path):
     for person, said in (("ana", reply), ("bo", reply), ("cy", "unknown")):
         store.work.record_answer("lab", item.item_id, person, {"reply": said, "class": None})
     s = asyncio.run(audit(store, "cts"))
-    assert s["audited"] == 1 and s["agreement"] == 1.0 and s["disagreements"] == 0 and s["forks"] == 0
+    assert s["asks"] == 1 and s["agreement"] == 1.0 and s["disagreements"] == 0 and s["forks"] == 0
     assert store.sessions(runs=["cts" + RUN_SUFFIX]) == []
 
 

@@ -10,34 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from clarify_tui.store import Store
+from clarify_tui.store import Store, audit_comparisons
 from clarify_tui.task_model import Answer
 
-TABLE = "audit_comparisons"
 UNKNOWN = "unknown"
-
-
-def _create(store: Store) -> None:
-    with store._writing(), store.conn:
-        store.conn.execute(
-            f'CREATE TABLE IF NOT EXISTS "{TABLE}" ("queue" TEXT, "item_id" TEXT, "annotator" TEXT, '
-            '"same" INTEGER, "judge" TEXT, PRIMARY KEY ("queue", "item_id", "annotator"))'
-        )
 
 
 def stored(store: Store) -> dict[tuple[str, str, str], tuple[bool, str]]:
     """(queue, item, annotator) -> (same as the simulator, the judge that said so)."""
-    if not store.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [TABLE]).fetchone():
-        return {}
-    return {
-        (r["queue"], r["item_id"], r["annotator"]): (bool(r["same"]), r["judge"])
-        for r in store._rows(f'SELECT * FROM "{TABLE}"')
-    }
-
-
-def _record(store: Store, key: tuple[str, str, str], same: bool, judge: str) -> None:
-    with store._writing(), store.conn:
-        store.conn.execute(f'INSERT OR IGNORE INTO "{TABLE}" VALUES (?, ?, ?, ?, ?)', [*key, int(same), judge])
+    return audit_comparisons.read(store)
 
 
 async def compare(judge: Any, question: str, simulator: str, auditor: str) -> bool:
@@ -58,7 +39,7 @@ async def compare_missing(
 
     if not todo:
         return 0
-    _create(store)
+    audit_comparisons.create(store)
     done = stored(store)
     judges: dict[str, Any] = {}
     made = 0
@@ -68,7 +49,7 @@ async def compare_missing(
                 continue
             if spec not in judges:
                 judges[spec] = make_judge(spec, config)
-            _record(store, key, await compare(judges[spec], question, simulator, auditor), spec)
+            audit_comparisons.record(store, key, await compare(judges[spec], question, simulator, auditor), spec)
             made += 1
     finally:
         await close_backends(*judges.values())

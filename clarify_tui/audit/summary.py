@@ -99,7 +99,7 @@ def _benchmark(protocol: str, rows: list[dict[str, Any]], all_asks: list[Found],
     spec = registry.get(protocol)
     text = any(r["verdict"]["text"] for r in rows)
     choices = [] if text or not all_asks else list(all_asks[0].ask.reply.get("choices", []))
-    out: dict[str, Any] = {"asks": len(all_asks), "audited": len(rows)}
+    out: dict[str, Any] = {"asks": len(rows), "asks_in_run": len(all_asks)}
     if text:
         judged = [r for r in rows if r["verdict"]["agree"] is not None]
         judges = sorted({r["found"].session.judge for r in rows})
@@ -130,8 +130,8 @@ def _benchmark(protocol: str, rows: list[dict[str, Any]], all_asks: list[Found],
             comparison="reply classes (simulator's reply class against the auditors' majority)",
             by_class={
                 c: {
-                    "asks": sum(f.ask.simulator_class == c for f in all_asks),
-                    "audited": len(mine := [r for r in rows if r["found"].ask.simulator_class == c]),
+                    "asks": len(mine := [r for r in rows if r["found"].ask.simulator_class == c]),
+                    "asks_in_run": sum(f.ask.simulator_class == c for f in all_asks),
                     "agreement": sum(r["verdict"]["agree"] for r in mine) / len(mine) if mine else None,
                 }
                 for c in choices
@@ -181,13 +181,14 @@ def collect(store: Store, run: str) -> tuple[list[Found], dict[str, list[dict[st
 
 
 def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
-    """The audit's JSON (`audit --format json`, `report --audit`): `run`, `asks`, `audits` (one
-    per queue, per benchmark) and, at the top, the numbers of the audit that covers most items
-    (the latest on a tie; its `queue` named in `auditor`) for a run of one benchmark."""
+    """The audit's JSON (`audit --format json`, `report --audit`): `run`, `asks_in_run`, `audits`
+    (one per queue, per benchmark) and, at the top, the numbers of the audit that covers most
+    asks (the latest on a tie; its `queue` named in `auditor`) for a run of one benchmark:
+    `asks` (audited; 0: no audit answers yet), `agreement`, `kappa`, `confusion`, ..."""
     try:
         found, queues = collect(store, run)
     except AuditError as exc:  # no such run, a what-if run: nothing audited, said in `note`
-        return {"run": run, "asks": 0, "unauditable": [], "audits": [], "note": str(exc), **_EMPTY}
+        return {"run": run, "asks_in_run": 0, "unauditable": [], "audits": [], "note": str(exc), **_EMPTY}
     protocols = sorted({f.session.protocol.value for f in found})
     audits: list[dict[str, Any]] = []
     for q in store.work.queues(run=run, kind="audit"):
@@ -199,7 +200,7 @@ def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
                 "auditor": q.config.get("with") or "people",
                 "annotators": annotators,
                 "items": store.work.progress(q.name)["items"],
-                "audited": len(rows),
+                "asks": len(rows),  # audited
                 "benchmarks": {
                     p: _benchmark(
                         p,
@@ -212,17 +213,18 @@ def audit_summary(store: Store, run: str, *, seed: int = 0) -> dict[str, Any]:
             }
         )
     unauditable = sorted({s.protocol.value for s in _sessions(store, run) if registry.get(s.protocol).audit is None})
-    out: dict[str, Any] = {"run": run, "asks": len(found), "unauditable": unauditable, "audits": audits}
-    head = max(reversed(audits), key=lambda a: a["audited"], default=None)  # the latest on a tie
+    out: dict[str, Any] = {"run": run, "asks_in_run": len(found), "unauditable": unauditable, "audits": audits}
+    head = max(reversed(audits), key=lambda a: a["asks"], default=None)  # the latest on a tie
     if head is not None and len(protocols) == 1:
-        out.update({k: v for k, v in head["benchmarks"][protocols[0]].items() if k != "asks"})
+        out.update(head["benchmarks"][protocols[0]])
         out["auditor"] = head["queue"]
     else:
-        out.update(_EMPTY)
+        out.update(_EMPTY, asks=head["asks"] if head is not None else 0)
     return out
 
 
 _EMPTY: dict[str, Any] = {
+    "asks": 0,
     "agreement": None,
     "kappa": None,
     "confusion": None,

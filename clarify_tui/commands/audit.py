@@ -103,7 +103,7 @@ def print_tables(summary: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    console.print(f"simulator audit of run {summary['run']}: {summary['asks']} ask(s)")
+    console.print(f"simulator audit of run {summary['run']}: {summary['asks_in_run']} ask(s)")
     for name in summary["unauditable"]:
         console.print(f"cannot audit protocol '{name}': it has no audit hooks (docs/audit.md)")
     if not summary["audits"]:
@@ -119,7 +119,7 @@ def print_tables(summary: dict[str, Any]) -> None:
             t.add_column("measure")
             t.add_column("value", justify="right")
             rows = [
-                ("asks / audited", f"{b['asks']} / {b['audited']}"),
+                ("asks audited / in the run", f"{b['asks']} / {b['asks_in_run']}"),
                 ("agreement", _num(b["agreement"], pct=True)),
                 (f"kappa ({b['method'] or '-'}) [95% CI]", _num(b["kappa"]) + _ci(b["kappa_ci95"])),
                 ("compared by", _compared(b["comparison"])),
@@ -130,7 +130,7 @@ def print_tables(summary: dict[str, Any]) -> None:
             rows += [
                 (
                     f"  simulator said {c}",
-                    f"{v['asks']} asked, {v['audited']} audited, {_num(v['agreement'], True)} agree",
+                    f"{v['asks']} of {v['asks_in_run']} audited, {_num(v['agreement'], True)} agree",
                 )
                 for c, v in b["by_class"].items()
             ]
