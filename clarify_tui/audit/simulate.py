@@ -1,6 +1,6 @@
 """Answering an audit queue with another simulator (`audit --with SPEC`), blind.
 
-The auditor is built from SPEC by the code `run --user SPEC` uses (backends.make_user: the
+The auditor is built from SPEC by the code `run --user SPEC` uses (backends.py: the
 rule user, openai:MODEL, py:FILE:NAME, http://...) and called exactly as the run's simulator
 was at that ask (its protocol's `ask_user`: the same task, question and, in DiscoBench, the
 same checkpoint and judgement); it never sees the simulator's reply. Each answer is stored as
