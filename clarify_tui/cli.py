@@ -36,6 +36,7 @@ COMMANDS = (
     "queue",
     "whatif",
     "labels",
+    "audit",
     "report",
     "backends",
     "show",

@@ -33,7 +33,7 @@ from clarify_tui.protocols import registry
 from clarify_tui.store import Store
 from clarify_tui.whatif_results import RUN_SUFFIX, DecisionPoint, Fork, WhatIfResult, failed, fork_of
 
-Intervention = Literal["ask", "answer"]
+Intervention = Literal["ask", "answer", "reply"]  # reply: the simulator audit's (audit/forks.py)
 At = Literal["answer", "search", "both"]
 Which = Literal["failed", "all"]
 
@@ -199,11 +199,14 @@ class Player:
         for b in self._built.values():
             await b.aclose()
 
-    def _episode(self, parent: Session, point: DecisionPoint, intervention: Intervention, sink: Any) -> Episode:
+    def _episode(
+        self, parent: Session, point: DecisionPoint, intervention: Intervention, sink: Any, user: Any = None, **cf: Any
+    ) -> Episode:
+        """`user`: another user for this fork (the audit's reply fork); `cf`: more for its record."""
         task = self.store.task_for(parent.id)
         b = self.backends(parent)
         config = parent.config.model_copy()
-        if registry.get(parent.protocol).clarify_budget is not None:  # one more question up front
+        if intervention == "ask" and registry.get(parent.protocol).clarify_budget is not None:  # one more up front
             config = config.model_copy(update={"k": parent.config.k + 1})
         session = Session(
             run=parent.run + RUN_SUFFIX,
@@ -218,12 +221,12 @@ class Player:
             parent_id=parent.id,
             fork_step=point.step - 1,
             epoch=parent.epoch,
-            counterfactual={"intervention": intervention, "step": point.step, "kind": point.kind},
+            counterfactual={"intervention": intervention, "step": point.step, "kind": point.kind, **cf},
         )
         episode = build_episode(
             task,
             agent=b.agent,
-            user=b.user,
+            user=user if user is not None else b.user,
             search=b.search,
             judge=b.judge,
             config=config,

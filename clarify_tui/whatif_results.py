@@ -75,12 +75,13 @@ def failed(session: Session) -> bool:
 
 
 def interventions(store: Store, run: str) -> list[str]:
-    """The interventions `run` has forks for, `ask` first (what `report --whatif` labels)."""
+    """The interventions `run` has forks for, `ask` first (what `report --whatif` labels).
+    The audit's `reply` forks are the audit's (audit/summary.py), not the agent's what-ifs."""
     found = {
         str((s.counterfactual or {}).get("intervention"))
         for s in store.sessions(runs=[run + RUN_SUFFIX])
         if s.counterfactual and s.parent_id
-    }
+    } - {"reply"}
     return sorted(found, key=lambda i: (i != "ask", i))
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from clarify_tui.metrics.paper_tables import PaperTable
     from clarify_tui.metrics.records import ScoredSession
     from clarify_tui.models import ActionKind, EpisodeConfig, Session
+    from clarify_tui.protocols.audit_hooks import ProtocolAudit
     from clarify_tui.results import AnyResult, AnyState
 
 
@@ -181,3 +182,6 @@ class ProtocolSpec:
     # LLM agents' play, whether a task needs an answer, a user's generic reply); a
     # built-in's lives in its low tier, `roles.py`, which `registry.roles` reads by name
     roles: ProtocolRoles = GENERIC
+    # the simulator audit's hooks (protocols/audit_hooks.py): its asks, what its user sees,
+    # its reply classes (None: `audit` says it cannot audit this protocol)
+    audit: ProtocolAudit | None = None

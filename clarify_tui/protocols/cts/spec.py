@@ -8,7 +8,7 @@ from clarify_tui.metrics.intervals import t_interval
 from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.cts import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.cts import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.cts.metric_model import CTSMetrics
 from clarify_tui.protocols.cts.metrics import cts_metrics, is_orig, score_of
 from clarify_tui.protocols.cts.roles import ROLES
@@ -65,4 +65,5 @@ SPEC = ProtocolSpec(
     value=score_of,
     intervals=intervals,
     roles=ROLES,
+    audit=audit.AUDIT,
 )

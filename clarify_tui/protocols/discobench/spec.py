@@ -9,7 +9,7 @@ from clarify_tui.metrics.profiles import choose_k, common_subset
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.discobench import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.discobench import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.discobench.metric_model import DiscoBenchMetrics
 from clarify_tui.protocols.discobench.metrics import discobench_metrics, keyed_profile_checkpoints, profile_checkpoints
 from clarify_tui.protocols.discobench.roles import ROLES
@@ -55,4 +55,5 @@ SPEC = ProtocolSpec(
     opens_at_failure=True,
     run_flags=("prompting", "ablation", "checkpoints"),
     roles=ROLES,
+    audit=audit.AUDIT,
 )

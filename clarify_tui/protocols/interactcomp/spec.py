@@ -8,7 +8,7 @@ from clarify_tui.metrics.options import ScoreOptions
 from clarify_tui.metrics.records import ScoredSession
 from clarify_tui.models import ActionKind
 from clarify_tui.protocols.base import ProtocolSpec
-from clarify_tui.protocols.interactcomp import charts, deviations, panel, paper_table, summary, table
+from clarify_tui.protocols.interactcomp import audit, charts, deviations, panel, paper_table, summary, table
 from clarify_tui.protocols.interactcomp.compat import reads_as_reference
 from clarify_tui.protocols.interactcomp.metric_model import InteractCompMetrics
 from clarify_tui.protocols.interactcomp.metrics import interactcomp_metrics
@@ -64,4 +64,5 @@ SPEC = ProtocolSpec(
     check_config=check_config,
     reads_compat=True,
     roles=ROLES,
+    audit=audit.AUDIT,
 )

@@ -92,6 +92,8 @@ class WhatIfScreen(Screen):
         for fork in self.forks:
             cf = fork.counterfactual or {}
             instead = cf.get("intervention", "?") + (" (fallback)" if cf.get("fallback") else "")
+            if cf.get("intervention") == "reply":  # the simulator audit's fork: the auditor's reply
+                instead = f"reply {str((cf.get('answer') or {}).get('reply') or '')[:30]!r}"
             table.add_row(
                 str(cf.get("step")), str(cf.get("kind")), instead, parent, _outcome_text(fork), fork.id, key=fork.id
             )
