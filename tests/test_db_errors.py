@@ -215,7 +215,7 @@ async def test_a_lock_held_elsewhere_does_not_stall_the_running_episodes(tmp_pat
             last = now
 
     slow = _SlowAgent(backends.make_agent("scripted:search-then-ask"))
-    monkeypatch.setattr("clarify_tui.runner.make_agent", lambda spec, cfg=None: slow)
+    monkeypatch.setattr("clarify_tui.runner.build_agent", lambda spec, cfg=None: slow)
     threading.Timer(0.2, hold_lock).start()
     summary, _ = await asyncio.gather(run_batch(store, spec, tasks), ticker())
     assert len(summary.completed) == 10
