@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from servers import FakeOpenAI, Reply, Script, chat, error, interactcomp_router, llm_config
+from servers import llm_run as run_argv
 
 from clarify_tui.cli import main
 from clarify_tui.errors import BackendError
@@ -66,22 +67,7 @@ def faulty(every: int, healthy):
 
 
 def llm_run(db, *extra):
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
-        "f",
-        *extra,
-    ]
+    return run_argv(db, "f", *extra)
 
 
 def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path, server, monkeypatch, capsys):
