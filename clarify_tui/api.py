@@ -11,7 +11,7 @@ import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from clarify_tui.argtypes import TaskLimit
 from clarify_tui.errors import UsageError
@@ -27,6 +27,7 @@ from clarify_tui.run_request import (  # noqa: F401  (importable from here as be
 
 if TYPE_CHECKING:
     from clarify_tui.metrics.model import Scores
+    from clarify_tui.metrics.options import ScoreKeywords
     from clarify_tui.metrics.report import ScoreReport
 
 ROLE_FLAGS = ("agent", "user", "judge", "deep_search")
@@ -201,16 +202,13 @@ def scores(
     by: str = "run",
     judge: str | None = None,
     include_informed: bool = False,
-    profile_k: float | str | None = None,
-    bootstrap: int = 10_000,
-    seed: int = 0,
     from_export: str | Path | None = None,
-    executor=None,
     on_note: Callable[[str], None] | None = None,
-    profile_subset: str = "common",
+    **options: Unpack[ScoreKeywords],
 ) -> Scores:
     """The score report, typed (metrics/model.py `Scores`: a protocol's model per group);
-    `score` is its JSON. `profile_subset`: DiscoBench profiles on the common subset or all."""
+    `score` is its JSON. `options` (metrics/options.py, the paper's defaults): profile_k,
+    profile_subset (DiscoBench profiles on the common subset or all), bootstrap, seed, executor."""
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.once import count_once
     from clarify_tui.metrics.records import without_informed
@@ -245,15 +243,7 @@ def scores(
     if on_note is not None:
         for d in duplicates:
             on_note(f"warning: {d.describe()}")
-    report = score_groups(
-        sessions,
-        by=by,
-        profile_k=profile_k,
-        bootstrap=bootstrap,
-        seed=seed,
-        executor=executor,
-        profile_subset=profile_subset,
-    )
+    report = score_groups(sessions, by, **options)
     if on_note is not None:
         from clarify_tui.protocols import registry
 

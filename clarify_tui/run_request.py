@@ -2,8 +2,9 @@
 
 Why: `api.run`, `api.prepare_run` and `clarify-tui sweep` took the same twenty keywords and
 passed them on one by one, so a new setting meant three signatures and every call between
-them. Now the documented keywords (docs/api.md) build a `RunRequest` once, and `prepare`
-reads it: the tasks, the spec, the config and its call limit, every backend built once
+them. Now the documented keywords (docs/api.md), or `run`'s flags (commands/run.py
+`run_request`, a sweep cell's too), build a `RunRequest` once, and `prepare` reads it: the
+tasks, the spec, the config and its call limit, every backend built once
 (backends.build_backends), the provenance. A bad setting raises here, before the database.
 """
 

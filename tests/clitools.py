@@ -39,3 +39,26 @@ def finish(proc: subprocess.Popen, timeout: float = 120) -> tuple[int, str, str]
 
 def run_cli(*args: str, **kw) -> tuple[int, str, str]:
     return finish(cli(*args, **kw))
+
+
+def scripted_run(db, benchmark: str, agent: str, name: str, limit: int, *extra: str) -> list[str]:
+    """`clarify-tui run` of the first `limit` demo tasks of `benchmark` with the scripted
+    `agent`, one at a time, into `db` as run `name`, then `extra`."""
+    return [
+        "run",
+        "--benchmark",
+        benchmark,
+        "--dataset",
+        "demo",
+        "--agent",
+        f"scripted:{agent}",
+        "--db",
+        str(db),
+        "--run",
+        name,
+        "--limit",
+        str(limit),
+        "--concurrency",
+        "1",
+        *extra,
+    ]

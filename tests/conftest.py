@@ -50,3 +50,21 @@ def make_episode(search):
         )
 
     return make
+
+
+@pytest.fixture
+def wiki_fleiss_table() -> list[list[int]]:
+    """Wikipedia's "Fleiss' kappa" worked example: 10 subjects, 14 raters, 5 categories;
+    P-bar 0.378, P-bar-e 0.213, kappa 0.210 (test_stats.py, test_agreement.py)."""
+    return [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]

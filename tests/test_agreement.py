@@ -6,23 +6,9 @@ import pytest
 
 from clarify_tui.metrics.agreement import categorical_agreement, fleiss_kappa_varying
 
-# Wikipedia's Fleiss' kappa example: 10 subjects, 14 raters, 5 categories, kappa 0.210
-WIKI_FLEISS = [
-    [0, 0, 0, 0, 14],
-    [0, 2, 6, 4, 2],
-    [0, 0, 3, 5, 6],
-    [0, 3, 9, 2, 0],
-    [2, 2, 8, 1, 1],
-    [7, 7, 0, 0, 0],
-    [3, 2, 6, 3, 0],
-    [2, 5, 3, 2, 2],
-    [6, 5, 2, 1, 0],
-    [0, 2, 2, 3, 7],
-]
 
-
-def test_fleiss_with_equal_raters_matches_the_published_value():
-    assert fleiss_kappa_varying(WIKI_FLEISS) == pytest.approx(0.210, abs=5e-4)
+def test_fleiss_with_equal_raters_matches_the_published_value(wiki_fleiss_table):
+    assert fleiss_kappa_varying(wiki_fleiss_table) == pytest.approx(0.210, abs=5e-4)
 
 
 def test_two_raters_give_cohens_kappa_and_the_confusion_table():

@@ -14,6 +14,7 @@ from clarify_tui import api
 from clarify_tui.backend_spec import BackendSpec, RoleSpecs
 from clarify_tui.backends import SpecError, build_backends
 from clarify_tui.run_request import RunRequest
+from clarify_tui.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "clarify_tui"
@@ -182,3 +183,63 @@ def test_an_import_records_the_settings_of_a_model_spelt_the_inspect_way(tmp_pat
     ]
     assert (roles["user"]["model"], roles["judge"]["model"]) == ("u-model", "j-model")
     assert roles["agent"] == {"spec": "import:cts"}
+
+
+def test_the_run_command_builds_the_request_itself_and_plays_it(tmp_path, monkeypatch, capsys):
+    """`clarify-tui run` reads its flags into a `RunRequest` (commands/run.py `run_request`)
+    and hands that to `api.play`: not twenty keywords through `api.run`."""
+    from clarify_tui.cli import main
+
+    played: list[RunRequest] = []
+    real_play = api.play
+
+    def play(request, **callbacks):
+        played.append(request)
+        assert set(callbacks) == {"on_banner", "on_start", "on_session_done", "notify"}
+        return real_play(request, **callbacks)
+
+    def keywords(*args, **kwargs):
+        raise AssertionError("the command went through api.run's keywords")
+
+    monkeypatch.setattr(api, "play", play)
+    monkeypatch.setattr(api, "run", keywords)
+    db = tmp_path / "c.db"
+    argv = ["run", "--benchmark", "interactcomp", "--agent", "scripted:direct-guess", "--db", str(db), "--run", "c"]
+    code = main([*argv, "--limit", "1", "--epochs", "2", "--seed", "7", "--search-cache", "off", "--concurrency", "1"])
+    assert code == 0
+    [request] = played
+    assert (request.benchmark, request.agent, request.name, request.epochs, request.seed) == (
+        "interactcomp",
+        "scripted:direct-guess",
+        "c",
+        2,
+        7,
+    )
+    assert (request.search_cache, request.concurrency, request.resume, request.take_over) == ("off", 1, False, False)
+    assert len(Store(db).sessions(runs=["c"])) == 2  # one task, two epochs: played as asked
+    assert "saved to" in capsys.readouterr().err
+
+
+def test_every_request_field_is_read_from_a_run_flag():
+    """A new `RunRequest` field without a `run` flag behind it would silently keep its default
+    for the command (and every sweep cell)."""
+    from clarify_tui.commands.run import episode_config, run_request
+    from clarify_tui.commands.sweep import run_parser
+
+    defaults = RunRequest("interactcomp", "scripted:direct-guess")
+    args = run_parser().parse_args(
+        ["--benchmark", "cts", "--agent", "scripted:ask-first", "--dataset", "demo", "--user", "rule",
+         "--judge", "rule", "--search", "local", "--db", "x.db", "--run", "n", "--concurrency", "3",
+         "--task-ids", "a,b", "--epochs", "2", "--seed", "5", "--resume", "--retry-errored",
+         "--task-attempts", "2", "--search-cache", "off", "--config", "c.toml", "--set", "openai.timeout=3",
+         "--agent-arg", "temperature=0", "--take-over"]
+    )  # fmt: skip
+    request = run_request(args, episode_config(args))
+    unread = [
+        f.name
+        for f in fields(RunRequest)
+        if getattr(request, f.name) == getattr(defaults, f.name)
+        and f.name not in {"dataset", "user", "judge", "search"}
+    ]
+    assert unread == ["limit", "argv"]  # --limit not given here; argv is the cli's, not a flag
+    assert request.overrides == {"openai": {"timeout": 3}} and request.task_ids == ["a", "b"]

@@ -23,6 +23,7 @@ from clarify_tui.tui.screens.sessions import SessionsScreen
 from clarify_tui.tui.widgets.session_table import SessionTable
 from clarify_tui.tui.widgets.state import StatePanel, render_state
 from clarify_tui.tui.widgets.trajectory import Trajectory
+from tests.clitools import scripted_run
 
 SIZE = (150, 45)
 
@@ -31,28 +32,7 @@ SIZE = (150, 45)
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("browse") / "browse.db"
     for agent in ("direct-guess", "search-then-ask"):
-        assert (
-            cli(
-                [
-                    "run",
-                    "--benchmark",
-                    "discobench",
-                    "--dataset",
-                    "demo",
-                    "--agent",
-                    f"scripted:{agent}",
-                    "--db",
-                    str(path),
-                    "--run",
-                    f"dg-{agent}",
-                    "--limit",
-                    "3",
-                    "--concurrency",
-                    "1",
-                ]
-            )
-            == 0
-        )
+        assert cli(scripted_run(path, "discobench", agent, f"dg-{agent}", 3)) == 0
     return path
 
 

@@ -19,6 +19,7 @@ import pytest
 from clarify_tui.cli import main as cli
 from clarify_tui.store import Store
 from clarify_tui.tui.browse import BrowseApp
+from tests.clitools import scripted_run
 
 SIZE = (150, 42)
 
@@ -46,29 +47,7 @@ def db(tmp_path_factory):
             ("cts", "direct-guess", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
             ("cts", "search-then-ask", ["--k", "2", "--deep-search", "scripted:direct-guess"]),
         ):
-            assert (
-                cli(
-                    [
-                        "run",
-                        "--benchmark",
-                        benchmark,
-                        "--dataset",
-                        "demo",
-                        "--agent",
-                        f"scripted:{agent}",
-                        "--db",
-                        str(path),
-                        "--run",
-                        f"{benchmark[:5]}-{agent}",
-                        "--limit",
-                        "4",
-                        "--concurrency",
-                        "1",
-                        *extra,
-                    ]
-                )
-                == 0
-            )
+            assert cli(scripted_run(path, benchmark, agent, f"{benchmark[:5]}-{agent}", 4, *extra)) == 0
     return path
 
 

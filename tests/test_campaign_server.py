@@ -41,13 +41,8 @@ async def door() -> AsyncIterator[tuple[CampaignServer, TestClient]]:
             server.finished.append(request.match_info["ticket"])
 
     server.handle_websocket = handle_websocket  # before _make_app routes it
-    client = TestClient(TestServer(await server._make_app()))
-    await client.start_server()
-    try:
+    async with client_of(server) as client:
         yield server, client
-    finally:
-        await client.close()
-        gc.collect()  # textual-serve leaves the app process's pipes to the collector: while the loop runs
 
 
 async def test_without_the_token_nothing_is_served(door):
@@ -123,13 +118,14 @@ def make_door(**options):
 
 @contextlib.asynccontextmanager
 async def client_of(server: CampaignServer) -> AsyncIterator[TestClient]:
+    """A test client of `server` (the `door` fixture's; test_work_queue_serve.py's too)."""
     client = TestClient(TestServer(await server._make_app()))
     await client.start_server()
     try:
         yield client
     finally:
         await client.close()
-        gc.collect()
+        gc.collect()  # textual-serve leaves the app process's pipes to the collector: while the loop runs
 
 
 async def test_a_signed_link_names_its_annotator_a_tampered_or_revoked_one_is_403_and_starts_nothing():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from servers import FakeOpenAI, Reply, interactcomp_router
+from servers import llm_run as run_argv
 
 from clarify_tui.cli import main
 from clarify_tui.store import Store
@@ -59,19 +60,8 @@ def _never_answers(request) -> Reply:
 
 
 def _llm_run(db, url, *extra):
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
+    return run_argv(
+        db,
         "dead",
         "--task-attempts",
         "1",
@@ -84,7 +74,7 @@ def _llm_run(db, url, *extra):
         "--set",
         "openai.max_retries=0",
         *extra,
-    ]
+    )
 
 
 def test_an_endpoint_that_never_answers_stops_the_run_and_resume_finishes_it(tmp_path, capsys, monkeypatch):

@@ -17,6 +17,7 @@ from clarify_tui.models import Protocol
 from clarify_tui.paths import prompts_dir
 from clarify_tui.tasks.demo import demo_file
 from tests.servers import FakeOpenAI, interactcomp_router
+from tests.servers import llm_run as run_argv
 
 KEY = "sk-i23c-secret-never-stored"
 
@@ -28,24 +29,7 @@ def server():
 
 
 def llm_run(db, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
-        "p",
-        "--limit",
-        "2",
-        *extra,
-    ]
+    return run_argv(db, "p", "--limit", "2", *extra)
 
 
 def stored(db) -> dict:

@@ -10,6 +10,7 @@ import time
 
 from clitools import cli, cli_env
 from servers import FakeOpenAI, error, interactcomp_router
+from servers import llm_run as run_argv
 
 from clarify_tui.cli import main
 from clarify_tui.store import Store
@@ -18,19 +19,8 @@ DEMO_TASKS = 11
 
 
 def _run(db, url, *extra):
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
+    return run_argv(
+        db,
         "r",
         "--task-attempts",
         "1",
@@ -45,7 +35,7 @@ def _run(db, url, *extra):
         "--set",
         "openai.stop_after_failures=0",
         *extra,
-    ]
+    )
 
 
 def _slow(seconds: float):

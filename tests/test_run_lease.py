@@ -18,29 +18,13 @@ from clarify_tui.store import Store
 from tests.clitools import cli, cli_env, finish, run_cli
 from tests.conftest import IC
 from tests.servers import FakeOpenAI, interactcomp_router
+from tests.servers import llm_run as run_argv
 
 DEMO_TASKS = 11  # the bundled InteractComp demo
 
 
 def llm_run(db, name: str, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
-        name,
-        "--concurrency",
-        "4",
-        *extra,
-    ]
+    return run_argv(db, name, "--concurrency", "4", *extra)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from servers import FakeOpenAI, Reply, Script, chat, error, interactcomp_router, llm_config
+from servers import llm_run as run_argv
 
 from clarify_tui.cli import main
 from clarify_tui.errors import BackendError
@@ -66,22 +67,7 @@ def faulty(every: int, healthy):
 
 
 def llm_run(db, *extra):
-    return [
-        "run",
-        "--benchmark",
-        "interactcomp",
-        "--agent",
-        "openai:a",
-        "--user",
-        "openai:u",
-        "--judge",
-        "openai:j",
-        "--db",
-        str(db),
-        "--run",
-        "f",
-        *extra,
-    ]
+    return run_argv(db, "f", *extra)
 
 
 def test_a_faulty_run_completed_by_retry_errored_scores_each_task_once(tmp_path, server, monkeypatch, capsys):
@@ -143,7 +129,12 @@ def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_pat
     route = interactcomp_router(0.0)
     # each of the first `wave` requests is held until `want` are in flight at once (then all
     # go on), or `hold` seconds: a limit below `want` shows as a peak below it
-    wave, want, hold, reached = [40], [33], [120.0], [False]  # held until 33 are in flight: a loaded machine starts them slowly
+    wave, want, hold, reached = (
+        [40],
+        [33],
+        [120.0],
+        [False],
+    )  # held until 33 are in flight: a loaded machine starts them slowly
 
     def slow(request):
         with changed:

@@ -12,6 +12,7 @@ from clarify_tui.cli import main as cli
 from clarify_tui.store import Store
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.widgets.charts import BarChart
+from tests.clitools import scripted_run
 
 RUNS = [
     ("discobench", "direct-guess"),
@@ -30,28 +31,7 @@ def dbs(tmp_path_factory) -> dict[int, str]:
     folder = tmp_path_factory.mktemp("bars")
     path, copies = folder / "all.db", {}
     for n, (benchmark, agent) in enumerate(RUNS, 1):
-        assert (
-            cli(
-                [
-                    "run",
-                    "--benchmark",
-                    benchmark,
-                    "--dataset",
-                    "demo",
-                    "--agent",
-                    f"scripted:{agent}",
-                    "--db",
-                    str(path),
-                    "--run",
-                    f"{benchmark[:5]}-{agent}",
-                    "--limit",
-                    "1",
-                    "--concurrency",
-                    "1",
-                ]
-            )
-            == 0
-        )
+        assert cli(scripted_run(path, benchmark, agent, f"{benchmark[:5]}-{agent}", 1)) == 0
         if n >= 2:
             copies[n] = str(folder / f"runs{n}.db")
             with sqlite3.connect(path) as src, sqlite3.connect(copies[n]) as dst:

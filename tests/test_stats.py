@@ -103,22 +103,8 @@ def test_wilson_stays_inside_0_1():
     assert wilson(0, 0) is None
 
 
-def test_fleiss_kappa_worked_example():
-    # Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters, 5 categories;
-    # P-bar 0.378, P-bar-e 0.213, kappa 0.210.
-    table = [
-        [0, 0, 0, 0, 14],
-        [0, 2, 6, 4, 2],
-        [0, 0, 3, 5, 6],
-        [0, 3, 9, 2, 0],
-        [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0],
-        [3, 2, 6, 3, 0],
-        [2, 5, 3, 2, 2],
-        [6, 5, 2, 1, 0],
-        [0, 2, 2, 3, 7],
-    ]
-    assert round(fleiss_kappa(table), 3) == 0.210
+def test_fleiss_kappa_worked_example(wiki_fleiss_table):
+    assert round(fleiss_kappa(wiki_fleiss_table), 3) == 0.210
     assert math.isnan(fleiss_kappa([[3, 0], [3, 0]]))  # one category only: undefined
 
 

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from servers import FakeOpenAI, Request, Script, chat, error, interactcomp_router
+from servers import llm_run as run_argv
 
 from clarify_tui.cli import main
 from clarify_tui.store import Store
@@ -43,19 +44,8 @@ def first_calls_broken(broken: int, bad_reply=lambda: chat(FLAT)):
 
 def run(db, *extra) -> int:
     return main(
-        [
-            "run",
-            "--benchmark",
-            "interactcomp",
-            "--agent",
-            "openai:a",
-            "--user",
-            "openai:u",
-            "--judge",
-            "openai:j",
-            "--db",
-            str(db),
-            "--run",
+        run_argv(
+            db,
             "r",
             "--limit",
             "1",
@@ -66,7 +56,7 @@ def run(db, *extra) -> int:
             "--set",
             "openai.max_retries=0",
             *extra,
-        ]
+        )
     )
 
 

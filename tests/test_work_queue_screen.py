@@ -6,11 +6,14 @@ kept, nothing hidden drawn, and the text reachable at 80x24."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 from clarify_tui.store import Store
 from clarify_tui.tui.work_app import WorkApp
+from tests.test_tui_forms import burst, drawn, until
 
 SMALL, LARGE = (80, 24), (200, 50)
 CONTEXT = "A red and white lattice tower built in 1958 for television broadcasting."
@@ -50,7 +53,7 @@ def labels_item(decision_index: int, steps: list[dict]) -> dict:
     }
 
 
-def make_audit(db, per_item: int = 1) -> None:
+def make_audit(db, per_item: int = 1):
     store = Store(db)
     store.work.create_queue("aud", "audit", run="r1", per_item=per_item)
     store.work.add_items(
@@ -61,9 +64,10 @@ def make_audit(db, per_item: int = 1) -> None:
         ],
     )
     store.close()
+    return db
 
 
-def make_labels(db) -> None:
+def make_labels(db):
     store = Store(db)
     store.work.create_queue("lab", "labels", run="r1")
     steps = [
@@ -72,6 +76,7 @@ def make_labels(db) -> None:
     ]
     store.work.add_items("lab", [("s1", 2, labels_item(2, steps)), ("s2", 0, labels_item(0, []))])
     store.close()
+    return db
 
 
 def app_for(db, name: str, annotator: str = "ana") -> WorkApp:
@@ -81,17 +86,13 @@ def app_for(db, name: str, annotator: str = "ana") -> WorkApp:
     return WorkApp(store, queue, annotator)
 
 
-def drawn(app) -> str:
-    """The terminal's lines, as a person reads them."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-async def until(condition, what: str) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never: {what}")
+@asynccontextmanager
+async def opened(db, name: str, first: str, annotator: str = "ana", size=SMALL) -> AsyncIterator[tuple[WorkApp, Any]]:
+    """The queue `name` open for `annotator` at `size`, once `first` is drawn: (app, pilot)."""
+    app = app_for(db, name, annotator)
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: first in drawn(app), f"{first!r} drawn")
+        yield app, pilot
 
 
 def stored(db, queue: str) -> list[tuple[str, str, str, dict]]:
@@ -106,11 +107,8 @@ def drafts(db) -> list[tuple]:
 
 
 async def test_an_audit_item_shows_what_the_user_knows_and_a_reply_is_stored_on_its_item(tmp_path):
-    db = tmp_path / "w.db"
-    make_audit(db)
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "the ask")
+    db = make_audit(tmp_path / "w.db")
+    async with opened(db, "aud", "Is the tower in Japan?") as (app, pilot):
         text = drawn(app)
         assert "item 1 of 2 · 1 answer each · you answered 0" in text
         assert "Which tower is it?" in text and "red and white lattice tower" in text
@@ -137,11 +135,8 @@ async def test_an_audit_item_shows_what_the_user_knows_and_a_reply_is_stored_on_
 
 
 async def test_a_labels_item_highlights_the_decision_hides_the_outcome_and_stores_label_and_note(tmp_path):
-    db = tmp_path / "w.db"
-    make_labels(db)
-    app = app_for(db, "lab")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Decision point" in drawn(app), "the decision")
+    db = make_labels(tmp_path / "w.db")
+    async with opened(db, "lab", "Decision point") as (app, pilot):
         text = drawn(app)
         assert "step 0 · agent search: red lattice tower 1958" in text  # the trajectory so far
         assert "Decision point · step 2: the agent chose to answer" in text and "Tokyo Tower" in text
@@ -164,11 +159,8 @@ async def test_a_labels_item_highlights_the_decision_hides_the_outcome_and_store
 
 async def test_an_answer_sent_twice_keeps_the_first_and_says_so(tmp_path):
     """The same annotator in two windows: the second answer never overwrites the first."""
-    db = tmp_path / "w.db"
-    make_labels(db)
-    app = app_for(db, "lab")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Decision point · step 2" in drawn(app), "the item")
+    db = make_labels(tmp_path / "w.db")
+    async with opened(db, "lab", "Decision point · step 2") as (app, pilot):
         assert Store(db).work.record_answer("lab", "s1:2", "ana", {"label": "ask", "note": None})  # the other window
         await pilot.press("c", "enter")
         await until(lambda: "already answered by you" in drawn(app), "the warning")
@@ -177,29 +169,20 @@ async def test_an_answer_sent_twice_keeps_the_first_and_says_so(tmp_path):
 
 
 async def test_reopening_carries_on_at_the_annotators_next_item_and_others_start_at_the_first(tmp_path):
-    db = tmp_path / "w.db"
-    make_audit(db, per_item=2)
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "the first item")
+    db = make_audit(tmp_path / "w.db", per_item=2)
+    async with opened(db, "aud", "Is the tower in Japan?") as (app, pilot):
         await pilot.press("1", "enter")
         await until(lambda: "What will you use it for?" in drawn(app), "the second item")
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "What will you use it for?" in drawn(app), "resumed at the second item")
+    async with opened(db, "aud", "What will you use it for?") as (app, pilot):
         assert "item 2 of 2 · 2 answers each · you answered 1" in drawn(app)
-    app = app_for(db, "aud", annotator="bob")  # K = 2: the first item wants bob's answer too
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "bob's first item")
+    # K = 2: the first item wants bob's answer too
+    async with opened(db, "aud", "Is the tower in Japan?", annotator="bob") as (app, pilot):
         assert "you answered 0" in drawn(app)
 
 
 async def test_q_asks_first_and_a_half_typed_note_comes_back(tmp_path):
-    db = tmp_path / "w.db"
-    make_labels(db)
-    app = app_for(db, "lab")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Decision point · step 2" in drawn(app), "the item")
+    db = make_labels(tmp_path / "w.db")
+    async with opened(db, "lab", "Decision point · step 2") as (app, pilot):
         await pilot.press("u", "n", *"not sure, it")
         await pilot.press("escape")  # out of the note: q is a key again
         await pilot.press("q")
@@ -215,9 +198,7 @@ async def test_q_asks_first_and_a_half_typed_note_comes_back(tmp_path):
     assert stored(db, "lab") == []  # a draft is never an answer
     assert drafts(db) == [("lab", "s1:2", "ana", {"picked": "unsure", "text": "not sure, it"})]
 
-    app = app_for(db, "lab")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "not sure, it" in drawn(app), "the draft back")
+    async with opened(db, "lab", "not sure, it") as (app, pilot):
         assert "» u unsure «" in drawn(app)
         await pilot.press("n", "end", *" was vague", "enter")
         await until(lambda: "Decision point · step 0" in drawn(app), "the next item")
@@ -227,14 +208,11 @@ async def test_q_asks_first_and_a_half_typed_note_comes_back(tmp_path):
 
 async def test_a_draft_is_kept_while_typing_without_q(tmp_path):
     """A closed browser tab or a crash: what was typed a moment ago is in the file already."""
-    db = tmp_path / "w.db"
-    make_audit(db)
+    db = make_audit(tmp_path / "w.db")
     store = Store(db)
     store.work.record_answer("aud", "s1:2", "ana", {"reply": "yes", "class": "yes"})
     store.close()
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "What will you use it for?" in drawn(app), "the text item")
+    async with opened(db, "aud", "What will you use it for?") as (app, pilot):
         await pilot.press(*"for work")  # the box has the focus
         await until(lambda: drafts(db), "the draft written")
         assert drafts(db) == [("aud", "s2:1", "ana", {"picked": None, "text": "for work"})]
@@ -248,9 +226,7 @@ async def test_at_80x24_the_long_context_scrolls_and_the_ask_stays_in_view(tmp_p
     sees.append({"label": "last", "text": "THE-END-OF-THE-CONTEXT"})
     store.work.add_items("aud", [("s1", 2, audit_item("Is the tower in Japan?", YES_NO, sees=sees))])
     store.close()
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "the ask")
+    async with opened(db, "aud", "Is the tower in Japan?") as (app, pilot):
         assert "THE-END-OF-THE-CONTEXT" not in drawn(app) and "1 yes" in drawn(app)
         for _ in range(6):
             if "THE-END-OF-THE-CONTEXT" in drawn(app):
@@ -260,22 +236,15 @@ async def test_at_80x24_the_long_context_scrolls_and_the_ask_stays_in_view(tmp_p
         text = drawn(app)
         assert "THE-END-OF-THE-CONTEXT" in text
         assert "Is the tower in Japan?" in text and "1 yes" in text and "Send" in text  # still in view
-    app = app_for(db, "aud")
-    async with app.run_test(size=LARGE) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "the ask")
+    async with opened(db, "aud", "Is the tower in Japan?", size=LARGE) as (app, pilot):
         assert "line 30 of what the user knows" in drawn(app)
 
 
 async def test_a_burst_after_n_lands_in_the_note_and_picks_no_label(tmp_path):
     """Keys typed faster than the screen redraws (or pasted) right after `n`: every letter
     is the note's, none of them (`a`, `c`, `u`, `q`) a label or the quit key."""
-    from tests.test_tui_forms import burst
-
-    db = tmp_path / "w.db"
-    make_labels(db)
-    app = app_for(db, "lab")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Decision point · step 2" in drawn(app), "the item")
+    db = make_labels(tmp_path / "w.db")
+    async with opened(db, "lab", "Decision point · step 2") as (app, pilot):
         burst(app, "cna quick cue\r")
         await until(lambda: stored(db, "lab"), "the answer stored")
         await pilot.pause()
@@ -286,13 +255,8 @@ async def test_a_burst_after_n_lands_in_the_note_and_picks_no_label(tmp_path):
 async def test_two_answers_typed_in_one_burst_are_both_stored_whole(tmp_path):
     """`2`, enter, then the next item's free-text reply, all at once: the reply lands in the
     next item's box (the focus moved with the item), nothing lost or mixed."""
-    from tests.test_tui_forms import burst
-
-    db = tmp_path / "w.db"
-    make_audit(db)
-    app = app_for(db, "aud")
-    async with app.run_test(size=SMALL) as pilot:
-        await until(lambda: "Is the tower in Japan?" in drawn(app), "the first item")
+    db = make_audit(tmp_path / "w.db")
+    async with opened(db, "aud", "Is the tower in Japan?") as (app, pilot):
         burst(app, "2\rfor travel\r")
         await until(lambda: len(stored(db, "aud")) == 2, "both answers stored")
         await pilot.pause()

@@ -7,40 +7,24 @@ item. Driven over the websocket textual-serve's page uses, without a browser."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import re
 import sys
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from clarify_tui.campaign.server import CampaignServer, visitor_command
 from clarify_tui.store import Store
 from tests.test_campaign_browser import ANSI
+from tests.test_campaign_server import TOKEN, client_of
 from tests.test_work_queue_screen import SECRET_REPLY, make_audit, make_labels, stored
 
-TOKEN = "t0ken-for-the-test"
 
-
-@contextlib.asynccontextmanager
-async def work_door(db) -> AsyncIterator[TestClient]:
-    server = CampaignServer(
-        visitor_command(sys.executable, db, "aud", ["--work"], zygote=False),
-        TOKEN,
-        host="127.0.0.1",
-        port=0,
-        title="aud",
-    )
-    client = TestClient(TestServer(await server._make_app()))
-    await client.start_server()
-    try:
-        yield client
-    finally:
-        await client.close()
-        gc.collect()  # textual-serve leaves the app process's pipes to the collector: while the loop runs
+def work_door(db):
+    """The door of a campaign serving the queue `aud` (`--work`), as a test client."""
+    command = visitor_command(sys.executable, db, "aud", ["--work"], zygote=False)
+    return client_of(CampaignServer(command, TOKEN, host="127.0.0.1", port=0, title="aud"))
 
 
 async def visit(client: TestClient, annotator: str) -> aiohttp.ClientWebSocketResponse:

@@ -19,6 +19,7 @@ from clarify_tui.protocols import registry
 from clarify_tui.protocols.interactcomp.compat import DEFAULT_COMPAT
 from clarify_tui.redaction import redact
 from clarify_tui.role_flags import add_config, add_deep_search, add_judge, add_user, parse_overrides
+from clarify_tui.run_request import RunRequest
 
 if TYPE_CHECKING:
     from clarify_tui.api import RunResult
@@ -185,7 +186,6 @@ def main(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from clarify_tui import api
-    from clarify_tui.plugins import parse_args
 
     check_flag_pairs(args)
     config = episode_config(args)
@@ -198,36 +198,13 @@ def main(args: argparse.Namespace) -> int:
             markup=False,
             highlight=False,
         )
-    task_ids = args.task_ids
     progress = run_progress(args.run_name or args.benchmark)
     with progress:
-        result = api.run(
-            args.benchmark,
-            args.agent,
-            dataset=str(args.dataset),
-            user=args.user,
-            search=args.search,
-            judge=args.judge,
-            db=args.db,
-            name=args.run_name,
-            concurrency=args.concurrency,
-            limit=args.limit,
-            task_ids=task_ids,
-            epochs=args.epochs,
-            seed=args.seed,
-            resume=args.resume,
-            retry_errored=args.retry_errored,
-            task_attempts=args.task_attempts,
-            search_cache=args.search_cache,
-            episode=config,
-            config=args.config,
-            overrides=parse_overrides(args.overrides),
-            agent_args=parse_args(args.agent_args),
-            argv=getattr(args, "argv", None),
+        result = api.play(
+            run_request(args, config),
             on_banner=lambda line: console.print(f"[yellow]{escape(line)}[/yellow]"),
             on_start=progress.start,
             on_session_done=lambda s: progress.advance(s),
-            take_over=args.take_over,
             notify=lambda line: console.print(line, markup=False, highlight=False),
         )
         progress.finish()
@@ -246,6 +223,38 @@ def main(args: argparse.Namespace) -> int:
     if call_limit and any(BackendSpec.parse(x).is_model for x in (args.agent, args.user, args.judge, args.deep_search)):
         console.print(call_limit, markup=False, highlight=False)
     return exit_code(counts, args.fail_on_error)
+
+
+def run_request(args: argparse.Namespace, config: EpisodeConfig) -> RunRequest:
+    """`run`'s flags as the typed request `api.play` takes (a sweep cell's too: the sweep
+    then replaces what it sets for every cell). `config` is `episode_config(args)`."""
+    from clarify_tui.plugins import parse_args
+
+    return RunRequest(
+        args.benchmark,
+        args.agent,
+        dataset=str(args.dataset),
+        user=args.user,
+        search=args.search,
+        judge=args.judge,
+        db=args.db,
+        name=args.run_name,
+        concurrency=args.concurrency,
+        limit=args.limit,
+        task_ids=args.task_ids,
+        epochs=args.epochs,
+        seed=args.seed,
+        resume=args.resume,
+        retry_errored=args.retry_errored,
+        task_attempts=args.task_attempts,
+        search_cache=args.search_cache,
+        episode=config,
+        config=args.config,
+        overrides=parse_overrides(args.overrides),
+        agent_args=parse_args(args.agent_args),
+        argv=getattr(args, "argv", None),
+        take_over=args.take_over,
+    )
 
 
 def episode_config(args: argparse.Namespace) -> EpisodeConfig:

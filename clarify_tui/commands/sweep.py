@@ -172,15 +172,16 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
     """Every cell checked by `run`'s own checks and built (`api.prepare_run` of its
     `RunRequest`) before anything plays: a cell that is not valid for its benchmark is
     refused, naming it."""
+    from dataclasses import replace
+
     from clarify_tui import api
     from clarify_tui.commands.run import (
         check_flag_pairs,
         compat_changes_nothing,
         episode_config,
         other_benchmarks_flags,
-        parse_overrides,
+        run_request,
     )
-    from clarify_tui.plugins import parse_args
 
     parser = run_parser()
     out = []
@@ -199,26 +200,11 @@ def prepare_cells(sweep: Sweep, args: argparse.Namespace) -> list[tuple[Cell, Pr
                 )
             if a.compat is not None and (idle := compat_changes_nothing(a)):
                 console.print(f"warning: cell {cell.name}: --compat {a.compat} {idle}", markup=False, highlight=False)
-            request = api.RunRequest(
-                a.benchmark,
-                a.agent,
-                dataset=str(a.dataset),
-                user=a.user,
-                search=a.search,
-                judge=a.judge,
+            request = replace(  # what the sweep sets for every cell (cells.py refuses --resume and --take-over)
+                run_request(a, config),
                 db=args.db,
                 name=cell.name,
                 concurrency=args.concurrency,
-                limit=a.limit,
-                task_ids=a.task_ids,
-                epochs=a.epochs,
-                seed=a.seed,
-                task_attempts=a.task_attempts,
-                search_cache=a.search_cache,
-                episode=config,
-                config=a.config,
-                overrides=parse_overrides(a.overrides),
-                agent_args=parse_args(a.agent_args),
                 argv=[*getattr(args, "argv", []), f"(cell {cell.name})"],
             )
             prepared = api.prepare(request)

@@ -14,14 +14,31 @@ from typing import Any, cast
 
 from clarify_tui.agent_view import AgentView
 from clarify_tui.engine import build_episode
+from clarify_tui.engine.episode import Episode
 from clarify_tui.models import Session, Task
 from clarify_tui.results import EpisodeState
 
 
 class _Absent:
-    """Stands in for the agent, user, search and judge: building a view calls none of them."""
+    """Stands in for the agent, user, search and judge: building a view (replay's, a labels
+    item's) calls none of them."""
 
     spec = "replay"
+
+
+def replay_episode(task: Task, session: Session) -> Episode:
+    """An episode of `session` (a copy) with no backends, to restore stored steps or state
+    into and ask its rules what the agent was shown; nothing is played or written."""
+    absent = cast(Any, _Absent())
+    return build_episode(
+        task,
+        agent=absent,
+        user=absent,
+        search=absent,
+        judge=absent,
+        config=session.config,
+        session=session.model_copy(),
+    )
 
 
 def view_at(task: Task, session: Session, state: EpisodeState, *, ended: bool = False) -> AgentView:
@@ -32,16 +49,7 @@ def view_at(task: Task, session: Session, state: EpisodeState, *, ended: bool = 
     state without this protocol's part (a session that never started) shows the
     protocol's opening view.
     """
-    absent = cast(Any, _Absent())
-    episode = build_episode(
-        task,
-        agent=absent,
-        user=absent,
-        search=absent,
-        judge=absent,
-        config=session.config,
-        session=session.model_copy(),
-    )
+    episode = replay_episode(task, session)
     episode.rounds_used = state.rounds_used
     episode.max_rounds = state.max_rounds or episode.max_rounds
     episode.invalid_streak = state.invalid_streak

@@ -4,29 +4,23 @@ The points are `whatif`'s (whatif.decision_points, intervention `ask` at searche
 answers; CTS: its clarify step while k < 3), so a label and an `ask` fork of the same step
 line up on `(session_id, step)` and summary.py can ask whether people's `ask` labels predict
 the forks that flipped. The item shows what the agent had seen before deciding, rebuilt by
-the protocol's own rules (the engine's view, as `engine/view_at.py` does for replay): the
-visible question and the agent's own past turns with what came back. Judge steps, hidden
+the protocol's own rules (the engine's view, from `engine/view_at.py`'s `replay_episode`
+as replay's is): the visible question and the agent's own past turns with what came back. Judge steps, hidden
 task fields and anything after the decision (its outcome included) are left out.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, cast
+from typing import Any
 
-from clarify_tui.engine import build_episode
+from clarify_tui.engine.view_at import replay_episode
 from clarify_tui.models import ActionKind, Session, Step
 from clarify_tui.store import Store
 from clarify_tui.whatif import decision_points
 from clarify_tui.whatif_results import DecisionPoint
 
 HIT_TEXT = 300  # characters of each search hit's content shown (a labeller skims, the agent read all)
-
-
-class _Absent:
-    """Stands in for the agent, user, search and judge: building a view calls none of them."""
-
-    spec = "labels"
 
 
 def run_sessions(store: Store, run: str) -> list[Session]:
@@ -78,16 +72,7 @@ def item_payload(store: Store, session: Session, steps: list[Step], point: Decis
     search results)."""
     task = store.task_for(session.id)
     before = [s for s in steps if s.index < point.step]
-    absent = cast(Any, _Absent())
-    episode = build_episode(
-        task,
-        agent=absent,
-        user=absent,
-        search=absent,
-        judge=absent,
-        config=session.config,
-        session=session.model_copy(),
-    )
+    episode = replay_episode(task, session)
     episode.restore(before)  # re-indexes its copies 0..n-1: mapped back through `before`
     view = episode.view(history=False)
     shown: list[dict[str, Any]] = []

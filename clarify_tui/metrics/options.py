@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from typing import TypedDict
 
 from clarify_tui.metrics.profiles import KSetting
 
@@ -19,3 +20,14 @@ class ScoreOptions:
     bootstrap: int = DEFAULT_BOOTSTRAP  # CTS: bootstrap resamples of delta_vs_orig
     seed: int = 0
     executor: Executor | None = None
+
+
+class ScoreKeywords(TypedDict, total=False):
+    """`ScoreOptions` as keywords: what `score`, `score_sessions` and `score_groups` take and
+    hand on unchanged (`**options: Unpack[ScoreKeywords]`), so an option is added here once."""
+
+    profile_k: KSetting
+    profile_subset: str
+    bootstrap: int
+    seed: int
+    executor: Executor | None

@@ -11,15 +11,13 @@ inside `metrics`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Executor
-from typing import Any, TypedDict
+from typing import Any, TypedDict, Unpack
 
 from clarify_tui.errors import UsageError
 from clarify_tui.metrics.comparability import comparability
 from clarify_tui.metrics.epochs import epoch_metrics
 from clarify_tui.metrics.model import Group, OwnMetrics, ProtocolMetrics, Scores
-from clarify_tui.metrics.options import DEFAULT_BOOTSTRAP, ScoreOptions
-from clarify_tui.metrics.profiles import DEFAULT_SUBSET, KSetting
+from clarify_tui.metrics.options import ScoreKeywords, ScoreOptions
 from clarify_tui.metrics.records import ScoredSession, load_sessions
 from clarify_tui.metrics.roles import split_by_role
 from clarify_tui.protocols import registry
@@ -78,16 +76,9 @@ def is_counted(s: ScoredSession) -> bool:
     return registry.get(s.protocol).counted(s)
 
 
-def score_groups(
-    sessions: Sequence[ScoredSession],
-    by: str = "run",
-    profile_k: KSetting = None,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
-    executor: Executor | None = None,
-    profile_subset: str = DEFAULT_SUBSET,
-) -> Scores:
-    """The typed score report for already loaded sessions (`executor`: see cts_metrics).
+def score_groups(sessions: Sequence[ScoredSession], by: str = "run", **options: Unpack[ScoreKeywords]) -> Scores:
+    """The typed score report for already loaded sessions (`options`: metrics/options.py
+    ScoreOptions, whose defaults they are; `executor`: see cts_metrics).
     `profile_subset`: "common" (the paper's Tables 3 and 5: the reached ambiguous
     checkpoints every DiscoBench group reached) or "all" (profiles.py).
     `profile_k`: None = the paper's K = 3; "data" = one data-driven K over every DiscoBench
@@ -98,16 +89,14 @@ def score_groups(
     sessions, _ = count_once(sessions)
     out: list[Group] = []
     grouped = group_sessions(sessions, by)
-    options = ScoreOptions(
-        profile_k=profile_k, profile_subset=profile_subset, bootstrap=bootstrap, seed=seed, executor=executor
-    )
+    chosen = ScoreOptions(**options)
     scored: dict[tuple[str, Any, str | None], ProtocolMetrics] = {}
     for name in dict.fromkeys(benchmark for benchmark, _, _ in grouped):  # each protocol scores its own groups
         if name not in registry.names():
             continue
         keys = [key for key in grouped if key[0] == name]
         every = [s for s in sessions if s.protocol == name]
-        made = registry.get(name).score(every, [grouped[key] for key in keys], options)
+        made = registry.get(name).score(every, [grouped[key] for key in keys], chosen)
         scored.update(zip(keys, (m if isinstance(m, ProtocolMetrics) else OwnMetrics.from_json(m) for m in made)))
     for (benchmark, value, role), members in grouped.items():
         if (metrics := scored.get((benchmark, value, role))) is None:
@@ -136,25 +125,9 @@ def score_groups(
     return Scores(out)
 
 
-def score_sessions(
-    sessions: Sequence[ScoredSession],
-    by: str = "run",
-    profile_k: KSetting = None,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
-    executor: Executor | None = None,
-    profile_subset: str = DEFAULT_SUBSET,
-) -> ScoreReport:
+def score_sessions(sessions: Sequence[ScoredSession], by: str = "run", **options: Unpack[ScoreKeywords]) -> ScoreReport:
     """`score_groups` as the JSON of `score --format json` (the options are its)."""
-    return score_groups(
-        sessions,
-        by=by,
-        profile_k=profile_k,
-        bootstrap=bootstrap,
-        seed=seed,
-        executor=executor,
-        profile_subset=profile_subset,
-    ).to_json()
+    return score_groups(sessions, by, **options).to_json()
 
 
 def score(
@@ -163,23 +136,10 @@ def score(
     benchmark: str | None = None,
     by: str = "run",
     judge: str | None = None,
-    profile_k: KSetting = None,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
-    executor: Executor | None = None,
-    profile_subset: str = DEFAULT_SUBSET,
+    **options: Unpack[ScoreKeywords],
 ) -> ScoreReport:
     """Load the selection from a Store (or its sqlite_utils Database) and score it."""
-    sessions = load_sessions(store, runs=runs, benchmark=benchmark, judge=judge)
-    return score_groups(
-        sessions,
-        by=by,
-        profile_k=profile_k,
-        bootstrap=bootstrap,
-        seed=seed,
-        executor=executor,
-        profile_subset=profile_subset,
-    ).to_json()
+    return score_sessions(load_sessions(store, runs=runs, benchmark=benchmark, judge=judge), by, **options)
 
 
 def flatten(metrics: dict, prefix: str = "") -> dict[str, Any]:

@@ -34,9 +34,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from clarify_tui.errors import UsageError
 
@@ -75,6 +75,10 @@ TABLES = {
         'PRIMARY KEY ("queue", "item_id", "annotator")',
     ),
 }
+
+
+# how many answers the item `i` has (`next_item`, `progress`)
+_ANSWERS_OF_ITEM = '(SELECT COUNT(*) FROM "work_answers" a WHERE a."queue" = i."queue" AND a."item_id" = i."item_id")'
 
 
 def item_id(session_id: str, step_idx: int) -> str:
@@ -197,6 +201,12 @@ class WorkQueues:
             return _queue(row)
         return None
 
+    def _named(self, name: str) -> WorkQueue:
+        """The queue named `name`; a UsageError naming it when there is none."""
+        if (q := self.queue(name)) is None:
+            raise UsageError(f"no work queue named '{name}'")
+        return q
+
     def queues(self, run: str | None = None, kind: str | None = None) -> list[WorkQueue]:
         where, params = _where(run=run, kind=kind)
         return [
@@ -235,14 +245,12 @@ class WorkQueues:
     def next_item(self, queue: str, annotator: str) -> WorkItem | None:
         """The first item (in queue order) this annotator has not answered and that has fewer
         answers than the queue wants; None when there is nothing left for them."""
-        q = self.queue(queue)
-        if q is None:
-            raise UsageError(f"no work queue named '{queue}'")
+        q = self._named(queue)
         for row in self._rows(
             'SELECT i.* FROM "work_items" i WHERE i."queue" = ? '
             'AND NOT EXISTS (SELECT 1 FROM "work_answers" a WHERE a."queue" = i."queue" '
             'AND a."item_id" = i."item_id" AND a."annotator" = ?) '
-            'AND (SELECT COUNT(*) FROM "work_answers" a WHERE a."queue" = i."queue" AND a."item_id" = i."item_id") < ? '
+            f"AND {_ANSWERS_OF_ITEM} < ? "
             'ORDER BY i."position" LIMIT 1',
             [queue, annotator, q.per_item],
         ):
@@ -331,14 +339,11 @@ class WorkQueues:
 
     def progress(self, queue: str) -> dict[str, int]:
         """items, answers, and items with as many answers as the queue wants."""
-        q = self.queue(queue)
-        if q is None:
-            raise UsageError(f"no work queue named '{queue}'")
+        q = self._named(queue)
         counts = [
             r["n"]
             for r in self._rows(
-                'SELECT (SELECT COUNT(*) FROM "work_answers" a WHERE a."queue" = i."queue" '
-                'AND a."item_id" = i."item_id") AS n FROM "work_items" i WHERE i."queue" = ?',
+                f'SELECT {_ANSWERS_OF_ITEM} AS n FROM "work_items" i WHERE i."queue" = ?',
                 [queue],
             )
         ]
@@ -359,34 +364,30 @@ def _where(**filters: Any) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(parts) if parts else ""), params
 
 
+_JSON_COLUMNS = ("config", "payload", "answer")  # stored as JSON text
+_T = TypeVar("_T")
+
+
+def _from_row(cls: type[_T], row: dict) -> _T:
+    """A row as its dataclass: JSON columns parsed, an empty column with a default its default."""
+    values: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]  # every cls here is a dataclass
+        value = row[f.name]
+        if f.name in _JSON_COLUMNS:
+            value = json.loads(value or "{}")
+        elif f.default is not MISSING:
+            value = value or f.default
+        values[f.name] = value
+    return cls(**values)
+
+
 def _queue(row: dict) -> WorkQueue:
-    return WorkQueue(
-        name=row["name"],
-        kind=row["kind"],
-        run=row["run"],
-        per_item=row["per_item"] or 1,
-        config=json.loads(row["config"] or "{}"),
-        created_at=row["created_at"] or "",
-    )
+    return _from_row(WorkQueue, row)
 
 
 def _item(row: dict) -> WorkItem:
-    return WorkItem(
-        queue=row["queue"],
-        item_id=row["item_id"],
-        position=row["position"],
-        session_id=row["session_id"],
-        step_idx=row["step_idx"],
-        payload=json.loads(row["payload"] or "{}"),
-    )
+    return _from_row(WorkItem, row)
 
 
 def _answer(row: dict) -> WorkAnswer:
-    return WorkAnswer(
-        queue=row["queue"],
-        item_id=row["item_id"],
-        annotator=row["annotator"],
-        source=row["source"],
-        answer=json.loads(row["answer"] or "{}"),
-        created_at=row["created_at"] or "",
-    )
+    return _from_row(WorkAnswer, row)
