@@ -25,6 +25,7 @@ from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action, Session
 from clarify_tui.search.local import LocalSearch
 from clarify_tui.store import Store
+from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
 from clarify_tui.tui.messages import AgentTurnStarted, ReplyRequested
@@ -34,7 +35,9 @@ from tests.test_tui import SIZE
 from tests.test_tui_keys import shown
 
 
-async def play_in_the_tui_driver(store: Store, role: str, agent_spec: str = "scripted:search-then-ask") -> Session:
+async def play_in_the_tui_driver(
+    store: Store, role: str, agent_spec: str = "scripted:search-then-ask", annotator: str = "ana"
+) -> Session:
     """One session as the play screen makes it (EpisodeDriver.for_play: the human agent or
     human user backend, mode, annotator), played to the end by answering its messages."""
     actions = iter([Action.search("red lattice tower Hokkaido"), Action.answer("Sapporo TV Tower", confidence=80)])
@@ -45,7 +48,7 @@ async def play_in_the_tui_driver(store: Store, role: str, agent_spec: str = "scr
         elif isinstance(message, ReplyRequested):
             message.driver.submit_reply("yes")
 
-    setup = PlaySetup(task=IC, role=role, agent_spec=agent_spec, annotator="ana")  # type: ignore[arg-type]
+    setup = PlaySetup(task=IC, role=role, agent_spec=agent_spec, annotator=annotator)  # type: ignore[arg-type]
     driver = EpisodeDriver.for_play(setup, store, post, search=LocalSearch(DOCS))
     await driver.run()
     return driver.session
@@ -285,3 +288,45 @@ def test_the_user_first_then_the_agent_is_informed_and_left_out(tmp_path, capsys
     first = asyncio.run(play_in_the_tui_driver(other, "agent"))
     asyncio.run(play_in_the_tui_driver(other, "user", agent_spec="scripted:direct-guess"))
     assert not other.session(first.id).result.informed
+
+
+def answer_work_item(store: Store, kind: str, annotator: str) -> None:
+    """`annotator` answers one `kind` work item of task IC, as play/serve --queue store it
+    (store/work.py's payload contract: protocol and task_id)."""
+    store.work.create_queue(f"q-{kind}", kind, "r1")  # type: ignore[arg-type]
+    payload = {"kind": kind, "protocol": IC.protocol.value, "task_id": IC.id, "question": IC.question}
+    store.work.add_items(f"q-{kind}", [("s1", 1, payload)])
+    answer = {"reply": "yes", "class": "yes"} if kind == "audit" else {"label": "ask", "note": None}
+    assert store.work.record_answer(f"q-{kind}", "s1:1", annotator, answer)
+
+
+async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp_path, capsys):
+    """An audit item shows the task's hidden information (InteractComp's context): the
+    person who answered it and then plays the task as the agent is informed, as one who
+    played its user (score leaves the session out, the play screen says why). A labelling
+    item shows no hidden field: labelling informs no one (docs/scoring.md)."""
+    db = tmp_path / "tui.db"
+    store = Store(db)
+    answer_work_item(store, "labels", annotator="ana")
+    answer_work_item(store, "audit", annotator="ben")  # ben's answer informs ana of nothing
+    assert not (await play_in_the_tui_driver(store, "agent")).result.informed
+    later = await play_in_the_tui_driver(store, "agent", annotator="ben")
+    assert store.session(later.id).result.informed is True
+    _, err = score(capsys, db, "--format", "json")
+    assert "1 informed session(s) left out" in err
+    answer_work_item(store, "audit", annotator="cyd")
+    store.close()
+    app = ClarifyApp(db=db, tasks=[IC], search=LocalSearch(DOCS), annotator="cyd", task_id=IC.id, as_="agent")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):  # the toast the play screen raises as it opens (read as tests/test_tui.py does)
+            toasts = [(n.title, str(n.message)) for n in app._notifications]
+            if toasts:
+                break
+            await pilot.pause(0.02)
+        assert toasts == [
+            (
+                "informed",
+                "This session is marked informed and left out of baselines: you answered an audit item "
+                "of this task (queue q-audit), which shows what its user knows.",
+            )
+        ]

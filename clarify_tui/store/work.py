@@ -329,6 +329,19 @@ class WorkQueues:
             )
         ]
 
+    def audited_by(self, annotator: str, protocol: str, task_id: str) -> str | None:
+        """The first audit queue where `annotator` answered an item of this task, or None: its
+        item showed them the task's hidden information (sessions_ops.seen_hidden)."""
+        for row in self._rows(
+            'SELECT a."queue" FROM "work_answers" a JOIN "work_queues" q ON q."name" = a."queue" '
+            'JOIN "work_items" i ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE q."kind" = \'audit\' '
+            'AND a."annotator" = ? AND json_extract(i."payload", \'$.protocol\') = ? '
+            'AND json_extract(i."payload", \'$.task_id\') = ? ORDER BY a."created_at" LIMIT 1',
+            [annotator, protocol, task_id],
+        ):
+            return row["queue"]
+        return None
+
     def progress(self, queue: str) -> dict[str, int]:
         """items, answers, and items with as many answers as the queue wants."""
         q = self.queue(queue)
@@ -371,14 +384,7 @@ def _queue(row: dict) -> WorkQueue:
 
 
 def _item(row: dict) -> WorkItem:
-    return WorkItem(
-        queue=row["queue"],
-        item_id=row["item_id"],
-        position=row["position"],
-        session_id=row["session_id"],
-        step_idx=row["step_idx"],
-        payload=json.loads(row["payload"] or "{}"),
-    )
+    return WorkItem(**{**row, "payload": json.loads(row["payload"] or "{}")})
 
 
 def _answer(row: dict) -> WorkAnswer:
