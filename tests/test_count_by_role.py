@@ -24,7 +24,7 @@ from clarify_tui.engine import build_episode
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action, Session
 from clarify_tui.search.local import LocalSearch
-from clarify_tui.store import Store
+from clarify_tui.store import Store, work_drafts
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
@@ -302,7 +302,7 @@ def answer_work_item(store: Store, kind: str, annotator: str) -> None:
 
 async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp_path, capsys):
     """An audit item shows the task's hidden information (InteractComp's context): the
-    person who answered it and then plays the task as the agent is informed, as one who
+    person who answered it (or began to: a draft) and then plays the task as the agent is informed, as one who
     played its user (score leaves the session out, the play screen says why). A labelling
     item shows no hidden field: labelling informs no one (docs/scoring.md)."""
     db = tmp_path / "tui.db"
@@ -314,7 +314,7 @@ async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp
     assert store.session(later.id).result.informed is True
     _, err = score(capsys, db, "--format", "json")
     assert "1 informed session(s) left out" in err
-    answer_work_item(store, "audit", annotator="cyd")
+    work_drafts.save_draft(store, "q-audit", "s1:1", "cyd", {"picked": "no", "text": ""})  # began, not sent
     store.close()
     app = ClarifyApp(db=db, tasks=[IC], search=LocalSearch(DOCS), annotator="cyd", task_id=IC.id, as_="agent")
     async with app.run_test(size=SIZE) as pilot:
@@ -326,7 +326,7 @@ async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp
         assert toasts == [
             (
                 "informed",
-                "This session is marked informed and left out of baselines: you answered an audit item "
+                "This session is marked informed and left out of baselines: you worked on an audit item "
                 "of this task (queue q-audit), which shows what its user knows.",
             )
         ]

@@ -330,13 +330,18 @@ class WorkQueues:
         ]
 
     def audited_by(self, annotator: str, protocol: str, task_id: str) -> str | None:
-        """The first audit queue where `annotator` answered an item of this task, or None: its
-        item showed them the task's hidden information (sessions_ops.seen_hidden)."""
+        """The first audit queue with an item of this task that `annotator` answered (or began
+        to: a draft, store/work_drafts.py), or None: the item showed them the task's hidden
+        information (sessions_ops.seen_hidden)."""
+        drafts = self.store.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'work_drafts'").fetchone()
+        touched = 'SELECT "queue", "item_id", "annotator" FROM "work_answers"' + (
+            ' UNION SELECT "queue", "item_id", "annotator" FROM "work_drafts"' if drafts else ""
+        )
         for row in self._rows(
-            'SELECT a."queue" FROM "work_answers" a JOIN "work_queues" q ON q."name" = a."queue" '
-            'JOIN "work_items" i ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE q."kind" = \'audit\' '
-            'AND a."annotator" = ? AND json_extract(i."payload", \'$.protocol\') = ? '
-            'AND json_extract(i."payload", \'$.task_id\') = ? ORDER BY a."created_at" LIMIT 1',
+            f'SELECT a."queue" FROM ({touched}) a JOIN "work_queues" q ON q."name" = a."queue" JOIN "work_items" i '
+            'ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE q."kind" = \'audit\' AND a."annotator" = ? '
+            "AND json_extract(i.\"payload\", '$.protocol') = ? AND json_extract(i.\"payload\", '$.task_id') = ? "
+            'ORDER BY q."created_at", a."queue" LIMIT 1',
             [annotator, protocol, task_id],
         ):
             return row["queue"]
@@ -373,13 +378,9 @@ def _where(**filters: Any) -> tuple[str, list[Any]]:
 
 
 def _queue(row: dict) -> WorkQueue:
+    config = json.loads(row["config"] or "{}")
     return WorkQueue(
-        name=row["name"],
-        kind=row["kind"],
-        run=row["run"],
-        per_item=row["per_item"] or 1,
-        config=json.loads(row["config"] or "{}"),
-        created_at=row["created_at"] or "",
+        **{**row, "per_item": row["per_item"] or 1, "config": config, "created_at": row["created_at"] or ""}
     )
 
 
@@ -388,11 +389,4 @@ def _item(row: dict) -> WorkItem:
 
 
 def _answer(row: dict) -> WorkAnswer:
-    return WorkAnswer(
-        queue=row["queue"],
-        item_id=row["item_id"],
-        annotator=row["annotator"],
-        source=row["source"],
-        answer=json.loads(row["answer"] or "{}"),
-        created_at=row["created_at"] or "",
-    )
+    return WorkAnswer(**{**row, "answer": json.loads(row["answer"] or "{}"), "created_at": row["created_at"] or ""})
