@@ -209,7 +209,7 @@ def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
     """Why this person has already seen `task`'s hidden information (context, clues, the
     gold answer), or None: they played its user (the user's screen shows it from the first
     step), ended a session of it as its agent (the hidden panel opens at the end), or
-    answered (or began) an audit item of it (the item shows what its user knows). A session they then
+    were shown an audit item of it (it shows what its user knows). A session they then
     play as the agent is informed: `score` leaves it out of baselines (docs/scoring.md), as
     replay's forks by a person who saw the end. A labelling item shows no hidden field, so
     labelling does not inform (docs/scoring.md)."""
@@ -217,7 +217,7 @@ def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
         return None
     queue = store.work.audited_by(annotator, task.protocol.value, task.id)
     if queue:
-        return f"you worked on an audit item of this task (queue {queue}), which shows what its user knows"
+        return f"you were shown an audit item of this task (queue {queue}), with what its user knows"
     for s in store.sessions(
         protocol=task.protocol.value, task_id=task.id, annotator=annotator
     ):  # not every session: play's start-up

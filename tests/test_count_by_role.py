@@ -302,7 +302,7 @@ def answer_work_item(store: Store, kind: str, annotator: str) -> None:
 
 async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp_path, capsys):
     """An audit item shows the task's hidden information (InteractComp's context): the
-    person who answered it (or began to: a draft) and then plays the task as the agent is informed, as one who
+    person who was shown it (answered or not) and then plays the task as the agent is informed, as one who
     played its user (score leaves the session out, the play screen says why). A labelling
     item shows no hidden field: labelling informs no one (docs/scoring.md)."""
     db = tmp_path / "tui.db"
@@ -314,7 +314,7 @@ async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp
     assert store.session(later.id).result.informed is True
     _, err = score(capsys, db, "--format", "json")
     assert "1 informed session(s) left out" in err
-    work_drafts.save_draft(store, "q-audit", "s1:1", "cyd", {"picked": "no", "text": ""})  # began, not sent
+    work_drafts.mark_shown(store, "q-audit", "s1:1", "cyd")  # on cyd's screen, not answered
     store.close()
     app = ClarifyApp(db=db, tasks=[IC], search=LocalSearch(DOCS), annotator="cyd", task_id=IC.id, as_="agent")
     async with app.run_test(size=SIZE) as pilot:
@@ -326,7 +326,7 @@ async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp
         assert toasts == [
             (
                 "informed",
-                "This session is marked informed and left out of baselines: you worked on an audit item "
-                "of this task (queue q-audit), which shows what its user knows.",
+                "This session is marked informed and left out of baselines: you were shown an audit item "
+                "of this task (queue q-audit), with what its user knows.",
             )
         ]

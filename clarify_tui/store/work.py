@@ -330,12 +330,14 @@ class WorkQueues:
         ]
 
     def audited_by(self, annotator: str, protocol: str, task_id: str) -> str | None:
-        """The first audit queue with an item of this task that `annotator` answered (or began
-        to: a draft, store/work_drafts.py), or None: the item showed them the task's hidden
-        information (sessions_ops.seen_hidden)."""
-        drafts = self.store.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'work_drafts'").fetchone()
-        touched = 'SELECT "queue", "item_id", "annotator" FROM "work_answers"' + (
-            ' UNION SELECT "queue", "item_id", "annotator" FROM "work_drafts"' if drafts else ""
+        """The first audit queue with an item of this task that was on `annotator`'s screen
+        (answered, begun, or shown: store/work_drafts.py), or None. The item showed them the
+        task's hidden information (sessions_ops.seen_hidden)."""
+        have = {r[0] for r in self.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        touched = " UNION ".join(
+            f'SELECT "queue", "item_id", "annotator" FROM "{t}"'
+            for t in ("work_answers", "work_drafts", "work_shown")
+            if t in have
         )
         for row in self._rows(
             f'SELECT a."queue" FROM ({touched}) a JOIN "work_queues" q ON q."name" = a."queue" JOIN "work_items" i '
