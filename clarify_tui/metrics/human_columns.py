@@ -127,7 +127,7 @@ def _whose(run: str, summary: Mapping[str, Any]) -> str:
     """Which audit the row's numbers are (a run may have a simulator's and people's): the one
     covering most asks, as `audit --format json` puts at its top."""
     audits = summary.get("audits") or []
-    head = next((a for a in audits if a.get("queue") == summary["auditor"]), {})
+    head: Mapping[str, Any] = next((a for a in audits if a.get("queue") == summary["auditor"]), {})
     who = head.get("auditor") or summary["auditor"]
     if who == "people":
         who = f"people ({', '.join(head.get('annotators') or [])})"
