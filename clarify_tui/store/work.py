@@ -329,10 +329,12 @@ class WorkQueues:
             )
         ]
 
-    def audited_by(self, annotator: str, protocol: str, task_id: str) -> str | None:
-        """The first audit queue with an item of this task that was on `annotator`'s screen
-        (answered, begun, or shown: store/work_drafts.py), or None. The item showed them the
-        task's hidden information (sessions_ops.seen_hidden)."""
+    def hidden_shown(self, annotator: str, protocol: str, task_id: str) -> tuple[str, str] | None:
+        """(queue, kind) of the first work item of this task that was on `annotator`'s screen
+        (answered, begun or shown: store/work_drafts.py) and showed them hidden information,
+        or None: an audit item (what the user knows), or a labels item whose trajectory holds
+        a user's reply (the simulator's words from it: a DiscoBench clue, a "yes"). Read by
+        sessions_ops.seen_hidden: their later play of the task as the agent is informed."""
         have = {r[0] for r in self.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         touched = " UNION ".join(
             f'SELECT "queue", "item_id", "annotator" FROM "{t}"'
@@ -340,13 +342,15 @@ class WorkQueues:
             if t in have
         )
         for row in self._rows(
-            f'SELECT a."queue" FROM ({touched}) a JOIN "work_queues" q ON q."name" = a."queue" JOIN "work_items" i '
-            'ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE q."kind" = \'audit\' AND a."annotator" = ? '
+            f'SELECT a."queue", q."kind" FROM ({touched}) a JOIN "work_queues" q ON q."name" = a."queue" '
+            'JOIN "work_items" i ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE a."annotator" = ? '
             "AND json_extract(i.\"payload\", '$.protocol') = ? AND json_extract(i.\"payload\", '$.task_id') = ? "
-            'ORDER BY q."created_at", a."queue" LIMIT 1',
+            "AND (q.\"kind\" = 'audit' OR EXISTS (SELECT 1 FROM json_each(i.\"payload\", '$.steps') e "
+            "WHERE json_extract(e.value, '$.actor') = 'user')) "
+            'ORDER BY q."kind", q."created_at", a."queue" LIMIT 1',
             [annotator, protocol, task_id],
         ):
-            return row["queue"]
+            return row["queue"], row["kind"]
         return None
 
     def progress(self, queue: str) -> dict[str, int]:

@@ -1,5 +1,5 @@
 """Drafts of work-queue answers: what a person has typed or picked and not yet sent (and
-which audit items were shown to whom: `mark_shown`).
+which items were shown to whom: `mark_shown`).
 
 Why: an answer is written the moment it is sent (store/work.py), but a half-typed reply or
 note lives only in the screen until then. `play --queue` / `serve --queue` keep it here
@@ -63,9 +63,9 @@ SHOWN = "work_shown"
 
 
 def mark_shown(store: Store, queue: str, item: str, annotator: str) -> None:
-    """An audit item was put on this person's screen: it showed them what the task's user
-    knows (its hidden information), answered or not. `sessions_ops.seen_hidden` reads it
-    (store/work.py `audited_by`): their later play of the task as the agent is informed.
+    """A work item was put on this person's screen, answered or not. An audit item shows what
+    the task's user knows; a labels item may hold the user's replies. `sessions_ops.seen_hidden`
+    reads it (store/work.py `hidden_shown`): their later play of the task as the agent is informed.
     A table of its own beside the drafts, for the same reason: no report reads it."""
     with store._writing(), store.conn:
         store.conn.execute(
