@@ -143,12 +143,7 @@ def test_concurrency_raises_the_endpoint_limit_unless_the_config_pins_it(tmp_pat
     route = interactcomp_router(0.0)
     # each of the first `wave` requests is held until `want` are in flight at once (then all
     # go on), or `hold` seconds: a limit below `want` shows as a peak below it
-    wave, want, hold, reached = (
-        [40],
-        [33],
-        [120.0],
-        [False],
-    )  # held until 33 are in flight: a loaded machine starts them slowly
+    wave, want, hold, reached = [40], [33], [120.0], [False]  # held until 33 are in flight: a loaded machine starts them slowly
 
     def slow(request):
         with changed:
