@@ -208,11 +208,20 @@ def left_running(store: Store, task: Task, mode: SessionMode, annotator: str | N
 def seen_hidden(store: Store, task: Task, annotator: str | None) -> str | None:
     """Why this person has already seen `task`'s hidden information (context, clues, the
     gold answer), or None: they played its user (the user's screen shows it from the first
-    step), or ended a session of it as its agent (the hidden panel opens at the end). A
-    session they then play as the agent is informed: `score` leaves it out of baselines
-    (docs/scoring.md), as replay's forks by a person who saw the end."""
+    step), ended a session of it as its agent (the hidden panel opens at the end), or
+    were shown an audit item of it (it shows what its user knows) or a labelling item
+    holding its user's replies (derived from the hidden information). A session they then
+    play as the agent is informed: `score` leaves it out of baselines (docs/scoring.md), as
+    replay's forks by a person who saw the end. A labelling item without a user's reply
+    (search results only) does not inform (docs/scoring.md)."""
     if not annotator:
         return None
+    shown = store.work.hidden_shown(annotator, task.protocol.value, task.id)
+    if shown:
+        queue, kind = shown
+        if kind == "audit":
+            return f"you were shown an audit item of this task (queue {queue}), with what its user knows"
+        return f"you were shown a labelling item of this task (queue {queue}) holding its user's replies"
     for s in store.sessions(
         protocol=task.protocol.value, task_id=task.id, annotator=annotator
     ):  # not every session: play's start-up

@@ -286,6 +286,13 @@ def test_peoples_answers_are_reported_and_their_disagreements_forked(tmp_path):
     assert drawn["asks audited / in the run"] == f"2 / {len(items)}"
     assert drawn["agreement"] == "0.0%" and drawn["disagreements"] == "2" and drawn["forks (errored)"] == "2 (0)"
     assert "people: ana, bo" in out
+    run_cli("audit", "--run", "ic", "--db", str(db), "--with", user_file(tmp_path, "AlwaysNo", ALWAYS_NO))
+    code, out, err = run_cli("report", "--db", str(db), "--run", "ic", "--audit", "--bootstrap", "200")
+    s = json.loads(run_cli("audit", "--run", "ic", "--db", str(db), "--format", "json")[1])
+    row = next(line for line in out.splitlines() if line.startswith("| ic |"))  # the audit covering most asks
+    assert f"| {len(items)} | {100 * s['agreement']:.1f} | {s['kappa']:.3f} | " in row and s["asks"] == len(items)
+    assert "Simulator audit: ic: auditor py:" in out and "AlwaysNo, queue audit:ic:py:" in out
+    assert "the one of its 2 audits covering most asks (clarify-tui audit --run ic shows each)." in out
 
 
 def test_a_person_cannot_be_the_with_auditor(tmp_path):

@@ -250,7 +250,8 @@ def test_queue_status_says_how_many_more_tasks_narrow_the_baselines_ci(campaign_
         return n
 
     assert cli_main(["queue", "status", RUN, "--db", str(campaign_db), "--format", "json", "--ci-width", "0.3"]) == 0
-    plan = json.loads(capsys.readouterr().out)["planning"]
+    status = json.loads(capsys.readouterr().out)
+    plan = status["planning"]
     assert plan["ci_width"] == 0.3 and "accuracy stays" in plan["assumption"]
     n = needed(5 / 7, 0.3)
     base = plan["baseline"]

@@ -24,7 +24,9 @@ from clarify_tui.engine import build_episode
 from clarify_tui.judges.rule import RuleJudge
 from clarify_tui.models import Action, Session
 from clarify_tui.search.local import LocalSearch
-from clarify_tui.store import Store
+from clarify_tui.sessions_ops import seen_hidden
+from clarify_tui.store import Store, work_drafts
+from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.driver import EpisodeDriver, PlaySetup
 from clarify_tui.tui.messages import AgentTurnStarted, ReplyRequested
@@ -34,7 +36,9 @@ from tests.test_tui import SIZE
 from tests.test_tui_keys import shown
 
 
-async def play_in_the_tui_driver(store: Store, role: str, agent_spec: str = "scripted:search-then-ask") -> Session:
+async def play_in_the_tui_driver(
+    store: Store, role: str, agent_spec: str = "scripted:search-then-ask", annotator: str = "ana"
+) -> Session:
     """One session as the play screen makes it (EpisodeDriver.for_play: the human agent or
     human user backend, mode, annotator), played to the end by answering its messages."""
     actions = iter([Action.search("red lattice tower Hokkaido"), Action.answer("Sapporo TV Tower", confidence=80)])
@@ -45,7 +49,7 @@ async def play_in_the_tui_driver(store: Store, role: str, agent_spec: str = "scr
         elif isinstance(message, ReplyRequested):
             message.driver.submit_reply("yes")
 
-    setup = PlaySetup(task=IC, role=role, agent_spec=agent_spec, annotator="ana")  # type: ignore[arg-type]
+    setup = PlaySetup(task=IC, role=role, agent_spec=agent_spec, annotator=annotator)  # type: ignore[arg-type]
     driver = EpisodeDriver.for_play(setup, store, post, search=LocalSearch(DOCS))
     await driver.run()
     return driver.session
@@ -285,3 +289,55 @@ def test_the_user_first_then_the_agent_is_informed_and_left_out(tmp_path, capsys
     first = asyncio.run(play_in_the_tui_driver(other, "agent"))
     asyncio.run(play_in_the_tui_driver(other, "user", agent_spec="scripted:direct-guess"))
     assert not other.session(first.id).result.informed
+
+
+def answer_work_item(store: Store, kind: str, annotator: str, steps: list | None = None) -> None:
+    """`annotator` answers one `kind` work item of task IC, as play/serve --queue store it
+    (store/work.py's payload contract: protocol, task_id, a labels item's steps)."""
+    store.work.create_queue(f"q-{kind}", kind, "r1")  # type: ignore[arg-type]
+    payload = {"kind": kind, "protocol": IC.protocol.value, "task_id": IC.id, "steps": steps or []}
+    store.work.add_items(f"q-{kind}", [("s1", len(steps or []), payload)])
+    answer = {"reply": "yes", "class": "yes"} if kind == "audit" else {"label": "ask", "note": None}
+    assert store.work.record_answer(f"q-{kind}", f"s1:{len(steps or [])}", annotator, answer)
+
+
+async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp_path, capsys):
+    """An audit item shows the task's hidden information (InteractComp's context): a person
+    shown it (answered or not) who then plays the task as the agent is informed, as one who
+    played its user (score leaves the session out, the play screen says why). A labelling
+    item informs only when it holds a user's reply (docs/scoring.md)."""
+    db = tmp_path / "tui.db"
+    store = Store(db)
+    answer_work_item(store, "labels", annotator="ana", steps=[{"index": 0, "actor": "agent", "kind": "search"}])
+    answer_work_item(store, "audit", annotator="ben")  # ben's answer informs ana of nothing
+    assert not (await play_in_the_tui_driver(store, "agent")).result.informed
+    later = await play_in_the_tui_driver(store, "agent", annotator="ben")
+    assert store.session(later.id).result.informed is True
+    _, err = score(capsys, db, "--format", "json")
+    assert "1 informed session(s) left out" in err
+    work_drafts.mark_shown(store, "q-audit", "s1:0", "cyd")  # on cyd's screen, not answered
+    reply = [{"index": 0, "actor": "agent", "kind": "ask", "text": "Is it in Sapporo?"}]
+    reply.append({"index": 0, "actor": "user", "kind": "reply", "text": "yes"})  # the user's words: from the context
+    store.work.create_queue("q-labels2", "labels", "r1")
+    store.work.add_items(
+        "q-labels2", [("s2", 2, {"kind": "labels", "protocol": "interactcomp", "task_id": "i1", "steps": reply})]
+    )
+    work_drafts.mark_shown(store, "q-labels2", "s2:2", "dee")
+    assert seen_hidden(store, IC, "dee") == (
+        "you were shown a labelling item of this task (queue q-labels2) holding its user's replies"
+    )
+    store.close()
+    app = ClarifyApp(db=db, tasks=[IC], search=LocalSearch(DOCS), annotator="cyd", task_id=IC.id, as_="agent")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):  # the toast the play screen raises as it opens (read as tests/test_tui.py does)
+            toasts = [(n.title, str(n.message)) for n in app._notifications]
+            if toasts:
+                break
+            await pilot.pause(0.02)
+        assert toasts == [
+            (
+                "informed",
+                "This session is marked informed and left out of baselines: you were shown an audit item "
+                "of this task (queue q-audit), with what its user knows.",
+            )
+        ]

@@ -12,7 +12,7 @@ import pytest
 from clarify_tui.cli import main as cli
 from clarify_tui.models import ActionKind
 from clarify_tui.search.local import LocalSearch
-from clarify_tui.store import Store
+from clarify_tui.store import Store, work_drafts
 from clarify_tui.tui.app import ClarifyApp
 from clarify_tui.tui.browse import BrowseApp
 from clarify_tui.tui.messages import AgentTurnStarted, SessionEnded
@@ -119,6 +119,9 @@ async def test_relaunching_play_task_offers_to_resume_the_session_left_running(t
     store = Store(db)
     saved = store.session(left)
     assert saved.status == "running" and saved.result.active_ms > 0
+    store.work.create_queue("aud", "audit", "r1")  # meanwhile ana is shown an audit item of i1: its context
+    store.work.add_items("aud", [("s9", 1, {"kind": "audit", "protocol": "interactcomp", "task_id": "i1"})])
+    work_drafts.mark_shown(store, "aud", "s9:1", "ana")
     hook = Messages()
     app = app_on(db)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -133,6 +136,8 @@ async def test_relaunching_play_task_offers_to_resume_the_session_left_running(t
             assert screen.driver.session.id == left
             assert [s.action.kind for s in screen.driver.steps] == [ActionKind.search]
             assert screen.driver.clock.base_ms == saved.result.active_ms  # not the summed latencies
+            toasts = [str(n.message) for n in app._notifications]  # the resumed play is informed from now, and says so
+            assert any("informed and left out of baselines: you were shown an audit item" in t for t in toasts)
         else:
             assert screen.driver.session.id != left and screen.driver.steps == []
     if answer == "n":

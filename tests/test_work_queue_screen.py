@@ -115,6 +115,9 @@ async def test_an_audit_item_shows_what_the_user_knows_and_a_reply_is_stored_on_
         assert "agent asked: Is it tall?" in text and "user replied: yes" in text  # the earlier exchange
         assert "1 yes" in text and "2 no" in text and "3 i don't know [idk]" in text  # no markup read
         assert SECRET_REPLY not in text
+        # the context was on ana's screen: her later play of ic-01 as the agent is informed (seen_hidden)
+        assert app.store.work.hidden_shown("ana", "interactcomp", "ic-01") == ("aud", "audit")
+        assert app.store.work.hidden_shown("ben", "interactcomp", "ic-01") is None
         await pilot.press("enter")  # nothing picked: said, nothing stored
         await until(lambda: "Pick a reply first" in drawn(app), "the refusal")
         assert stored(db, "aud") == []
@@ -155,6 +158,8 @@ async def test_a_labels_item_highlights_the_decision_hides_the_outcome_and_store
         ("s1:2", "ana", "person", {"label": "ask", "note": "vague question"}),
         ("s2:0", "ana", "person", {"label": "act", "note": None}),
     ]
+    # both items were shown; neither holds a user's reply (a search and its results): nothing hidden seen
+    assert Store(db, readonly=True).work.hidden_shown("ana", "interactcomp", "ic-01") is None
 
 
 async def test_an_answer_sent_twice_keeps_the_first_and_says_so(tmp_path):

@@ -132,7 +132,7 @@ class ClaimBook:
                     rows.mark_done(db, c.run, task, annotator)
             live_rows = [(task, holder) for task, holder in live_rows if task not in finished]
             for task, holder in live_rows:
-                if holder not in (None, self.holder) and holder_alive(holder):
+                if holder is not None and holder != self.holder and holder_alive(holder):
                     return OpenElsewhere(task)
             taken = rows.taken_by_others(db, c.run, annotator, COVERED)
             live_mine = [task for task, _ in live_rows]

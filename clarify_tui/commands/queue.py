@@ -187,8 +187,14 @@ def baseline_line(report: CampaignStatus) -> str:
         return f"{head}; no number of tasks brings it to {width:g}"
     if row["more_tasks"] == 0:
         return f"{head}: already at most {width:g}"
+    left = report["tasks"] - report["tasks_complete"]
+    room = (
+        f"; the queue has only {plural(left, 'task')} left to complete: add tasks (a larger --limit, another dataset)"
+        if row["more_tasks"] > left
+        else f" (the queue has {plural(left, 'task')} left to complete)"
+    )
     return (
         f"{head}; for {width:g}: about {plural(row['more_tasks'], 'more task')} at {report['per_task']} "
         f"annotator(s) per task ({row['sessions_needed']} graded sessions in all), if accuracy stays "
-        f"{row['accuracy']:.2f}"
+        f"{row['accuracy']:.2f}{room}"
     )

@@ -119,3 +119,17 @@ def add_audit(tables: Sequence[PaperTable], summaries: Summaries) -> None:
             row.cells += audit_cells(summary, digits, t.whatif_restore)
             if not summary or not summary.get("asks"):
                 t.notes.append(f"{AUDIT_SPAN}: no audit answers for run {run}.")
+            elif summary.get("auditor"):
+                t.notes.append(_whose(run, summary))
+
+
+def _whose(run: str, summary: Mapping[str, Any]) -> str:
+    """Which audit the row's numbers are (a run may have a simulator's and people's): the one
+    covering most asks, as `audit --format json` puts at its top."""
+    audits = summary.get("audits") or []
+    head: Mapping[str, Any] = next((a for a in audits if a.get("queue") == summary["auditor"]), {})
+    who = head.get("auditor") or summary["auditor"]
+    if who == "people":
+        who = f"people ({', '.join(head.get('annotators') or [])})"
+    more = f"; the one of its {len(audits)} audits covering most asks (clarify-tui audit --run {run} shows each)"
+    return f"{AUDIT_SPAN}: {run}: auditor {who}, queue {summary['auditor']}{more if len(audits) > 1 else ''}."

@@ -34,11 +34,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from clarify_tui.errors import UsageError
+from clarify_tui.store.work_rows import WorkAnswer, WorkItem, WorkQueue, _answer, _item, _queue
 
 if TYPE_CHECKING:
     from clarify_tui.store import Store
@@ -87,47 +87,6 @@ def item_id(session_id: str, step_idx: int) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True)
-class WorkQueue:
-    name: str
-    kind: str
-    run: str
-    per_item: int = 1
-    config: dict[str, Any] = field(default_factory=dict)
-    created_at: str = ""
-
-
-@dataclass(frozen=True)
-class WorkItem:
-    """One thing to answer. `payload`: exactly what the person is shown (never a hidden field
-    the role may not see; the kind's builder decides, see audit/ and labels/)."""
-
-    queue: str
-    item_id: str
-    position: int
-    session_id: str
-    step_idx: int
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class WorkAnswer:
-    queue: str
-    item_id: str
-    annotator: str
-    source: str
-    answer: dict[str, Any]
-    created_at: str = ""
-
-    @property
-    def session_id(self) -> str:
-        return self.item_id.rsplit(":", 1)[0]
-
-    @property
-    def step_idx(self) -> int:
-        return int(self.item_id.rsplit(":", 1)[1])
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
@@ -337,6 +296,30 @@ class WorkQueues:
             )
         ]
 
+    def hidden_shown(self, annotator: str, protocol: str, task_id: str) -> tuple[str, str] | None:
+        """(queue, kind) of the first work item of this task that was on `annotator`'s screen
+        (answered, begun or shown: store/work_drafts.py) and showed them hidden information,
+        or None: an audit item (what the user knows), or a labels item whose trajectory holds
+        a user's reply (the simulator's words from it: a DiscoBench clue, a "yes"). Read by
+        sessions_ops.seen_hidden: their later play of the task as the agent is informed."""
+        have = {r[0] for r in self.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        touched = " UNION ".join(
+            f'SELECT "queue", "item_id", "annotator" FROM "{t}"'
+            for t in ("work_answers", "work_drafts", "work_shown")
+            if t in have
+        )
+        for row in self._rows(
+            f'SELECT a."queue", q."kind" FROM ({touched}) a JOIN "work_queues" q ON q."name" = a."queue" '
+            'JOIN "work_items" i ON i."queue" = a."queue" AND i."item_id" = a."item_id" WHERE a."annotator" = ? '
+            "AND json_extract(i.\"payload\", '$.protocol') = ? AND json_extract(i.\"payload\", '$.task_id') = ? "
+            "AND (q.\"kind\" = 'audit' OR EXISTS (SELECT 1 FROM json_each(i.\"payload\", '$.steps') e "
+            "WHERE json_extract(e.value, '$.actor') = 'user')) "
+            'ORDER BY q."kind", q."created_at", a."queue" LIMIT 1',
+            [annotator, protocol, task_id],
+        ):
+            return row["queue"], row["kind"]
+        return None
+
     def progress(self, queue: str) -> dict[str, int]:
         """items, answers, and items with as many answers as the queue wants."""
         q = self._named(queue)
@@ -362,32 +345,3 @@ def _where(**filters: Any) -> tuple[str, list[Any]]:
             parts.append(f"{quoted} = ?")
             params.append(value)
     return (" WHERE " + " AND ".join(parts) if parts else ""), params
-
-
-_JSON_COLUMNS = ("config", "payload", "answer")  # stored as JSON text
-_T = TypeVar("_T")
-
-
-def _from_row(cls: type[_T], row: dict) -> _T:
-    """A row as its dataclass: JSON columns parsed, an empty column with a default its default."""
-    values: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]  # every cls here is a dataclass
-        value = row[f.name]
-        if f.name in _JSON_COLUMNS:
-            value = json.loads(value or "{}")
-        elif f.default is not MISSING:
-            value = value or f.default
-        values[f.name] = value
-    return cls(**values)
-
-
-def _queue(row: dict) -> WorkQueue:
-    return _from_row(WorkQueue, row)
-
-
-def _item(row: dict) -> WorkItem:
-    return _from_row(WorkItem, row)
-
-
-def _answer(row: dict) -> WorkAnswer:
-    return _from_row(WorkAnswer, row)

@@ -1,4 +1,5 @@
-"""Drafts of work-queue answers: what a person has typed or picked and not yet sent.
+"""Drafts of work-queue answers: what a person has typed or picked and not yet sent (and
+which items were shown to whom: `mark_shown`).
 
 Why: an answer is written the moment it is sent (store/work.py), but a half-typed reply or
 note lives only in the screen until then. `play --queue` / `serve --queue` keep it here
@@ -54,5 +55,25 @@ def drop_draft(store: Store, queue: str, item: str, annotator: str) -> None:
         _table(store)
         store.conn.execute(
             f'DELETE FROM "{TABLE}" WHERE "queue" = ? AND "item_id" = ? AND "annotator" = ?',
+            [queue, item, annotator],
+        )
+
+
+SHOWN = "work_shown"
+
+
+def mark_shown(store: Store, queue: str, item: str, annotator: str) -> None:
+    """A work item was put on this person's screen, answered or not. An audit item shows what
+    the task's user knows; a labels item may hold the user's replies. `sessions_ops.seen_hidden`
+    reads it (store/work.py `hidden_shown`): their later play of the task as the agent is informed.
+    A table of its own beside the drafts, for the same reason: no report reads it."""
+    with store._writing(), store.conn:
+        store.conn.execute(
+            f'CREATE TABLE IF NOT EXISTS "{SHOWN}" ("queue" TEXT, "item_id" TEXT, "annotator" TEXT, '
+            '"shown_at" TEXT, PRIMARY KEY ("queue", "item_id", "annotator"))'
+        )
+        store.conn.execute(
+            f'INSERT OR IGNORE INTO "{SHOWN}" ("queue", "item_id", "annotator", "shown_at") '
+            "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%S', 'now'))",
             [queue, item, annotator],
         )

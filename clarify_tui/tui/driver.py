@@ -93,7 +93,7 @@ class EpisodeDriver:
         made = build_backends(specs, services, **human)
         agent, user, judge, search = made.agent, made.user, made.judge, search or made.search
         if setup.resume_id:
-            from clarify_tui.sessions_ops import resume_session
+            from clarify_tui.sessions_ops import resume_session, seen_hidden
 
             self.episode = resume_session(
                 store, setup.resume_id, agent=agent, user=user, search=search, judge=judge, config=services
@@ -101,6 +101,8 @@ class EpisodeDriver:
             self.episode.sink = self  # from now on every write goes through the driver
             if self.episode.session.result.informed:  # it stays so to its end
                 self.informed_because = "it was marked informed when it began"
+            elif role == "agent":  # seen since it was left (its user played, an audit item shown): informed now
+                self.informed_because = seen_hidden(store, setup.task, self.episode.session.annotator)
             self.started = True
             saved = self.episode.session.result.active_ms  # the clock as it was last saved
             self.clock.base_ms = (

@@ -141,6 +141,8 @@ class WorkQueueScreen(Screen):
             self._show_done()
             return
         payload = {**self.item.payload, "kind": self.queue.kind}
+        # on screen now: what the user knows (audit) or said (labels) informs a later play of the task
+        work_drafts.mark_shown(self.store, self.queue.name, self.item.item_id, self.annotator)
         self.query_one("#work-context", Static).update(context_text(payload))
         self.query_one("#work-focus-text", Static).update(focus_text(payload))
         self.query_one("#work-prompt", Static).update(prompt_text(payload))
