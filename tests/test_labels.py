@@ -429,3 +429,47 @@ def test_a_cts_point_is_its_clarify_step_shown_with_the_blurred_query_only(tmp_p
         assert p["question"] == task.cts.blurred_query and p["steps"] == []
         assert p["decision"]["kind"] == "clarify" and item.step_idx == 0
         assert task.cts.fused_query not in json.dumps(p, ensure_ascii=False)
+
+
+def test_merge_carries_unsent_drafts_and_shown_marks_and_lists_the_draft_it_did_not_keep(base, capsys, tmp_path):
+    """A half-typed note is a person's work, and a shown item is what made a later play
+    informed: `merge` carries both; two files' drafts of one item: the longer is kept and
+    the other's text is printed, never dropped unseen."""
+    from clarify_tui.store import work_drafts
+
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    copy_db(base, a)
+    assert cli(capsys, "labels", "--run", "disco", "--queue", "people", "--db", str(a))[0] == 0
+    copy_db(a, b)
+    store = Store(a)
+    item = store.work.next_item("people", "cat")
+    task = (item.payload["protocol"], item.payload["task_id"])
+    work_drafts.mark_shown(store, "people", item.item_id, "cat")
+    work_drafts.save_draft(store, "people", item.item_id, "cat", {"label": "ask", "note": "the user never said wh"})
+    store.close()
+    store = Store(b)
+    work_drafts.save_draft(store, "people", item.item_id, "cat", {"label": "ask", "note": "short"})
+    work_drafts.mark_shown(store, "people", item.item_id, "dan")
+    store.close()
+
+    out_db = tmp_path / "all.db"
+    code, out, err = cli(capsys, "merge", str(a), str(b), "--out", str(out_db))
+    assert code == 1  # the differing draft needs a look
+    assert "work_drafts" in out and "work_shown" in out
+    assert "1 unsent draft(s) differ" in err
+    assert f"{b}: " in err and '"note": "short"' in err  # the text not kept, in full
+    merged = Store(out_db)
+    assert work_drafts.draft(merged, "people", item.item_id, "cat")["note"] == "the user never said wh"
+    # both people saw the item: their later plays of the task as the agent are informed
+    assert merged.work.hidden_shown("cat", *task) == ("people", "labels")
+    assert merged.work.hidden_shown("dan", *task) == ("people", "labels")
+    merged.close()
+    # again, and in the other order: the same
+    assert cli(capsys, "merge", str(b), str(a), "--out", str(out_db))[0] == 1
+    other = tmp_path / "other.db"
+    cli(capsys, "merge", str(b), str(a), "--out", str(other))
+    for db in (out_db, other):
+        store = Store(db)
+        assert work_drafts.draft(store, "people", item.item_id, "cat")["note"] == "the user never said wh"
+        assert store.conn.execute("SELECT count(*) FROM work_shown").fetchone()[0] == 2
+        store.close()

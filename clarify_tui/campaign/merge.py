@@ -13,8 +13,9 @@ What is merged, and how it is matched:
   except that independent runs sharing a name are kept apart (run_identity.py: the later
   one is renamed NAME~2 and reported; `pool=True` pools them); the search cache by its
   key; campaign definitions by run. Claims and run leases are live state, not merged;
-- work queues (audit and labelling queues, their items, people's answers): merge_work.py;
-  no answer is dropped, and an annotator's differing answers to one item are reported.
+- work queues (audit and labelling queues, their items, people's answers, their unsent
+  drafts and what was shown to whom): merge_work.py; no answer or draft is dropped, and an
+  annotator's differing answers (or drafts) of one item are reported.
 
 The output is written in one transaction, so merging the same files again changes nothing.
 Input files are opened read-only.
@@ -53,6 +54,7 @@ class MergeReport:
     renamed: list[Rename] = field(default_factory=list)  # independent runs kept apart
     queues_renamed: list[str] = field(default_factory=list)  # work queues of one name kept apart
     answer_conflicts: list[str] = field(default_factory=list)  # an annotator's differing answers to one item
+    draft_conflicts: list[str] = field(default_factory=list)  # differing drafts of one item: the text not kept
 
     def add(self, table: str, n: int = 1) -> None:
         self.added[table] = self.added.get(table, 0) + n
@@ -218,6 +220,7 @@ def _merge_into(
     for table, count in work.added.items():
         report.add(table, count)
     report.queues_renamed, report.answer_conflicts = work.renamed, work.conflicts
+    report.draft_conflicts = work.drafts
     return report
 
 

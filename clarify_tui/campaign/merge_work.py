@@ -8,7 +8,13 @@ An answer is a person's work: none is dropped. How rows are matched:
 - items by (queue, item id); an item is derived from its session, so the first copy is kept;
 - answers by (queue, item, annotator). Copies that agree are one answer. Copies that
   disagree are reported with every file's answer; the one already in the output, else the
-  earliest (then by content), is kept, as `record_answer` keeps a person's first answer.
+  earliest (then by content), is kept, as `record_answer` keeps a person's first answer;
+- drafts (store/work_drafts.py: a half-typed reply or note, a person's work) by (queue, item,
+  annotator). Copies that differ: the one with the most typed text is kept (drafts carry no
+  time; a draft only grows as the person types), then the output's, then the earliest by
+  content; every other copy is reported with its full text, so no typed word is lost;
+- shown marks (`work_shown`: what made a later agent session "informed") by (queue, item,
+  annotator), the earliest kept: losing one would count an informed session in a baseline.
 Rows are taken in time order (then content), so the output does not depend on the order
 of the arguments.
 """
@@ -25,6 +31,9 @@ from clarify_tui.store import merging as files
 from clarify_tui.store.work import create_tables
 
 OUTPUT = "(output)"
+_TABLES = ("work_queues", "work_items", "work_answers")
+_PERSONAL = ("work_drafts", "work_shown")  # store/work_drafts.py; created in the output when an input has them
+_KEY = ("queue", "item_id", "annotator")
 
 
 @dataclass
@@ -32,6 +41,7 @@ class WorkMerge:
     added: dict[str, int] = field(default_factory=dict)
     renamed: list[str] = field(default_factory=list)  # queue name clashes kept apart
     conflicts: list[str] = field(default_factory=list)  # an annotator's differing answers to one item
+    drafts: list[str] = field(default_factory=list)  # an annotator's differing drafts of one item, the other text
 
 
 def _rows(conn: sqlite3.Connection, table: str) -> list[dict]:
@@ -72,7 +82,7 @@ def merge_work(
     read: dict[str, dict[str, list[dict]]] = {}
     for name, conn in sources.items():
         with db_errors.translated(Path(name)):
-            read[name] = {t: _rows(conn, t) for t in ("work_queues", "work_items", "work_answers")}
+            read[name] = {t: _rows(conn, t) for t in (*_TABLES, *_PERSONAL)}
     taken = {r["name"]: (r["kind"], r["run"]) for r in _rows(dest, "work_queues")}
     as_name: dict[tuple[str, str], str] = {}  # (file, queue) -> its name in the output
     queues = [(f, q) for f, tables in read.items() for q in tables["work_queues"]]
@@ -100,7 +110,51 @@ def merge_work(
         row = {**item, "queue": as_name.get((f, item["queue"]), item["queue"])}
         out.added["work_items"] = out.added.get("work_items", 0) + _insert(dest, "work_items", row)
     _merge_answers(dest, read, as_name, out)
+    _merge_drafts(dest, read, as_name, out)
+    shown = [
+        (f, {**r, "queue": as_name.get((f, r["queue"]), r["queue"])}) for f, t in read.items() for r in t["work_shown"]
+    ]
+    for _, row in sorted(shown, key=lambda found: (str(found[1].get("shown_at") or ""), _order(found))):
+        out.added["work_shown"] = out.added.get("work_shown", 0) + files.insert(
+            dest, "work_shown", row, ignore=True, key=_KEY
+        )
     return out
+
+
+def _typed(raw: str | None) -> int:
+    """How much a person typed or picked in a draft (its values' characters)."""
+    try:
+        draft = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return len(str(raw))
+    values = draft.values() if isinstance(draft, dict) else [draft]
+    return sum(len(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)) for v in values if v)
+
+
+def _merge_drafts(dest: sqlite3.Connection, read: dict, as_name: dict, out: WorkMerge) -> None:
+    versions: dict[tuple[str, str, str], list[tuple[str, dict]]] = {}
+    for r in _rows(dest, "work_drafts"):
+        versions.setdefault((r["queue"], r["item_id"], r["annotator"]), []).append((OUTPUT, r))
+    for f, tables in read.items():
+        for r in tables["work_drafts"]:
+            row = {**r, "queue": as_name.get((f, r["queue"]), r["queue"])}
+            versions.setdefault((row["queue"], row["item_id"], row["annotator"]), []).append((f, row))
+    for (queue, item, annotator), found in versions.items():
+        ranked = sorted(found, key=lambda v: (-_typed(v[1]["draft"]), v[0] != OUTPUT, _order(v)))
+        kept_file, kept = ranked[0]
+        others = [(f, r) for f, r in ranked[1:] if _answer_text(r["draft"]) != _answer_text(kept["draft"])]
+        if others:
+            every = "; ".join(f"{f}: {_answer_text(r['draft'])}" for f, r in others)
+            out.drafts.append(
+                f"queue '{queue}', item {item}, {annotator}: kept {kept_file}'s {_answer_text(kept['draft'])}; "
+                f"not kept: {every}"
+            )
+        if kept_file == OUTPUT:
+            continue
+        here = any(f == OUTPUT for f, _ in found)
+        out.added["work_drafts"] = out.added.get("work_drafts", 0) + files.insert(
+            dest, "work_drafts", kept, ignore=True, key=_KEY, replace=here
+        )
 
 
 def _merge_answers(dest: sqlite3.Connection, read: dict, as_name: dict, out: WorkMerge) -> None:

@@ -3,9 +3,10 @@
 Sessions, steps, judgments, tasks, runs and recorded searches are merged by id; a session
 that differs between files is reported and left out; the tasks must be the same release;
 independent runs that share a name are kept apart (renamed, reported) unless --pool.
-Audit and labelling queues come along with every answer people gave (an annotator's
-differing answers to one item in two files are listed).
-Exit 0 when everything merged, 1 when some sessions or answers conflicted (the rest is merged).
+Audit and labelling queues come along with every answer people gave, their unsent drafts and
+what was shown to whom (an annotator's differing answers, or drafts, of one item in two files
+are listed, the draft not kept with its full text).
+Exit 0 when everything merged, 1 when some sessions, answers or drafts conflicted (the rest is merged).
 """
 
 from __future__ import annotations
@@ -52,9 +53,17 @@ def main(args: argparse.Namespace) -> int:
         )
         for line in report.answer_conflicts:
             print(f"  {line}", file=sys.stderr)
+    if report.draft_conflicts:
+        print(
+            f"{len(report.draft_conflicts)} unsent draft(s) differ between files for the same queue, item and "
+            "annotator (the one with the most typed text is kept; the other text is listed here, nothing else holds it):",
+            file=sys.stderr,
+        )
+        for line in report.draft_conflicts:
+            print(f"  {line}", file=sys.stderr)
     if report.conflicts:
         print(f"{len(report.conflicts)} session(s) differ between files and were NOT merged:", file=sys.stderr)
         for sid, files in sorted(report.conflicts.items()):
             print(f"  {sid}: {', '.join(files)}", file=sys.stderr)
         return 1
-    return 1 if report.answer_conflicts else 0
+    return 1 if report.answer_conflicts or report.draft_conflicts else 0

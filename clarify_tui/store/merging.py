@@ -138,13 +138,21 @@ def _ensure_columns(dest: sqlite3.Connection, table: str, row: dict, key: Sequen
         dest.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}"')
 
 
-def insert(dest: sqlite3.Connection, table: str, row: dict, ignore: bool = False, key: Sequence[str] = ()) -> int:
+def insert(
+    dest: sqlite3.Connection,
+    table: str,
+    row: dict,
+    ignore: bool = False,
+    key: Sequence[str] = (),
+    replace: bool = False,
+) -> int:
     """Write the row (a table the output lacks is created with primary key `key`);
-    how many rows were written (0: `ignore` and its key was there)."""
+    how many rows were written (0: `ignore` and its key was there). `replace`: the row
+    takes the place of the one holding its key (a longer draft than the output's)."""
     _ensure_columns(dest, table, row, key)
     names = ", ".join(f'"{c}"' for c in row)
     marks = ", ".join("?" for _ in row)
-    verb = "INSERT OR IGNORE" if ignore else "INSERT"
+    verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE" if ignore else "INSERT"
     return dest.execute(f'{verb} INTO "{table}" ({names}) VALUES ({marks})', list(row.values())).rowcount
 
 
