@@ -341,3 +341,28 @@ async def test_an_auditor_then_the_agent_is_informed_and_the_screen_says_why(tmp
                 "of this task (queue q-audit), with what its user knows.",
             )
         ]
+
+
+def test_a_session_left_running_is_counted_running_not_informed_and_the_counts_add_up(tmp_path, capsys):
+    """An informed player's session left running is not scored because it is not finished:
+    `score` and `report` count it under `running` (as any running session), and only a
+    finished informed session is "informed, left out"; scored + excluded + informed = all."""
+    db = tmp_path / "tui.db"
+    store = Store(db)
+    asyncio.run(play_in_the_tui_driver(store, "user", agent_spec="scripted:direct-guess"))
+    agent = asyncio.run(play_in_the_tui_driver(store, "agent"))
+    left = store.session(agent.id).model_copy(update={"id": "left-running", "status": "running", "finished_at": None})
+    assert left.result.informed
+    store.start_session(left, IC)
+    out, err = score(capsys, db, "--format", "json")
+    assert "1 informed session(s) left out" in err
+    groups = json.loads(out)["groups"]
+    assert sorted(g["key"]["role"] for g in groups) == ["human_agent", "human_user"]
+    running = [g for g in groups if g["key"].get("role") == "human_agent"][0]
+    assert running["n_sessions"] == 0 and running["metrics"]["running"] == 1
+    capsys.readouterr()
+    assert cli(["report", "--db", str(db), "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 informed session(s) left out" in err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert sum(int(r["scored"]) + int(r["errored"]) + int(r["excluded"]) for r in rows) + 1 == 3

@@ -71,6 +71,7 @@ def main(args: argparse.Namespace) -> int:
     from clarify_tui.exporters import paper_report
     from clarify_tui.metrics import load_sessions
     from clarify_tui.metrics.paper_tables import build_tables, session_settings
+    from clarify_tui.metrics.records import is_informed
 
     for flag, what in (("whatif", "what-if forks"), ("labels", "labels"), ("audit", "audit answers")):
         if getattr(args, flag, False) and args.by != "run":
@@ -80,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
     cells = sweep.cells if sweep is not None else None
     require_runs(store, args.runs)
     loaded = load_sessions(store, runs=args.runs, judge=args.judge)
-    sessions = [s for s in loaded if not s.result.informed]
+    sessions = [s for s in loaded if not is_informed(s)]  # a running one is counted `running`
     if len(sessions) < len(loaded):
         print(
             f"{len(loaded) - len(sessions)} informed session(s) left out (their player had seen hidden "

@@ -314,13 +314,20 @@ def from_session(
     return s
 
 
+def is_informed(s: ScoredSession) -> bool:
+    """Left out as informed: a *completed* session whose player had seen hidden information.
+    A running, abandoned or errored one is not scored anyway and stays to be counted under
+    its status (a session left running is `running`), so every session is counted once."""
+    return bool(s.result.informed) and s.status == SCORED_STATUS
+
+
 def without_informed(sessions: list[ScoredSession], on_note: Callable[[str], None] | None) -> list[ScoredSession]:
-    """The sessions whose player had not seen hidden information (`score` leaves the others
-    out unless --include-informed), saying how many were left out."""
-    informed = [s for s in sessions if s.result.informed]
+    """The sessions but the informed ones (`is_informed`: `score` leaves them out unless
+    --include-informed), saying how many were left out."""
+    informed = [s for s in sessions if is_informed(s)]
     if informed and on_note is not None:
         on_note(
             f"{len(informed)} informed session(s) left out (their player had seen hidden information); "
             "--include-informed keeps them"
         )
-    return [s for s in sessions if not s.result.informed]
+    return [s for s in sessions if not is_informed(s)]

@@ -35,7 +35,7 @@ from clarify_tui.metrics.charts import HIST_BINS, ScoresData, compute_scores
 from clarify_tui.metrics.comparability import footnotes
 from clarify_tui.metrics.model import Group
 from clarify_tui.metrics.profiles import PROFILES
-from clarify_tui.metrics.records import ScoredSession
+from clarify_tui.metrics.records import ScoredSession, is_informed
 from clarify_tui.metrics.report import GROUP_BY, format_metric
 from clarify_tui.metrics.roles import mixed_role_lines
 from clarify_tui.metrics.table_rows import COMMON_ROWS, benchmark_rows, group_label, profile_cell
@@ -118,7 +118,7 @@ class ScoresScreen(LaidOutScreen):
         self._read_at = self.store.data_mark()
         # a player who had seen hidden information is no baseline (as `score` without --include-informed)
         loaded = load_sessions(self.store)
-        self.sessions = [s for s in loaded if not s.result.informed]
+        self.sessions = [s for s in loaded if not is_informed(s)]  # a running one is counted `running`
         self.informed = len(loaded) - len(self.sessions)
         self.query_one("#scores-summary", Static).update(f"  {plural(len(self.sessions), 'session')} · computing…")
         self.compute(self.sessions, self.by)
