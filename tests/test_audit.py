@@ -405,3 +405,30 @@ def test_the_whatif_screen_lists_an_audit_fork_with_the_auditors_reply(tmp_path)
     text = asyncio.run(scenario())
     assert "reply 'no'" in text and "right" in text and "wrong" in text
     store.close()
+
+
+def test_a_shift_over_one_task_says_why_it_has_no_ci(tmp_path):
+    """The bootstrap resamples tasks: over one task there is no CI, and the JSON, the table
+    and `report --audit` say so rather than leave a blank."""
+    from clitools import cli_env
+
+    db = tmp_path / "one.db"
+    store = Store(db)
+    spec = RunSpec(name="cts", agent="scripted:ask-first", user="rule", search="local", judge="rule",
+                   benchmark="cts", dataset="demo", config=EpisodeConfig(k=2))  # fmt: skip
+    asyncio.run(run_batch(store, spec, load_tasks("cts", "demo")[:1]))
+    store.close()
+    contrary = user_file(tmp_path, "Contrary", CONTRARY)
+    code, out, err = run_cli("audit", "--run", "cts", "--db", str(db), "--with", contrary, "--format", "json")
+    assert code == 0, err
+    shift = json.loads(out)["accuracy_shift"]
+    assert shift["tasks"] == 1 and shift["delta"] < 0 and shift["ci95"] is None
+    assert shift["note"] == "no CI: a CI needs at least 2 tasks (1 here)"
+    wide = cli_env(COLUMNS="200")
+    code, out, err = run_cli("audit", "--run", "cts", "--db", str(db), "--with", contrary, env=wide)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if "accuracy_shift over 1 task(s)" in line)
+    assert "(no CI: a CI needs at least 2 tasks (1 here))" in row
+    code, out, err = run_cli("report", "--run", "cts", "--db", str(db), "--audit", "--format", "csv", env=wide)
+    assert code == 0, err
+    assert "no CI: 1 task" in out

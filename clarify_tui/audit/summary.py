@@ -87,12 +87,15 @@ def _shift(rows: list[dict[str, Any]], nuggets: bool, seed: int) -> tuple[dict[s
             per_task[tasks[sid]].append(sum(diffs) / len(diffs) if diffs else 0.0)
     values = [sum(v) / len(v) for v in per_task.values()]
     ci = bootstrap_mean_ci(values, seed=seed) if len(values) >= 2 else None
-    return {
+    shift: dict[str, Any] = {
         "delta": sum(values) / len(values) if values else None,
         "ci95": list(ci) if ci else None,
         "tasks": len(values),
         "unit": "restore score (0-100)" if nuggets else "accuracy (fraction)",
-    }, dict(flips)
+    }
+    if len(values) == 1:  # the bootstrap resamples tasks: one task has no spread to show
+        shift["note"] = "no CI: a CI needs at least 2 tasks (1 here)"
+    return shift, dict(flips)
 
 
 def _benchmark(protocol: str, rows: list[dict[str, Any]], all_asks: list[Found], seed: int) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def _shift(s: dict[str, Any]) -> str:
     nuggets = str(s.get("unit", "")).startswith("restore")
     f = (lambda v: f"{v:+.1f}") if nuggets else (lambda v: f"{100 * v:+.1f} pp")
     ci = s.get("ci95")
-    return f(s["delta"]) + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else "")
+    return f(s["delta"]) + (f" [{f(ci[0])}, {f(ci[1])}]" if ci else f" ({s['note']})" if s.get("note") else "")
 
 
 def print_tables(summary: dict[str, Any]) -> None:

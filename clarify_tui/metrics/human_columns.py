@@ -69,7 +69,7 @@ def audit_cells(s: Mapping[str, Any] | None, digits: int, restore: bool) -> list
         _ci(s.get("kappa_ci95"), 3),
         _flips(s.get("flips")),
         _num(shift.get("delta"), digits, scale, sign=True),
-        _ci(shift.get("ci95"), digits, scale),
+        _ci(shift.get("ci95"), digits, scale) if shift.get("ci95") or not shift.get("note") else "no CI: 1 task",
     ]
 
 
