@@ -270,3 +270,27 @@ async def test_two_answers_typed_in_one_burst_are_both_stored_whole(tmp_path):
         {"reply": "no", "class": "no"},
         {"reply": "for travel", "class": None},
     ]
+
+
+async def test_a_users_reply_is_numbered_as_its_own_step_the_export_gives_it(tmp_path, capsys):
+    """A DiscoBench ask is step 0, its judging step 1 and the user's reply step 2 in `export`
+    (the numbers `labels import` reads): the labeller sees the reply as step 2 at 80x24, not
+    under its ask's number."""
+    from clarify_tui.cli import main
+
+    db = tmp_path / "d.db"
+    assert main(["run", "--benchmark", "discobench", "--agent", "scripted:ask-first", "--limit", "1",
+                 "--run", "d", "--db", str(db)]) == 0  # fmt: skip
+    assert main(["labels", "--run", "d", "--queue", "lab", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["export", "--db", str(db), "--run", "d"]) == 0
+    exported = json.loads(capsys.readouterr().out.splitlines()[0])["steps"]
+    replies = [(s["index"], s["input"]["text"]) for s in exported if s["actor"] == "user"]
+    asks = [s["index"] for s in exported if s["actor"] == "agent" and s["action"] == "ask"]
+    reply_at, reply = replies[0]
+    assert reply_at > asks[0] + 1  # a judge step between: the numbers differ
+    async with opened(db, "lab", "Decision point") as (app, _):  # the first item: the search after the ask
+        text = drawn(app)
+        assert f"step {asks[0]} · agent ask" in text
+        assert f"step {reply_at} · user reply: {reply[:20]}" in text
+        assert f"step {asks[0]} · user reply" not in text

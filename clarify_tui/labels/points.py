@@ -49,11 +49,24 @@ def sample_points(points: list, n: int | None, seed: int) -> list:
     return [p for i, p in enumerate(points) if i in chosen]
 
 
-def _came_back(step: Step) -> dict[str, Any] | None:
+def _reply_index(step: Step, steps: list[Step]) -> int:
+    """The index of the user's reply step to the agent's ask `step` (after a judge step in
+    DiscoBench), as `export` numbers it: the number a labeller reads is the export's."""
+    for later in steps:
+        if later.index <= step.index:
+            continue
+        if later.actor == "agent":
+            break
+        if later.actor == "user":
+            return later.index
+    return step.index  # no reply step recorded: the ask's own (its observation holds the reply)
+
+
+def _came_back(step: Step, steps: list[Step]) -> dict[str, Any] | None:
     obs = step.observation
     if step.action.kind in (ActionKind.ask, ActionKind.clarify):
         text = obs.text or "\n".join(obs.items)
-        return {"index": step.index, "actor": "user", "kind": "reply", "text": text}
+        return {"index": _reply_index(step, steps), "actor": "user", "kind": "reply", "text": text}
     lines = [obs.text] if obs.text else []
     for i, hit in enumerate(obs.hits, 1):
         content = hit.content if len(hit.content) <= HIT_TEXT else hit.content[:HIT_TEXT] + "…"
@@ -68,8 +81,9 @@ def _came_back(step: Step) -> dict[str, Any] | None:
 def item_payload(store: Store, session: Session, steps: list[Step], point: DecisionPoint) -> dict[str, Any]:
     """The labels item of store/work.py: the question and turns as the agent saw them just
     before `point`, and the decision; never the outcome. Each of the agent's turns is two
-    entries of the same `index`: its action, then what came back (the user's reply, or the
-    search results)."""
+    entries: its action, then what came back: the user's reply, under the index of the
+    user's own reply step (as `export` numbers steps), or the search results, under the
+    search's index (they are its output)."""
     task = store.task_for(session.id)
     before = [s for s in steps if s.index < point.step]
     episode = replay_episode(task, session)
@@ -86,7 +100,7 @@ def item_payload(store: Store, session: Session, steps: list[Step], point: Decis
                 "text": original.action.summary(),
             }
         )
-        if (back := _came_back(original)) is not None:
+        if (back := _came_back(original, before)) is not None:
             shown.append(back)
     decision = next((s for s in steps if s.index == point.step), None)
     return {
