@@ -155,6 +155,7 @@ OWN_TABLES = frozenset(
         "work_items",
         "work_answers",
         "work_drafts",
+        "audit_comparisons",
         "work_shown",
     }
 )

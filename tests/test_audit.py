@@ -16,6 +16,7 @@ from servers import FakeOpenAI, Reply, chat, llm_config
 from clarify_tui.audit import audit_summary
 from clarify_tui.audit.items import AuditError, asks
 from clarify_tui.audit.run import audit
+from clarify_tui.campaign.merge import merge
 from clarify_tui.models import EpisodeConfig
 from clarify_tui.protocols import registry
 from clarify_tui.runner import RunSpec, run_batch
@@ -317,6 +318,11 @@ def test_the_summary_calls_no_model_and_the_report_compares_free_text_once(tmp_p
     s = asyncio.run(audit(store, "cts"))  # the report compares through the run's judge, once
     assert s["uncompared"] == 0 and s["agreement"] == 1.0 and s["disagreements"] == 0
     assert audit_summary(store, "no-such-run")["note"].startswith("no sessions in run 'no-such-run'")
+    store.close()
+    merged = tmp_path / "merged.db"  # merge carries the verdicts: a model judged again may not say the same
+    merge([db], merged)
+    s = audit_summary(Store(merged), "cts")
+    assert s["asks"] == 3 and s["uncompared"] == 0 and s["agreement"] == 1.0
 
 
 def test_a_model_auditor_is_asked_as_the_runs_user_and_read_as_the_run_reads_it(tmp_path, monkeypatch):

@@ -14,7 +14,10 @@ An answer is a person's work: none is dropped. How rows are matched:
   time; a draft only grows as the person types), then the output's, then the earliest by
   content; every other copy is reported with its full text, so no typed word is lost;
 - shown marks (`work_shown`: what made a later agent session "informed") by (queue, item,
-  annotator), the earliest kept: losing one would count an informed session in a baseline.
+  annotator), the earliest kept: losing one would count an informed session in a baseline;
+- the audit's free-text verdicts (`audit_comparisons`: the run's judge on a CTS answer, which
+  may have cost a model call and may not come out the same twice) by (queue, item,
+  annotator), carried only from a file whose answer is the one the output kept.
 Rows are taken in time order (then content), so the output does not depend on the order
 of the arguments.
 """
@@ -33,6 +36,7 @@ from clarify_tui.store.work import create_tables
 OUTPUT = "(output)"
 _TABLES = ("work_queues", "work_items", "work_answers")
 _PERSONAL = ("work_drafts", "work_shown")  # store/work_drafts.py; created in the output when an input has them
+_VERDICTS = "audit_comparisons"  # store/audit_comparisons.py
 _KEY = ("queue", "item_id", "annotator")
 
 
@@ -82,7 +86,7 @@ def merge_work(
     read: dict[str, dict[str, list[dict]]] = {}
     for name, conn in sources.items():
         with db_errors.translated(Path(name)):
-            read[name] = {t: _rows(conn, t) for t in (*_TABLES, *_PERSONAL)}
+            read[name] = {t: _rows(conn, t) for t in (*_TABLES, *_PERSONAL, _VERDICTS)}
     taken = {r["name"]: (r["kind"], r["run"]) for r in _rows(dest, "work_queues")}
     as_name: dict[tuple[str, str], str] = {}  # (file, queue) -> its name in the output
     queues = [(f, q) for f, tables in read.items() for q in tables["work_queues"]]
@@ -118,7 +122,25 @@ def merge_work(
         out.added["work_shown"] = out.added.get("work_shown", 0) + files.insert(
             dest, "work_shown", row, ignore=True, key=_KEY
         )
+    _merge_verdicts(dest, read, as_name, out)
     return out
+
+
+def _merge_verdicts(dest: sqlite3.Connection, read: dict, as_name: dict, out: WorkMerge) -> None:
+    """A file's judge verdicts on the answers the output kept as that file has them."""
+    kept = {tuple(r[k] for k in _KEY): _answer_text(r["answer"]) for r in _rows(dest, "work_answers")}
+    for f, tables in sorted(read.items()):
+        theirs = {
+            (as_name.get((f, r["queue"]), r["queue"]), r["item_id"], r["annotator"]): _answer_text(r["answer"])
+            for r in tables["work_answers"]
+        }
+        for r in tables[_VERDICTS]:
+            key = (as_name.get((f, r["queue"]), r["queue"]), r["item_id"], r["annotator"])
+            if key in kept and theirs.get(key) == kept[key]:
+                row = {**r, "queue": key[0]}
+                out.added[_VERDICTS] = out.added.get(_VERDICTS, 0) + files.insert(
+                    dest, _VERDICTS, row, ignore=True, key=_KEY
+                )
 
 
 def _typed(raw: str | None) -> int:

@@ -1,7 +1,7 @@
 """The simulator audit's free-text comparisons (audit/compare.py): one verdict per (queue, item,
 annotator), whether the run's judge found the auditor's answer equivalent to the simulator's.
-Kept so a report reads them without calling a model; derived data, so `merge` need not carry it
-(the next `audit --run` compares again what is missing)."""
+Kept so a report reads them without calling a model; `merge` carries them with the answers
+they judge (campaign/merge_work.py): judged again, a model may not say the same."""
 
 from __future__ import annotations
 
