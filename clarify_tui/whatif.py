@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from clarify_tui.backend_spec import BackendSpec, RoleSpecs
@@ -250,7 +250,8 @@ class Player:
     async def play(self, parent: Session, point: DecisionPoint, intervention: Intervention) -> Session:
         episode = self._episode(parent, point, intervention, sink=self.store)
         steps = self.store.steps(parent.id)
-        try:
+
+        async def first_action() -> Action:
             if registry.get(parent.protocol).clarify_budget is not None:
                 episode.restore([])
                 proposed = await episode.propose()
@@ -263,16 +264,27 @@ class Player:
             if fell_back:
                 episode.session.counterfactual = {**(episode.session.counterfactual or {}), "fallback": True}
                 self.store.update_session(episode.session)
-            await episode.apply(action)
-        except asyncio.CancelledError:
-            episode.abandon()
-            raise
-        except BackendError as exc:
-            episode.fail(str(exc))
-            return episode.session
-        if not episode.done:
-            await episode.run()
+            return action
+
+        return await play_out(episode, first_action)
+
+
+async def play_out(episode: Episode, first_action: Callable[[], Awaitable[Action]]) -> Session:
+    """A fork from its first action to its end: `first_action` restores the steps before the
+    fork and makes the action put in place (it may call a backend). A backend failure ends
+    the fork errored (never scored); a cancellation abandons it. `whatif` and the audit's
+    reply forks both play through here."""
+    try:
+        await episode.apply(await first_action())
+    except asyncio.CancelledError:
+        episode.abandon()
+        raise
+    except BackendError as exc:
+        episode.fail(str(exc))
         return episode.session
+    if not episode.done:
+        await episode.run()
+    return episode.session
 
 
 # ---- the whole run ---------------------------------------------------------------------

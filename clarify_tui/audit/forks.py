@@ -8,15 +8,13 @@ same clarify step first), then the run's own simulator answers every later ask."
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from clarify_tui.audit.items import Found, hooks
-from clarify_tui.errors import BackendError
-from clarify_tui.models import Session
+from clarify_tui.models import Action, Session
 from clarify_tui.store import Store
-from clarify_tui.whatif import Player, with_run_seed
+from clarify_tui.whatif import Player, play_out, with_run_seed
 from clarify_tui.whatif_results import RUN_SUFFIX, DecisionPoint
 
 INTERVENTION = "reply"
@@ -73,18 +71,12 @@ async def play_reply(player: Player, store: Store, found: Found, answer: dict[st
         parent, point, "reply", sink=store, user=user, reply_step=ask.reply_step, answer=answer, auditor=auditor
     )
     steps = store.steps(parent.id)
-    try:
+
+    async def the_agents_own_ask() -> Action:  # replayed as it was: the auditor's reply follows it
         episode.restore(steps[: ask.ask_step])
-        await episode.apply(steps[ask.ask_step].action.model_copy(update={"usage": None}))
-    except asyncio.CancelledError:
-        episode.abandon()
-        raise
-    except BackendError as exc:
-        episode.fail(str(exc))
-        return episode.session
-    if not episode.done:
-        await episode.run()
-    return episode.session
+        return steps[ask.ask_step].action.model_copy(update={"usage": None})
+
+    return await play_out(episode, the_agents_own_ask)
 
 
 async def fork_disagreements(
