@@ -28,6 +28,21 @@ def config_choices(field: str) -> tuple[str, ...]:
     return get_args(EpisodeConfig.model_fields[field].annotation)
 
 
+def add_runs(parser: argparse.ArgumentParser, required: bool = False, help: str = "only these runs") -> None:
+    """`--run a b` or a repeated `--run`, into `args.runs` (None: every run)."""
+    parser.add_argument(
+        "--run",
+        dest="runs",
+        action="extend",
+        nargs="+",
+        type=run_name,
+        default=None,
+        required=required,
+        metavar="NAME",
+        help=f"{help} (--run a b, or repeat --run)",
+    )
+
+
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",

@@ -15,11 +15,11 @@ from rich.console import Console
 from clarify_tui.commands.common import (
     BENCHMARKS,
     add_db,
+    add_runs,
     at_least,
     file_path,
     open_store,
     require_runs,
-    run_name,
     spec,
 )
 
@@ -32,16 +32,7 @@ console = Console(stderr=True)
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("judge", help="re-judge stored sessions with another judge")
     add_db(p)
-    p.add_argument(
-        "--run",
-        dest="runs",
-        action="extend",
-        nargs="+",
-        type=run_name,
-        required=True,
-        metavar="NAME",
-        help="runs to re-judge (--run a b, or repeat --run)",
-    )
+    add_runs(p, required=True, help="runs to re-judge")
     p.add_argument("--judge", required=True, type=spec, help="rule | openai:MODEL")
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--concurrency", type=at_least(1), default=4)

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from clarify_tui.commands.common import add_db, at_least, file_path, open_store, require_runs, run_name
+from clarify_tui.commands.common import add_db, add_runs, at_least, file_path, open_store, require_runs
 from clarify_tui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -21,16 +21,7 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("report", help="the papers' main tables (markdown, LaTeX, csv) from saved sessions")
     add_db(p)
-    p.add_argument(
-        "--run",
-        dest="runs",
-        action="extend",
-        nargs="+",
-        type=run_name,
-        default=None,
-        metavar="NAME",
-        help="only these runs (--run a b, or repeat --run)",
-    )
+    add_runs(p)
     p.add_argument("--by", default="run", choices=("run", "agent"), help="one row per run (default) or per agent")
     p.add_argument("--format", default="markdown", choices=("markdown", "latex", "csv"))
     p.add_argument(

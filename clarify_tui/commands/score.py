@@ -20,7 +20,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from clarify_tui.commands.common import BENCHMARKS, add_db, at_least, run_name
+from clarify_tui.commands.common import BENCHMARKS, add_db, add_runs, at_least
 from clarify_tui.metrics.profiles import DEFAULT_SUBSET, PROFILES, SUBSETS
 from clarify_tui.metrics.report import format_metric
 from clarify_tui.metrics.roles import mixed_role_lines
@@ -51,16 +51,7 @@ def register(sub: Subparsers) -> None:
         metavar="FILE",
         help="score an `export --format jsonl` file instead of the database",
     )
-    p.add_argument(
-        "--run",
-        dest="runs",
-        action="extend",
-        nargs="+",
-        type=run_name,
-        default=None,
-        metavar="NAME",
-        help="only these runs (--run a b, or repeat --run)",
-    )
+    add_runs(p)
     p.add_argument("--benchmark", default=None, choices=BENCHMARKS, help="only this benchmark")
     p.add_argument("--by", default="run", choices=("run", "agent", "mode", "annotator"), help="group sessions by")
     p.add_argument(
