@@ -148,7 +148,9 @@ async def test_a_labels_item_highlights_the_decision_hides_the_outcome_and_store
         assert SECRET_OUTCOME not in text and "correct" not in text.lower()
         await pilot.press("enter")
         await until(lambda: "Pick a label first" in drawn(app), "the refusal")
-        await pilot.press("a", "n")  # a label, then the note box
+        await pilot.press("a")  # a label: marked whole, the longer label re-measured, not cut
+        await until(lambda: "» a ask (should have asked) «" in drawn(app), "the pick marked whole")
+        await pilot.press("n")  # then the note box
         await pilot.press(*"vague question")
         await pilot.press("enter")  # from the note: sends
         await until(lambda: "Decision point · step 0" in drawn(app), "the next item")

@@ -190,6 +190,7 @@ class WorkQueueScreen(Screen):
             button.set_class(picked, "-picked")
             shown = self._shown.get(button.name or "", "")
             button.label = Content(f"» {shown} «" if picked else shown)  # marked in words too, not only in colour
+            button.refresh(layout=True)  # width: auto is measured again, else the longer label is cut
 
     def _show_progress(self) -> None:
         done = sum(1 for a in self.store.work.answers(self.queue.name) if a.annotator == self.annotator)
